@@ -1,0 +1,65 @@
+# tilegen — top-level Makefile.
+# `make` builds bin/tilegen; `make generate` expands every spec in specs/ into
+# generated/; `make test` runs every suite and ends with "N passed, N failed".
+# Each module adds its sources, binaries and suites in its own fragment (*.mk).
+
+CC      ?= cc
+PYTHON  ?= /usr/bin/python3
+RE2C    ?= re2c
+BUILD   ?= build
+BIN     ?= bin
+OPT     ?= -O2 -g
+SAN     ?=
+WARN     = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wundef -Wwrite-strings
+CFLAGS_ALL = -std=c11 $(WARN) $(OPT) $(SAN) -Igen -Igen/ctemplate -Iruntime \
+             -I$(BUILD)/gen -I$(BUILD)/gen/ctemplate $(CFLAGS)
+LDFLAGS_ALL = $(SAN) $(LDFLAGS)
+RE2CFLAGS = -W -Werror --no-generation-date --no-version
+
+TILEGEN = $(BIN)/tilegen
+
+# Filled by the fragments.
+SUITES :=
+TEST_DEPS :=
+GEN_OBJS :=
+TPL_OBJS :=
+RT_OBJS :=
+CLEAN :=
+
+.PHONY: all deps test asan generate bench clean firmware-check
+all: $(TILEGEN)
+
+include runtime/runtime.mk
+include gen/ctemplate/ctemplate.mk
+include gen/gen.mk
+include tests/tests.mk
+-include bench/bench.mk
+
+# --- generic rules -----------------------------------------------------------
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+# re2c lexers are generated into $(BUILD) from their .re sources.
+$(BUILD)/%.c: %.re
+	@mkdir -p $(dir $@)
+	$(RE2C) $(RE2CFLAGS) --depfile $@.d -o $@ $<
+
+$(BUILD)/%.o: $(BUILD)/%.c
+	$(CC) $(CFLAGS_ALL) -I$(dir $*) -MMD -MP -c $< -o $@
+
+deps:
+	@tools/deps.sh
+
+test: $(TILEGEN) $(TEST_DEPS)
+	@BUILD=$(BUILD) tests/run_suites.sh "$(MAKE)" $(SUITES)
+
+asan:
+	@$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/bin \
+	  OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
+
+clean:
+	rm -rf build bin $(CLEAN)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

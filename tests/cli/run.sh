@@ -1,0 +1,16 @@
+#!/bin/sh
+# CLI behaviour that does not depend on a spec: help, version, usage errors and
+# their exit codes (SPEC.md §3).
+T=${TILEGEN:-bin/tilegen}
+pass=0; fail=0
+expect() { # expect NAME WANT_RC CMD...
+  name=$1; want=$2; shift 2
+  "$@" >/dev/null 2>&1; rc=$?
+  if [ "$rc" -eq "$want" ]; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL $name: exit $rc, want $want"; fi
+}
+expect help 0 "$T" --help
+expect version 0 "$T" --version
+expect no-args 2 "$T"
+expect unknown-cmd 2 "$T" frobnicate
+if "$T" --version | grep -qE '^tilegen [0-9]+\.[0-9]+\.[0-9]+$'; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL version-format"; fi
+echo "$pass passed, $fail failed"
