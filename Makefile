@@ -20,6 +20,7 @@ TILEGEN = $(BIN)/tilegen
 
 # Filled by the fragments.
 SUITES :=
+BENCHES :=
 TEST_DEPS :=
 GEN_OBJS :=
 TPL_OBJS :=
@@ -33,7 +34,6 @@ include runtime/runtime.mk
 include gen/ctemplate/ctemplate.mk
 include gen/gen.mk
 include tests/tests.mk
--include bench/bench.mk
 
 # --- generic rules -----------------------------------------------------------
 $(BUILD)/%.o: %.c
@@ -58,6 +58,11 @@ asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/bin \
 	  OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SAN="-fsanitize=address,undefined -fno-sanitize-recover=all" test
+
+# Each module adds BENCHES += name and a bench-name target; `make bench` runs them
+# all in one go (speed and memory targets are measured here, not in unit tests).
+bench: $(TILEGEN)
+	@for b in $(BENCHES); do $(MAKE) -s --no-print-directory bench-$$b || exit 1; done
 
 clean:
 	rm -rf build bin $(CLEAN)
