@@ -27,7 +27,7 @@ TPL_OBJS :=
 RT_OBJS :=
 CLEAN :=
 
-.PHONY: all deps test asan generate bench clean firmware-check
+.PHONY: all deps test test-run asan generate bench clean firmware-check
 all: $(TILEGEN)
 
 include runtime/runtime.mk
@@ -51,8 +51,20 @@ $(BUILD)/%.o: $(BUILD)/%.c
 deps:
 	@tools/deps.sh
 
-test: $(TILEGEN) $(TEST_DEPS)
+# `make test` and `make generate` first make sure the Debian packages are there
+# (tools/deps.sh installs them, or prints the exact command to run).
+test:
+	@tools/deps.sh -q
+	@$(MAKE) --no-print-directory test-run
+
+test-run: $(TILEGEN) $(TEST_DEPS)
 	@BUILD=$(BUILD) tests/run_suites.sh "$(MAKE)" $(SUITES)
+
+# Until the C back end lands, generate validates every bundled spec.
+generate:
+	@tools/deps.sh -q
+	@$(MAKE) --no-print-directory $(TILEGEN)
+	@$(TILEGEN) check specs/*.yaml && echo "generate: $$(ls specs/*.yaml | wc -l) specs check clean"
 
 asan:
 	@$(MAKE) --no-print-directory BUILD=build/asan BIN=build/asan/bin \

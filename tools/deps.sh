@@ -3,6 +3,7 @@
 # As root it runs apt-get itself, with sudo available it uses sudo, otherwise
 # it prints the exact command to run and fails.
 set -eu
+quiet=0; [ "${1:-}" = -q ] && quiet=1
 PKGS="build-essential clang llvm libclang-rt-14-dev libyaml-dev re2c libcmocka-dev \
 python3 python3-numpy python3-jinja2 libopenblas-dev pkg-config"
 missing=""
@@ -12,7 +13,7 @@ for p in $PKGS; do
   fi
 done
 if [ -z "$missing" ]; then
-  echo "deps: all packages present"
+  [ "$quiet" = 1 ] || echo "deps: all packages present"
   exit 0
 fi
 cmd="apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends$missing"
