@@ -1,0 +1,83 @@
+/* tg_runtime.h — the public runtime API that generated kernels link against:
+ * the simulated NeuronCore (tg_core: static SBUF and PSUM), kernel descriptors
+ * and the entry points of SPEC.md §4. Freestanding C99: no heap, no stdio, no
+ * exit, no libm; every function returns 0 or a negative TG_E* code. */
+#ifndef TG_RUNTIME_H
+#define TG_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tg_dtype.h"
+#include "tg_machine.h"
+
+/* Return codes (0 = success). */
+enum {
+    TG_OK = 0,
+    TG_EINVAL = -1,   /* a null pointer or an argument out of range */
+    TG_ECORE = -2,    /* the core was not initialised by tg_core_init */
+    TG_ETARGET = -3,  /* the kernel was generated for another target */
+    TG_ETENSOR = -4,  /* tensors that do not match the kernel's descriptor */
+    TG_EPROGRAM = -5, /* a malformed or corrupted binary program */
+    TG_EBOUNDS = -6,  /* an access outside SBUF, PSUM or a tensor */
+    TG_EUNSUPPORTED = -7 /* the kernel carries no implementation for this entry */
+};
+
+/* SBUF storage is sized for the largest target; a core initialised for trn1
+ * uses the first TG_TRN1_SBUF_PARTITION_BYTES of each partition. */
+#define TG_SBUF_MAX_PARTITION_BYTES TG_TRN2_SBUF_PARTITION_BYTES
+
+/* Every byte of a fresh SBUF/PSUM: read as fp32, bf16, fp16 or either fp8 it
+ * is a NaN, so a read before a write shows in the results. */
+#define TG_SENTINEL_BYTE 0xFF
+
+#define TG_CORE_MAGIC 0x54474331u /* "TGC1": set by tg_core_init */
+
+/* One simulated NeuronCore. Large (≈ 31 MB): give it static storage. */
+typedef struct tg_core {
+    uint32_t magic;      /* TG_CORE_MAGIC once initialised */
+    tg_target target;    /* which machine this core models */
+    uint32_t sbuf_bytes; /* SBUF bytes per partition on this target */
+    uint8_t sbuf[TG_PARTITIONS][TG_SBUF_MAX_PARTITION_BYTES]; /* partition-major */
+    uint8_t psum[TG_PARTITIONS][TG_PSUM_PARTITION_BYTES];     /* 8 banks each */
+} tg_core;
+
+#define TG_MAX_RANK 4
+
+/* One HBM tensor of a kernel's interface. */
+typedef struct tg_tensor_desc {
+    const char *name;              /* as in the spec */
+    tg_dtype dtype;                /* element type (storage per SPEC.md §4) */
+    uint32_t rank;                 /* 1..TG_MAX_RANK */
+    uint32_t shape[TG_MAX_RANK];   /* row-major extents; unused entries 0 */
+    uint32_t is_output;            /* 0 input, 1 output */
+} tg_tensor_desc;
+
+/* A generated kernel: its interface, its C simulation and its binary program. */
+typedef struct tg_kernel {
+    const char *name;                /* the spec's `kernel:` */
+    tg_target target;                /* the target it was generated for */
+    uint32_t ntensors;               /* inputs then outputs, spec order */
+    const tg_tensor_desc *tensors;   /* ntensors entries */
+    /* The C simulation; tensors[] already checked non-null by tg_kernel_run. */
+    int (*run)(tg_core *core, void *const tensors[]);
+    const uint8_t *program;          /* the assembled program for the ISS, or NULL */
+    uint32_t program_size;           /* bytes at program */
+    uint32_t sbuf_peak;              /* planned SBUF bytes per partition */
+    uint32_t psum_peak;              /* planned PSUM bytes per partition */
+} tg_kernel;
+
+/* Initialise `core` for `target`: fills SBUF and PSUM with TG_SENTINEL_BYTE. */
+int tg_core_init(tg_core *core, tg_target target);
+
+/* Check that `core` is initialised and matches `k`'s target, and that `k` and
+ * every tensor pointer are non-null; 0 when the kernel may run. */
+int tg_kernel_check(const tg_core *core, const tg_kernel *k, void *const tensors[]);
+
+/* Run the kernel's C simulation (after tg_kernel_check). */
+int tg_kernel_run(tg_core *core, const tg_kernel *k, void *const tensors[]);
+
+/* Elements of tensor descriptor `t` (product of its shape). */
+size_t tg_tensor_elems(const tg_tensor_desc *t);
+
+#endif /* TG_RUNTIME_H */
