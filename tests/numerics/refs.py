@@ -1,0 +1,516 @@
+#!/usr/bin/python3
+"""numpy references for the bundled kernels in specs/ (run with /usr/bin/python3).
+
+For each kernel: deterministic inputs in the .npy storage format of SPEC.md §3,
+the expected outputs (fp64 math, or an fp32-faithful model where SPEC.md §5
+fixes every rounding), and a per-output tolerance whose derivation is in the
+comments and in README.md. CLI:
+    refs.py inputs KERNEL --seed S --dir D     write D/<input>.npy
+    refs.py compare KERNEL --dir D             check D/<output>.npy, exit 0/1
+    refs.py expected KERNEL --dir D            write D/expected_<output>.npy
+    refs.py list | selftest
+"""
+import argparse
+import os
+import re
+import sys
+import zlib
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import fpformat as fp  # noqa: E402
+
+U32 = 2.0 ** -24        # unit roundoff of float32 (half an ulp at 1.0)
+U_BF16 = 2.0 ** -8      # unit roundoff of bfloat16 (8 significant bits)
+ULP_BF16 = 2.0 ** -7    # relative spacing of bfloat16 values (one ulp at 1.0)
+TINY = 2.0 ** -126      # smallest normal float32: absorbs subnormal flushing
+SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "specs")
+
+
+# --- storage format (SPEC.md §3) ----------------------------------------------
+
+def to_storage(values, dtype):
+    """float values -> the array a .npy of this dtype holds (raw bits for narrow floats)."""
+    if dtype in ("float32", "tfloat32"):
+        return np.asarray(values, dtype="<f4")
+    if dtype in fp.FORMATS:
+        return fp.encode(np.asarray(values, dtype=np.float32), fp.FORMATS[dtype])
+    return np.asarray(values).astype(np.dtype(dtype))
+
+
+def from_storage(arr, dtype):
+    """A stored array -> float64 values (exact)."""
+    arr = np.asarray(arr)
+    if dtype == "float16" and arr.dtype == np.float16:
+        return arr.astype(np.float64)
+    if dtype in fp.FORMATS:
+        if arr.dtype != fp.FORMATS[dtype].storage:
+            raise ValueError("%s must be stored as raw %s bits, got %s"
+                             % (dtype, np.dtype(fp.FORMATS[dtype].storage), arr.dtype))
+        return fp.decode(arr, fp.FORMATS[dtype]).astype(np.float64)
+    return arr.astype(np.float64)
+
+
+def storage_dtype(dtype):
+    if dtype in ("float32", "tfloat32"):
+        return np.dtype("<f4")
+    if dtype in fp.FORMATS:
+        return np.dtype(fp.FORMATS[dtype].storage)
+    return np.dtype(dtype)
+
+
+def f32(x):
+    """Round fp64 values to float32 and back (one fp32 rounding)."""
+    return np.asarray(x, dtype=np.float32).astype(np.float64)
+
+
+def bf16(x):
+    """fp64 -> fp32 -> bf16: the value a Vector/Scalar op writing bf16 keeps."""
+    return fp.round_to(np.asarray(x, dtype=np.float32), fp.BF16).astype(np.float64)
+
+
+# --- inputs -------------------------------------------------------------------
+
+def _rng(kernel, seed):
+    return np.random.default_rng([int(seed), zlib.crc32(kernel.encode())])
+
+
+def _inputs_tensor_add(p, r):
+    return {"a": r.standard_normal((p["N"], p["M"])), "b": r.standard_normal((p["N"], p["M"]))}
+
+
+def _inputs_transpose2d(p, r):
+    return {"x": r.standard_normal((p["N"], p["F1"], p["F2"]))}
+
+
+def _inputs_matmul(p, r):
+    return {"lhsT": r.uniform(-1, 1, (p["K"], p["M"])), "rhs": r.uniform(-1, 1, (p["K"], p["N"]))}
+
+
+def _inputs_softmax(p, r):
+    # Logit-like rows with per-row offsets: exercises the max subtraction.
+    x = 3.0 * r.standard_normal((p["N"], p["D"])) + r.uniform(-20, 20, (p["N"], 1))
+    return {"x": x}
+
+
+def _inputs_rmsnorm(p, r):
+    return {"x": r.standard_normal((p["N"], p["D"])) * r.uniform(0.5, 4, (p["N"], 1)),
+            "g": r.uniform(0.5, 1.5, (1, p["D"]))}
+
+
+def _inputs_layernorm(p, r):
+    n, d = p["N"], p["D"]
+    x = r.uniform(-1, 1, (n, 1)) + r.uniform(0.5, 2, (n, 1)) * r.standard_normal((n, d))
+    return {"x": x, "gamma": r.uniform(0.5, 1.5, (1, d)), "beta": 0.5 * r.standard_normal((1, d))}
+
+
+def _inputs_avgpool2d(p, r):
+    return {"x": r.standard_normal((p["C"], p["H"], p["W"]))}
+
+
+def _inputs_cumsum(p, r):
+    return {"x": r.standard_normal((p["N"], p["H"]))}
+
+
+def _inputs_rope(p, r):
+    s, d = p["S"], p["D"]
+    inv_freq = 10000.0 ** (-np.arange(0, d, 2) / d)          # the usual RoPE frequencies
+    ang = np.arange(s)[:, None] * inv_freq[None, :]
+    return {"x": r.standard_normal((p["H"], s, d)), "cos": np.cos(ang), "sin": np.sin(ang)}
+
+
+def _inputs_mlp(p, r):
+    t, dm, f = p["T"], p["DM"], p["F"]
+    # Weights scaled by 1/sqrt(fan_in) so activations stay O(1), as in a trained model.
+    return {"x": r.standard_normal((t, dm)),
+            "wg": r.standard_normal((dm, f)) / np.sqrt(dm),
+            "wu": r.standard_normal((dm, f)) / np.sqrt(dm),
+            "wd": r.standard_normal((f, dm)) / np.sqrt(f)}
+
+
+def _inputs_attention(p, r):
+    # Unit-variance q/k: with the 1/sqrt(d) scale the scores are O(1) as in a real model.
+    s, d = p["S"], p["D"]
+    return {n: r.standard_normal((s, d)) for n in ("q", "k", "v")}
+
+
+# --- references: each returns {output: (expected fp64, bound)} -----------------
+# `bound` is either "exact" (the stored bits must equal those of `expected`) or
+# an array of allowed |output - expected| per element.
+
+def _ref_tensor_add(p, x):
+    # Vector add in fp32: one correctly rounded add (fp64 add then fp32 rounding is
+    # the same, 53 >= 2*24+2), so the output is exact.
+    return {"c": (f32(x["a"] + x["b"]), "exact")}
+
+
+def _ref_tensor_add_bf16(p, x):
+    # Widened to fp32, one fp32 add, then RNE to bf16: modelled step by step -> exact.
+    return {"c": (bf16(f32(x["a"] + x["b"])), "exact")}
+
+
+def _ref_transpose2d(p, x):
+    return {"y": (x["x"].transpose(0, 2, 1).copy(), "exact")}
+
+
+def _ref_matmul(p, x):
+    # SPEC.md §5 fixes matmul bit for bit: each bf16*bf16 product is exact in fp32,
+    # the K products are summed in fp32 in increasing k, the first K tile
+    # overwrites PSUM and the rest accumulate. Modelled that way -> exact. (Were the
+    # order free, the bound would be gamma_K * sum|a*b|, ~1.5e-4 relative here.)
+    a, b = x["lhsT"].astype(np.float32), x["rhs"].astype(np.float32)
+    acc = np.outer(a[0], b[0]).astype(np.float32)
+    for k in range(1, a.shape[0]):
+        acc += np.outer(a[k], b[k]).astype(np.float32)
+    return {"result": (acc.astype(np.float64), "exact")}
+
+
+def _ref_softmax(p, x):
+    v = x["x"]
+    e = np.exp(v - v.max(axis=1, keepdims=True))
+    ref = e / e.sum(axis=1, keepdims=True)
+    # x - max: 1 rounding; exp: our implementation's few ulp plus the argument's
+    # rounding (|t| u, t >= -50 here); sum of D positive terms: gamma_D; reciprocal
+    # and multiply: 1 ulp each. (D + 64) u covers all of them.
+    return {"y": (ref, (p["D"] + 64) * U32 * np.abs(ref) + TINY)}
+
+
+def _ref_rmsnorm(p, x):
+    v, g, d = x["x"], x["g"], p["D"]
+    ms = (v * v).sum(axis=1, keepdims=True) / d + f32(1e-6)
+    ref = v / np.sqrt(ms) * g
+    # sum of D squares (all positive): relative gamma_D; /D, +eps: 2u; rsqrt halves
+    # the relative error of its argument and adds its own few ulp; two multiplies.
+    return {"y": (ref, (d / 2 + 32) * U32 * np.abs(ref) + TINY)}
+
+
+def _ref_layernorm(p, x):
+    v, gam, bet, d = x["x"], x["gamma"], x["beta"], p["D"]
+    mean = v.mean(axis=1, keepdims=True)
+    var = ((v - mean) ** 2).mean(axis=1, keepdims=True)      # population variance
+    rstd = 1.0 / np.sqrt(var + f32(1e-5))
+    xn = (v - mean) * rstd
+    ref = xn * gam + bet
+    # mean: fp32 sums err by gamma_D * mean|x|; variance (bn_stats per 512 chunk,
+    # even/odd records, bn_aggr combine): relative ~ gamma_D; rstd: half of that +
+    # rsqrt ulps. Propagated to y: (2D + 64) u * (|gamma| (|xn| + mean|x| rstd) + |beta|).
+    mag = np.abs(gam) * (np.abs(xn) + np.abs(v).mean(axis=1, keepdims=True) * rstd) + np.abs(bet)
+    return {"y": (ref, (2 * d + 64) * U32 * mag + TINY)}
+
+
+def _ref_avgpool2d(p, x):
+    # fp32 model of the spec's order: acc = 0, += window element (a, b) in
+    # row-major order (carried loops), then / (K*K). Every step is one fp32 op.
+    v, k = x["x"].astype(np.float32), p["K"]
+    acc = np.zeros((p["C"], p["H"] // k, p["W"] // k), dtype=np.float32)
+    for a in range(k):
+        for b in range(k):
+            acc = acc + v[:, a::k, b::k]
+    return {"y": ((acc / np.float32(k * k)).astype(np.float64), "exact")}
+
+
+def _ref_cumsum(p, x):
+    # r[j] = (1 * r[j-1]) + x[j] in fp32, chunks seeded with the exact fp32 carry:
+    # the same sequence of roundings as numpy's sequential fp32 accumulate.
+    v = x["x"].astype(np.float32)
+    return {"y": (np.cumsum(v, axis=1, dtype=np.float32).astype(np.float64), "exact")}
+
+
+def _ref_rope(p, x):
+    # Each tensor_tensor is one fp32 op on fp32-widened inputs; bf16 rounding once
+    # at the end: modelled op by op -> exact.
+    v, c, s, h = x["x"].astype(np.float32), x["cos"].astype(np.float32), \
+        x["sin"].astype(np.float32), p["D"] // 2
+    x1, x2 = v[..., :h], v[..., h:]
+    y1 = x1 * c - x2 * s
+    y2 = x2 * c + x1 * s
+    return {"y": (bf16(np.concatenate([y1, y2], axis=-1)), "exact")}
+
+
+def _flip(pre, dpre):
+    """Largest |bf16(kernel value) - bf16(pre)| when the kernel's fp32 value is within
+    dpre of pre: zero unless [pre - dpre, pre + dpre] straddles a bf16 rounding
+    boundary, then one bf16 step (rounding is monotone)."""
+    return bf16(pre + dpre) - bf16(pre - dpre)
+
+
+def _ref_mlp(p, x):
+    xx, wg, wu, wd = x["x"], x["wg"], x["wu"], x["wd"]
+    dm, f = p["DM"], p["F"]
+    hg, hu = xx @ wg, xx @ wu
+    sg = hg / (1.0 + np.exp(-hg))
+    pre = sg * hu
+    g = bf16(pre)              # the kernel stores g in bf16: model that rounding
+    ref = g @ wd
+    # The kernel's fp32 g before its bf16 rounding is within dpre of `pre`:
+    # h from fp32 sums of exact products errs by gamma_DM |x||w|, silu' <= 1.1,
+    # silu and the product add their own ulps (16 u allowed). Its stored g then
+    # equals the reference g except where a bf16 rounding boundary lies within
+    # dpre, where it is one bf16 step away (_flip). Then fp32 accumulation over F
+    # (gamma_F |g||wd|) and the final bf16 rounding (half an ulp).
+    ax = np.abs(xx)
+    dhg, dhu = (dm + 2) * U32 * (ax @ np.abs(wg)), (dm + 2) * U32 * (ax @ np.abs(wu))
+    dpre = 1.1 * np.abs(hu) * dhg + np.abs(sg) * dhu + 16 * U32 * np.abs(pre)
+    err = _flip(pre, dpre) @ np.abs(wd) + (f + 8) * U32 * (np.abs(g) @ np.abs(wd))
+    return {"y": (ref, U_BF16 * np.abs(ref) + 1.01 * err + TINY)}
+
+
+def _ref_attention(p, x):
+    q, k, v, s, d = x["q"], x["k"], x["v"], p["S"], p["D"]
+    scale = f32(0.08838834764831845)          # the spec's fp32 literal 1/sqrt(128)
+    sc = (q @ k.T) * scale
+    causal = np.arange(s)[None, :] <= np.arange(s)[:, None]
+    sc = np.where(causal, sc, -np.inf)
+    arg = sc - sc.max(axis=1, keepdims=True)
+    pre = np.exp(arg)
+    pb = bf16(pre)                            # probabilities are stored in bf16
+    rsum = pb.sum(axis=1, keepdims=True)      # SPEC: the reduce sums dst (bf16 values)
+    ref = (pb @ v) / rsum
+    # Scores: fp32 dot of D exact products, gamma_D |q||k| scale, plus the scale's
+    # rounding; the row max moves by as much, the subtraction rounds once; exp
+    # adds our implementation's few ulp (16 u allowed). That bounds the kernel's
+    # fp32 probability before bf16 rounding (dpre); where a bf16 boundary lies
+    # within dpre it may store the neighbouring bf16 value (_flip).
+    # Then fp32 accumulation over S keys of P.v and of the row sum (gamma_S),
+    # the output's bf16 rounding (half an ulp) and another half ulp because SPEC
+    # does not say whether the reduce sums dst before or after its bf16 rounding.
+    dsc = (d + 2) * U32 * scale * (np.abs(q) @ np.abs(k).T)
+    dmax = np.where(causal, dsc, 0).max(axis=1, keepdims=True)
+    darg = np.where(causal, dsc + dmax + U32 * np.abs(np.where(causal, arg, 0)), 0)
+    dpre = pre * (np.expm1(darg) + 16 * U32)
+    fl = _flip(pre, dpre)
+    err = (fl @ np.abs(v) + np.abs(ref) * fl.sum(axis=1, keepdims=True)
+           + (s + 64) * U32 * (np.abs(pb) @ np.abs(v) + np.abs(ref) * rsum)) / rsum
+    return {"o": (ref, 2 * U_BF16 * np.abs(ref) + 1.01 * err + TINY)}
+
+
+# --- the kernel table (mirrors specs/*.yaml; selftest checks it) --------------
+
+def _k(params, inputs, outputs, make, ref):
+    return {"params": params, "inputs": inputs, "outputs": outputs, "make": make, "ref": ref}
+
+
+KERNELS = {
+    "tensor_add": _k({"N": 512, "M": 2048},
+                     [("a", "float32", "N, M"), ("b", "float32", "N, M")],
+                     [("c", "float32", "N, M")], _inputs_tensor_add, _ref_tensor_add),
+    "tensor_add_bf16": _k({"N": 512, "M": 2048},
+                          [("a", "bfloat16", "N, M"), ("b", "bfloat16", "N, M")],
+                          [("c", "bfloat16", "N, M")], _inputs_tensor_add, _ref_tensor_add_bf16),
+    "transpose2d": _k({"N": 256, "F1": 32, "F2": 64},
+                      [("x", "float32", "N, F1, F2")],
+                      [("y", "float32", "N, F2, F1")], _inputs_transpose2d, _ref_transpose2d),
+    "matmul": _k({"M": 512, "K": 1024, "N": 1024},
+                 [("lhsT", "bfloat16", "K, M"), ("rhs", "bfloat16", "K, N")],
+                 [("result", "float32", "M, N")], _inputs_matmul, _ref_matmul),
+    "softmax": _k({"N": 1024, "D": 512},
+                  [("x", "float32", "N, D")],
+                  [("y", "float32", "N, D")], _inputs_softmax, _ref_softmax),
+    "rmsnorm": _k({"N": 300, "D": 512},
+                  [("x", "float32", "N, D"), ("g", "float32", "1, D")],
+                  [("y", "float32", "N, D")], _inputs_rmsnorm, _ref_rmsnorm),
+    "layernorm": _k({"N": 512, "D": 1024},
+                    [("x", "float32", "N, D"), ("gamma", "float32", "1, D"),
+                     ("beta", "float32", "1, D")],
+                    [("y", "float32", "N, D")], _inputs_layernorm, _ref_layernorm),
+    "avgpool2d": _k({"C": 256, "H": 64, "W": 64, "K": 2},
+                    [("x", "float32", "C, H, W")],
+                    [("y", "float32", "C, H / K, W / K")], _inputs_avgpool2d, _ref_avgpool2d),
+    "cumsum": _k({"N": 256, "H": 2048},
+                 [("x", "float32", "N, H")],
+                 [("y", "float32", "N, H")], _inputs_cumsum, _ref_cumsum),
+    "rope": _k({"H": 4, "S": 512, "D": 128},
+               [("x", "bfloat16", "H, S, D"), ("cos", "float32", "S, D / 2"),
+                ("sin", "float32", "S, D / 2")],
+               [("y", "bfloat16", "H, S, D")], _inputs_rope, _ref_rope),
+    "mlp": _k({"T": 256, "DM": 256, "F": 1024},
+              [("x", "bfloat16", "T, DM"), ("wg", "bfloat16", "DM, F"),
+               ("wu", "bfloat16", "DM, F"), ("wd", "bfloat16", "F, DM")],
+              [("y", "bfloat16", "T, DM")], _inputs_mlp, _ref_mlp),
+    "attention": _k({"S": 1024, "D": 128},
+                    [("q", "bfloat16", "S, D"), ("k", "bfloat16", "S, D"),
+                     ("v", "bfloat16", "S, D")],
+                    [("o", "bfloat16", "S, D")], _inputs_attention, _ref_attention),
+}
+
+
+def eval_dim(expr, params):
+    """A shape expression of SPEC.md §2 (ints, params, + - * / % ( ), min, max)."""
+    expr = expr.strip()
+    if not re.fullmatch(r"[A-Za-z0-9_+\-*/%(), ]+", expr):
+        raise ValueError("unsupported shape expression %r" % expr)
+    env = dict(params, min=min, max=max)
+    return int(eval(expr.replace("/", "//"), {"__builtins__": {}}, env))  # noqa: S307
+
+
+def shape_of(kernel, dims):
+    return tuple(eval_dim(d, KERNELS[kernel]["params"]) for d in dims.split(","))
+
+
+def tensors(kernel, which):
+    """[(name, dtype, shape)] of a kernel's inputs or outputs."""
+    return [(n, dt, shape_of(kernel, dims)) for n, dt, dims in KERNELS[kernel][which]]
+
+
+# --- public API ----------------------------------------------------------------
+
+def make_inputs(kernel, seed):
+    """Deterministic inputs for `kernel` in .npy storage format."""
+    k = KERNELS[kernel]
+    vals = k["make"](k["params"], _rng(kernel, seed))
+    out = {}
+    for name, dtype, shape in tensors(kernel, "inputs"):
+        v = np.asarray(vals[name], dtype=np.float64)
+        assert v.shape == shape, (kernel, name, v.shape, shape)
+        out[name] = to_storage(v.astype(np.float32), dtype)
+    return out
+
+
+def _evaluate(kernel, inputs):
+    k = KERNELS[kernel]
+    x = {}
+    for name, dtype, shape in tensors(kernel, "inputs"):
+        if name not in inputs:
+            raise ValueError("%s: missing input %s" % (kernel, name))
+        a = np.asarray(inputs[name])
+        if a.shape != shape:
+            raise ValueError("%s: input %s has shape %s, want %s" % (kernel, name, a.shape, shape))
+        x[name] = from_storage(a, dtype)
+    return k["ref"](k["params"], x)
+
+
+def reference(kernel, inputs):
+    """Expected outputs (fp64 arrays) for `inputs` in storage format."""
+    return {name: ref for name, (ref, _) in _evaluate(kernel, inputs).items()}
+
+
+def check(kernel, inputs, outputs):
+    """Compare outputs (storage format) with the reference: [(name, ok, report line)]."""
+    res = _evaluate(kernel, inputs)
+    lines = []
+    for name, dtype, shape in tensors(kernel, "outputs"):
+        ref, bound = res[name]
+        if name not in outputs:
+            lines.append((name, False, "%-8s missing" % name))
+            continue
+        a = np.asarray(outputs[name])
+        if a.shape != shape:
+            lines.append((name, False, "%-8s shape %s, want %s" % (name, a.shape, shape)))
+            continue
+        got = from_storage(a, dtype)
+        diff = np.abs(got - ref)
+        diff = np.where(np.isnan(got) & np.isnan(ref), 0.0, diff)
+        diff = np.where(np.isnan(diff), np.inf, diff)
+        maxabs = float(diff.max())
+        maxrel = float((diff / np.maximum(np.abs(ref), TINY)).max())
+        if isinstance(bound, str):
+            same = (fp.f32_bits(got) == fp.f32_bits(ref)) | (np.isnan(got) & np.isnan(ref))
+            bad = int(same.size - same.sum())
+            ok = bad == 0
+            tol = "exact (bit-identical), %d of %d differ" % (bad, same.size)
+        else:
+            ratio = diff / bound
+            ok = bool(np.all(ratio <= 1.0))
+            tol = "worst err/tol %.3g (max tol %.3g)" % (float(ratio.max()), float(bound.max()))
+        lines.append((name, ok, "%-8s %-9s %-18s max_abs %.3e  max_rel %.3e  %s  %s"
+                      % (name, dtype, list(shape), maxabs, maxrel, tol, "PASS" if ok else "FAIL")))
+    return lines
+
+
+# --- spec cross-check ------------------------------------------------------------
+
+def parse_spec_header(path):
+    """params/inputs/outputs of a spec file; a tiny parser for the blocks we write."""
+    params, blocks, section = {}, {"inputs": [], "outputs": []}, None
+    with open(path, encoding="utf-8") as f:
+        for raw in f:
+            line = re.sub(r"\s+#.*$", "", raw.rstrip("\n"))
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            if not line.startswith(" "):
+                section = line.split(":", 1)[0].strip()
+                continue
+            m = re.match(r"\s+([A-Za-z_]\w*)\s*:\s*(.*)$", line)
+            if not m:
+                continue
+            if section == "params":
+                params[m.group(1)] = int(m.group(2))
+            elif section in blocks:
+                dt = re.search(r"dtype\s*:\s*(\w+)", m.group(2))
+                sh = re.search(r"shape\s*:\s*\[([^\]]*)\]", m.group(2))
+                blocks[section].append((m.group(1), dt.group(1), sh.group(1)))
+    ev = [(which, [(n, dt, tuple(eval_dim(d, params) for d in dims.split(",")))
+                   for n, dt, dims in blocks[which]]) for which in ("inputs", "outputs")]
+    return params, dict(ev)
+
+
+def spec_mismatches(kernel, specs_dir=SPECS_DIR):
+    path = os.path.join(specs_dir, kernel + ".yaml")
+    params, ios = parse_spec_header(path)
+    errs = []
+    if params != KERNELS[kernel]["params"]:
+        errs.append("params %s != spec %s" % (KERNELS[kernel]["params"], params))
+    for which in ("inputs", "outputs"):
+        if tensors(kernel, which) != ios[which]:
+            errs.append("%s %s != spec %s" % (which, tensors(kernel, which), ios[which]))
+    return errs
+
+
+# --- command line -----------------------------------------------------------------
+
+def _load_dir(directory, names):
+    out = {}
+    for name in names:
+        path = os.path.join(directory, name + ".npy")
+        if os.path.exists(path):
+            out[name] = np.load(path, allow_pickle=False)
+    return out
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(prog="refs.py", description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    for cmd in ("inputs", "compare", "expected"):
+        s = sub.add_parser(cmd)
+        s.add_argument("kernel", choices=sorted(KERNELS))
+        s.add_argument("--dir", required=True)
+        if cmd == "inputs":
+            s.add_argument("--seed", type=int, default=0)
+    sub.add_parser("list")
+    sub.add_parser("selftest")
+    args = ap.parse_args(argv)
+
+    if args.cmd == "list":
+        for name in KERNELS:
+            print(name, " ".join("%s:%s%s" % (n, dt, list(sh)) for n, dt, sh in
+                                 tensors(name, "inputs") + tensors(name, "outputs")))
+        return 0
+    if args.cmd == "selftest":
+        import refs_selftest
+        return refs_selftest.run()
+    if args.cmd == "inputs":
+        os.makedirs(args.dir, exist_ok=True)
+        for name, arr in make_inputs(args.kernel, args.seed).items():
+            np.save(os.path.join(args.dir, name + ".npy"), arr)
+        return 0
+    ins = _load_dir(args.dir, [n for n, _, _ in tensors(args.kernel, "inputs")])
+    try:
+        if args.cmd == "expected":
+            for name, dtype, _ in tensors(args.kernel, "outputs"):
+                ref = reference(args.kernel, ins)[name]
+                np.save(os.path.join(args.dir, "expected_" + name + ".npy"),
+                        to_storage(ref.astype(np.float32), dtype))
+            return 0
+        outs = _load_dir(args.dir, [n for n, _, _ in tensors(args.kernel, "outputs")])
+        lines = check(args.kernel, ins, outs)
+    except (ValueError, OSError) as e:
+        print("refs.py: %s" % e, file=sys.stderr)
+        return 2
+    for _, _, text in lines:
+        print("%s: %s" % (args.kernel, text))
+    return 0 if all(ok for _, ok, _ in lines) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
