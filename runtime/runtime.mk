@@ -1,5 +1,64 @@
 # The runtime: freestanding core (RT_OBJS) and host-only helpers (RT_HOST_OBJS).
-RT_SRCS :=
+# Runtime objects build with -ffp-contract=off so no host fuses a*b+c into an
+# FMA behind our back: the numerics are bit-identical on every host and target.
+# Suites: dtype, alu, math (cmocka), freestanding (gcc+clang -ffreestanding
+# -nostdlib -std=c99 and `nm -u` ⊆ {memcpy, memset}); bench: rt (ulp table).
+RT_SRCS := runtime/tg_core.c runtime/tg_dtype.c runtime/tg_math.c runtime/tg_alu.c
 RT_HOST_SRCS :=
 RT_OBJS += $(RT_SRCS:%.c=$(BUILD)/%.o)
 RT_HOST_OBJS := $(RT_HOST_SRCS:%.c=$(BUILD)/%.o)
+
+RT_FPFLAGS = -ffp-contract=off
+$(RT_SRCS:%.c=$(BUILD)/%.o): CFLAGS += $(RT_FPFLAGS)
+
+# Unit tests of the numerics core (tests may use libm; the runtime may not).
+RT_NUM_OBJS := $(BUILD)/runtime/tg_dtype.o $(BUILD)/runtime/tg_math.o $(BUILD)/runtime/tg_alu.o
+RT_TESTS := dtype alu math
+$(foreach t,$(RT_TESTS),$(eval $(BUILD)/tests/unit/test_$(t).o: CFLAGS += $(RT_FPFLAGS)))
+
+$(BIN)/test_dtype $(BIN)/test_alu $(BIN)/test_math: $(BIN)/test_%: $(BUILD)/tests/unit/test_%.o $(RT_NUM_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $^ -o $@ $(CMOCKA_LIBS) -lm
+
+$(BIN)/ulp_measure: $(BUILD)/tools/ulp_measure.o $(RT_NUM_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $^ -o $@ -lm
+
+SUITES += dtype alu math freestanding
+TEST_DEPS += $(BIN)/test_dtype $(BIN)/test_alu $(BIN)/test_math
+.PHONY: suite-dtype suite-alu suite-math suite-freestanding bench-rt
+suite-dtype: $(BIN)/test_dtype
+	@tests/cmocka_count.sh $(BIN)/test_dtype
+suite-alu: $(BIN)/test_alu
+	@tests/cmocka_count.sh $(BIN)/test_alu
+suite-math: $(BIN)/test_math
+	@tests/cmocka_count.sh $(BIN)/test_math
+
+# Freestanding proof: every runtime source with gcc and clang, strict C99, no
+# hosted library; the only undefined symbols allowed are memcpy and memset.
+RT_FREESTANDING_CCS ?= gcc clang
+RT_FREESTANDING_FLAGS = -std=c99 -ffreestanding -nostdlib -Wall -Wextra -Wpedantic \
+  -Werror -Wshadow -Wundef $(RT_FPFLAGS) -Iruntime
+suite-freestanding:
+	@d=$(BUILD)/freestanding; mkdir -p $$d; p=0; f=0; \
+	for cc in $(RT_FREESTANDING_CCS); do for opt in -O0 -O2; do objs=; \
+	  for s in $(RT_SRCS); do o=$$d/$$cc$$opt-$$(basename $$s .c).o; \
+	    if $$cc $(RT_FREESTANDING_FLAGS) $$opt -c $$s -o $$o; then \
+	      echo "[       OK ] $$cc $$opt $$s compiles freestanding"; p=$$((p+1)); objs="$$objs $$o"; \
+	    else echo "[  FAILED  ] $$cc $$opt $$s: does not compile freestanding"; f=$$((f+1)); fi; \
+	  done; \
+	  bad="(ld -r failed)"; ld -r -o $$d/$$cc$$opt-all.o $$objs && \
+	  bad=$$(nm -u $$d/$$cc$$opt-all.o | awk '{print $$NF}' | grep -v -x -e memcpy -e memset | tr '\n' ' '); \
+	  if [ -z "$$bad" ]; then echo "[       OK ] $$cc $$opt nm -u within {memcpy, memset}"; p=$$((p+1)); \
+	  else echo "[  FAILED  ] $$cc $$opt undefined symbols: $$bad"; f=$$((f+1)); fi; \
+	done; done; \
+	printf 'float sinf(float);\nfloat g(float x) { return sinf(x); }\n' > $$d/canary.c; \
+	gcc -std=c99 -ffreestanding -O2 -c $$d/canary.c -o $$d/canary.o; \
+	if nm -u $$d/canary.o | grep -q -x -e ' *U sinf'; then echo "[       OK ] checker flags a libm call"; p=$$((p+1)); \
+	else echo "[  FAILED  ] checker misses a libm call"; f=$$((f+1)); fi; \
+	echo "$$p passed, $$f failed"
+
+# The accuracy table of every activation function (docs/numerics.md).
+BENCHES += rt
+bench-rt: $(BIN)/ulp_measure
+	@$(BIN)/ulp_measure

@@ -1,0 +1,138 @@
+/* tg_alu.h — the Vector/GpSimd ALU operators of SPEC.md §2 on fp32 operands
+ * (inputs widened to fp32, one fp32 result; the caller casts to the
+ * destination dtype): enum, names, dispatcher, and a static inline function
+ * per op. Freestanding C99.
+ *
+ * Semantics (NKI "Supported Math Operators": arithmetic ops convert inputs to
+ * fp32; bitvec ops see integer bits):
+ *  - add subtract multiply divide: IEEE fp32, round to nearest even.
+ *  - maximum / minimum: a NaN operand gives NaN (propagating, like numpy's
+ *    np.maximum and IEEE 754-2019 maximum — the hardware's rule is not
+ *    documented; this is our documented choice); maximum(+0, −0) = +0,
+ *    minimum(+0, −0) = −0.
+ *  - power: C99 Annex F pow (pow(x, ±0) = 1, pow(1, y) = 1, negative base
+ *    with non-integer exponent = NaN, ...), via the runtime's exp/log in fp64
+ *    (max error 1 ulp, see tg_math.h).
+ *  - equal not_equal greater greater_equal less less_equal: 1.0 or 0.0, IEEE
+ *    comparisons (any NaN compares unequal, so not_equal(NaN, x) = 1).
+ *  - logical_and / logical_or / logical_xor: operands are true when != 0
+ *    (NaN counts as true); result 1.0 or 0.0.
+ *  - bitwise_and / bitwise_or / bitwise_xor / left_shift / right_shift: each
+ *    operand is first rounded to an integer (RNE, NaN → 0, tg_dtype.h rules)
+ *    and taken as a 32-bit two's-complement pattern (so both int32 −1 and
+ *    uint32 4294967295 are 0xffffffff). The result pattern reads back as
+ *    int32 when either operand was negative, else as uint32, then converts to
+ *    fp32 (exact below 2^24 — integer tiles beyond that are lossy in fp32
+ *    anyway; the integer-native path is tg_alu_bits). Shifts are logical in
+ *    both directions (NKI has no arithmetic right shift); the shift count is
+ *    the second operand, and a count outside 0..31 gives 0.
+ *  - abs: |a|, the second operand ignored (sign bit cleared; NaN stays NaN).
+ */
+#ifndef TG_ALU_H
+#define TG_ALU_H
+
+#include <stdint.h>
+
+#include "tg_dtype.h"
+#include "tg_math.h"
+
+/* X(ENUM_SUFFIX, spec_name), in SPEC.md §2 order. */
+#define TG_ALU_OPS(X)                                                                  \
+    X(ADD, add) X(SUBTRACT, subtract) X(MULTIPLY, multiply) X(DIVIDE, divide)          \
+    X(MAXIMUM, maximum) X(MINIMUM, minimum) X(POWER, power) X(EQUAL, equal)            \
+    X(NOT_EQUAL, not_equal) X(GREATER, greater) X(GREATER_EQUAL, greater_equal)        \
+    X(LESS, less) X(LESS_EQUAL, less_equal) X(LOGICAL_AND, logical_and)                \
+    X(LOGICAL_OR, logical_or) X(LOGICAL_XOR, logical_xor) X(BITWISE_AND, bitwise_and)  \
+    X(BITWISE_OR, bitwise_or) X(BITWISE_XOR, bitwise_xor) X(LEFT_SHIFT, left_shift)    \
+    X(RIGHT_SHIFT, right_shift) X(ABS, abs)
+
+typedef enum tg_alu_op {
+#define TG_ALU_ENUM(ID, id) TG_ALU_##ID,
+    TG_ALU_OPS(TG_ALU_ENUM)
+#undef TG_ALU_ENUM
+    TG_ALU_COUNT
+} tg_alu_op;
+
+/* Spec spelling of `op`; "?" when out of range. */
+const char *tg_alu_name(tg_alu_op op);
+/* The op spelled by the `len` bytes at `s`, or -1. */
+int tg_alu_from_name(const char *s, size_t len);
+/* 1 for the bitvec ops (bitwise_*, shifts), which need integer dtypes. */
+int tg_alu_is_bitvec(tg_alu_op op);
+/* Dispatcher: a op b; NaN for an out-of-range op. */
+float tg_alu(tg_alu_op op, float a, float b);
+/* The bitvec ops on raw 32-bit patterns (for integer tiles kept as integers);
+ * non-bitvec ops return 0. */
+uint32_t tg_alu_bits(tg_alu_op op, uint32_t a, uint32_t b);
+
+/* ---- per-op functions ------------------------------------------------------ */
+static inline float tg_alu_add(float a, float b) { return a + b; }
+static inline float tg_alu_subtract(float a, float b) { return a - b; }
+static inline float tg_alu_multiply(float a, float b) { return a * b; }
+static inline float tg_alu_divide(float a, float b) { return a / b; }
+static inline float tg_alu_maximum(float a, float b)
+{
+    if (a != a || b != b)
+        return a + b;
+    if (a == b) /* ±0: prefer +0 */
+        return (tg_f32_bits(a) >> 31) ? b : a;
+    return a > b ? a : b;
+}
+static inline float tg_alu_minimum(float a, float b)
+{
+    if (a != a || b != b)
+        return a + b;
+    if (a == b) /* ±0: prefer −0 */
+        return (tg_f32_bits(a) >> 31) ? a : b;
+    return a < b ? a : b;
+}
+static inline float tg_alu_power(float a, float b) { return tg_math_pow(a, b); }
+static inline float tg_alu_equal(float a, float b) { return a == b ? 1.0f : 0.0f; }
+static inline float tg_alu_not_equal(float a, float b) { return a != b ? 1.0f : 0.0f; }
+static inline float tg_alu_greater(float a, float b) { return a > b ? 1.0f : 0.0f; }
+static inline float tg_alu_greater_equal(float a, float b) { return a >= b ? 1.0f : 0.0f; }
+static inline float tg_alu_less(float a, float b) { return a < b ? 1.0f : 0.0f; }
+static inline float tg_alu_less_equal(float a, float b) { return a <= b ? 1.0f : 0.0f; }
+static inline float tg_alu_logical_and(float a, float b) { return (a != 0.0f) && (b != 0.0f) ? 1.0f : 0.0f; }
+static inline float tg_alu_logical_or(float a, float b) { return (a != 0.0f) || (b != 0.0f) ? 1.0f : 0.0f; }
+static inline float tg_alu_logical_xor(float a, float b) { return (a != 0.0f) != (b != 0.0f) ? 1.0f : 0.0f; }
+
+/* fp32 → 32-bit pattern (RNE, NaN → 0, saturating at ±2^40 then mod 2^32). */
+static inline uint32_t tg__alu_pattern(float a) { return (uint32_t)(uint64_t)tg__f32_rne_i64(a); }
+/* Pattern → fp32: signed if either operand was negative. */
+static inline float tg__alu_back(uint32_t r, float a, float b)
+{
+    int64_t v = (int64_t)r;
+    if ((a < 0.0f || b < 0.0f) && (r >> 31))
+        v -= (int64_t)1 << 32;
+    return (float)v;
+}
+static inline float tg_alu_bitwise_and(float a, float b)
+{
+    return tg__alu_back(tg__alu_pattern(a) & tg__alu_pattern(b), a, b);
+}
+static inline float tg_alu_bitwise_or(float a, float b)
+{
+    return tg__alu_back(tg__alu_pattern(a) | tg__alu_pattern(b), a, b);
+}
+static inline float tg_alu_bitwise_xor(float a, float b)
+{
+    return tg__alu_back(tg__alu_pattern(a) ^ tg__alu_pattern(b), a, b);
+}
+static inline float tg_alu_left_shift(float a, float b)
+{
+    int64_t n = tg__f32_rne_i64(b);
+    return tg__alu_back(n < 0 || n > 31 ? 0u : tg__alu_pattern(a) << n, a, b);
+}
+static inline float tg_alu_right_shift(float a, float b)
+{
+    int64_t n = tg__f32_rne_i64(b);
+    return tg__alu_back(n < 0 || n > 31 ? 0u : tg__alu_pattern(a) >> n, a, b);
+}
+static inline float tg_alu_abs(float a, float b)
+{
+    (void)b;
+    return tg_act_abs(a);
+}
+
+#endif /* TG_ALU_H */

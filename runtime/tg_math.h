@@ -1,0 +1,126 @@
+/* tg_math.h — activation functions of the Scalar engine (SPEC.md §2) on fp32,
+ * with the runtime's own implementations (no libm): the table of functions
+ * (enum, names, dispatcher, row helper) and a static inline entry point per
+ * function. Freestanding C99; the out-of-line cores are built with
+ * -ffp-contract=off, so results are bit-identical on every host.
+ *
+ * Semantics: every function takes the fp32 input exactly as given — outside
+ * NKI's documented valid input ranges (log [2^-64, 2^64], sin [-π, π],
+ * sqrt [2^-116, 2^118], rsqrt [2^-87, 2^97], reciprocal ±[2^-42, 2^42]) the
+ * hardware's output is unspecified; we return the mathematically correct
+ * value everywhere instead (IEEE specials: log(0) = -inf, log(<0) = NaN,
+ * sqrt(-0) = -0, rsqrt(±0) = ±inf, sin(±inf) = NaN). NaN in → quiet NaN out.
+ *   relu(x) = x > 0 ? x : +0 (NaN → NaN);  sign(±0) = ±0, sign(x) = ±1;
+ *   gelu = x·Φ(x) (erf form); gelu_apprx_tanh = 0.5x(1 + tanh(√(2/π)(x +
+ *   0.044715x³))); silu = x·sigmoid(x); softplus = ln(1 + e^x).
+ *
+ * Accuracy — error in ulps of fp32 against libm's fp64 result rounded to fp32
+ * (the correctly rounded value, to fp64's accuracy). Columns: the bound we
+ * state (asserted by tests/unit/test_math.c on a sampled sweep), then the max
+ * measured by `make bench-rt` (tools/ulp_measure.c, every 61st fp32 bit
+ * pattern of the domain, ~70 M inputs per function), then the domain.
+ * Evaluation is in fp64, so a result misrounds only within ~1e-15 of a
+ * midpoint: none was found in the sweep, hence measured 0 but bound 1.
+ *   TG_ULP_TABLE_BEGIN   bound  measured  domain
+ *   exp                  1      0         all finite fp32
+ *   log                  1      0         all positive fp32
+ *   tanh                 1      0         all finite fp32
+ *   sigmoid              1      0         all finite fp32
+ *   gelu                 1      0         all finite fp32
+ *   gelu_apprx_tanh      1      0         all finite fp32
+ *   silu                 1      0         all finite fp32
+ *   softplus             1      0         all finite fp32
+ *   sqrt                 0      0         all non-negative (exact integer sqrt)
+ *   rsqrt                1      0         all positive fp32
+ *   reciprocal           0      0         all finite (IEEE division)
+ *   sin                  1      0         all finite (Payne-Hanek, |x| >= 823549)
+ *   erf                  1      0         all finite fp32
+ *   square copy relu abs sign: exact
+ *   TG_ULP_TABLE_END
+ */
+#ifndef TG_MATH_H
+#define TG_MATH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* X(ENUM_SUFFIX, spec_name), in SPEC.md §2 order. */
+#define TG_ACT_FUNCS(X)                                                         \
+    X(COPY, copy) X(EXP, exp) X(LOG, log) X(TANH, tanh) X(SIGMOID, sigmoid)     \
+    X(RELU, relu) X(GELU, gelu) X(GELU_APPRX_TANH, gelu_apprx_tanh)             \
+    X(SILU, silu) X(SOFTPLUS, softplus) X(SQUARE, square) X(SQRT, sqrt)         \
+    X(RSQRT, rsqrt) X(RECIPROCAL, reciprocal) X(SIN, sin) X(ABS, abs)           \
+    X(SIGN, sign) X(ERF, erf)
+
+typedef enum tg_act_func {
+#define TG_ACT_ENUM(ID, id) TG_ACT_##ID,
+    TG_ACT_FUNCS(TG_ACT_ENUM)
+#undef TG_ACT_ENUM
+    TG_ACT_COUNT
+} tg_act_func;
+
+/* Spec spelling of `f`; "?" when out of range. */
+const char *tg_act_name(tg_act_func f);
+/* The function spelled by the `len` bytes at `s`, or -1. */
+int tg_act_from_name(const char *s, size_t len);
+/* Dispatcher: f(x); NaN for an out-of-range f. */
+float tg_act(tg_act_func f, float x);
+/* dst[i] = f(src[i]·scale + bias) — the Scalar engine's activation with two
+ * fp32 roundings (multiply, then add; never fused). dst may equal src. */
+void tg_act_row(tg_act_func f, float *dst, const float *src, size_t n, float scale, float bias);
+
+/* Out-of-line cores (tg_math.c). */
+float tg_math_exp(float x);
+float tg_math_log(float x);
+float tg_math_tanh(float x);
+float tg_math_sigmoid(float x);
+float tg_math_gelu(float x);
+float tg_math_gelu_tanh(float x);
+float tg_math_silu(float x);
+float tg_math_softplus(float x);
+float tg_math_sqrt(float x);
+float tg_math_rsqrt(float x);
+float tg_math_sin(float x);
+float tg_math_erf(float x);
+/* C99 Annex F pow on fp32 (for the ALU's `power`). */
+float tg_math_pow(float a, float b);
+/* fp64 helpers shared with other runtime modules: e^x, ln x (x > 0), erf. */
+double tg_math_exp_d(double x);
+double tg_math_log_d(double x);
+double tg_math_erf_d(double x);
+
+/* ---- per-function entry points -------------------------------------------- */
+typedef union tg_math_f32u {
+    float f;    /* value */
+    uint32_t u; /* bits */
+} tg_math_f32u;
+
+static inline float tg_act_copy(float x) { return x; }
+static inline float tg_act_exp(float x) { return tg_math_exp(x); }
+static inline float tg_act_log(float x) { return tg_math_log(x); }
+static inline float tg_act_tanh(float x) { return tg_math_tanh(x); }
+static inline float tg_act_sigmoid(float x) { return tg_math_sigmoid(x); }
+static inline float tg_act_relu(float x) { return x > 0.0f ? x : (x != x ? x + x : 0.0f); }
+static inline float tg_act_gelu(float x) { return tg_math_gelu(x); }
+static inline float tg_act_gelu_apprx_tanh(float x) { return tg_math_gelu_tanh(x); }
+static inline float tg_act_silu(float x) { return tg_math_silu(x); }
+static inline float tg_act_softplus(float x) { return tg_math_softplus(x); }
+static inline float tg_act_square(float x) { return x * x; }
+static inline float tg_act_sqrt(float x) { return tg_math_sqrt(x); }
+static inline float tg_act_rsqrt(float x) { return tg_math_rsqrt(x); }
+static inline float tg_act_reciprocal(float x) { return 1.0f / x; }
+static inline float tg_act_sin(float x) { return tg_math_sin(x); }
+static inline float tg_act_abs(float x)
+{
+    tg_math_f32u v;
+    v.f = x;
+    v.u &= 0x7fffffffu;
+    return v.f;
+}
+static inline float tg_act_sign(float x)
+{
+    return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : x + x); /* ±0 and NaN pass */
+}
+static inline float tg_act_erf(float x) { return tg_math_erf(x); }
+
+#endif /* TG_MATH_H */

@@ -1,0 +1,216 @@
+/* test_alu.c — cmocka tests of runtime/tg_alu: names, the dispatcher against
+ * the inline ops, IEEE arithmetic, max/min NaN and ±0 rules, comparisons and
+ * logical ops on NaN/±0, power against libm (specials exact, others ≤ 1 ulp),
+ * and the bitvec ops on signed/unsigned integer values. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tg_alu.h"
+
+static const float INF = (float)INFINITY;
+
+static uint64_t rng = 0x243f6a8885a308d3ull;
+static uint32_t rnd32(void)
+{
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return (uint32_t)((rng * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+static int same_bits(float a, float b)
+{
+    return (isnan(a) && isnan(b)) || tg_f32_bits(a) == tg_f32_bits(b);
+}
+
+static void test_names(void **state)
+{
+    static const char *const names[TG_ALU_COUNT] = {
+        "add", "subtract", "multiply", "divide", "maximum", "minimum", "power", "equal",
+        "not_equal", "greater", "greater_equal", "less", "less_equal", "logical_and",
+        "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+        "right_shift", "abs"};
+    int i;
+    (void)state;
+    for (i = 0; i < TG_ALU_COUNT; i++) {
+        assert_string_equal(tg_alu_name((tg_alu_op)i), names[i]);
+        assert_int_equal(tg_alu_from_name(names[i], strlen(names[i])), i);
+        assert_int_equal(tg_alu_is_bitvec((tg_alu_op)i), i >= TG_ALU_BITWISE_AND && i <= TG_ALU_RIGHT_SHIFT);
+    }
+    assert_string_equal(tg_alu_name(TG_ALU_COUNT), "?");
+    assert_int_equal(tg_alu_from_name("less_", 5), -1);
+    assert_true(isnan(tg_alu(TG_ALU_COUNT, 1.0f, 2.0f)));
+}
+
+/* Random operands, including specials, through the dispatcher vs C. */
+static void test_arith_and_dispatch(void **state)
+{
+    static const float sp[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 3.0f, -2.5f, 1e30f, -1e-40f, INFINITY, -INFINITY, NAN};
+    int i, op;
+    (void)state;
+    for (i = 0; i < 400000; i++) {
+        float a = i < 144 ? sp[i % 12] : tg_bits_f32(rnd32());
+        float b = i < 144 ? sp[i / 12] : tg_bits_f32(rnd32());
+        if (!same_bits(tg_alu(TG_ALU_ADD, a, b), a + b) || !same_bits(tg_alu(TG_ALU_SUBTRACT, a, b), a - b) ||
+            !same_bits(tg_alu(TG_ALU_MULTIPLY, a, b), a * b) || !same_bits(tg_alu(TG_ALU_DIVIDE, a, b), a / b))
+            fail_msg("arith on %a, %a", (double)a, (double)b);
+        if (tg_alu(TG_ALU_EQUAL, a, b) != (a == b ? 1.0f : 0.0f) ||
+            tg_alu(TG_ALU_NOT_EQUAL, a, b) != (a != b ? 1.0f : 0.0f) ||
+            tg_alu(TG_ALU_GREATER, a, b) != (a > b ? 1.0f : 0.0f) ||
+            tg_alu(TG_ALU_GREATER_EQUAL, a, b) != (a >= b ? 1.0f : 0.0f) ||
+            tg_alu(TG_ALU_LESS, a, b) != (a < b ? 1.0f : 0.0f) ||
+            tg_alu(TG_ALU_LESS_EQUAL, a, b) != (a <= b ? 1.0f : 0.0f))
+            fail_msg("compare on %a, %a", (double)a, (double)b);
+        {
+            float mx = tg_alu(TG_ALU_MAXIMUM, a, b), mn = tg_alu(TG_ALU_MINIMUM, a, b);
+            if (isnan(a) || isnan(b)) {
+                assert_true(isnan(mx) && isnan(mn));
+            } else {
+                assert_true(mx == fmaxf(a, b) && mn == fminf(a, b));
+                assert_true(mx >= a && mx >= b && mn <= a && mn <= b);
+            }
+        }
+        for (op = 0; op < TG_ALU_COUNT; op++) {
+            float d = tg_alu((tg_alu_op)op, a, b), want;
+            switch (op) {
+#define CASE(ID, id) case TG_ALU_##ID: want = tg_alu_##id(a, b); break;
+                TG_ALU_OPS(CASE)
+#undef CASE
+            default: want = NAN; break;
+            }
+            if (!same_bits(d, want))
+                fail_msg("dispatch %s(%a, %a)", tg_alu_name((tg_alu_op)op), (double)a, (double)b);
+        }
+    }
+}
+
+static void test_max_min_rules(void **state)
+{
+    (void)state;
+    assert_true(isnan(tg_alu_maximum(NAN, 1.0f)) && isnan(tg_alu_maximum(1.0f, NAN)));
+    assert_true(isnan(tg_alu_minimum(NAN, -INF)) && isnan(tg_alu_minimum(INF, NAN)));
+    assert_int_equal(tg_f32_bits(tg_alu_maximum(-0.0f, 0.0f)), 0);
+    assert_int_equal(tg_f32_bits(tg_alu_maximum(0.0f, -0.0f)), 0);
+    assert_int_equal(tg_f32_bits(tg_alu_minimum(0.0f, -0.0f)), 0x80000000u);
+    assert_int_equal(tg_f32_bits(tg_alu_minimum(-0.0f, 0.0f)), 0x80000000u);
+    assert_true(tg_alu_maximum(-INF, -3.0f) == -3.0f && tg_alu_minimum(-INF, -3.0f) == -INF);
+}
+
+static void test_logical(void **state)
+{
+    (void)state;
+    assert_true(tg_alu_logical_and(2.0f, -0.5f) == 1.0f);
+    assert_true(tg_alu_logical_and(2.0f, -0.0f) == 0.0f);
+    assert_true(tg_alu_logical_and(NAN, 1.0f) == 1.0f); /* NaN is true */
+    assert_true(tg_alu_logical_or(0.0f, -0.0f) == 0.0f);
+    assert_true(tg_alu_logical_or(0.0f, NAN) == 1.0f);
+    assert_true(tg_alu_logical_xor(3.0f, 0.0f) == 1.0f);
+    assert_true(tg_alu_logical_xor(3.0f, -INF) == 0.0f);
+    assert_true(tg_alu_equal(NAN, NAN) == 0.0f && tg_alu_not_equal(NAN, NAN) == 1.0f);
+    assert_true(tg_alu_equal(0.0f, -0.0f) == 1.0f);
+    assert_true(tg_alu_greater_equal(NAN, 1.0f) == 0.0f && tg_alu_less_equal(1.0f, NAN) == 0.0f);
+    assert_true(tg_alu_abs(-3.5f, 99.0f) == 3.5f);
+    assert_int_equal(tg_f32_bits(tg_alu_abs(-0.0f, 0.0f)), 0);
+    assert_true(isnan(tg_alu_abs(NAN, 0.0f)));
+}
+
+static int64_t ulps(float a, float b)
+{
+    int64_t x = tg_f32_bits(a) >> 31 ? -(int64_t)(tg_f32_bits(a) & 0x7fffffffu) : tg_f32_bits(a);
+    int64_t y = tg_f32_bits(b) >> 31 ? -(int64_t)(tg_f32_bits(b) & 0x7fffffffu) : tg_f32_bits(b);
+    return x > y ? x - y : y - x;
+}
+
+static void test_power(void **state)
+{
+    static const float sp[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, -0.5f, 2.0f, -2.0f, 3.0f, -3.0f,
+                               2.5f, -2.5f, 1e30f, -1e30f, 0x1p24f, -0x1p25f, INFINITY, -INFINITY, NAN};
+    const int n = (int)(sizeof sp / sizeof sp[0]);
+    int i, j;
+    (void)state;
+    /* every pair of special operands: the same value as libm's pow */
+    for (i = 0; i < n; i++) {
+        for (j = 0; j < n; j++) {
+            float a = sp[i], b = sp[j], got = tg_alu_power(a, b);
+            float want = (float)pow((double)a, (double)b);
+            if (!(isnan(got) && isnan(want)) && (tg_f32_bits(got) != tg_f32_bits(want) && ulps(got, want) > 1))
+                fail_msg("pow(%a, %a) = %a, libm %a", (double)a, (double)b, (double)got, (double)want);
+        }
+    }
+    /* random finite operands with a finite, non-zero result: ≤ 1 ulp */
+    for (i = 0; i < 300000; i++) {
+        float a = (float)(rnd32() % 100000u) / 997.0f + 1e-3f;
+        float b = ((float)(rnd32() % 20001u) - 10000.0f) / 313.0f;
+        float got, want;
+        if (i & 1)
+            a = -floorf(a), b = floorf(b); /* negative base, integer exponent */
+        got = tg_alu_power(a, b);
+        want = (float)pow((double)a, (double)b);
+        if (isnan(want) ? !isnan(got) : ulps(got, want) > 1)
+            fail_msg("pow(%a, %a) = %a, libm %a", (double)a, (double)b, (double)got, (double)want);
+    }
+}
+
+static void test_bitvec(void **state)
+{
+    int i;
+    (void)state;
+    assert_true(tg_alu_bitwise_and(12.0f, 10.0f) == 8.0f);
+    assert_true(tg_alu_bitwise_or(12.0f, 10.0f) == 14.0f);
+    assert_true(tg_alu_bitwise_xor(12.0f, 10.0f) == 6.0f);
+    assert_true(tg_alu_bitwise_and(-1.0f, 255.0f) == 255.0f);
+    assert_true(tg_alu_bitwise_xor(-1.0f, 0.0f) == -1.0f);
+    assert_true(tg_alu_bitwise_or(-8.0f, 3.0f) == -5.0f);
+    assert_true(tg_alu_bitwise_and(4294967040.0f, 65535.0f) == 65280.0f); /* uint32 0xffffff00 */
+    assert_true(tg_alu_bitwise_or(4294967040.0f, 0.0f) == 4294967040.0f);
+    assert_true(tg_alu_left_shift(1.0f, 4.0f) == 16.0f);
+    assert_true(tg_alu_left_shift(-1.0f, 4.0f) == -16.0f);
+    assert_true(tg_alu_right_shift(-16.0f, 28.0f) == 15.0f); /* logical */
+    assert_true(tg_alu_right_shift(256.0f, 4.0f) == 16.0f);
+    assert_true(tg_alu_left_shift(1.0f, 32.0f) == 0.0f);
+    assert_true(tg_alu_right_shift(1.0f, -1.0f) == 0.0f);
+    assert_true(tg_alu_bitwise_or(NAN, 5.0f) == 5.0f); /* NaN → 0 */
+    assert_true(tg_alu_bitwise_and(2.5f, 3.0f) == 2.0f); /* 2.5 → 2 (RNE) */
+    assert_true(tg_alu_bits(TG_ALU_BITWISE_XOR, 0xf0f0u, 0xffffu) == 0x0f0fu);
+    assert_true(tg_alu_bits(TG_ALU_LEFT_SHIFT, 0x80000001u, 1) == 2u);
+    assert_true(tg_alu_bits(TG_ALU_RIGHT_SHIFT, 0x80000000u, 31) == 1u);
+    assert_true(tg_alu_bits(TG_ALU_RIGHT_SHIFT, 5u, 40) == 0u);
+    assert_true(tg_alu_bits(TG_ALU_ADD, 5u, 4u) == 0u);
+    /* int16-range operands vs integer arithmetic */
+    for (i = 0; i < 200000; i++) {
+        int32_t a = (int32_t)(rnd32() % 65536u) - 32768, b = (int32_t)(rnd32() % 65536u) - 32768;
+        uint32_t s = rnd32() % 16u;
+        float fa = (float)a, fb = (float)b;
+        assert_true(tg_alu_bitwise_and(fa, fb) == (float)(a & b));
+        assert_true(tg_alu_bitwise_or(fa, fb) == (float)(a | b));
+        assert_true(tg_alu_bitwise_xor(fa, fb) == (float)(a ^ b));
+        if (a >= 0) {
+            assert_true(tg_alu_left_shift(fa, (float)s) == (float)((uint32_t)a << s));
+            assert_true(tg_alu_right_shift(fa, (float)s) == (float)((uint32_t)a >> s));
+        } else {
+            int64_t l = (int64_t)((uint32_t)a << s), r = (int64_t)((uint32_t)a >> s);
+            if (l >= ((int64_t)1 << 31)) l -= (int64_t)1 << 32;
+            if (r >= ((int64_t)1 << 31)) r -= (int64_t)1 << 32;
+            assert_true(tg_alu_left_shift(fa, (float)s) == (float)l);
+            assert_true(tg_alu_right_shift(fa, (float)s) == (float)r);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_names),
+        cmocka_unit_test(test_arith_and_dispatch),
+        cmocka_unit_test(test_max_min_rules),
+        cmocka_unit_test(test_logical),
+        cmocka_unit_test(test_power),
+        cmocka_unit_test(test_bitvec),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

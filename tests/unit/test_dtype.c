@@ -1,0 +1,483 @@
+/* test_dtype.c — cmocka tests of runtime/tg_dtype: every bf16/fp16/fp8
+ * encoding decoded against an independent formula (and _Float16 when the
+ * compiler has it) and re-encoded; fp32 → narrow rounding at every tie,
+ * subnormal boundary, overflow threshold, NaN payload, ±0, ±inf; a random
+ * sweep against a slow double-precision reference encoder; int casts; rows. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tg_dtype.h"
+
+/* A narrow float format, described independently of the runtime's codec. */
+typedef struct fmt {
+    const char *name; /* for messages */
+    int ebits;        /* exponent bits */
+    int mb;           /* mantissa bits */
+    int bias;         /* exponent bias */
+} fmt;
+
+static const fmt F_BF16 = {"bf16", 8, 7, 127};
+static const fmt F_F16 = {"f16", 5, 10, 15};
+static const fmt F_E4M3 = {"e4m3", 4, 3, 7};
+static const fmt F_E5M2 = {"e5m2", 5, 2, 15};
+static const fmt F_TF32 = {"tf32", 8, 10, 127};
+
+/* Reference decode by formula (ldexp): NaN returned as NAN of the right sign. */
+static double ref_decode(const fmt *f, uint32_t h)
+{
+    uint32_t s = (h >> (f->ebits + f->mb)) & 1u;
+    uint32_t e = (h >> f->mb) & ((1u << f->ebits) - 1u);
+    uint32_t m = h & ((1u << f->mb) - 1u);
+    double v;
+    if (e == (1u << f->ebits) - 1u)
+        v = m ? NAN : INFINITY;
+    else if (e == 0)
+        v = ldexp((double)m, 1 - f->bias - f->mb);
+    else
+        v = ldexp((double)(m | (1u << f->mb)), (int)e - f->bias - f->mb);
+    return s ? -v : v;
+}
+
+static double ref_max(const fmt *f)
+{
+    int emax = (1 << f->ebits) - 2 - f->bias;
+    return ldexp(2.0 - ldexp(1.0, -f->mb), emax);
+}
+
+/* Reference RNE to the format with an unbounded exponent, then overflow → inf.
+ * Works on the exact double value of an fp32 input. */
+static double ref_round(const fmt *f, double v)
+{
+    double a = fabs(v), q, r;
+    int e;
+    if (isnan(v) || isinf(v) || a == 0.0)
+        return v;
+    frexp(a, &e);                  /* a = x * 2^e, x in [0.5, 1) */
+    e -= 1;                        /* a in [2^e, 2^(e+1)) */
+    if (e < 1 - f->bias)
+        e = 1 - f->bias;           /* subnormal quantum */
+    q = ldexp(a, f->mb - e);       /* exact */
+    r = nearbyint(q);              /* default mode: ties to even */
+    r = ldexp(r, e - f->mb);
+    if (r > ref_max(f))
+        r = INFINITY;
+    return v < 0 ? -r : r;
+}
+
+static uint32_t enc(const fmt *f, float x)
+{
+    if (f == &F_BF16) return tg_f32_to_bf16(x);
+    if (f == &F_F16) return tg_f32_to_f16(x);
+    if (f == &F_E4M3) return tg_f32_to_e4m3(x);
+    if (f == &F_E5M2) return tg_f32_to_e5m2(x);
+    return tg_f32_bits(tg_f32_to_tf32(x)) >> 13; /* tf32: 19 significant bits */
+}
+
+static float dec(const fmt *f, uint32_t h)
+{
+    if (f == &F_BF16) return tg_bf16_to_f32((uint16_t)h);
+    if (f == &F_F16) return tg_f16_to_f32((uint16_t)h);
+    if (f == &F_E4M3) return tg_e4m3_to_f32((uint8_t)h);
+    if (f == &F_E5M2) return tg_e5m2_to_f32((uint8_t)h);
+    return tg_bits_f32(h << 13);
+}
+
+static int is_nan_bits(const fmt *f, uint32_t h)
+{
+    uint32_t e = (h >> f->mb) & ((1u << f->ebits) - 1u);
+    return e == (1u << f->ebits) - 1u && (h & ((1u << f->mb) - 1u)) != 0;
+}
+
+/* Decode every encoding, compare with the formula, re-encode. */
+static void exhaustive(const fmt *f)
+{
+    uint32_t n = 1u << (1 + f->ebits + f->mb), h;
+    uint32_t qbit = 1u << (f->mb - 1), sbit = 1u << (f->ebits + f->mb);
+    for (h = 0; h < n; h++) {
+        float v = dec(f, h);
+        double r = ref_decode(f, h);
+        uint32_t back = enc(f, v);
+        if (isnan(r)) {
+            if (!isnan(v) || (tg_f32_bits(v) & 0x00400000u) == 0 ||
+                (signbit(v) != 0) != ((h & sbit) != 0)) {
+                fail_msg("%s %#x: decode not a quiet NaN of the same sign", f->name, h);
+            }
+            if (!is_nan_bits(f, back) || back != (h | qbit))
+                fail_msg("%s NaN %#x re-encodes to %#x, want %#x", f->name, h, back, h | qbit);
+            continue;
+        }
+        if ((double)v != r || (signbit(v) != 0) != (signbit(r) != 0))
+            fail_msg("%s %#x decodes to %a, want %a", f->name, h, (double)v, r);
+        if (back != h)
+            fail_msg("%s %#x round-trips to %#x", f->name, h, back);
+    }
+}
+
+static void test_bf16_exhaustive(void **state) { (void)state; exhaustive(&F_BF16); }
+static void test_f16_exhaustive(void **state) { (void)state; exhaustive(&F_F16); }
+static void test_e4m3_exhaustive(void **state) { (void)state; exhaustive(&F_E4M3); }
+static void test_e5m2_exhaustive(void **state) { (void)state; exhaustive(&F_E5M2); }
+
+/* fp16 against the compiler's own half type, both directions. */
+static void test_f16_vs_compiler(void **state)
+{
+    (void)state;
+#if defined(__FLT16_MAX__)
+    __extension__ typedef _Float16 half_t;
+    {
+        uint32_t h;
+        for (h = 0; h < 65536; h++) {
+            half_t c;
+            uint16_t hb = (uint16_t)h;
+            float v = tg_f16_to_f32(hb);
+            memcpy(&c, &hb, 2);
+            if (isnan((float)c)) {
+                assert_true(isnan(v));
+                continue;
+            }
+            assert_true(v == (float)c);
+        }
+        /* encoding: every 4097th fp32 pattern across the whole space */
+        for (h = 0; h < 0xffffffffu - 4097u; h += 4097u) {
+            float x = tg_bits_f32(h);
+            half_t c = (half_t)x;
+            uint16_t cb;
+            memcpy(&cb, &c, 2);
+            if (isnan(x))
+                assert_true(is_nan_bits(&F_F16, tg_f32_to_f16(x)));
+            else if (tg_f32_to_f16(x) != cb)
+                fail_msg("f16(%a) = %#x, compiler says %#x", (double)x, tg_f32_to_f16(x), cb);
+        }
+    }
+#else
+    skip();
+#endif
+}
+
+/* Every tie between adjacent finite values of the format (and their neighbours
+ * one fp32 ulp either side), including the tie above the largest finite. */
+static void ties(const fmt *f)
+{
+    uint32_t maxbits = (((1u << f->ebits) - 1u) << f->mb) - 1u, h;
+    for (h = 0; h <= maxbits; h++) {
+        double lo = ref_decode(f, h);
+        double hi = h == maxbits ? ldexp(1.0, (1 << f->ebits) - 1 - f->bias) : ref_decode(f, h + 1);
+        double mid = (lo + hi) / 2;
+        float fm = (float)mid;
+        uint32_t want = (h & 1u) ? h + 1 : h;
+        int s;
+        assert_true((double)fm == mid); /* ties are exact in fp32 */
+        for (s = 0; s < 2; s++) {
+            float x = s ? -fm : fm;
+            uint32_t sb = s ? 1u << (f->ebits + f->mb) : 0u;
+            uint32_t got = enc(f, x);
+            uint32_t below = enc(f, s ? -nextafterf(fm, 0) : nextafterf(fm, 0));
+            uint32_t above = enc(f, s ? -nextafterf(fm, INFINITY) : nextafterf(fm, INFINITY));
+            if (got != (want | sb))
+                fail_msg("%s tie %a: got %#x want %#x", f->name, (double)x, got, want | sb);
+            if (below != (h | sb) || above != ((h + 1) | sb))
+                fail_msg("%s near tie %a: %#x %#x", f->name, (double)x, below, above);
+        }
+    }
+}
+
+static void test_ties_bf16(void **state) { (void)state; ties(&F_BF16); }
+static void test_ties_f16(void **state) { (void)state; ties(&F_F16); }
+static void test_ties_e4m3(void **state) { (void)state; ties(&F_E4M3); }
+static void test_ties_e5m2(void **state) { (void)state; ties(&F_E5M2); }
+
+/* The documented overflow thresholds and maxima (tg_dtype.h header). */
+static void test_overflow_thresholds(void **state)
+{
+    (void)state;
+    assert_int_equal(tg_f32_to_e4m3(240.0f), 0x77);
+    assert_int_equal(tg_f32_to_e4m3(nextafterf(248.0f, 0)), 0x77);
+    assert_int_equal(tg_f32_to_e4m3(248.0f), 0x78);  /* +inf */
+    assert_int_equal(tg_f32_to_e4m3(-248.0f), 0xf8); /* -inf */
+    assert_int_equal(tg_f32_to_e4m3(1e30f), 0x78);
+    assert_true(tg_e4m3_to_f32(0x77) == 240.0f);
+    assert_true(isinf(tg_e4m3_to_f32(0x78)));
+    assert_int_equal(tg_f32_to_e5m2(57344.0f), 0x7b);
+    assert_int_equal(tg_f32_to_e5m2(nextafterf(61440.0f, 0)), 0x7b);
+    assert_int_equal(tg_f32_to_e5m2(61440.0f), 0x7c);
+    assert_true(tg_e5m2_to_f32(0x7b) == 57344.0f);
+    assert_int_equal(tg_f32_to_f16(65504.0f), 0x7bff);
+    assert_int_equal(tg_f32_to_f16(nextafterf(65520.0f, 0)), 0x7bff);
+    assert_int_equal(tg_f32_to_f16(65520.0f), 0x7c00);
+    assert_int_equal(tg_f32_to_f16(-65520.0f), 0xfc00);
+    assert_int_equal(tg_f32_to_bf16(0x1.fep127f), 0x7f7f);
+    assert_int_equal(tg_f32_to_bf16(nextafterf(0x1.ffp127f, 0)), 0x7f7f);
+    assert_int_equal(tg_f32_to_bf16(0x1.ffp127f), 0x7f80);
+    assert_int_equal(tg_f32_to_bf16(FLT_MAX), 0x7f80);
+    assert_true(tg_f32_to_tf32(0x1.ffcp127f) == 0x1.ffcp127f);
+    assert_true(isinf(tg_f32_to_tf32(0x1.ffep127f)));
+    assert_true(tg_f32_to_tf32(nextafterf(0x1.ffep127f, 0)) == 0x1.ffcp127f);
+}
+
+/* Subnormal boundaries: smallest subnormal, half of it (tie → 0), just above
+ * half (→ smallest), largest subnormal ↔ smallest normal. */
+static void subnormals(const fmt *f, uint32_t sb)
+{
+    double tiny = ldexp(1.0, 1 - f->bias - f->mb);
+    double minnorm = ldexp(1.0, 1 - f->bias);
+    uint32_t maxsub = (1u << f->mb) - 1u;
+    float t = (float)tiny;
+    assert_int_equal(enc(f, t), 1);
+    assert_int_equal(enc(f, -t), sb | 1u);
+    assert_int_equal(enc(f, (float)(tiny / 2)), 0);           /* tie to even 0 */
+    assert_int_equal(enc(f, -(float)(tiny / 2)), sb);         /* -0 */
+    assert_int_equal(enc(f, nextafterf((float)(tiny / 2), 1)), 1);
+    assert_int_equal(enc(f, (float)(tiny * 1.5)), 2);          /* tie 1|2 → 2 */
+    assert_int_equal(enc(f, (float)(minnorm - tiny)), maxsub);
+    assert_int_equal(enc(f, (float)(minnorm - tiny / 2)), maxsub + 1u); /* tie → even = min normal */
+    assert_int_equal(enc(f, (float)minnorm), 1u << f->mb);
+    assert_int_equal(enc(f, 1e-45f), 0);                       /* fp32 subnormal underflows */
+}
+
+static void test_subnormals(void **state)
+{
+    (void)state;
+    subnormals(&F_F16, 0x8000);
+    subnormals(&F_E4M3, 0x80);
+    subnormals(&F_E5M2, 0x80);
+    /* bf16 shares fp32's exponent range: fp32 subnormals round to bf16 ones */
+    assert_int_equal(tg_f32_to_bf16(tg_bits_f32(0x00010000)), 0x0001);
+    assert_int_equal(tg_f32_to_bf16(tg_bits_f32(0x00008000)), 0x0000); /* tie → 0 */
+    assert_int_equal(tg_f32_to_bf16(tg_bits_f32(0x00018000)), 0x0002); /* tie → even */
+    assert_int_equal(tg_f32_to_bf16(tg_bits_f32(0x007f8000)), 0x0080); /* → min normal */
+    assert_true(tg_f32_to_tf32(tg_bits_f32(0x00001000)) == 0.0f);
+    assert_true(tg_f32_to_tf32(tg_bits_f32(0x00003000)) == tg_bits_f32(0x00004000));
+}
+
+static void test_specials(void **state)
+{
+    const fmt *fs[5] = {&F_BF16, &F_F16, &F_E4M3, &F_E5M2, &F_TF32};
+    int i;
+    (void)state;
+    for (i = 0; i < 5; i++) {
+        const fmt *f = fs[i];
+        uint32_t sb = 1u << (f->ebits + f->mb), inf = ((1u << f->ebits) - 1u) << f->mb;
+        uint32_t q = 1u << (f->mb - 1), mmask = (1u << f->mb) - 1u;
+        assert_int_equal(enc(f, 0.0f), 0);
+        assert_int_equal(enc(f, -0.0f), sb);
+        assert_int_equal(enc(f, INFINITY), inf);
+        assert_int_equal(enc(f, -INFINITY), sb | inf);
+        assert_true(signbit(dec(f, sb)) && dec(f, sb) == 0.0f);
+        /* NaN payloads: quiet, signalling with payload only in low bits, negative */
+        assert_int_equal(enc(f, tg_bits_f32(0x7fc00000u)), inf | q);
+        assert_int_equal(enc(f, tg_bits_f32(0x7f800001u)), inf | q); /* payload lost, still NaN */
+        assert_int_equal(enc(f, tg_bits_f32(0xff800001u)), sb | inf | q);
+        assert_int_equal(enc(f, tg_bits_f32(0x7fffffffu)), inf | mmask);
+        assert_int_equal(enc(f, tg_bits_f32(0x7fa00000u)), inf | q | ((0x200000u >> (23 - f->mb)) & mmask));
+    }
+}
+
+/* xorshift64* — deterministic test randomness. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd32(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
+}
+
+/* Random fp32 values: half uniform over all bit patterns, half with the
+ * exponent near the target format's range — against ref_round. */
+static void sweep(const fmt *f, int count)
+{
+    int i;
+    for (i = 0; i < count; i++) {
+        uint32_t u = rnd32();
+        float x;
+        double want;
+        float got;
+        if (i & 1) {
+            int lo = 127 - f->bias - f->mb - 3, span = (1 << f->ebits) + f->mb + 6;
+            int e = lo + (int)(rnd32() % (uint32_t)span);
+            if (e < 0) e = 0;
+            if (e > 254) e = 254;
+            u = (u & 0x807fffffu) | ((uint32_t)e << 23);
+        }
+        x = tg_bits_f32(u);
+        got = dec(f, enc(f, x));
+        want = ref_round(f, (double)x);
+        if (isnan(x)) {
+            assert_true(isnan(got));
+            continue;
+        }
+        if ((double)got != want || (signbit(got) != 0) != (signbit(want) != 0))
+            fail_msg("%s(%a) = %a, reference %a", f->name, (double)x, (double)got, want);
+    }
+}
+
+static void test_sweep(void **state)
+{
+    (void)state;
+    sweep(&F_BF16, 2000000);
+    sweep(&F_F16, 2000000);
+    sweep(&F_E4M3, 2000000);
+    sweep(&F_E5M2, 2000000);
+    sweep(&F_TF32, 2000000);
+}
+
+/* fp8: a second, brute-force reference — nearest of all 256 values. */
+static void brute_fp8(const fmt *f)
+{
+    int i;
+    for (i = 0; i < 200000; i++) {
+        float x = tg_bits_f32((rnd32() & 0x807fffffu) | ((uint32_t)(100 + rnd32() % 50) << 23));
+        double a = fabs((double)x), best = INFINITY;
+        uint32_t bh = 0, h, got;
+        for (h = 0; h < 128; h++) {
+            double v = ref_decode(f, h), d;
+            if (isnan(v))
+                continue;
+            if (isinf(v)) /* inf competes as the value 2^(emax+1) */
+                v = ldexp(1.0, (1 << f->ebits) - 1 - f->bias);
+            d = fabs(v - a);
+            if (d < best || (d == best && (h & 1u) == 0)) {
+                best = d;
+                bh = h;
+            }
+        }
+        got = enc(f, (float)a);
+        if (got != bh)
+            fail_msg("%s(%a): %#x, brute force %#x", f->name, a, got, bh);
+    }
+}
+
+static void test_fp8_brute(void **state)
+{
+    (void)state;
+    brute_fp8(&F_E4M3);
+    brute_fp8(&F_E5M2);
+}
+
+static void test_int_casts(void **state)
+{
+    int i;
+    (void)state;
+    assert_int_equal(tg_f32_to_i32(0.5f), 0);
+    assert_int_equal(tg_f32_to_i32(1.5f), 2);
+    assert_int_equal(tg_f32_to_i32(2.5f), 2);
+    assert_int_equal(tg_f32_to_i32(-2.5f), -2);
+    assert_int_equal(tg_f32_to_i32(-3.5f), -4);
+    assert_int_equal(tg_f32_to_i32(0.49999997f), 0);
+    assert_int_equal(tg_f32_to_i32(NAN), 0);
+    assert_int_equal(tg_f32_to_i32(INFINITY), INT32_MAX);
+    assert_int_equal(tg_f32_to_i32(-INFINITY), INT32_MIN);
+    assert_int_equal(tg_f32_to_i32(2147483648.0f), INT32_MAX);
+    assert_int_equal(tg_f32_to_i32(-2147483648.0f), INT32_MIN);
+    assert_int_equal(tg_f32_to_i32(16777217.0f), 16777216);
+    assert_int_equal(tg_f32_to_u32(4294967040.0f), 4294967040u);
+    assert_int_equal(tg_f32_to_u32(4294967296.0f), UINT32_MAX);
+    assert_int_equal(tg_f32_to_u32(-1.0f), 0);
+    assert_int_equal(tg_f32_to_i8(127.4f), 127);
+    assert_int_equal(tg_f32_to_i8(127.5f), 127);
+    assert_int_equal(tg_f32_to_i8(-128.6f), -128);
+    assert_int_equal(tg_f32_to_u8(255.5f), 255);
+    assert_int_equal(tg_f32_to_u8(-0.4f), 0);
+    assert_int_equal(tg_f32_to_i16(-32768.5f), -32768);
+    assert_int_equal(tg_f32_to_u16(65535.49f), 65535);
+    for (i = 0; i < 3000000; i++) {
+        float x = tg_bits_f32((rnd32() & 0x807fffffu) | ((uint32_t)(110 + rnd32() % 50) << 23));
+        double r = nearbyint((double)x);
+        double c32 = r > 2147483647.0 ? 2147483647.0 : (r < -2147483648.0 ? -2147483648.0 : r);
+        double c8 = r > 127 ? 127 : (r < -128 ? -128 : r);
+        double cu16 = r > 65535 ? 65535 : (r < 0 ? 0 : r);
+        double cu32 = r > 4294967295.0 ? 4294967295.0 : (r < 0 ? 0 : r);
+        if ((double)tg_f32_to_i32(x) != c32 || (double)tg_f32_to_i8(x) != c8 ||
+            (double)tg_f32_to_u16(x) != cu16 || (double)tg_f32_to_u32(x) != cu32)
+            fail_msg("int casts of %a", (double)x);
+    }
+}
+
+static void test_table(void **state)
+{
+    static const size_t sizes[TG_DTYPE_COUNT] = {4, 4, 2, 2, 1, 1, 1, 1, 2, 2, 4, 4};
+    int i;
+    (void)state;
+    for (i = 0; i < TG_DTYPE_COUNT; i++) {
+        const char *n = tg_dtype_name((tg_dtype)i);
+        assert_int_equal(tg_dtype_size((tg_dtype)i), sizes[i]);
+        assert_int_equal(tg_dtype_from_name(n, strlen(n)), i);
+        assert_int_equal(tg_dtype_is_float((tg_dtype)i), i <= TG_FLOAT8_E5M2);
+    }
+    assert_string_equal(tg_dtype_name(TG_FLOAT8_E4M3), "float8_e4m3");
+    assert_string_equal(tg_dtype_name(TG_UINT32), "uint32");
+    assert_int_equal(tg_dtype_from_name("float", 5), -1);
+    assert_int_equal(tg_dtype_from_name("float32x", 8), -1);
+    assert_int_equal(tg_dtype_from_name("int8", 3), -1);
+    assert_int_equal(tg_dtype_size(TG_DTYPE_COUNT), 0);
+    assert_string_equal(tg_dtype_name((tg_dtype)99), "?");
+    assert_true(tg_dtype_is_signed_int(TG_INT16) && !tg_dtype_is_signed_int(TG_UINT16));
+}
+
+/* tg_cvt_row for every (src, dst) pair equals element-wise load → store. */
+static void test_rows(void **state)
+{
+    enum { N = 700 };
+    static float vals[N];
+    static unsigned char src[N * 4 + 16], dst[N * 4 + 16], ref[N * 4 + 16];
+    int s, d, i;
+    (void)state;
+    for (i = 0; i < N; i++) {
+        uint32_t u = rnd32();
+        vals[i] = i % 3 ? (float)((int)(u % 70001u) - 35000) / 7.0f
+                        : tg_bits_f32((u & 0x807fffffu) | ((100 + u % 60) << 23));
+    }
+    vals[0] = NAN;
+    vals[1] = -INFINITY;
+    vals[2] = -0.0f;
+    for (s = 0; s < TG_DTYPE_COUNT; s++) {
+        for (i = 0; i < N; i++)
+            tg_store_f32(src, (tg_dtype)s, (size_t)i, vals[i]);
+        for (d = 0; d < TG_DTYPE_COUNT; d++) {
+            size_t ds = tg_dtype_size((tg_dtype)d);
+            memset(dst, 0xa5, sizeof dst);
+            assert_int_equal(tg_cvt_row(dst, (tg_dtype)d, src, (tg_dtype)s, N), 0);
+            if (s == d) {
+                assert_memory_equal(dst, src, N * ds);
+                continue;
+            }
+            for (i = 0; i < N; i++)
+                tg_store_f32(ref, (tg_dtype)d, (size_t)i, tg_load_f32(src, (tg_dtype)s, (size_t)i));
+            if (memcmp(dst, ref, N * ds) != 0)
+                fail_msg("cvt_row %s -> %s differs", tg_dtype_name((tg_dtype)s), tg_dtype_name((tg_dtype)d));
+            assert_int_equal(dst[N * ds], 0xa5); /* nothing written past the row */
+        }
+    }
+    assert_int_equal(tg_cvt_row(dst, TG_DTYPE_COUNT, src, TG_FLOAT32, 1), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_bf16_exhaustive),
+        cmocka_unit_test(test_f16_exhaustive),
+        cmocka_unit_test(test_e4m3_exhaustive),
+        cmocka_unit_test(test_e5m2_exhaustive),
+        cmocka_unit_test(test_f16_vs_compiler),
+        cmocka_unit_test(test_ties_bf16),
+        cmocka_unit_test(test_ties_f16),
+        cmocka_unit_test(test_ties_e4m3),
+        cmocka_unit_test(test_ties_e5m2),
+        cmocka_unit_test(test_overflow_thresholds),
+        cmocka_unit_test(test_subnormals),
+        cmocka_unit_test(test_specials),
+        cmocka_unit_test(test_sweep),
+        cmocka_unit_test(test_fp8_brute),
+        cmocka_unit_test(test_int_casts),
+        cmocka_unit_test(test_rows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

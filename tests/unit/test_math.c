@@ -1,0 +1,221 @@
+/* test_math.c — cmocka tests of runtime/tg_math: the ulp bounds written in
+ * tg_math.h hold on a sampled sweep (parsed from the header, measured with
+ * tools/ulp_measure.c's sweep against libm fp64), sqrt is correctly rounded,
+ * IEEE special values of every function, the dispatcher/name table and the
+ * scale/bias row helper. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#define ULP_MEASURE_NO_MAIN
+#include "../../tools/ulp_measure.c"
+
+static const float INF = (float)INFINITY;
+
+/* The bound tg_math.h states for `name`, or -1 if the table lacks it. */
+static long header_bound(const char *name)
+{
+    static char text[1 << 16];
+    FILE *f = fopen("runtime/tg_math.h", "r");
+    size_t n;
+    char *p, *end;
+    assert_non_null(f);
+    n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    p = strstr(text, "TG_ULP_TABLE_BEGIN");
+    end = strstr(text, "TG_ULP_TABLE_END");
+    assert_non_null(p);
+    assert_non_null(end);
+    while ((p = strchr(p, '\n')) != NULL && p < end) {
+        char word[64];
+        long bound;
+        p++;
+        if (sscanf(p, " * %63s %ld", word, &bound) == 2 && strcmp(word, name) == 0)
+            return bound;
+    }
+    return -1;
+}
+
+static void test_header_bounds(void **state)
+{
+    size_t i;
+    (void)state;
+    for (i = 0; i < ULP_NFNS; i++) {
+        long bound = header_bound(ulp_fns[i].name);
+        ulp_result r;
+        if (bound < 0)
+            fail_msg("tg_math.h states no ulp bound for %s", ulp_fns[i].name);
+        r = ulp_sweep(&ulp_fns[i], 4093u);
+        if (r.max64 > bound)
+            fail_msg("%s: %lld ulp at %a, header says %ld", ulp_fns[i].name,
+                     (long long)r.max64, (double)r.worst_x, bound);
+        assert_true(r.count > 500000);
+    }
+}
+
+/* sqrt: correctly rounded on every 61st positive fp32 and on perfect squares. */
+static void test_sqrt_correct(void **state)
+{
+    uint32_t u;
+    (void)state;
+    for (u = 0; u < 0x7f800000u; u += 61u) {
+        float x = tg_bits_f32(u);
+        if (tg_f32_bits(tg_act_sqrt(x)) != tg_f32_bits(sqrtf(x)))
+            fail_msg("sqrt(%a) = %a, want %a", (double)x, (double)tg_act_sqrt(x), (double)sqrtf(x));
+    }
+    for (u = 1; u < 4096; u++) {
+        float s = (float)u * 0x1p-6f;
+        assert_true(tg_act_sqrt(s * s) == s);
+    }
+    assert_true(tg_act_sqrt(tg_bits_f32(1)) == sqrtf(tg_bits_f32(1)));
+    assert_true(tg_act_sqrt(FLT_MAX) == sqrtf(FLT_MAX));
+}
+
+/* Same bits, treating all NaNs as equal. */
+static void same(float got, float want, const char *what)
+{
+    if (isnan(want) ? !isnan(got) : tg_f32_bits(got) != tg_f32_bits(want))
+        fail_msg("%s = %a, want %a", what, (double)got, (double)want);
+}
+
+static void test_specials(void **state)
+{
+    float nan = NAN;
+    int f;
+    (void)state;
+    for (f = 0; f < TG_ACT_COUNT; f++)
+        assert_true(isnan(tg_act((tg_act_func)f, nan)));
+    same(tg_act_exp(0.0f), 1.0f, "exp(0)");
+    same(tg_act_exp(-INF), 0.0f, "exp(-inf)");
+    same(tg_act_exp(INF), INF, "exp(inf)");
+    same(tg_act_exp(88.73f), INF, "exp(88.73)");
+    same(tg_act_exp(88.72f), expf(88.72f), "exp(88.72)");
+    same(tg_act_exp(-104.0f), 0.0f, "exp(-104)");
+    same(tg_act_exp(-100.0f), (float)exp(-100.0), "exp(-100) subnormal");
+    same(tg_act_log(1.0f), 0.0f, "log(1)");
+    same(tg_act_log(0.0f), -INF, "log(0)");
+    same(tg_act_log(-0.0f), -INF, "log(-0)");
+    same(tg_act_log(-1.0f), nan, "log(-1)");
+    same(tg_act_log(INF), INF, "log(inf)");
+    same(tg_act_log(tg_bits_f32(1)), (float)log(0x1p-149), "log(min subnormal)");
+    same(tg_act_tanh(INF), 1.0f, "tanh(inf)");
+    same(tg_act_tanh(-INF), -1.0f, "tanh(-inf)");
+    same(tg_act_tanh(-0.0f), -0.0f, "tanh(-0)");
+    same(tg_act_tanh(1e-30f), 1e-30f, "tanh(tiny)");
+    same(tg_act_sigmoid(0.0f), 0.5f, "sigmoid(0)");
+    same(tg_act_sigmoid(-INF), 0.0f, "sigmoid(-inf)");
+    same(tg_act_sigmoid(INF), 1.0f, "sigmoid(inf)");
+    same(tg_act_relu(-3.0f), 0.0f, "relu(-3)");
+    same(tg_act_relu(-0.0f), 0.0f, "relu(-0)");
+    same(tg_act_relu(2.5f), 2.5f, "relu(2.5)");
+    same(tg_act_gelu(0.0f), 0.0f, "gelu(0)");
+    same(tg_act_gelu(INF), INF, "gelu(inf)");
+    same(tg_act_gelu(-INF), -0.0f, "gelu(-inf)");
+    same(tg_act_gelu_apprx_tanh(-INF), -0.0f, "gelu_tanh(-inf)");
+    same(tg_act_gelu_apprx_tanh(INF), INF, "gelu_tanh(inf)");
+    same(tg_act_silu(-INF), -0.0f, "silu(-inf)");
+    same(tg_act_silu(INF), INF, "silu(inf)");
+    same(tg_act_softplus(-INF), 0.0f, "softplus(-inf)");
+    same(tg_act_softplus(INF), INF, "softplus(inf)");
+    same(tg_act_softplus(0.0f), (float)log(2.0), "softplus(0)");
+    same(tg_act_square(-3.0f), 9.0f, "square(-3)");
+    same(tg_act_sqrt(-0.0f), -0.0f, "sqrt(-0)");
+    same(tg_act_sqrt(-1.0f), nan, "sqrt(-1)");
+    same(tg_act_sqrt(INF), INF, "sqrt(inf)");
+    same(tg_act_rsqrt(0.0f), INF, "rsqrt(0)");
+    same(tg_act_rsqrt(-0.0f), -INF, "rsqrt(-0)");
+    same(tg_act_rsqrt(INF), 0.0f, "rsqrt(inf)");
+    same(tg_act_rsqrt(-4.0f), nan, "rsqrt(-4)");
+    same(tg_act_rsqrt(4.0f), 0.5f, "rsqrt(4)");
+    same(tg_act_reciprocal(0.0f), INF, "reciprocal(0)");
+    same(tg_act_reciprocal(-0.0f), -INF, "reciprocal(-0)");
+    same(tg_act_reciprocal(3.0f), 1.0f / 3.0f, "reciprocal(3)");
+    same(tg_act_sin(INF), nan, "sin(inf)");
+    same(tg_act_sin(-0.0f), -0.0f, "sin(-0)");
+    same(tg_act_sin(FLT_MAX), (float)sin((double)FLT_MAX), "sin(FLT_MAX)");
+    same(tg_act_sin(-1e22f), (float)sin((double)-1e22f), "sin(-1e22)");
+    same(tg_act_abs(-0.0f), 0.0f, "abs(-0)");
+    same(tg_act_abs(-INF), INF, "abs(-inf)");
+    same(tg_act_sign(-0.0f), -0.0f, "sign(-0)");
+    same(tg_act_sign(0.0f), 0.0f, "sign(0)");
+    same(tg_act_sign(-7.0f), -1.0f, "sign(-7)");
+    same(tg_act_sign(INF), 1.0f, "sign(inf)");
+    same(tg_act_erf(INF), 1.0f, "erf(inf)");
+    same(tg_act_erf(-INF), -1.0f, "erf(-inf)");
+    same(tg_act_erf(-0.0f), -0.0f, "erf(-0)");
+    same(tg_act_copy(-0.0f), -0.0f, "copy(-0)");
+}
+
+/* Large-argument sin (Payne–Hanek path) against libm on a dense sample. */
+static void test_sin_big(void **state)
+{
+    uint32_t u;
+    (void)state;
+    for (u = 0x49490000u; u < 0x7f800000u; u += 997u) {
+        float x = tg_bits_f32(u);
+        float want = (float)sin((double)x);
+        if (ulp_dist(tg_act_sin(x), want) > 1 || ulp_dist(tg_act_sin(-x), -want) > 1)
+            fail_msg("sin(%a) = %a, want %a", (double)x, (double)tg_act_sin(x), (double)want);
+    }
+}
+
+static void test_table(void **state)
+{
+    static const char *const names[TG_ACT_COUNT] = {
+        "copy", "exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_apprx_tanh", "silu",
+        "softplus", "square", "sqrt", "rsqrt", "reciprocal", "sin", "abs", "sign", "erf"};
+    int f;
+    (void)state;
+    for (f = 0; f < TG_ACT_COUNT; f++) {
+        assert_string_equal(tg_act_name((tg_act_func)f), names[f]);
+        assert_int_equal(tg_act_from_name(names[f], strlen(names[f])), f);
+    }
+    assert_string_equal(tg_act_name(TG_ACT_COUNT), "?");
+    assert_int_equal(tg_act_from_name("gelu_apprx", 10), -1);
+    assert_int_equal(tg_act_from_name("expo", 4), -1);
+    assert_true(isnan(tg_act(TG_ACT_COUNT, 1.0f)));
+}
+
+/* The dispatcher and the row helper agree with the inline entry points. */
+static void test_dispatch_and_rows(void **state)
+{
+    enum { N = 513 };
+    static float src[N], dst[N];
+    const float scale = -1.75f, bias = 0.3125f;
+    int f, i;
+    char what[64];
+    (void)state;
+    for (i = 0; i < N; i++)
+        src[i] = (float)(i - N / 2) * 0.037f;
+    for (f = 0; f < TG_ACT_COUNT; f++) {
+        tg_act_row((tg_act_func)f, dst, src, N, scale, bias);
+        for (i = 0; i < N; i++) {
+            volatile float prod = src[i] * scale; /* two roundings, never fused */
+            float x = prod + bias;
+            snprintf(what, sizeof what, "%s row[%d]", tg_act_name((tg_act_func)f), i);
+            same(dst[i], tg_act((tg_act_func)f, x), what);
+        }
+    }
+    /* in place */
+    memcpy(dst, src, sizeof dst);
+    tg_act_row(TG_ACT_EXP, dst, dst, N, 1.0f, 0.0f);
+    for (i = 0; i < N; i++)
+        same(dst[i], tg_act_exp(src[i]), "exp in place");
+    same(tg_act(TG_ACT_SIGMOID, 0.25f), tg_act_sigmoid(0.25f), "dispatch sigmoid");
+    same(tg_act(TG_ACT_GELU_APPRX_TANH, -1.5f), tg_act_gelu_apprx_tanh(-1.5f), "dispatch gelu_tanh");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_specials),
+        cmocka_unit_test(test_header_bounds),
+        cmocka_unit_test(test_sqrt_correct),
+        cmocka_unit_test(test_sin_big),
+        cmocka_unit_test(test_dispatch_and_rows),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
