@@ -31,6 +31,7 @@ CLEAN :=
 all: $(TILEGEN)
 
 include runtime/runtime.mk
+include runtime/ops.mk
 include gen/ctemplate/ctemplate.mk
 include gen/gen.mk
 include tests/tests.mk

@@ -1,0 +1,123 @@
+/* expr.h - spec expressions: integer arithmetic over params, loop variables and
+ * the partition/free indices p and f; float scalars; regions t[a:b, c, :];
+ * comparison predicates. Lexed by re2c (expr.re), parsed by a Pratt parser
+ * (expr.c); evaluated with floor division and overflow checks. */
+#ifndef TILEGEN_EXPR_H
+#define TILEGEN_EXPR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "spec_load.h"
+
+enum {
+    EXPR_MAX_NODES = 512,  /* nodes in one expression (bounds tree depth) */
+    EXPR_MAX_SLICES = 8,   /* indices in one region */
+    EXPR_VAR_P = 0,        /* env[] slot of the partition index p */
+    EXPR_VAR_F = 1,        /* env[] slot of the flat free index f */
+    EXPR_VAR_FIRST = 2,    /* env[] slot of the first loop variable */
+};
+
+/* ---- lexer (expr.re) ---- */
+typedef enum {
+    EXPR_T_EOF, EXPR_T_INT, EXPR_T_FLOAT, EXPR_T_IDENT,
+    EXPR_T_PLUS, EXPR_T_MINUS, EXPR_T_STAR, EXPR_T_SLASH, EXPR_T_PERCENT,
+    EXPR_T_LPAREN, EXPR_T_RPAREN, EXPR_T_LBRACK, EXPR_T_RBRACK, EXPR_T_COLON, EXPR_T_COMMA,
+    EXPR_T_LT, EXPR_T_LE, EXPR_T_GT, EXPR_T_GE, EXPR_T_EQ, EXPR_T_NE,
+    EXPR_T_BAD
+} ExprTokKind;
+
+typedef struct ExprToken {
+    ExprTokKind kind; /* what was read */
+    size_t off;       /* byte offset of the token in the string */
+    size_t len;       /* bytes in the token */
+} ExprToken;
+
+/* The token starting at or after byte `pos` of NUL-terminated s. */
+ExprToken expr_lex(const char *s, size_t pos);
+const char *expr_tok_name(ExprTokKind k);
+
+/* ---- trees ---- */
+typedef enum {
+    EXPR_INT,   /* ival */
+    EXPR_FLOAT, /* fval (only as a whole scalar, never inside arithmetic) */
+    EXPR_NAME,  /* name, not yet resolved */
+    EXPR_VAR,   /* ival = env[] slot (p, f or a loop variable) */
+    EXPR_NEG, EXPR_ADD, EXPR_SUB, EXPR_MUL, EXPR_DIV, EXPR_MOD, EXPR_MIN, EXPR_MAX
+} ExprKind;
+
+typedef struct Expr {
+    ExprKind kind;      /* node kind */
+    int64_t ival;       /* INT value, or VAR env slot */
+    double fval;        /* FLOAT value */
+    const char *name;   /* NAME / VAR: the identifier as written */
+    struct Expr *a, *b; /* operands (b unused for NEG) */
+    SrcLoc loc;         /* where the node starts */
+} Expr;
+
+typedef struct ExprSlice {
+    int is_index;  /* 1: a single index `e` (the dimension is dropped) */
+    Expr *start;   /* start (or the index); NULL = 0 */
+    Expr *stop;    /* stop; NULL = the dimension's size */
+    Expr *step;    /* step; NULL = 1 */
+    SrcLoc loc;    /* where this index/slice starts */
+} ExprSlice;
+
+typedef struct ExprRegion {
+    const char *name;                 /* tensor or tile name */
+    SrcLoc loc;                       /* where the name is */
+    int bracketed;                    /* written with [...] */
+    int nslices;                      /* entries in slice[] */
+    ExprSlice slice[EXPR_MAX_SLICES]; /* one per indexed dimension */
+} ExprRegion;
+
+typedef enum { EXPR_CMP_LT, EXPR_CMP_LE, EXPR_CMP_GT, EXPR_CMP_GE, EXPR_CMP_EQ, EXPR_CMP_NE } ExprCmp;
+
+typedef struct ExprPred {
+    Expr *lhs, *rhs; /* the two sides */
+    ExprCmp cmp;     /* how they compare */
+} ExprPred;
+
+/* A parse or evaluation failure: where, which code, what. */
+typedef struct ExprError {
+    SrcLoc loc;
+    const char *code; /* "E009" syntax, "E018" arithmetic */
+    char msg[200];
+} ExprError;
+
+/* Parsers: text is a scalar node's value; `node` (may be NULL) gives locations.
+ * Each returns NULL / 0 on failure with *err filled. */
+Expr *expr_parse_int(Arena *a, const SpecNode *node, const char *text, ExprError *err);
+/* A number: a float literal (1e-6, -inf) or an integer expression. */
+Expr *expr_parse_number(Arena *a, const SpecNode *node, const char *text, ExprError *err);
+int expr_parse_region(Arena *a, const SpecNode *node, const char *text, ExprRegion *out, ExprError *err);
+int expr_parse_pred(Arena *a, const SpecNode *node, const char *text, ExprPred *out, ExprError *err);
+
+/* ---- evaluation ---- */
+/* Value of e with variables from env[]. 0 on success; on overflow, division by
+ * zero or an unresolved name returns -1 and fills err (if not NULL). */
+int expr_eval(const Expr *e, const int64_t *env, int64_t *out, ExprError *err);
+/* 1 if e is constant (no variables or names). */
+int expr_is_const(const Expr *e);
+/* Affine form: *c + sum coef[v]*env[v] over v < nvars. Returns 1 when e is
+ * affine (and nothing overflows), else 0. */
+int expr_affine(const Expr *e, int nvars, int64_t *coef, int64_t *c);
+/* Mark used[v] = 1 for every variable slot v < nvars that e reads. */
+void expr_vars_used(const Expr *e, unsigned char *used, int nvars);
+/* Print e as source-like text into buf. */
+void expr_format(const Expr *e, char *buf, size_t size);
+/* A constant node. */
+Expr *expr_new_int(Arena *a, int64_t v, SrcLoc loc);
+const char *expr_cmp_name(ExprCmp c);
+int expr_cmp_eval(ExprCmp c, int64_t l, int64_t r);
+
+/* Checked 64-bit arithmetic; return 0 on overflow. */
+int expr_add(int64_t a, int64_t b, int64_t *r);
+int expr_mul(int64_t a, int64_t b, int64_t *r);
+/* Floor division/modulo; b must be non-zero. */
+int64_t expr_floordiv(int64_t a, int64_t b);
+int64_t expr_floormod(int64_t a, int64_t b);
+
+#endif

@@ -1,0 +1,1194 @@
+/* sema.c - semantic checks of a schema-checked Spec (SPEC.md §2 strictness):
+ * tile shapes and inference, region bounds for every loop iteration, operand
+ * shapes, dtypes, engine/buffer rules, loop-carried dependences of independent
+ * loops and SBUF/PSUM capacity. Loop trip counts are generation-time
+ * constants, so each check enumerates exactly the iterations of the loop
+ * variables its expressions read (bounded by SEMA_MAX_ENUM). Codes E03x-E06x. */
+#include "spec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum {
+    SEMA_MAX_ENUM = 1 << 22, /* iterations one check may enumerate */
+    SEMA_NREF = SPEC_F_COUNT + 1, /* ref fields of an op + the reduce dst */
+};
+
+/* The concrete shape of an operand at one iteration (integer-indexed dims
+ * removed; dim 0 is the partition dim). */
+typedef struct Shape {
+    int rank;
+    int64_t d[SPEC_MAX_RANK];
+} Shape;
+
+/* One tile or tensor access, in program order. */
+typedef struct Access {
+    SpecStmt *stmt;       /* the op */
+    const SpecRef *ref;   /* what it touches */
+    int is_write;         /* write (dst) or read */
+    int seq;              /* op's position in program order */
+    SpecStmt **chain;     /* enclosing loops, outermost first */
+    int depth;            /* entries in chain */
+} Access;
+
+typedef struct Sema {
+    Spec *spec;
+    Diag *diag;
+    Arena *arena;
+    int errors0;              /* diag->nerrors at start */
+    int64_t *env;             /* current values of every slot */
+    SpecStmt *loops[SPEC_MAX_DEPTH]; /* loops around the op being checked */
+    int nloops;
+    int seq;                  /* ops seen */
+    Access *acc;              /* every access */
+    int nacc, acc_cap;
+    unsigned char *tile_written; /* per tile: written somewhere so far */
+} Sema;
+
+/* ------------------------------------------------------------- helpers */
+
+static const char *fmt_shape(Sema *s, const Shape *sh)
+{
+    char buf[96];
+    size_t n = 0;
+    n += (size_t)snprintf(buf + n, sizeof buf - n, "[");
+    for (int i = 0; i < sh->rank && n < sizeof buf; i++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%lld", i ? ", " : "", (long long)sh->d[i]);
+    if (n < sizeof buf)
+        snprintf(buf + n, sizeof buf - n, "]");
+    return arena_strdup(s->arena, buf);
+}
+
+static int64_t free_size(const Shape *sh)
+{
+    int64_t n = 1;
+    for (int i = 1; i < sh->rank; i++)
+        n *= sh->d[i];
+    return n;
+}
+
+static SpecTile *ref_tile(Sema *s, const SpecRef *r)
+{
+    return !r->is_tensor && r->index >= 0 ? &s->spec->tiles[r->index] : NULL;
+}
+
+static const char *ref_name(const SpecRef *r)
+{
+    return r->region.name;
+}
+
+/* Loop-variable values of the current loops as "i = 2, j = 0" for messages. */
+static const char *iter_text(Sema *s, const unsigned char *used)
+{
+    char buf[160];
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < s->nloops && n < sizeof buf; i++) {
+        SpecStmt *l = s->loops[i];
+        if (used && !used[l->slot])
+            continue;
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s = %lld", n ? ", " : "", l->var,
+                              (long long)s->env[l->slot]);
+    }
+    if (!n)
+        return "";
+    return arena_printf(s->arena, " (when %s)", buf);
+}
+
+/* Odometer over the slots listed in v[0..n): sets env to the first
+ * combination; next_iter advances, returning 0 after the last. */
+static void first_iter(Sema *s, const int *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        s->env[v[i]] = s->spec->slot_loop[v[i]]->start;
+}
+
+static int next_iter(Sema *s, const int *v, int n)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        SpecStmt *l = s->spec->slot_loop[v[i]];
+        if (s->env[v[i]] + l->step < l->stop) {
+            s->env[v[i]] += l->step;
+            return 1;
+        }
+        s->env[v[i]] = l->start;
+    }
+    return 0;
+}
+
+static int64_t trip_count(const SpecStmt *l)
+{
+    return (l->stop - l->start + l->step - 1) / l->step;
+}
+
+/* Collect the loop slots (of the current loop stack) that `used` marks. */
+static int used_slots(Sema *s, const unsigned char *used, int *v, int64_t *count)
+{
+    int n = 0;
+    *count = 1;
+    for (int i = 0; i < s->nloops; i++) {
+        int slot = s->loops[i]->slot;
+        if (used[slot]) {
+            v[n++] = slot;
+            int64_t t = trip_count(s->loops[i]);
+            *count = *count > SEMA_MAX_ENUM ? *count : *count * t;
+        }
+    }
+    return n;
+}
+
+static void ref_vars(const SpecRef *r, unsigned char *used, int nslots)
+{
+    for (int d = 0; d < r->rank; d++) {
+        expr_vars_used(r->start[d], used, nslots);
+        expr_vars_used(r->stop[d], used, nslots);
+    }
+}
+
+/* ------------------------------------------------------ region normalising */
+
+static const int64_t *target_shape(Sema *s, const SpecRef *r, int *rank)
+{
+    if (r->is_tensor) {
+        *rank = s->spec->tensors[r->index].rank;
+        return s->spec->tensors[r->index].shape;
+    }
+    *rank = s->spec->tiles[r->index].rank;
+    return s->spec->tiles[r->index].shape;
+}
+
+/* Fill start/stop/step per target dimension. 0 after reporting an error. */
+static int normalize(Sema *s, SpecRef *r)
+{
+    int rank;
+    const int64_t *shape = target_shape(s, r, &rank);
+    SrcLoc at = r->region.loc;
+    if (r->region.nslices > rank) {
+        diag_error(s->diag, r->region.slice[rank].loc, "E034", "'%s' has rank %d but is given %d indices",
+                   ref_name(r), rank, r->region.nslices);
+        return 0;
+    }
+    r->rank = rank;
+    for (int d = 0; d < rank; d++) {
+        r->step[d] = 1;
+        r->dropped[d] = 0;
+        if (d >= r->region.nslices) {
+            r->start[d] = expr_new_int(s->arena, 0, at);
+            r->stop[d] = expr_new_int(s->arena, shape[d], at);
+            continue;
+        }
+        ExprSlice *sl = &r->region.slice[d];
+        if (sl->is_index) {
+            if (d == 0 && !r->is_tensor) {
+                diag_error(s->diag, sl->loc, "E034",
+                           "the partition dimension of tile '%s' cannot take a single index; use a slice a:a+1",
+                           ref_name(r));
+                return 0;
+            }
+            r->start[d] = sl->start;
+            Expr *one = expr_new_int(s->arena, 1, sl->loc), *e = arena_alloc(s->arena, sizeof *e);
+            if (!one || !e)
+                return 0;
+            e->kind = EXPR_ADD;
+            e->a = sl->start;
+            e->b = one;
+            e->loc = sl->loc;
+            r->stop[d] = e;
+            r->dropped[d] = 1;
+            continue;
+        }
+        r->start[d] = sl->start ? sl->start : expr_new_int(s->arena, 0, sl->loc);
+        r->stop[d] = sl->stop ? sl->stop : expr_new_int(s->arena, shape[d], sl->loc);
+        if (sl->step) {
+            int64_t st;
+            ExprError err;
+            if (!expr_is_const(sl->step) || expr_eval(sl->step, NULL, &st, &err) || st < 1) {
+                diag_error(s->diag, sl->step->loc, "E051", "a slice step must be a positive constant");
+                return 0;
+            }
+            r->step[d] = st;
+        }
+    }
+    for (int d = 0; d < rank; d++)
+        if (!r->start[d] || !r->stop[d])
+            return 0;
+    r->normalized = 1;
+    return 1;
+}
+
+/* Evaluate r at the current env: shape, and a bounds check. Returns 0 after
+ * reporting an error (bounds, empty, arithmetic). */
+static int eval_ref(Sema *s, const SpecRef *r, Shape *sh, const unsigned char *used)
+{
+    int rank;
+    const int64_t *shape = target_shape(s, r, &rank);
+    sh->rank = 0;
+    for (int d = 0; d < r->rank; d++) {
+        int64_t a, b;
+        ExprError err;
+        if (expr_eval(r->start[d], s->env, &a, &err) || expr_eval(r->stop[d], s->env, &b, &err)) {
+            diag_error(s->diag, err.loc, err.code, "%s%s", err.msg, iter_text(s, used));
+            return 0;
+        }
+        SrcLoc loc = d < r->region.nslices ? r->region.slice[d].loc : r->region.loc;
+        const char *kind = r->is_tensor ? "tensor" : "tile";
+        if (a < 0 || b > shape[d] || a >= shape[d]) {
+            diag_error(s->diag, loc, "E050", "%s '%s' dimension %d is [%lld, %lld) but its size is %lld%s", kind,
+                       ref_name(r), d, (long long)a, (long long)b, (long long)shape[d], iter_text(s, used));
+            return 0;
+        }
+        if (b <= a) {
+            diag_error(s->diag, loc, "E051", "empty region: %s '%s' dimension %d is [%lld, %lld)%s", kind,
+                       ref_name(r), d, (long long)a, (long long)b, iter_text(s, used));
+            return 0;
+        }
+        if (!r->dropped[d])
+            sh->d[sh->rank++] = (b - a + r->step[d] - 1) / r->step[d];
+    }
+    return 1;
+}
+
+/* ------------------------------------------------------- tile properties */
+
+static int check_tile_decl(Sema *s, SpecTile *t)
+{
+    int ok = 1;
+    if (t->rank < 2) {
+        diag_error(s->diag, t->loc, "E030", "tile '%s' has rank %d; tiles are at least 2-D, partition dim first (use [P, 1])",
+                   t->name, t->rank);
+        ok = 0;
+    } else if (t->shape[0] > SPEC_MAX_PARTITIONS) {
+        diag_error(s->diag, t->loc, "E031", "tile '%s' has %lld partitions; the limit is %d", t->name,
+                   (long long)t->shape[0], SPEC_MAX_PARTITIONS);
+        ok = 0;
+    }
+    if (ok && t->buffer == SPEC_BUF_PSUM) {
+        int64_t bytes = (int64_t)tg_dtype_size(t->dtype);
+        for (int i = 1; i < t->rank; i++)
+            bytes *= t->shape[i];
+        if (t->dtype != TG_FLOAT32) {
+            diag_error(s->diag, t->loc, "E042", "PSUM tile '%s' is %s; PSUM tiles hold float32", t->name,
+                       tg_dtype_name(t->dtype));
+            ok = 0;
+        } else if (bytes > TG_PSUM_BANK_BYTES) {
+            diag_error(s->diag, t->loc, "E043",
+                       "PSUM tile '%s' takes %lld bytes per partition; a PSUM tile must fit one %d-byte bank (%d float32)",
+                       t->name, (long long)bytes, TG_PSUM_BANK_BYTES, TG_PSUM_TILE_FMAX);
+            ok = 0;
+        }
+    }
+    t->bad |= !ok;
+    return ok;
+}
+
+/* ---------------------------------------------------------------- ops */
+
+typedef struct OpCtx {
+    SpecStmt *st;
+    SpecRef *ref[SEMA_NREF];   /* ref fields by SpecFieldId (+ reduce dst at SPEC_F_COUNT) */
+    Shape sh[SEMA_NREF];       /* their shapes at the current iteration */
+    const unsigned char *used; /* loop slots the op's regions read */
+} OpCtx;
+
+#define F(x) SPEC_F_##x
+#define RED SPEC_F_COUNT
+
+static SrcLoc fld_loc(const OpCtx *o, int f)
+{
+    if (f == RED)
+        return o->st->f[F(REDUCE)].ref.region.loc;
+    return o->st->f[f].loc;
+}
+
+static const char *fld_name(int f)
+{
+    return f == RED ? "reduce.dst" : spec_field_name((SpecFieldId)f);
+}
+
+static int shape_mismatch(Sema *s, const OpCtx *o, int f, int g, const char *why)
+{
+    diag_error(s->diag, fld_loc(o, f), "E032", "'%s' is %s but '%s' is %s%s%s", fld_name(f),
+               fmt_shape(s, &o->sh[f]), fld_name(g), fmt_shape(s, &o->sh[g]), why, iter_text(s, o->used));
+    return 0;
+}
+
+/* Same partitions and same number of free elements (the hardware rule). */
+static int same_shape(Sema *s, const OpCtx *o, int f, int g)
+{
+    if (!o->ref[f] || !o->ref[g])
+        return 1;
+    const Shape *a = &o->sh[f], *b = &o->sh[g];
+    if (a->d[0] != b->d[0] || free_size(a) != free_size(b))
+        return shape_mismatch(s, o, f, g, "; they must have the same partitions and free size");
+    return 1;
+}
+
+/* A [P,1] operand matching the partitions of field g. */
+static int is_column(Sema *s, const OpCtx *o, int f, int g)
+{
+    if (!o->ref[f])
+        return 1;
+    const Shape *a = &o->sh[f];
+    if (free_size(a) != 1) {
+        diag_error(s->diag, fld_loc(o, f), "E036", "'%s' must be a [P, 1] column, but it is %s%s", fld_name(f),
+                   fmt_shape(s, a), iter_text(s, o->used));
+        return 0;
+    }
+    if (o->ref[g] && a->d[0] != o->sh[g].d[0])
+        return shape_mismatch(s, o, f, g, "; they must have the same partitions");
+    return 1;
+}
+
+static int check_shapes(Sema *s, OpCtx *o)
+{
+    SpecStmt *st = o->st;
+    switch (st->op) {
+    case SPEC_OP_LOAD:
+    case SPEC_OP_STORE:
+    case SPEC_OP_DMA_COPY: {
+        int tile_f = st->op == SPEC_OP_STORE ? F(SRC) : F(DST), hbm_f = st->op == SPEC_OP_STORE ? F(DST) : F(SRC);
+        const Shape *t = &o->sh[tile_f], *h = &o->sh[hbm_f];
+        if (st->f[F(BROADCAST)].boolean) {
+            if ((h->rank > 1 && h->d[0] != 1) || (h->rank == 1 ? h->d[0] : free_size(h)) != free_size(t)) {
+                diag_error(s->diag, fld_loc(o, F(SRC)), "E032",
+                           "a broadcast load reads one row of %lld elements; 'src' is %s for 'dst' %s%s",
+                           (long long)free_size(t), fmt_shape(s, h), fmt_shape(s, t), iter_text(s, o->used));
+                return 0;
+            }
+            return 1;
+        }
+        if (st->f[F(TRANSPOSE)].boolean) {
+            if (h->rank != 2 || t->rank != 2 || h->d[0] != t->d[1] || h->d[1] != t->d[0]) {
+                diag_error(s->diag, fld_loc(o, F(SRC)), "E032",
+                           "a transposed load needs a 2-D region [a, b] for a [b, a] tile; 'src' is %s, 'dst' %s%s",
+                           fmt_shape(s, h), fmt_shape(s, t), iter_text(s, o->used));
+                return 0;
+            }
+            return 1;
+        }
+        int64_t hp = h->d[0], hf = h->rank == 1 ? 1 : free_size(h);
+        if (hp != t->d[0] || hf != free_size(t))
+            return shape_mismatch(s, o, hbm_f, tile_f, "; a DMA moves equal partitions and free sizes");
+        return 1;
+    }
+    case SPEC_OP_MATMUL: {
+        const Shape *a = &o->sh[F(STATIONARY)], *b = &o->sh[F(MOVING)], *d = &o->sh[F(DST)];
+        int64_t K1 = a->d[0], M = free_size(a), K2 = b->d[0], N = free_size(b);
+        if (K1 != K2) {
+            diag_error(s->diag, fld_loc(o, F(MOVING)), "E046",
+                       "matmul contraction mismatch: 'stationary' has K = %lld partitions, 'moving' K = %lld%s",
+                       (long long)K1, (long long)K2, iter_text(s, o->used));
+            return 0;
+        }
+        if (M > TG_MATMUL_STATIONARY_FMAX) {
+            diag_error(s->diag, fld_loc(o, F(STATIONARY)), "E046", "matmul 'stationary' has M = %lld; the limit is %d%s",
+                       (long long)M, TG_MATMUL_STATIONARY_FMAX, iter_text(s, o->used));
+            return 0;
+        }
+        if (N > TG_MATMUL_MOVING_FMAX) {
+            diag_error(s->diag, fld_loc(o, F(MOVING)), "E046", "matmul 'moving' has N = %lld; the limit is %d%s",
+                       (long long)N, TG_MATMUL_MOVING_FMAX, iter_text(s, o->used));
+            return 0;
+        }
+        if (d->d[0] != M || free_size(d) != N) {
+            diag_error(s->diag, fld_loc(o, F(DST)), "E032", "matmul 'dst' is %s but stationary^T . moving is [%lld, %lld]%s",
+                       fmt_shape(s, d), (long long)M, (long long)N, iter_text(s, o->used));
+            return 0;
+        }
+        return 1;
+    }
+    case SPEC_OP_TRANSPOSE: {
+        const Shape *a = &o->sh[F(SRC)], *d = &o->sh[F(DST)];
+        if (a->rank != 2 || d->rank != 2 || d->d[0] != a->d[1] || d->d[1] != a->d[0]) {
+            diag_error(s->diag, fld_loc(o, F(DST)), "E032", "transpose of a 2-D %s gives [%lld, %lld], but 'dst' is %s%s",
+                       fmt_shape(s, a), (long long)(a->rank == 2 ? a->d[1] : free_size(a)), (long long)a->d[0],
+                       fmt_shape(s, d), iter_text(s, o->used));
+            return 0;
+        }
+        return 1;
+    }
+    case SPEC_OP_ACTIVATION:
+        return same_shape(s, o, F(DST), F(SRC)) && is_column(s, o, F(SCALE), F(SRC)) &&
+               is_column(s, o, F(BIAS), F(SRC)) && is_column(s, o, RED, F(SRC));
+    case SPEC_OP_TENSOR_TENSOR:
+    case SPEC_OP_TENSOR_TENSOR_SCAN:
+        return same_shape(s, o, F(A), F(B)) && same_shape(s, o, F(DST), F(A)) &&
+               (st->op != SPEC_OP_TENSOR_TENSOR_SCAN || is_column(s, o, F(INITIAL), F(A)));
+    case SPEC_OP_TENSOR_SCALAR:
+        return same_shape(s, o, F(DST), F(SRC)) && is_column(s, o, F(OPERAND0), F(SRC)) &&
+               is_column(s, o, F(OPERAND1), F(SRC));
+    case SPEC_OP_TENSOR_REDUCE:
+        return is_column(s, o, F(DST), F(SRC));
+    case SPEC_OP_BN_STATS:
+    case SPEC_OP_BN_AGGR: {
+        const Shape *a = &o->sh[F(SRC)], *d = &o->sh[F(DST)];
+        int64_t want = st->op == SPEC_OP_BN_STATS ? TG_BN_STATS_RECORD : 2;
+        if (st->op == SPEC_OP_BN_STATS && free_size(a) > TG_BN_STATS_FMAX) {
+            diag_error(s->diag, fld_loc(o, F(SRC)), "E038", "bn_stats reads at most %d free elements; 'src' has %lld%s",
+                       TG_BN_STATS_FMAX, (long long)free_size(a), iter_text(s, o->used));
+            return 0;
+        }
+        if (st->op == SPEC_OP_BN_AGGR && free_size(a) % TG_BN_STATS_RECORD) {
+            diag_error(s->diag, fld_loc(o, F(SRC)), "E038",
+                       "bn_aggr reads whole %d-element bn_stats records; 'src' has %lld free elements%s",
+                       TG_BN_STATS_RECORD, (long long)free_size(a), iter_text(s, o->used));
+            return 0;
+        }
+        if (d->d[0] != a->d[0] || free_size(d) != want) {
+            diag_error(s->diag, fld_loc(o, F(DST)), "E032", "%s writes [%lld, %lld]; 'dst' is %s%s",
+                       spec_op_name(st->op), (long long)a->d[0], (long long)want, fmt_shape(s, d), iter_text(s, o->used));
+            return 0;
+        }
+        return 1;
+    }
+    case SPEC_OP_PARTITION_REDUCE: {
+        const Shape *a = &o->sh[F(SRC)], *d = &o->sh[F(DST)];
+        if (d->d[0] != 1 || free_size(d) != free_size(a)) {
+            diag_error(s->diag, fld_loc(o, F(DST)), "E032", "partition_reduce writes [1, %lld]; 'dst' is %s%s",
+                       (long long)free_size(a), fmt_shape(s, d), iter_text(s, o->used));
+            return 0;
+        }
+        return 1;
+    }
+    case SPEC_OP_TENSOR_COPY:
+    case SPEC_OP_RECIPROCAL:
+    case SPEC_OP_AFFINE_SELECT:
+        return same_shape(s, o, F(DST), F(SRC));
+    default:
+        return 1;
+    }
+}
+
+/* Infer an undeclared dst tile's shape, dtype and buffer from the op. */
+static void infer_tile(Sema *s, OpCtx *o, int f, const Shape *maxsh)
+{
+    SpecStmt *st = o->st;
+    SpecRef *r = o->ref[f];
+    SpecTile *t = ref_tile(s, r);
+    if (!t || t->declared || t->rank)
+        return;
+    if (r->region.bracketed) {
+        diag_error(s->diag, r->region.loc, "E025",
+                   "tile '%s' is not declared, and its first write covers only a region of it; declare it under 'tiles:'",
+                   t->name);
+        t->bad = 1;
+        return;
+    }
+    const SpecRef *src = st->f[F(SRC)].present && st->f[F(SRC)].is_ref ? &st->f[F(SRC)].ref
+                         : st->f[F(A)].present                          ? &st->f[F(A)].ref
+                                                                        : NULL;
+    const Shape *ss = src ? &maxsh[src == &st->f[F(SRC)].ref ? F(SRC) : F(A)] : NULL;
+    Shape sh = {0, {0}};
+    tg_dtype dt = TG_FLOAT32;
+    SpecBuffer buf = SPEC_BUF_SBUF;
+    if (src && src->index >= 0)
+        dt = src->is_tensor ? s->spec->tensors[src->index].dtype : s->spec->tiles[src->index].dtype;
+    int64_t P = ss ? ss->d[0] : 0;
+    switch (st->op) {
+    case SPEC_OP_LOAD:
+        if (st->f[F(BROADCAST)].boolean || st->f[F(TRANSPOSE)].boolean)
+            break;
+        sh = *ss;
+        if (sh.rank == 1)
+            sh.d[sh.rank++] = 1;
+        if (st->f[F(DTYPE)].present)
+            dt = (tg_dtype)st->f[F(DTYPE)].enum_val;
+        break;
+    case SPEC_OP_MATMUL:
+        sh = (Shape){2, {free_size(&maxsh[F(STATIONARY)]), free_size(&maxsh[F(MOVING)])}};
+        buf = SPEC_BUF_PSUM;
+        dt = TG_FLOAT32;
+        break;
+    case SPEC_OP_TRANSPOSE:
+        sh = (Shape){2, {free_size(ss), P}};
+        buf = SPEC_BUF_PSUM;
+        dt = TG_FLOAT32;
+        break;
+    case SPEC_OP_TENSOR_REDUCE:
+        sh = (Shape){2, {P, 1}};
+        break;
+    case SPEC_OP_ACTIVATION:
+        if (f == RED) {
+            sh = (Shape){2, {P, 1}};
+            dt = TG_FLOAT32;
+            break;
+        }
+        /* fall through */
+    case SPEC_OP_TENSOR_COPY:
+    case SPEC_OP_TENSOR_TENSOR:
+    case SPEC_OP_TENSOR_SCALAR:
+    case SPEC_OP_TENSOR_TENSOR_SCAN:
+    case SPEC_OP_RECIPROCAL:
+    case SPEC_OP_AFFINE_SELECT:
+        sh = *ss;
+        if (sh.rank == 1)
+            sh.d[sh.rank++] = 1;
+        break;
+    case SPEC_OP_BN_STATS:
+    case SPEC_OP_BN_AGGR:
+        sh = (Shape){2, {P, st->op == SPEC_OP_BN_STATS ? TG_BN_STATS_RECORD : 2}};
+        dt = TG_FLOAT32;
+        break;
+    case SPEC_OP_PARTITION_REDUCE:
+        sh = (Shape){2, {1, free_size(ss)}};
+        break;
+    default:
+        break;
+    }
+    if (!sh.rank) {
+        diag_error(s->diag, r->region.loc, "E025", "cannot infer the shape of tile '%s' from %s; declare it under 'tiles:'",
+                   t->name, spec_op_name(st->op));
+        t->bad = 1;
+        return;
+    }
+    t->rank = sh.rank;
+    memcpy(t->shape, sh.d, sizeof t->shape);
+    t->dtype = dt;
+    t->buffer = buf;
+    check_tile_decl(s, t);
+}
+
+static int is_int_dtype(tg_dtype d)
+{
+    return !tg_dtype_is_float(d);
+}
+
+static tg_dtype ref_dtype(Sema *s, const SpecRef *r)
+{
+    return r->is_tensor ? s->spec->tensors[r->index].dtype : s->spec->tiles[r->index].dtype;
+}
+
+static SpecBuffer ref_buffer(Sema *s, const SpecRef *r)
+{
+    return r->is_tensor ? SPEC_BUF_SBUF : s->spec->tiles[r->index].buffer;
+}
+
+static int is_psum(Sema *s, const OpCtx *o, int f)
+{
+    return o->ref[f] && !o->ref[f]->is_tensor && ref_buffer(s, o->ref[f]) == SPEC_BUF_PSUM;
+}
+
+static void tile_note(Sema *s, const SpecRef *r)
+{
+    SpecTile *t = ref_tile(s, r);
+    if (t)
+        diag_note(s->diag, t->loc, "'%s' %s here", t->name, t->declared ? "declared" : "first written");
+}
+
+/* Engine / buffer / dtype rules of one op (shape independent). */
+static void check_rules(Sema *s, OpCtx *o)
+{
+    SpecStmt *st = o->st;
+    SpecEngine eng = spec_op_engine(st->op);
+    const char *opn = spec_op_name(st->op);
+    /* DMA endpoints: HBM or SBUF, never PSUM */
+    if (eng == SPEC_ENGINE_DMA) {
+        for (int f = 0; f < SEMA_NREF; f++)
+            if (is_psum(s, o, f)) {
+                diag_error(s->diag, fld_loc(o, f), "E047", "%s cannot access PSUM tile '%s'; copy it to SBUF with tensor_copy first",
+                           opn, ref_name(o->ref[f]));
+                tile_note(s, o->ref[f]);
+            }
+    }
+    if (eng == SPEC_ENGINE_POOL)
+        for (int f = 0; f < SEMA_NREF; f++)
+            if (is_psum(s, o, f)) {
+                diag_error(s->diag, fld_loc(o, f), "E044", "%s runs on GpSimd, which cannot access PSUM tile '%s'", opn,
+                           ref_name(o->ref[f]));
+                tile_note(s, o->ref[f]);
+            }
+    if (eng == SPEC_ENGINE_PE) {
+        int ins[] = {F(STATIONARY), F(MOVING), F(SRC)};
+        for (int i = 0; i < 3; i++)
+            if (o->ref[ins[i]] && ref_buffer(s, o->ref[ins[i]]) != SPEC_BUF_SBUF) {
+                diag_error(s->diag, fld_loc(o, ins[i]), "E040", "%s reads '%s' from SBUF; '%s' is in PSUM", opn,
+                           fld_name(ins[i]), ref_name(o->ref[ins[i]]));
+                tile_note(s, o->ref[ins[i]]);
+            }
+        if (o->ref[F(DST)] && ref_buffer(s, o->ref[F(DST)]) != SPEC_BUF_PSUM) {
+            diag_error(s->diag, fld_loc(o, F(DST)), "E041", "%s writes PSUM; 'dst' tile '%s' is in SBUF", opn,
+                       ref_name(o->ref[F(DST)]));
+            tile_note(s, o->ref[F(DST)]);
+        }
+        if (st->op == SPEC_OP_MATMUL && o->ref[F(STATIONARY)] && o->ref[F(MOVING)]) {
+            tg_dtype a = ref_dtype(s, o->ref[F(STATIONARY)]), b = ref_dtype(s, o->ref[F(MOVING)]);
+            int wa = a == TG_FLOAT32 || a == TG_TFLOAT32, wb = b == TG_FLOAT32 || b == TG_TFLOAT32;
+            if (is_int_dtype(a) || is_int_dtype(b))
+                diag_error(s->diag, fld_loc(o, is_int_dtype(a) ? F(STATIONARY) : F(MOVING)), "E033",
+                           "matmul takes float operands; '%s' is %s", is_int_dtype(a) ? "stationary" : "moving",
+                           tg_dtype_name(is_int_dtype(a) ? a : b));
+            else if (wa != wb)
+                diag_error(s->diag, fld_loc(o, F(MOVING)), "E033",
+                           "matmul pairs float32/tfloat32 only with float32/tfloat32; got %s and %s", tg_dtype_name(a),
+                           tg_dtype_name(b));
+        }
+    }
+    /* two-input Vector ops: at most one operand in PSUM */
+    if (eng == SPEC_ENGINE_DVE) {
+        int n = 0, last = -1;
+        for (int f = 0; f < SEMA_NREF; f++) {
+            if (f == F(DST) || f == RED || !o->ref[f] || !is_psum(s, o, f))
+                continue;
+            n++;
+            if (n == 2)
+                last = f;
+        }
+        if (n > 1)
+            diag_error(s->diag, fld_loc(o, last), "E045",
+                       "%s reads %d operands from PSUM; a Vector op may read at most one", opn, n);
+    }
+    /* ALU ops and their dtypes */
+    int alus[] = {F(OP), F(OP0), F(OP1)};
+    for (int i = 0; i < 3; i++) {
+        const SpecValue *v = &st->f[alus[i]];
+        if (!v->present)
+            continue;
+        SpecAlu a = (SpecAlu)v->enum_val;
+        char cls = spec_alu_class(a);
+        if (cls == 'B')
+            for (int f = 0; f < SEMA_NREF; f++)
+                if (o->ref[f] && !is_int_dtype(ref_dtype(s, o->ref[f]))) {
+                    diag_error(s->diag, v->loc, "E033", "ALU op '%s' needs integer operands; '%s' is %s",
+                               spec_alu_name(a), ref_name(o->ref[f]), tg_dtype_name(ref_dtype(s, o->ref[f])));
+                    break;
+                }
+        int reduce_ok = cls != 'C' && a != SPEC_ALU_DIVIDE && a != SPEC_ALU_POWER && a != SPEC_ALU_ABS &&
+                        a != SPEC_ALU_LEFT_SHIFT && a != SPEC_ALU_RIGHT_SHIFT;
+        if (st->op == SPEC_OP_TENSOR_REDUCE && !reduce_ok)
+            diag_error(s->diag, v->loc, "E033", "'%s' cannot reduce; use add, subtract, multiply, maximum, minimum or a logical/bitwise op",
+                       spec_alu_name(a));
+        if (st->op == SPEC_OP_PARTITION_REDUCE && a != SPEC_ALU_ADD && a != SPEC_ALU_MAXIMUM &&
+            a != SPEC_ALU_BITWISE_OR && a != SPEC_ALU_BITWISE_AND)
+            diag_error(s->diag, v->loc, "E033", "partition_reduce supports add, maximum, bitwise_or and bitwise_and, not '%s'",
+                       spec_alu_name(a));
+        if (a == SPEC_ALU_ABS && (st->op == SPEC_OP_TENSOR_TENSOR || st->op == SPEC_OP_TENSOR_TENSOR_SCAN))
+            diag_error(s->diag, v->loc, "E033", "'abs' is a unary op; %s needs a binary one", opn);
+    }
+    if (st->op == SPEC_OP_ACTIVATION) {
+        if (st->f[F(REDUCE)].present && st->f[F(REDUCE)].enum_val != SPEC_ALU_ADD)
+            diag_error(s->diag, st->f[F(REDUCE)].loc, "E033", "activation reduce supports op 'add' only, not '%s'",
+                       spec_alu_name((SpecAlu)st->f[F(REDUCE)].enum_val));
+        const SpecRef *b = o->ref[F(BIAS)];
+        if (b) {
+            tg_dtype d = ref_dtype(s, b);
+            if (d != TG_FLOAT32 && d != TG_FLOAT16 && d != TG_BFLOAT16)
+                diag_error(s->diag, fld_loc(o, F(BIAS)), "E033", "activation bias must be float32, float16 or bfloat16; '%s' is %s",
+                           ref_name(b), tg_dtype_name(d));
+        }
+        if (o->ref[F(SCALE)] && ref_dtype(s, o->ref[F(SCALE)]) != TG_FLOAT32)
+            diag_error(s->diag, fld_loc(o, F(SCALE)), "E033", "activation scale must be float32; '%s' is %s",
+                       ref_name(o->ref[F(SCALE)]), tg_dtype_name(ref_dtype(s, o->ref[F(SCALE)])));
+    }
+    if (st->op == SPEC_OP_AFFINE_SELECT && o->ref[F(SRC)]) {
+        tg_dtype d = ref_dtype(s, o->ref[F(SRC)]);
+        if (is_int_dtype(d) && d != TG_INT8 && d != TG_INT16)
+            diag_error(s->diag, fld_loc(o, F(SRC)), "E033", "affine_select takes float, int8 or int16 data; '%s' is %s",
+                       ref_name(o->ref[F(SRC)]), tg_dtype_name(d));
+    }
+    if ((st->op == SPEC_OP_BN_STATS || st->op == SPEC_OP_BN_AGGR) && o->ref[F(SRC)] &&
+        is_int_dtype(ref_dtype(s, o->ref[F(SRC)])))
+        diag_error(s->diag, fld_loc(o, F(SRC)), "E033", "%s takes float data; '%s' is %s", opn,
+                   ref_name(o->ref[F(SRC)]), tg_dtype_name(ref_dtype(s, o->ref[F(SRC)])));
+    if (st->op == SPEC_OP_LOAD && st->f[F(TRANSPOSE)].boolean && st->f[F(BROADCAST)].boolean)
+        diag_error(s->diag, st->f[F(BROADCAST)].loc, "E013", "a load cannot both transpose and broadcast");
+}
+
+static void add_access(Sema *s, SpecStmt *st, const SpecRef *r, int is_write)
+{
+    if (s->nacc == s->acc_cap) {
+        int cap = s->acc_cap ? s->acc_cap * 2 : 64;
+        Access *v = realloc(s->acc, (size_t)cap * sizeof *v);
+        if (!v)
+            return;
+        s->acc = v;
+        s->acc_cap = cap;
+    }
+    SpecStmt **chain = arena_alloc(s->arena, (size_t)(s->nloops + 1) * sizeof *chain);
+    if (!chain)
+        return;
+    memcpy(chain, s->loops, (size_t)s->nloops * sizeof *chain);
+    s->acc[s->nacc++] = (Access){st, r, is_write, s->seq, chain, s->nloops};
+}
+
+static int field_is_write(SpecOpKind op, int f)
+{
+    if (f == RED)
+        return 1;
+    int kind = spec_op_field(op, (SpecFieldId)f, NULL);
+    return kind == SPEC_FK_TILE_OUT || kind == SPEC_FK_HBM_OUT || kind == SPEC_FK_ANY_OUT;
+}
+
+static void check_op(Sema *s, SpecStmt *st)
+{
+    OpCtx o;
+    memset(&o, 0, sizeof o);
+    o.st = st;
+    s->seq++;
+    int ok = 1;
+    /* collect and normalise region fields; reads before writes */
+    for (int f = 0; f < SEMA_NREF; f++) {
+        SpecValue *v = f == RED ? &st->f[F(REDUCE)] : &st->f[f];
+        if (f == F(REDUCE))
+            continue; /* its dst is slot RED */
+        if (!v->present || !v->is_ref || v->ref.index < 0)
+            continue;
+        SpecRef *r = &v->ref;
+        SpecTile *t = ref_tile(s, r);
+        if (t && t->bad)
+            return;
+        if (t && !t->rank && !field_is_write(st->op, f))
+            return; /* read of a tile whose inference failed */
+        o.ref[f] = r;
+    }
+    unsigned char *used = arena_alloc(s->arena, (size_t)s->spec->nslots);
+    if (!used)
+        return;
+    o.used = used;
+    for (int f = 0; f < SEMA_NREF; f++) {
+        SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
+        if (o.ref[f] && !(t && !t->rank)) {
+            if (!normalize(s, o.ref[f]))
+                return;
+            ref_vars(o.ref[f], used, s->spec->nslots);
+        }
+    }
+    int vs[SPEC_MAX_DEPTH];
+    int64_t count;
+    int nv = used_slots(s, used, vs, &count);
+    if (count > SEMA_MAX_ENUM) {
+        diag_error(s->diag, st->loc, "E057", "checking this op needs more than %d loop iterations; split the loops",
+                   SEMA_MAX_ENUM);
+        return;
+    }
+    /* inference pass: max extents of sources; bounds of every read */
+    Shape maxsh[SEMA_NREF];
+    memset(maxsh, 0, sizeof maxsh);
+    first_iter(s, vs, nv);
+    do {
+        for (int f = 0; f < SEMA_NREF && ok; f++) {
+            SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
+            if (!o.ref[f] || (t && !t->rank))
+                continue;
+            Shape sh;
+            if (!eval_ref(s, o.ref[f], &sh, used)) {
+                ok = 0;
+                break;
+            }
+            maxsh[f].rank = sh.rank;
+            for (int d = 0; d < sh.rank; d++)
+                if (sh.d[d] > maxsh[f].d[d])
+                    maxsh[f].d[d] = sh.d[d];
+        }
+    } while (ok && next_iter(s, vs, nv));
+    if (!ok)
+        return;
+    for (int f = 0; f < SEMA_NREF; f++) {
+        SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
+        if (t && !t->rank) {
+            infer_tile(s, &o, f, maxsh);
+            if (t->bad || !normalize(s, o.ref[f]))
+                return;
+        }
+    }
+    check_rules(s, &o);
+    /* shape pass, per iteration */
+    first_iter(s, vs, nv);
+    do {
+        for (int f = 0; f < SEMA_NREF && ok; f++)
+            if (o.ref[f] && !eval_ref(s, o.ref[f], &o.sh[f], used))
+                ok = 0;
+        if (ok && !check_shapes(s, &o))
+            ok = 0;
+    } while (ok && next_iter(s, vs, nv));
+    /* accesses for the dependence checks; a matmul that accumulates reads its dst */
+    for (int f = 0; f < SEMA_NREF; f++) {
+        if (!o.ref[f])
+            continue;
+        int w = field_is_write(st->op, f);
+        add_access(s, st, o.ref[f], w);
+        if (!o.ref[f]->is_tensor && !w && !s->tile_written[o.ref[f]->index] && !s->diag->nerrors) {
+            SpecTile *t = ref_tile(s, o.ref[f]);
+            diag_warning(s->diag, fld_loc(&o, f), "W001", "tile '%s' is read before anything writes it", t->name);
+            s->tile_written[o.ref[f]->index] = 1;
+        }
+    }
+    if (st->op == SPEC_OP_MATMUL && st->f[F(ACCUMULATE)].boolean && o.ref[F(DST)])
+        add_access(s, st, o.ref[F(DST)], 0);
+    for (int f = 0; f < SEMA_NREF; f++)
+        if (o.ref[f] && !o.ref[f]->is_tensor && field_is_write(st->op, f))
+            s->tile_written[o.ref[f]->index] = 1;
+}
+
+static void walk(Sema *s, SpecStmt **body, int n)
+{
+    for (int i = 0; i < n; i++) {
+        SpecStmt *st = body[i];
+        if (st->kind == SPEC_STMT_LOOP) {
+            if (st->bad || s->nloops >= SPEC_MAX_DEPTH)
+                continue;
+            s->loops[s->nloops++] = st;
+            walk(s, st->body, st->nbody);
+            s->nloops--;
+        } else if (!st->bad) {
+            check_op(s, st);
+        }
+    }
+}
+
+#undef F
+#undef RED
+
+/* ------------------------------------------------------ loop dependences */
+
+/* Box of r at the current env: lo/hi per target dim. */
+static int box_of(Sema *s, const SpecRef *r, int64_t *lo, int64_t *hi)
+{
+    for (int d = 0; d < r->rank; d++) {
+        if (expr_eval(r->start[d], s->env, &lo[d], NULL) || expr_eval(r->stop[d], s->env, &hi[d], NULL))
+            return 0;
+        int64_t n = (hi[d] - lo[d] + r->step[d] - 1) / r->step[d];
+        hi[d] = lo[d] + (n - 1) * r->step[d] + 1;
+    }
+    return 1;
+}
+
+/* Box of write w at the current env, hulled over w's loops that do not
+ * enclose read r (their first and last iterations: exact for monotone
+ * regions). */
+static int write_hull(Sema *s, const Access *w, const Access *r, int64_t *wlo, int64_t *whi)
+{
+    int priv[SPEC_MAX_DEPTH], np = 0;
+    for (int i = 0; i < w->depth; i++)
+        if (!(i < r->depth && r->chain[i] == w->chain[i]))
+            priv[np++] = w->chain[i]->slot;
+    int first = 1;
+    for (int mask = 0; mask < (1 << (np < 8 ? np : 8)); mask++) {
+        for (int i = 0; i < np; i++) {
+            SpecStmt *l = s->spec->slot_loop[priv[i]];
+            s->env[priv[i]] = (mask >> i) & 1 ? l->start + (trip_count(l) - 1) * l->step : l->start;
+        }
+        int64_t lo[SPEC_MAX_RANK], hi[SPEC_MAX_RANK];
+        if (!box_of(s, w->ref, lo, hi))
+            return 0;
+        for (int d = 0; d < w->ref->rank; d++) {
+            if (first || lo[d] < wlo[d])
+                wlo[d] = lo[d];
+            if (first || hi[d] > whi[d])
+                whi[d] = hi[d];
+        }
+        first = 0;
+    }
+    return 1;
+}
+
+enum { SEMA_MAX_COVER = 16 }; /* earlier writes considered for one read */
+
+static int cmp_i64(const void *x, const void *y)
+{
+    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* Is box [lo, hi) inside the union of the n boxes? (grid of their edges) */
+static int union_covers(int rank, const int64_t *lo, const int64_t *hi, int n, int64_t (*blo)[SPEC_MAX_RANK],
+                        int64_t (*bhi)[SPEC_MAX_RANK])
+{
+    int64_t cut[SPEC_MAX_RANK][2 * SEMA_MAX_COVER + 2];
+    int nc[SPEC_MAX_RANK], idx[SPEC_MAX_RANK];
+    for (int d = 0; d < rank; d++) {
+        nc[d] = 0;
+        cut[d][nc[d]++] = lo[d];
+        for (int i = 0; i < n; i++) {
+            if (blo[i][d] > lo[d] && blo[i][d] < hi[d])
+                cut[d][nc[d]++] = blo[i][d];
+            if (bhi[i][d] > lo[d] && bhi[i][d] < hi[d])
+                cut[d][nc[d]++] = bhi[i][d];
+        }
+        cut[d][nc[d]++] = hi[d];
+        qsort(cut[d], (size_t)nc[d], sizeof cut[d][0], cmp_i64);
+        idx[d] = 0;
+    }
+    for (;;) {
+        int hit = 0;
+        for (int i = 0; i < n && !hit; i++) {
+            hit = 1;
+            for (int d = 0; d < rank && hit; d++)
+                hit = blo[i][d] <= cut[d][idx[d]] && bhi[i][d] >= cut[d][idx[d] + 1];
+        }
+        int empty = 0;
+        for (int d = 0; d < rank; d++)
+            empty |= cut[d][idx[d]] == cut[d][idx[d] + 1];
+        if (!hit && !empty)
+            return 0;
+        int d = rank - 1;
+        while (d >= 0 && ++idx[d] >= nc[d] - 1)
+            idx[d--] = 0;
+        if (d < 0)
+            return 1;
+    }
+}
+
+/* Do the writes w[0..n) (earlier in the same iteration) together cover read r
+ * at every iteration of r's loops? */
+static int covers(Sema *s, const Access *const *w, int n, const Access *r)
+{
+    unsigned char *used = calloc((size_t)s->spec->nslots, 1);
+    if (!used)
+        return 1;
+    for (int i = 0; i < n; i++)
+        ref_vars(w[i]->ref, used, s->spec->nslots);
+    ref_vars(r->ref, used, s->spec->nslots);
+    int vs[SPEC_MAX_DEPTH], nv = 0;
+    int64_t count = 1;
+    for (int i = 0; i < r->depth && count <= SEMA_MAX_ENUM; i++)
+        if (used[r->chain[i]->slot]) {
+            vs[nv++] = r->chain[i]->slot;
+            count *= trip_count(r->chain[i]);
+        }
+    free(used);
+    if (count > SEMA_MAX_ENUM)
+        return 1;
+    int ok = 1;
+    first_iter(s, vs, nv);
+    do {
+        int64_t rlo[SPEC_MAX_RANK], rhi[SPEC_MAX_RANK];
+        int64_t wlo[SEMA_MAX_COVER][SPEC_MAX_RANK], whi[SEMA_MAX_COVER][SPEC_MAX_RANK];
+        if (!box_of(s, r->ref, rlo, rhi))
+            return 1;
+        int64_t save[SPEC_MAX_DEPTH];
+        for (int i = 0; i < r->depth; i++)
+            save[i] = s->env[r->chain[i]->slot];
+        for (int i = 0; i < n; i++) {
+            if (!write_hull(s, w[i], r, wlo[i], whi[i]))
+                return 1;
+            for (int k = 0; k < r->depth; k++) /* restore r's loop values */
+                s->env[r->chain[k]->slot] = save[k];
+        }
+        ok = union_covers(r->ref->rank, rlo, rhi, n, wlo, whi);
+    } while (ok && next_iter(s, vs, nv));
+    return ok;
+}
+
+static int loop_in_chain(const Access *a, const SpecStmt *l)
+{
+    for (int i = 0; i < a->depth; i++)
+        if (a->chain[i] == l)
+            return 1;
+    return 0;
+}
+
+/* Tiles: an independent loop's iteration must not read what another wrote. */
+static void check_tile_deps(Sema *s, SpecStmt *L)
+{
+    for (int i = 0; i < s->nacc; i++) {
+        const Access *r = &s->acc[i];
+        if (r->is_write || r->ref->is_tensor || !loop_in_chain(r, L))
+            continue;
+        const Access *other = NULL, *earlier[SEMA_MAX_COVER];
+        int nearlier = 0, covered = 0;
+        for (int j = 0; j < s->nacc; j++) {
+            const Access *w = &s->acc[j];
+            if (!w->is_write || w->ref->is_tensor || w->ref->index != r->ref->index || !loop_in_chain(w, L))
+                continue;
+            if (w->seq < r->seq && nearlier < SEMA_MAX_COVER)
+                earlier[nearlier++] = w;
+            else if (!other)
+                other = w;
+        }
+        if (!other && nearlier)
+            other = earlier[0];
+        covered = nearlier && covers(s, earlier, nearlier, r);
+        if (covered || !other)
+            continue;
+        diag_error(s->diag, r->ref->region.loc, "E054",
+                   "iterations of loop '%s' are independent, but this reads tile '%s', which the loop body writes "
+                   "later or only in part; a value would flow from one iteration to the next",
+                   L->var, ref_name(r->ref));
+        diag_note(s->diag, other->ref->region.loc, "'%s' written here", ref_name(r->ref));
+        diag_note(s->diag, L->loc, "write 'carried: true' on loop '%s' if the dependence is intended", L->var);
+    }
+}
+
+typedef struct Box {
+    int64_t key;                 /* combination of the loops outside L */
+    int64_t iter;                /* L's variable */
+    int64_t lo[SPEC_MAX_RANK];   /* first index per dim */
+    int64_t hi[SPEC_MAX_RANK];   /* one past the last per dim */
+    const Access *a;             /* the store */
+} Box;
+
+static int cmp_box(const void *x, const void *y)
+{
+    const Box *a = x, *b = y;
+    if (a->key != b->key)
+        return a->key < b->key ? -1 : 1;
+    return a->lo[0] < b->lo[0] ? -1 : a->lo[0] > b->lo[0];
+}
+
+/* Output tensors: no two iterations of an independent loop write overlapping
+ * regions. */
+static void check_tensor_deps(Sema *s, SpecStmt *L)
+{
+    for (int t = 0; t < s->spec->ntensors; t++) {
+        Box *boxes = NULL;
+        size_t nb = 0, cap = 0;
+        int too_many = 0;
+        for (int i = 0; i < s->nacc && !too_many; i++) {
+            const Access *a = &s->acc[i];
+            if (!a->is_write || !a->ref->is_tensor || a->ref->index != t || !loop_in_chain(a, L))
+                continue;
+            int vs[SPEC_MAX_DEPTH], nv = 0, li = -1;
+            int64_t count = 1;
+            unsigned char *used = calloc((size_t)s->spec->nslots, 1);
+            if (!used)
+                break;
+            ref_vars(a->ref, used, s->spec->nslots);
+            used[L->slot] = 1;
+            for (int k = 0; k < a->depth; k++)
+                if (used[a->chain[k]->slot]) {
+                    if (a->chain[k] == L)
+                        li = nv;
+                    vs[nv++] = a->chain[k]->slot;
+                    count *= trip_count(a->chain[k]);
+                    if (count > SEMA_MAX_ENUM)
+                        break;
+                }
+            free(used);
+            if (count > SEMA_MAX_ENUM || nb + (size_t)count > SEMA_MAX_ENUM) {
+                too_many = 1;
+                break;
+            }
+            first_iter(s, vs, nv);
+            do {
+                if (nb == cap) {
+                    cap = cap ? cap * 2 : 64;
+                    Box *v = realloc(boxes, cap * sizeof *v);
+                    if (!v) {
+                        too_many = 1;
+                        break;
+                    }
+                    boxes = v;
+                }
+                Box *b = &boxes[nb];
+                b->a = a;
+                b->iter = s->env[L->slot];
+                b->key = 0;
+                for (int k = 0; k < li; k++) /* loops outside L: mixed into the key */
+                    b->key = b->key * 1000003 + s->env[vs[k]];
+                if (box_of(s, a->ref, b->lo, b->hi))
+                    nb++;
+            } while (next_iter(s, vs, nv));
+        }
+        if (too_many)
+            diag_error(s->diag, L->loc, "E057", "checking loop '%s' needs more than %d iterations; split the loops",
+                       L->var, SEMA_MAX_ENUM);
+        if (nb)
+            qsort(boxes, nb, sizeof *boxes, cmp_box);
+        int reported = 0;
+        for (size_t i = 0; i < nb && !reported; i++)
+            for (size_t j = i + 1; j < nb && boxes[j].key == boxes[i].key && boxes[j].lo[0] < boxes[i].hi[0]; j++) {
+                if (boxes[j].iter == boxes[i].iter)
+                    continue;
+                int overlap = 1;
+                for (int d = 1; d < boxes[i].a->ref->rank; d++)
+                    if (boxes[j].lo[d] >= boxes[i].hi[d] || boxes[i].lo[d] >= boxes[j].hi[d])
+                        overlap = 0;
+                if (!overlap)
+                    continue;
+                const Box *x = boxes[i].iter < boxes[j].iter ? &boxes[i] : &boxes[j];
+                const Box *y = x == &boxes[i] ? &boxes[j] : &boxes[i];
+                diag_error(s->diag, y->a->ref->region.loc, "E055",
+                           "iterations %s = %lld and %s = %lld of independent loop '%s' write overlapping parts of '%s'",
+                           L->var, (long long)x->iter, L->var, (long long)y->iter, L->var, s->spec->tensors[t].name);
+                diag_note(s->diag, L->loc, "write 'carried: true' on loop '%s' if the order matters", L->var);
+                reported = 1;
+                break;
+            }
+        free(boxes);
+    }
+}
+
+static void check_loops(Sema *s, SpecStmt **body, int n)
+{
+    for (int i = 0; i < n; i++) {
+        SpecStmt *st = body[i];
+        if (st->kind != SPEC_STMT_LOOP || st->bad)
+            continue;
+        if (!st->carried) {
+            check_tile_deps(s, st);
+            check_tensor_deps(s, st);
+        }
+        check_loops(s, st->body, st->nbody);
+    }
+}
+
+/* ------------------------------------------------------------- capacity */
+
+static void check_capacity(Sema *s)
+{
+    Spec *sp = s->spec;
+    int64_t usable = spec_sbuf_usable(sp->target), sbuf = 0;
+    int banks = 0;
+    for (int i = 0; i < sp->ntiles; i++) {
+        SpecTile *t = &sp->tiles[i];
+        if (t->bad || !t->rank)
+            continue;
+        int64_t bytes = (int64_t)tg_dtype_size(t->dtype);
+        for (int d = 1; d < t->rank; d++)
+            bytes *= t->shape[d];
+        if (t->buffer == SPEC_BUF_SBUF)
+            sbuf += bytes * t->bufs;
+        else
+            banks += t->bufs;
+    }
+    if (sbuf > usable) {
+        diag_error(s->diag, (SrcLoc){sp->file, sp->root->loc.line, sp->root->loc.col}, "E060",
+                   "SBUF overflow: tiles take %lld bytes per partition; %s has %lld usable", (long long)sbuf,
+                   tg_machine_of(sp->target).name, (long long)usable);
+        for (int i = 0; i < sp->ntiles; i++) {
+            SpecTile *t = &sp->tiles[i];
+            if (t->bad || !t->rank || t->buffer != SPEC_BUF_SBUF)
+                continue;
+            int64_t bytes = (int64_t)tg_dtype_size(t->dtype);
+            for (int d = 1; d < t->rank; d++)
+                bytes *= t->shape[d];
+            diag_note(s->diag, t->loc, "'%s' takes %lld bytes per partition (%lld x %d bufs)", t->name,
+                      (long long)(bytes * t->bufs), (long long)bytes, t->bufs);
+        }
+    }
+    if (banks > TG_PSUM_BANKS) {
+        diag_error(s->diag, (SrcLoc){sp->file, sp->root->loc.line, sp->root->loc.col}, "E061",
+                   "PSUM overflow: tiles take %d banks; there are %d (one bank per tile and buffer)", banks,
+                   TG_PSUM_BANKS);
+        for (int i = 0; i < sp->ntiles; i++) {
+            SpecTile *t = &sp->tiles[i];
+            if (!t->bad && t->rank && t->buffer == SPEC_BUF_PSUM)
+                diag_note(s->diag, t->loc, "'%s' takes %d bank%s", t->name, t->bufs, t->bufs == 1 ? "" : "s");
+        }
+    }
+}
+
+int sema_check(Spec *spec, Diag *diag, Arena *arena)
+{
+    Sema s = {.spec = spec, .diag = diag, .arena = arena, .errors0 = diag->nerrors};
+    s.env = arena_alloc(arena, (size_t)spec->nslots * sizeof *s.env);
+    s.tile_written = arena_alloc(arena, (size_t)spec->ntiles + 1);
+    if (!s.env || !s.tile_written)
+        return 1;
+    for (int i = 0; i < spec->ntiles; i++)
+        if (spec->tiles[i].declared && !spec->tiles[i].bad)
+            check_tile_decl(&s, &spec->tiles[i]);
+    walk(&s, spec->body, spec->nbody);
+    check_loops(&s, spec->body, spec->nbody);
+    check_capacity(&s);
+    for (int i = spec->ninputs; i < spec->ntensors; i++) {
+        int written = 0;
+        for (int j = 0; j < s.nacc && !written; j++)
+            written = s.acc[j].is_write && s.acc[j].ref->is_tensor && s.acc[j].ref->index == i;
+        if (!written && !diag->nerrors)
+            diag_warning(diag, spec->tensors[i].loc, "W002", "output '%s' is never written", spec->tensors[i].name);
+    }
+    free(s.acc);
+    return diag->nerrors - s.errors0;
+}

@@ -1,0 +1,89 @@
+# The op-semantics module (runtime/tg_ops.*): the per-op math shared by the C
+# simulation and the ISS. Included by the top-level Makefile after runtime.mk.
+# Suites: ops (cmocka), ops-numpy (numpy cross-check via ctypes),
+# ops-freestanding (gcc+clang, -std=c99 -ffreestanding -nostdlib, `nm -u` ⊆
+# {memcpy, memset} ∪ the runtime); bench: ops (matmul vs OpenBLAS sgemm).
+#
+# TG_OPS_ARCH: code-generation flags for tg_ops.o (default: this host's SIMD,
+# so the matmul micro-kernel gets AVX/AVX-512). Results do not depend on it:
+# -ffp-contract=off forbids FMA and SIMD lanes are independent elements.
+# Override with TG_OPS_ARCH= for a portable object.
+TG_OPS_ARCH ?= -march=native
+OPS_SRCS := runtime/tg_ops.c
+OPS_OBJS := $(OPS_SRCS:%.c=$(BUILD)/%.o)
+RT_OBJS += $(OPS_OBJS)
+
+$(OPS_OBJS) $(BUILD)/tests/unit/test_ops.o $(BUILD)/tools/bench_ops.o: \
+	CFLAGS += -ffp-contract=off $(TG_OPS_ARCH)
+
+OPS_DEPS := $(OPS_OBJS) $(BUILD)/runtime/tg_dtype.o $(BUILD)/runtime/tg_math.o \
+            $(BUILD)/runtime/tg_alu.o
+
+$(BIN)/test_ops: $(BUILD)/tests/unit/test_ops.o $(OPS_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $^ -o $@ $(CMOCKA_LIBS) -lm
+
+$(BIN)/bench_ops: $(BUILD)/tools/bench_ops.o $(OPS_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $^ -o $@ -lopenblas -lm
+
+SUITES += ops ops-freestanding
+TEST_DEPS += $(BIN)/test_ops
+.PHONY: suite-ops suite-ops-freestanding bench-ops
+suite-ops: $(BIN)/test_ops
+	@tests/cmocka_count.sh $(BIN)/test_ops
+
+# Freestanding proof for tg_ops.c: each compiler, with and without the SIMD
+# flags, strict C99 and no hosted library. An undefined symbol must be memcpy,
+# memset, or defined by the runtime sources tg_ops uses (built the same way).
+OPS_FREESTANDING_CCS ?= gcc clang
+OPS_FS_USES := runtime/tg_dtype.c runtime/tg_math.c runtime/tg_alu.c
+OPS_FS_FLAGS = -std=c99 -ffreestanding -nostdlib -Wall -Wextra -Wpedantic -Werror -O2 \
+               -ffp-contract=off -Iruntime
+suite-ops-freestanding:
+	@d=$(BUILD)/ops-fs; mkdir -p $$d; p=0; f=0; \
+	for cc in $(OPS_FREESTANDING_CCS); do \
+	  for arch in "" "$(TG_OPS_ARCH)"; do \
+	    tag=$$cc$$(echo "$$arch" | tr -c 'a-z0-9\n' _); : > $$d/$$tag.defs; \
+	    for u in $(OPS_FS_USES); do \
+	      $$cc $(OPS_FS_FLAGS) $$arch -c $$u -o $$d/$$tag-dep.o && \
+	      nm --defined-only $$d/$$tag-dep.o | awk '{print $$NF}' >> $$d/$$tag.defs; \
+	    done; \
+	    for src in $(OPS_SRCS); do \
+	      obj=$$d/$$tag-$$(basename $$src .c).o; \
+	      if ! $$cc $(OPS_FS_FLAGS) $$arch -c $$src -o $$obj; then \
+	        echo "FAIL: $$cc $$arch $$src does not build freestanding"; f=$$((f+1)); continue; fi; \
+	      ext=$$(nm -u $$obj | awk '{print $$NF}' | grep -vxF -f $$d/$$tag.defs); \
+	      bad=$$(printf '%s\n' "$$ext" | grep -v '^$$' | grep -vxE 'memcpy|memset'); \
+	      if [ -n "$$bad" ]; then \
+	        echo "FAIL: $$cc $$arch $$src needs: $$bad"; f=$$((f+1)); \
+	      else echo "ok: $$cc $$arch $$src (outside the runtime: $$(echo $$ext))"; p=$$((p+1)); fi; \
+	    done; \
+	  done; \
+	done; \
+	echo "$$p passed, $$f failed"
+
+# matmul 512×1024×1024 (and the PE-tiled call pattern) against OpenBLAS sgemm.
+BENCHES += ops
+bench-ops: $(BIN)/bench_ops
+	@$(BIN)/bench_ops
+
+# numpy cross-check (tests/numerics/test_ops_ref.py) through ctypes on a shared
+# build of the numerics; two tiny exported wrappers expose the inline helpers.
+OPS_SO_SRCS := $(OPS_SRCS) runtime/tg_alu.c runtime/tg_math.c runtime/tg_dtype.c
+$(BUILD)/ops-numpy/libtgops.so: $(OPS_SO_SRCS) runtime/tg_ops.h
+	@mkdir -p $(dir $@)
+	@printf '%s\n' '#include "tg_ops.h"' \
+	  'float tg_ops_test_reduce(const float *x, size_t n, int op, int neg);' \
+	  'float tg_ops_test_reduce(const float *x, size_t n, int op, int neg)' \
+	  '{ return tg_reduce_row(x, n, (tg_alu_op)op, neg); }' \
+	  'void tg_ops_test_scan(float *d, const float *a, const float *b, size_t n, float r, int o0, int o1);' \
+	  'void tg_ops_test_scan(float *d, const float *a, const float *b, size_t n, float r, int o0, int o1)' \
+	  '{ tg_scan_row(d, a, b, n, r, (tg_alu_op)o0, (tg_alu_op)o1); }' > $(dir $@)wrap.c
+	$(CC) -std=c11 $(WARN) -O2 -ffp-contract=off $(TG_OPS_ARCH) -fPIC -shared -Iruntime \
+	  $(OPS_SO_SRCS) $(dir $@)wrap.c -o $@
+
+SUITES += ops-numpy
+.PHONY: suite-ops-numpy
+suite-ops-numpy: $(BUILD)/ops-numpy/libtgops.so
+	@$(PYTHON) tests/numerics/test_ops_ref.py $(BUILD)/ops-numpy/libtgops.so

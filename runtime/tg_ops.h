@@ -1,0 +1,277 @@
+/* tg_ops.h — the per-op math of every engine instruction, on fp32 rows and
+ * panels already widened from storage: the C simulation and the ISS both
+ * call these, so they differ only in how they find their operands (SPEC.md
+ * §5, DESIGN.md "one op-semantics module"). Callers do addressing and dtype
+ * casts; this module fixes every rounding and every summation order.
+ * Freestanding C99: no heap, stdio, exit or libm.
+ *
+ * Determinism: each fp32 operation is written as its own statement and the
+ * runtime builds with -ffp-contract=off, so nothing is fused into an FMA.
+ * The static inline helpers below compile in the caller's translation unit:
+ * build generated code in ISO mode (-std=c99/c11, where gcc does not
+ * contract) or with -ffp-contract=off as well.
+ *
+ * Orders (the ISS must reproduce exactly these — it does, by calling them):
+ *  - matmul: dst[m][n] = (((c + p0) + p1) + ...) + p(K-1), p_k = fl(stat[k][m]
+ *    · mov[k][n]) rounded to fp32, c = dst[m][n] when accumulating, else +0.
+ *    So a K loop of tiles with accumulate gives the same bits as one big K.
+ *  - row reductions: r = x[0]; r = r op x[j] for j = 1..n-1 (left to right),
+ *    then negated (sign flip) if asked. The activation's `reduce` is the same
+ *    fold with op add over the fp32 results (before any cast to dst).
+ *  - partition_reduce: the same left fold over partitions 0, 1, ..., P-1.
+ *  - scan: r = initial; r = op1(op0(a[j], r), b[j]); dst[j] = r, r kept fp32.
+ *  - bn_stats / bn_aggr: see tg_bn_stats_f32 / tg_bn_aggr_f32 below.
+ */
+#ifndef TG_OPS_H
+#define TG_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tg_alu.h"
+#include "tg_dtype.h"
+#include "tg_machine.h"
+#include "tg_math.h"
+
+/* ---- element combinators (op folds away when it is a constant) ------------ */
+
+/* a op b, inlined: the generated C passes a constant op and gets straight-line
+ * code; the ISS passes a decoded op. Same results as tg_alu(). */
+static inline float tg_op_alu(tg_alu_op op, float a, float b)
+{
+    switch (op) {
+#define TG_OPS_ALU_CASE(ID, id) case TG_ALU_##ID: return tg_alu_##id(a, b);
+        TG_ALU_OPS(TG_OPS_ALU_CASE)
+#undef TG_OPS_ALU_CASE
+    default: return tg_bits_f32(0x7fc00000u);
+    }
+}
+
+/* f(x), inlined; same results as tg_act(). */
+static inline float tg_op_act(tg_act_func f, float x)
+{
+    switch (f) {
+#define TG_OPS_ACT_CASE(ID, id) case TG_ACT_##ID: return tg_act_##id(x);
+        TG_ACT_FUNCS(TG_OPS_ACT_CASE)
+#undef TG_OPS_ACT_CASE
+    default: return tg_bits_f32(0x7fc00000u);
+    }
+}
+
+/* Scalar engine activation of one element: t = x·scale; t = t + bias; f(t)
+ * — two fp32 roundings, never fused (as tg_act_row). */
+static inline float tg_activation(tg_act_func f, float x, float scale, float bias)
+{
+    float t = x * scale;
+    t = t + bias;
+    return tg_op_act(f, t);
+}
+
+/* One tensor_scalar stage: x op s, or s op x when `reverse`. */
+static inline float tg_tensor_scalar1(tg_alu_op op, float x, float s, int reverse)
+{
+    return reverse ? tg_op_alu(op, s, x) : tg_op_alu(op, x, s);
+}
+
+/* tensor_scalar with two stages: (x op0 s0) op1 s1, each optionally reversed;
+ * the intermediate stays fp32. */
+static inline float tg_tensor_scalar2(float x, tg_alu_op op0, float s0, int reverse0,
+                                      tg_alu_op op1, float s1, int reverse1)
+{
+    float t = tg_tensor_scalar1(op0, x, s0, reverse0);
+    return tg_tensor_scalar1(op1, t, s1, reverse1);
+}
+
+/* tensor_tensor of one element pair. */
+static inline float tg_tensor_tensor(tg_alu_op op, float a, float b) { return tg_op_alu(op, a, b); }
+
+/* affine_select element: pred ? on_true : fill. */
+static inline float tg_select(int pred, float on_true, float fill) { return pred ? on_true : fill; }
+
+/* Comparison operators of affine_select predicates (`e1 OP e2`). */
+typedef enum tg_cmp {
+    TG_CMP_LT = 0, /* <  */
+    TG_CMP_LE,     /* <= */
+    TG_CMP_GT,     /* >  */
+    TG_CMP_GE,     /* >= */
+    TG_CMP_EQ,     /* == */
+    TG_CMP_NE,     /* != */
+    TG_CMP_COUNT
+} tg_cmp;
+
+/* `a OP b` on the integer values of an affine predicate; 0 for a bad op. */
+static inline int tg_cmp_eval(tg_cmp op, int64_t a, int64_t b)
+{
+    switch (op) {
+    case TG_CMP_LT: return a < b;
+    case TG_CMP_LE: return a <= b;
+    case TG_CMP_GT: return a > b;
+    case TG_CMP_GE: return a >= b;
+    case TG_CMP_EQ: return a == b;
+    case TG_CMP_NE: return a != b;
+    default: return 0;
+    }
+}
+
+/* iota: NKI computes the index expression in int32 and then casts to the
+ * destination dtype. The expression value `v` (evaluated exactly in int64 by
+ * the caller) wraps to int32 (two's complement), then converts as a
+ * tensor_copy from int32 would (tg_cvt_row: bit copy for int32, via fp32 —
+ * RNE, saturating for narrower integers — for every other dtype). Writes
+ * element `i` of the `dt` row at `base`; returns 0, or -1 for a bad dtype. */
+static inline int32_t tg_iota_wrap(int64_t v) { return (int32_t)(uint32_t)(uint64_t)v; }
+int tg_iota_cast(void *base, tg_dtype dt, size_t i, int64_t v);
+/* The same value as fp32 (int32 → fp32, RNE), for callers on fp32 panels. */
+static inline float tg_iota_f32(int64_t v) { return (float)tg_iota_wrap(v); }
+
+/* ---- rows (one partition's free elements, flattened, contiguous) ----------- */
+
+/* dst[j] = a[j] op b[j]. dst may equal a or b. */
+static inline void tg_tensor_tensor_row(float *dst, const float *a, const float *b, size_t n,
+                                        tg_alu_op op)
+{
+    size_t j;
+    for (j = 0; j < n; j++)
+        dst[j] = tg_op_alu(op, a[j], b[j]);
+}
+
+/* dst[j] = tensor_scalar2(src[j], ...) (pass op1 = TG_ALU_COUNT for a
+ * single-stage tensor_scalar). dst may equal src. */
+static inline void tg_tensor_scalar_row(float *dst, const float *src, size_t n, tg_alu_op op0,
+                                        float s0, int reverse0, tg_alu_op op1, float s1,
+                                        int reverse1)
+{
+    size_t j;
+    if (op1 == TG_ALU_COUNT) {
+        for (j = 0; j < n; j++)
+            dst[j] = tg_tensor_scalar1(op0, src[j], s0, reverse0);
+        return;
+    }
+    for (j = 0; j < n; j++)
+        dst[j] = tg_tensor_scalar2(src[j], op0, s0, reverse0, op1, s1, reverse1);
+}
+
+/* 1 when `op` may be a tensor_reduce / activation-reduce operator: add
+ * subtract multiply maximum minimum, logical_and/or/xor, and the bitvec
+ * bitwise_and/or/xor (NKI "Supported Math Operators": reduce-legal ops). */
+int tg_reduce_legal(tg_alu_op op);
+
+/* tensor_reduce of one row: x[0] op x[1] op ... left to right in fp32, then
+ * r = -r when `negate` (a sign flip: the same as ×−1.0 for every non-NaN).
+ * n = 0 gives NaN (nothing to reduce; the generator never emits it). */
+static inline float tg_reduce_row(const float *x, size_t n, tg_alu_op op, int negate)
+{
+    float r;
+    size_t j;
+    if (n == 0)
+        return tg_bits_f32(0x7fc00000u);
+    r = x[0];
+    for (j = 1; j < n; j++)
+        r = tg_op_alu(op, r, x[j]);
+    return negate ? -r : r;
+}
+
+/* Bitvec tensor_reduce on raw 32-bit integer patterns (NKI: no cast for
+ * bitvec ops), for integer tiles kept as integers: the same left fold with
+ * tg_alu_bits. n = 0 gives 0. */
+uint32_t tg_reduce_bits(const uint32_t *x, size_t n, tg_alu_op op);
+
+/* activation with an optional `reduce` (add): dst[j] = activation(src[j]);
+ * when `sum` is non-null, *sum = the left-to-right fp32 sum of the dst
+ * values (before any cast to dst's dtype). dst may equal src. */
+static inline void tg_activation_row(float *dst, const float *src, size_t n, tg_act_func f,
+                                     float scale, float bias, float *sum)
+{
+    size_t j;
+    for (j = 0; j < n; j++)
+        dst[j] = tg_activation(f, src[j], scale, bias);
+    if (sum)
+        *sum = tg_reduce_row(dst, n, TG_ALU_ADD, 0);
+}
+
+/* tensor_tensor_scan of one row: r = initial; for j: r = (a[j] op0 r) op1
+ * b[j]; dst[j] = r (r carried in fp32, not in dst's dtype). dst may equal a
+ * or b. */
+static inline void tg_scan_row(float *dst, const float *a, const float *b, size_t n,
+                               float initial, tg_alu_op op0, tg_alu_op op1)
+{
+    float r = initial;
+    size_t j;
+    for (j = 0; j < n; j++) {
+        float t = tg_op_alu(op0, a[j], r);
+        r = tg_op_alu(op1, t, b[j]);
+        dst[j] = r;
+    }
+}
+
+/* ---- statistics ------------------------------------------------------------ */
+
+/* bn_stats of one row of n ≤ TG_BN_STATS_FMAX elements (NKI layout):
+ *   out = {count_e, mean_e, M2_e, count_o, mean_o, M2_o}
+ * over the even-indexed (j = 0, 2, ...) and the odd-indexed elements; M2 is
+ * variance·count = Σ (x − mean)². Two passes in fp32, left to right:
+ *   s = x[first]; s = s + x[j] ...;  mean = s / count;
+ *   d = x[j] − mean; q = d·d; M2 = M2 + q ... starting from M2 = q(first).
+ * An empty half (n = 1 has no odd element) gives {0, 0, 0}. Returns 0, or -1
+ * when n is 0 or above TG_BN_STATS_FMAX (out untouched). */
+int tg_bn_stats_f32(float out[6], const float *x, size_t n);
+
+/* bn_aggr of one row of n floats = n/3 records (count, mean, M2), e.g. k
+ * bn_stats outputs of 6 each (NKI: the input is a multiple of three):
+ *   out = {mean, population variance}.
+ * Chan et al.'s pairwise update, folding records left to right in fp32:
+ *   start at the first record with count > 0: (na, ma, Ma); for each later
+ *   record (nb, mb, Mb) with nb > 0:
+ *     n = na + nb;  d = mb − ma;  w = nb / n;  ma = ma + d·w;
+ *     v = na · w;  Ma = Ma + Mb;  Ma = Ma + (d·d)·v;  na = n
+ *   (each step one fp32 rounding, in that order); var = Ma / na.
+ * Records with count 0 are skipped. Returns 0, or -1 when n is 0 or not a
+ * multiple of 3 (out untouched); no record with count > 0 gives {NaN, NaN}. */
+int tg_bn_aggr_f32(float out[2], const float *x, size_t n);
+
+/* ---- Tensor engine ---------------------------------------------------------- */
+
+/* matmul: dst[m·ds + n] (+)= Σ_k stat[k·ss + m] · mov[k·ms + n], for m < M,
+ * n < N, k < K (strides in floats). Order as in the header comment: fp32
+ * products, summed in increasing k from the existing dst value when
+ * `accumulate`, else from +0. dst must not overlap stat or mov. Any M, N, K
+ * ≥ 0 (K = 0 leaves dst, or zeroes it without `accumulate`). Cache-blocked
+ * and register-tiled; blocking never changes the per-element order. Uses
+ * 17 KiB (scalar builds) to 48 KiB (AVX-512 builds) of stack for packed
+ * panels. No FMA fast path: on the hosts measured a separate multiply and add
+ * already run at FMA throughput, and for bf16 inputs an FMA is not
+ * bit-identical anyway (products that under/overflow fp32 round differently). */
+void tg_matmul_f32(float *dst, ptrdiff_t dst_stride, const float *stat, ptrdiff_t stat_stride,
+                   const float *mov, ptrdiff_t mov_stride, int K, int M, int N, int accumulate);
+
+/* The plain triple loop with the same order (the reference the tests and the
+ * ISS may use; slow). */
+void tg_matmul_f32_ref(float *dst, ptrdiff_t dst_stride, const float *stat,
+                       ptrdiff_t stat_stride, const float *mov, ptrdiff_t mov_stride, int K,
+                       int M, int N, int accumulate);
+
+/* Tensor engine transpose: dst[f·ds + p] = src[p·ss + f] for p < P, f < F —
+ * an exact fp32 copy; NaN and inf keep their bits here. (NeuronCore-v2
+ * hardware transposes by a matmul with the identity, which smears NaN/inf
+ * across the output; we model the ideal copy — a documented difference.)
+ * dst must not overlap src. */
+void tg_transpose_f32(float *dst, ptrdiff_t dst_stride, const float *src, ptrdiff_t src_stride,
+                      int P, int F);
+
+/* ---- GpSimd ------------------------------------------------------------------ */
+
+/* 1 for the partition_reduce operators NKI allows: add, maximum,
+ * bitwise_or, bitwise_and. */
+int tg_partition_reduce_legal(tg_alu_op op);
+
+/* partition_reduce: dst[f] = src[0][f] op src[1][f] op ... op src[P-1][f],
+ * folding partitions in increasing order (src rows `src_stride` floats
+ * apart). P = 0 fills dst with NaN. dst must not overlap src. */
+void tg_partition_reduce_f32(float *dst, const float *src, ptrdiff_t src_stride, int P,
+                             size_t F, tg_alu_op op);
+
+/* The bitvec ops (bitwise_or / bitwise_and) on raw 32-bit patterns. */
+void tg_partition_reduce_bits(uint32_t *dst, const uint32_t *src, ptrdiff_t src_stride, int P,
+                              size_t F, tg_alu_op op);
+
+#endif /* TG_OPS_H */

@@ -1,0 +1,32 @@
+#!/bin/sh
+# tests/diag runner: every NNN-name.yaml is checked with `tilegen check` and its
+# stderr must equal NNN-name.expected byte for byte; the exit code must be 1 when
+# the text has an error, else 0. Then docs/diagnostics.md must be what
+# gen_docs.py makes of these cases (so the docs cannot drift).
+# Usage: TILEGEN=bin/tilegen tests/diag/run.sh [--update]
+T=${TILEGEN:-bin/tilegen}
+PY=${PYTHON:-/usr/bin/python3}
+dir=tests/diag
+pass=0; fail=0
+tmp=$(mktemp)
+for spec in $dir/[0-9][0-9][0-9]-*.yaml; do
+  exp=${spec%.yaml}.expected
+  "$T" check "$spec" 2>"$tmp" >/dev/null; rc=$?
+  if [ "$1" = "--update" ]; then cp "$tmp" "$exp"; fi
+  want=0; grep -q 'error\[E' "$exp" 2>/dev/null && want=1
+  if [ ! -f "$exp" ]; then
+    fail=$((fail+1)); echo "FAIL $spec: no $exp"
+  elif ! cmp -s "$tmp" "$exp"; then
+    fail=$((fail+1)); echo "FAIL $spec: stderr differs"; diff "$exp" "$tmp" | head -n 20
+  elif [ "$rc" -ne "$want" ]; then
+    fail=$((fail+1)); echo "FAIL $spec: exit $rc, want $want"
+  else
+    pass=$((pass+1))
+  fi
+done
+rm -f "$tmp"
+if [ "$1" = "--update" ]; then "$PY" $dir/gen_docs.py >docs/diagnostics.md; fi
+if "$PY" $dir/gen_docs.py | cmp -s - docs/diagnostics.md; then pass=$((pass+1));
+else fail=$((fail+1)); echo "FAIL docs/diagnostics.md is stale: run tests/diag/run.sh --update"; fi
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,154 @@
+/* test_expr.c - expression lexer, parser and evaluator: precedence, floor
+ * division, min/max, overflow, error columns, regions, predicates, affine. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "expr.h"
+
+static int64_t eval_str(const char *s)
+{
+    Arena a;
+    arena_init(&a);
+    ExprError err;
+    Expr *e = expr_parse_int(&a, NULL, s, &err);
+    assert_non_null(e);
+    int64_t v = 0;
+    assert_int_equal(expr_eval(e, NULL, &v, &err), 0);
+    arena_free(&a);
+    return v;
+}
+
+static void arithmetic(void **state)
+{
+    (void)state;
+    assert_int_equal(eval_str("1 + 2 * 3"), 7);
+    assert_int_equal(eval_str("(1 + 2) * 3"), 9);
+    assert_int_equal(eval_str("10 - 4 - 3"), 3);
+    assert_int_equal(eval_str("-7 / 2"), -4);  /* floor */
+    assert_int_equal(eval_str("-7 % 2"), 1);   /* floor */
+    assert_int_equal(eval_str("7 % -2"), -1);
+    assert_int_equal(eval_str("min(300, 2*128+128) - 256"), 44);
+    assert_int_equal(eval_str("max(1, -(3))"), 1);
+    assert_int_equal(eval_str("--5"), 5);
+}
+
+static void errors_located(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s, *code;
+        int col;
+    } cases[] = {
+        {"1 +", "E009", 4},     {"1 $ 2", "E009", 3},  {"(1", "E009", 3},
+        {"2.5", "E009", 1},     {"min(1)", "E009", 6}, {"99999999999999999999", "E018", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        Arena a;
+        arena_init(&a);
+        ExprError err;
+        assert_null(expr_parse_int(&a, NULL, cases[i].s, &err));
+        assert_string_equal(err.code, cases[i].code);
+        assert_int_equal(err.loc.col, cases[i].col);
+        arena_free(&a);
+    }
+}
+
+static void overflow_and_zero(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"9223372036854775807 + 1", "4611686018427387904 * 2", "1 / 0", "5 % (2 - 2)",
+                                      "-9223372036854775807 - 2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        Arena a;
+        arena_init(&a);
+        ExprError err;
+        Expr *e = expr_parse_int(&a, NULL, bad[i], &err);
+        assert_non_null(e);
+        int64_t v;
+        assert_int_equal(expr_eval(e, NULL, &v, &err), -1);
+        assert_string_equal(err.code, "E018");
+        arena_free(&a);
+    }
+}
+
+static void numbers(void **state)
+{
+    (void)state;
+    Arena a;
+    arena_init(&a);
+    ExprError err;
+    Expr *e = expr_parse_number(&a, NULL, "-inf", &err);
+    assert_non_null(e);
+    assert_int_equal(e->kind, EXPR_FLOAT);
+    assert_true(isinf(e->fval) && e->fval < 0);
+    e = expr_parse_number(&a, NULL, "1e-6", &err);
+    assert_non_null(e);
+    assert_true(e->fval == 1e-6);
+    assert_null(expr_parse_number(&a, NULL, "1.5 * 2", &err));
+    arena_free(&a);
+}
+
+static void regions_and_preds(void **state)
+{
+    (void)state;
+    Arena a;
+    arena_init(&a);
+    ExprError err;
+    ExprRegion r;
+    assert_true(expr_parse_region(&a, NULL, "t[a:b, c:d:2, e, :]", &r, &err));
+    assert_string_equal(r.name, "t");
+    assert_int_equal(r.nslices, 4);
+    assert_non_null(r.slice[1].step);
+    assert_true(r.slice[2].is_index);
+    assert_null(r.slice[3].start);
+    assert_null(r.slice[3].stop);
+    assert_true(expr_parse_region(&a, NULL, "xt", &r, &err));
+    assert_false(r.bracketed);
+    assert_false(expr_parse_region(&a, NULL, "t[1:2", &r, &err));
+    assert_int_equal(err.loc.col, 6);
+    ExprPred p;
+    assert_true(expr_parse_pred(&a, NULL, "i*128 + p >= f", &p, &err));
+    assert_int_equal(p.cmp, EXPR_CMP_GE);
+    assert_false(expr_parse_pred(&a, NULL, "i + p", &p, &err));
+    arena_free(&a);
+}
+
+static void affine(void **state)
+{
+    (void)state;
+    Arena a;
+    arena_init(&a);
+    ExprError err;
+    Expr *e = expr_parse_int(&a, NULL, "3*(i + 2) - 4*j", &err);
+    assert_non_null(e);
+    /* resolve by hand: i -> slot 2, j -> slot 3 */
+    e->a->b->a->kind = EXPR_VAR;
+    e->a->b->a->ival = 2;
+    e->b->b->kind = EXPR_VAR;
+    e->b->b->ival = 3;
+    int64_t coef[4], c;
+    assert_true(expr_affine(e, 4, coef, &c));
+    assert_int_equal(c, 6);
+    assert_int_equal(coef[2], 3);
+    assert_int_equal(coef[3], -4);
+    int64_t env[4] = {0, 0, 5, 1}, v;
+    assert_int_equal(expr_eval(e, env, &v, &err), 0);
+    assert_int_equal(v, 17);
+    Expr *m = expr_parse_int(&a, NULL, "min(i, 3)", &err);
+    m->a->kind = EXPR_VAR;
+    m->a->ival = 2;
+    assert_false(expr_affine(m, 4, coef, &c));
+    arena_free(&a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(arithmetic), cmocka_unit_test(errors_located), cmocka_unit_test(overflow_and_zero),
+        cmocka_unit_test(numbers),    cmocka_unit_test(regions_and_preds), cmocka_unit_test(affine),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,570 @@
+/* test_ops.c — cmocka tests of runtime/tg_ops: each op on small hand-checked
+ * inputs with exact expected values, randomized bit-exact comparisons against
+ * straightforward references written here (the documented orders), NaN/inf
+ * propagation, and bn_stats/bn_aggr against a two-pass fp64 computation. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tg_ops.h"
+
+static const float INF = (float)INFINITY;
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint32_t rnd32(void)
+{
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return (uint32_t)((rng * 0x2545f4914f6cdd1dull) >> 32);
+}
+/* Uniform in [-1, 1) with 24 random bits. */
+static float rndf(void) { return (float)((int32_t)(rnd32() >> 8) - (1 << 23)) / (float)(1 << 23); }
+/* Values whose products and sums round: mixed magnitudes and signs. */
+static float rndf_wide(void) { return rndf() * ldexpf(1.0f, (int)(rnd32() % 20) - 10); }
+
+static int same_bits(float a, float b) { return tg_f32_bits(a) == tg_f32_bits(b); }
+
+/* ---- element combinators ------------------------------------------------- */
+
+static void test_inline_dispatch_matches_tables(void **state)
+{
+    static const float v[] = {0.0f, -0.0f, 1.0f, -1.5f, 3.0f, 0.25f, 1e30f, -7.0f, INFINITY, NAN};
+    int op, f, i, j;
+    (void)state;
+    for (op = 0; op < TG_ALU_COUNT; op++)
+        for (i = 0; i < 10; i++)
+            for (j = 0; j < 10; j++) {
+                float x = tg_op_alu((tg_alu_op)op, v[i], v[j]), y = tg_alu((tg_alu_op)op, v[i], v[j]);
+                assert_true(same_bits(x, y) || (isnan(x) && isnan(y)));
+            }
+    for (f = 0; f < TG_ACT_COUNT; f++)
+        for (i = 0; i < 10; i++) {
+            float x = tg_op_act((tg_act_func)f, v[i]), y = tg_act((tg_act_func)f, v[i]);
+            assert_true(same_bits(x, y) || (isnan(x) && isnan(y)));
+        }
+    assert_true(isnan(tg_op_alu(TG_ALU_COUNT, 1.0f, 1.0f)));
+    assert_true(isnan(tg_op_act(TG_ACT_COUNT, 1.0f)));
+}
+
+/* x·scale + bias is two roundings: (1+2^-12)² = 1 + 2^-11 + 2^-24 rounds (tie
+ * to even) to 1 + 2^-11, so minus 1 gives exactly 2^-11; an FMA would keep
+ * the 2^-24. */
+static void test_activation_no_fma(void **state)
+{
+    float x = 1.0f + ldexpf(1.0f, -12);
+    float out[3], src[3] = {x, x, x};
+    float sum = 0.0f;
+    (void)state;
+    assert_true(same_bits(tg_activation(TG_ACT_COPY, x, x, -1.0f), ldexpf(1.0f, -11)));
+    assert_true(same_bits(tg_activation(TG_ACT_RELU, -2.0f, 3.0f, 1.0f), 0.0f));
+    assert_true(same_bits(tg_activation(TG_ACT_SQUARE, 3.0f, 2.0f, 1.0f), 49.0f));
+    assert_true(same_bits(tg_activation(TG_ACT_EXP, 0.0f, 5.0f, 0.0f), 1.0f));
+    tg_activation_row(out, src, 3, TG_ACT_COPY, x, -1.0f, &sum);
+    assert_true(same_bits(out[2], ldexpf(1.0f, -11)));
+    assert_true(same_bits(sum, 3.0f * ldexpf(1.0f, -11)));
+    tg_activation_row(out, src, 3, TG_ACT_COPY, 1.0f, 0.0f, NULL); /* no reduce: fine */
+    assert_true(same_bits(out[0], x));
+    /* NaN and inf propagate through scale/bias and the function. */
+    assert_true(isnan(tg_activation(TG_ACT_EXP, NAN, 1.0f, 0.0f)));
+    assert_true(isnan(tg_activation(TG_ACT_COPY, INF, 0.0f, 0.0f))); /* inf·0 */
+    assert_true(same_bits(tg_activation(TG_ACT_EXP, -INF, 1.0f, 0.0f), 0.0f));
+    assert_true(same_bits(tg_activation(TG_ACT_SIGMOID, 1.0f, 1.0f, INF), 1.0f));
+}
+
+static void test_tensor_scalar_and_tensor(void **state)
+{
+    float src[4] = {1.0f, 2.0f, 4.0f, -8.0f}, dst[4], b[4] = {3.0f, 3.0f, 3.0f, 3.0f};
+    (void)state;
+    assert_true(same_bits(tg_tensor_scalar1(TG_ALU_SUBTRACT, 5.0f, 2.0f, 0), 3.0f));
+    assert_true(same_bits(tg_tensor_scalar1(TG_ALU_SUBTRACT, 5.0f, 2.0f, 1), -3.0f));
+    assert_true(same_bits(tg_tensor_scalar1(TG_ALU_DIVIDE, 4.0f, 1.0f, 1), 0.25f));
+    /* (x − 1) · 0.5, then 10 / x reversed. */
+    assert_true(same_bits(tg_tensor_scalar2(5.0f, TG_ALU_SUBTRACT, 1.0f, 0, TG_ALU_MULTIPLY, 0.5f, 0), 2.0f));
+    assert_true(same_bits(tg_tensor_scalar2(3.0f, TG_ALU_ADD, 2.0f, 0, TG_ALU_DIVIDE, 10.0f, 1), 2.0f));
+    tg_tensor_scalar_row(dst, src, 4, TG_ALU_MULTIPLY, 3.0f, 0, TG_ALU_COUNT, 0.0f, 0);
+    assert_true(same_bits(dst[3], -24.0f));
+    tg_tensor_scalar_row(dst, src, 4, TG_ALU_MAXIMUM, 1.5f, 0, TG_ALU_SUBTRACT, 1.0f, 1);
+    assert_true(same_bits(dst[0], -0.5f) && same_bits(dst[1], -1.0f) && same_bits(dst[3], -0.5f));
+    tg_tensor_tensor_row(dst, src, b, 4, TG_ALU_GREATER);
+    assert_true(dst[0] == 0.0f && dst[2] == 1.0f && dst[3] == 0.0f);
+    tg_tensor_tensor_row(dst, src, b, 4, TG_ALU_POWER);
+    assert_true(same_bits(dst[1], 8.0f) && same_bits(dst[3], -512.0f));
+    assert_true(isnan(tg_tensor_tensor(TG_ALU_ADD, INF, -INF)));
+    assert_true(isnan(tg_tensor_tensor(TG_ALU_MAXIMUM, NAN, 1.0f)));
+}
+
+static void test_select_cmp_iota(void **state)
+{
+    uint16_t bf[2];
+    int8_t i8[1];
+    int32_t i32[1];
+    uint32_t u32[1];
+    float f32[1];
+    (void)state;
+    assert_true(same_bits(tg_select(1, 2.5f, -INF), 2.5f));
+    assert_true(same_bits(tg_select(0, 2.5f, -INF), -INF));
+    assert_true(tg_cmp_eval(TG_CMP_GE, 5, 5) && !tg_cmp_eval(TG_CMP_GT, 5, 5));
+    assert_true(tg_cmp_eval(TG_CMP_LT, -3, 2) && tg_cmp_eval(TG_CMP_LE, 2, 2));
+    assert_true(tg_cmp_eval(TG_CMP_EQ, 7, 7) && tg_cmp_eval(TG_CMP_NE, 7, 8));
+    assert_false(tg_cmp_eval(TG_CMP_COUNT, 1, 1));
+    /* int32 wrap, then the dtype cast. */
+    assert_int_equal(tg_iota_wrap(((int64_t)1 << 32) + 5), 5);
+    assert_int_equal(tg_iota_wrap((int64_t)INT32_MAX + 1), INT32_MIN);
+    assert_true(same_bits(tg_iota_f32(16777217), 16777216.0f)); /* int32 → fp32 RNE */
+    assert_int_equal(tg_iota_cast(i32, TG_INT32, 0, 16777217), 0);
+    assert_int_equal(i32[0], 16777217); /* int32 → int32 stays exact */
+    assert_int_equal(tg_iota_cast(i8, TG_INT8, 0, 300), 0);
+    assert_int_equal(i8[0], 127); /* saturates */
+    assert_int_equal(tg_iota_cast(u32, TG_UINT32, 0, -1), 0);
+    assert_int_equal(u32[0], 0); /* via fp32: negative → 0 */
+    assert_int_equal(tg_iota_cast(bf, TG_BFLOAT16, 1, 257), 0);
+    assert_int_equal(bf[1], 0x4380); /* 257 → 256 in bf16 (tie to even) */
+    assert_int_equal(tg_iota_cast(f32, TG_FLOAT32, 0, -3), 0);
+    assert_true(same_bits(f32[0], -3.0f));
+    assert_int_equal(tg_iota_cast(f32, TG_DTYPE_COUNT, 0, 1), -1);
+    assert_int_equal(tg_iota_cast(NULL, TG_FLOAT32, 0, 1), -1);
+}
+
+/* ---- reductions and scan --------------------------------------------------- */
+
+static void test_reduce_hand(void **state)
+{
+    float x[4] = {1e8f, 1.0f, -1e8f, 1.0f};
+    float y[5] = {2.0f, -3.0f, 0.5f, 4.0f, -1.0f};
+    float z[3] = {-0.0f, -0.0f, -0.0f};
+    float w[3] = {1.0f, NAN, 2.0f};
+    float l[3] = {1.0f, 0.0f, 5.0f};
+    float bits[3] = {12.0f, 10.0f, 6.0f};
+    (void)state;
+    /* left to right: (1e8 + 1) rounds back to 1e8, − 1e8 = 0, + 1 = 1 */
+    assert_true(same_bits(tg_reduce_row(x, 4, TG_ALU_ADD, 0), 1.0f));
+    assert_true(same_bits(tg_reduce_row(x, 4, TG_ALU_ADD, 1), -1.0f));
+    assert_true(same_bits(tg_reduce_row(y, 5, TG_ALU_ADD, 0), 2.5f));
+    assert_true(same_bits(tg_reduce_row(y, 5, TG_ALU_SUBTRACT, 0), 2.0f + 3.0f - 0.5f - 4.0f + 1.0f));
+    assert_true(same_bits(tg_reduce_row(y, 5, TG_ALU_MULTIPLY, 0), 12.0f));
+    assert_true(same_bits(tg_reduce_row(y, 5, TG_ALU_MAXIMUM, 0), 4.0f));
+    assert_true(same_bits(tg_reduce_row(y, 5, TG_ALU_MINIMUM, 1), 3.0f));
+    assert_true(same_bits(tg_reduce_row(y, 1, TG_ALU_ADD, 0), 2.0f));
+    assert_true(same_bits(tg_reduce_row(z, 3, TG_ALU_ADD, 0), -0.0f));
+    assert_true(same_bits(tg_reduce_row(z, 3, TG_ALU_ADD, 1), 0.0f));
+    assert_true(isnan(tg_reduce_row(y, 0, TG_ALU_ADD, 0)));
+    assert_true(isnan(tg_reduce_row(w, 3, TG_ALU_ADD, 0)));
+    assert_true(isnan(tg_reduce_row(w, 3, TG_ALU_MAXIMUM, 0)));
+    assert_true(isnan(tg_reduce_row(w, 3, TG_ALU_MINIMUM, 1)));
+    assert_true(same_bits(tg_reduce_row(l, 3, TG_ALU_LOGICAL_AND, 0), 0.0f));
+    assert_true(same_bits(tg_reduce_row(l, 3, TG_ALU_LOGICAL_OR, 0), 1.0f));
+    assert_true(same_bits(tg_reduce_row(l, 3, TG_ALU_LOGICAL_XOR, 0), 0.0f));
+    assert_true(same_bits(tg_reduce_row(bits, 3, TG_ALU_BITWISE_AND, 0), 0.0f));
+    assert_true(same_bits(tg_reduce_row(bits, 3, TG_ALU_BITWISE_OR, 0), 14.0f));
+    assert_true(same_bits(tg_reduce_row(bits, 3, TG_ALU_BITWISE_XOR, 0), 0.0f));
+    /* inf: max picks it, add of opposite infinities is NaN. */
+    {
+        float v[3] = {-INF, 5.0f, INF};
+        assert_true(same_bits(tg_reduce_row(v, 3, TG_ALU_MAXIMUM, 0), INF));
+        assert_true(same_bits(tg_reduce_row(v, 2, TG_ALU_ADD, 0), -INF));
+        assert_true(isnan(tg_reduce_row(v, 3, TG_ALU_ADD, 0)));
+    }
+    assert_true(tg_reduce_legal(TG_ALU_ADD) && tg_reduce_legal(TG_ALU_BITWISE_XOR));
+    assert_false(tg_reduce_legal(TG_ALU_DIVIDE) || tg_reduce_legal(TG_ALU_EQUAL) ||
+                 tg_reduce_legal(TG_ALU_POWER) || tg_reduce_legal(TG_ALU_LEFT_SHIFT));
+}
+
+static void test_reduce_bits(void **state)
+{
+    uint32_t x[3] = {0xffff0000u, 0x0ff00ff0u, 0x80000001u};
+    (void)state;
+    assert_int_equal(tg_reduce_bits(x, 3, TG_ALU_BITWISE_OR), 0xffff0ff1u);
+    assert_int_equal(tg_reduce_bits(x, 2, TG_ALU_BITWISE_AND), 0x0ff00000u);
+    assert_int_equal(tg_reduce_bits(x, 3, TG_ALU_BITWISE_XOR), 0xffff0000u ^ 0x0ff00ff0u ^ 0x80000001u);
+    assert_int_equal(tg_reduce_bits(x, 1, TG_ALU_BITWISE_AND), 0xffff0000u);
+    assert_int_equal(tg_reduce_bits(x, 0, TG_ALU_BITWISE_OR), 0u);
+}
+
+/* Random rows: reductions bit-equal to a plain left fold written here. */
+static void test_reduce_random(void **state)
+{
+    static float x[1000];
+    int t, j;
+    (void)state;
+    for (t = 0; t < 200; t++) {
+        int n = 1 + (int)(rnd32() % 1000);
+        float s, m, p;
+        for (j = 0; j < n; j++)
+            x[j] = rndf_wide();
+        s = x[0], m = x[0], p = x[0];
+        for (j = 1; j < n; j++) {
+            s += x[j];
+            m = x[j] > m ? x[j] : m;
+            p *= 1.0f + x[j] * 0.001f;
+        }
+        assert_true(same_bits(tg_reduce_row(x, (size_t)n, TG_ALU_ADD, 0), s));
+        assert_true(same_bits(tg_reduce_row(x, (size_t)n, TG_ALU_MAXIMUM, 1), -m));
+        for (j = 1; j < n; j++)
+            x[j] = 1.0f + x[j] * 0.001f;
+        assert_true(same_bits(tg_reduce_row(x, (size_t)n, TG_ALU_MULTIPLY, 0), p));
+    }
+}
+
+static void test_scan(void **state)
+{
+    float a[5] = {1.0f, 1.0f, 1.0f, 1.0f, 1.0f}, b[5] = {1.0f, 2.0f, 3.0f, 4.0f, 5.0f}, d[5];
+    float g[4] = {0.5f, 0.5f, 2.0f, 0.0f}, u[4] = {1.0f, 1.0f, 1.0f, 3.0f};
+    static float ra[700], rb[700], rd[700];
+    int t, j;
+    (void)state;
+    /* cumsum: (1 · r) + b */
+    tg_scan_row(d, a, b, 5, 0.0f, TG_ALU_MULTIPLY, TG_ALU_ADD);
+    assert_true(d[0] == 1.0f && d[1] == 3.0f && d[2] == 6.0f && d[3] == 10.0f && d[4] == 15.0f);
+    /* a op0 r with the running value as the right operand: r = (r − a) ... */
+    tg_scan_row(d, b, a, 5, 10.0f, TG_ALU_SUBTRACT, TG_ALU_ADD); /* r = (b − r) + 1 */
+    assert_true(d[0] == -8.0f && d[1] == 11.0f && d[2] == -7.0f && d[3] == 12.0f && d[4] == -6.0f);
+    /* linear recurrence r = g·r + u, initial 2 */
+    tg_scan_row(d, g, u, 4, 2.0f, TG_ALU_MULTIPLY, TG_ALU_ADD);
+    assert_true(d[0] == 2.0f && d[1] == 2.0f && d[2] == 5.0f && d[3] == 3.0f);
+    /* running max; NaN enters and stays (max propagates NaN). */
+    {
+        float z[4] = {0}, v[4] = {1.0f, 3.0f, NAN, 2.0f};
+        tg_scan_row(d, z, v, 4, -INF, TG_ALU_ADD, TG_ALU_MAXIMUM);
+        assert_true(d[0] == 1.0f && d[1] == 3.0f && isnan(d[2]) && isnan(d[3]));
+    }
+    /* in place, and random against a plain loop */
+    for (t = 0; t < 50; t++) {
+        int n = 1 + (int)(rnd32() % 700);
+        float r = rndf();
+        for (j = 0; j < n; j++)
+            ra[j] = rndf(), rb[j] = rndf_wide();
+        tg_scan_row(rd, ra, rb, (size_t)n, r, TG_ALU_MULTIPLY, TG_ALU_ADD);
+        for (j = 0; j < n; j++) {
+            float q = ra[j] * r;
+            r = q + rb[j];
+            assert_true(same_bits(rd[j], r));
+        }
+        /* in place over a: r = (a[j] + r) − b[j] */
+        r = 0.0f;
+        for (j = 0; j < n; j++) {
+            float q = ra[j] + r;
+            r = q - rb[j];
+            rd[j] = r;
+        }
+        tg_scan_row(ra, ra, rb, (size_t)n, 0.0f, TG_ALU_ADD, TG_ALU_SUBTRACT);
+        assert_memory_equal(ra, rd, sizeof(float) * (size_t)n);
+    }
+}
+
+/* ---- bn_stats / bn_aggr ---------------------------------------------------- */
+
+static void test_bn_hand(void **state)
+{
+    float x[8] = {1, 2, 3, 4, 5, 6, 7, 8}, s[6], a[2], rec[12];
+    (void)state;
+    assert_int_equal(tg_bn_stats_f32(s, x, 8), 0);
+    assert_true(s[0] == 4.0f && s[1] == 4.0f && s[2] == 20.0f);
+    assert_true(s[3] == 4.0f && s[4] == 5.0f && s[5] == 20.0f);
+    assert_int_equal(tg_bn_aggr_f32(a, s, 6), 0);
+    assert_true(same_bits(a[0], 4.5f) && same_bits(a[1], 5.25f)); /* np.var(1..8) */
+    /* odd length: 5 elements, even half {1,3,5}, odd half {2,4} */
+    assert_int_equal(tg_bn_stats_f32(s, x, 5), 0);
+    assert_true(s[0] == 3.0f && s[1] == 3.0f && s[2] == 8.0f && s[3] == 2.0f && s[4] == 3.0f && s[5] == 2.0f);
+    assert_int_equal(tg_bn_aggr_f32(a, s, 6), 0);
+    assert_true(same_bits(a[0], 3.0f) && same_bits(a[1], 2.0f));
+    /* one element: the odd half is empty and skipped */
+    assert_int_equal(tg_bn_stats_f32(s, x + 6, 1), 0);
+    assert_true(s[0] == 1.0f && s[1] == 7.0f && s[2] == 0.0f && s[3] == 0.0f && s[4] == 0.0f && s[5] == 0.0f);
+    assert_int_equal(tg_bn_aggr_f32(a, s, 6), 0);
+    assert_true(same_bits(a[0], 7.0f) && same_bits(a[1], 0.0f));
+    /* two records: x[0:4] and x[4:8] aggregate to the stats of all eight */
+    assert_int_equal(tg_bn_stats_f32(rec, x, 4), 0);
+    assert_int_equal(tg_bn_stats_f32(rec + 6, x + 4, 4), 0);
+    assert_int_equal(tg_bn_aggr_f32(a, rec, 12), 0);
+    assert_true(same_bits(a[0], 4.5f) && same_bits(a[1], 5.25f));
+    /* errors leave out untouched */
+    a[0] = 9.0f;
+    assert_int_equal(tg_bn_stats_f32(s, x, 0), -1);
+    assert_int_equal(tg_bn_stats_f32(s, x, TG_BN_STATS_FMAX + 1), -1);
+    assert_int_equal(tg_bn_aggr_f32(a, rec, 0), -1);
+    assert_int_equal(tg_bn_aggr_f32(a, rec, 7), -1);
+    assert_true(a[0] == 9.0f);
+    /* all-empty records: NaN */
+    memset(rec, 0, sizeof rec);
+    assert_int_equal(tg_bn_aggr_f32(a, rec, 12), 0);
+    assert_true(isnan(a[0]) && isnan(a[1]));
+    /* NaN / inf in the data propagate */
+    x[3] = NAN;
+    tg_bn_stats_f32(s, x, 8);
+    assert_true(s[3] == 4.0f && isnan(s[4]) && isnan(s[5]) && s[1] == 4.0f);
+    tg_bn_aggr_f32(a, s, 6);
+    assert_true(isnan(a[0]) && isnan(a[1]));
+    x[3] = INF;
+    tg_bn_stats_f32(s, x, 8);
+    assert_true(s[4] == INF && isnan(s[5]));
+}
+
+/* Two-pass mean and population variance in double (the reference). */
+static void mean_var(const float *x, int n, double *mean, double *var)
+{
+    double m = 0.0, v = 0.0;
+    int j;
+    for (j = 0; j < n; j++)
+        m += x[j];
+    m /= n;
+    for (j = 0; j < n; j++)
+        v += (x[j] - m) * (x[j] - m);
+    *mean = m;
+    *var = v / n;
+}
+
+/* bn_stats over ≤ 512-element chunks of a row (n ≤ 4096), then bn_aggr. */
+static void bn_row(float out[2], const float *x, int n)
+{
+    float rec[8 * 6];
+    int off, nrec = 0;
+    for (off = 0; off < n; off += 512, nrec++)
+        assert_int_equal(tg_bn_stats_f32(rec + 6 * nrec, x + off, (size_t)(n - off < 512 ? n - off : 512)), 0);
+    assert_int_equal(tg_bn_aggr_f32(out, rec, (size_t)(6 * nrec)), 0);
+}
+
+/* Random rows split into ≤ 512-element bn_stats records, aggregated, against
+ * a two-pass mean/variance in double. Tolerance: fp32 two-pass with ≤ 512
+ * terms per record plus a Chan fold, data of mean ~c and spread 1: relative
+ * error of the mean ≲ n·2^-24 of max|x|, of the variance ≲ n·2^-23 — we
+ * assert 1e-4·(|mean| + 1) and 1e-4·var (n ≤ 4096; observed ≪ that). Small
+ * integer data with power-of-two counts is exact. */
+static void test_bn_random(void **state)
+{
+    static float x[4096];
+    int t, j;
+    (void)state;
+    for (t = 0; t < 300; t++) {
+        int n = 1 + (int)(rnd32() % 4096);
+        float c = (float)((int)(rnd32() % 200) - 100), a[2];
+        double mean, var;
+        for (j = 0; j < n; j++)
+            x[j] = c + rndf();
+        bn_row(a, x, n);
+        mean_var(x, n, &mean, &var);
+        assert_true(fabs(a[0] - mean) <= 1e-4 * (fabs(mean) + 1.0));
+        assert_true(fabs(a[1] - var) <= 1e-4 * var + 1e-12);
+    }
+    /* Exact case: power-of-two n; inside each record, each half holds c ± r
+     * pairs of small integers (mean c exactly, integer deviations). The two
+     * halves get different c only for n ≤ 512 (one record: Chan's weight is
+     * 1/2); beyond, one c per row (a fold over 3 halves has weight 1/3). So
+     * every fp32 step is exact and the result equals the fp64 two-pass one. */
+    for (t = 0; t < 100; t++) {
+        int n = 1 << (2 + (int)(rnd32() % 11)), off;
+        float a[2], c0 = (float)((int)(rnd32() % 33) - 16), c1 = (float)((int)(rnd32() % 33) - 16);
+        double mean, var;
+        for (off = 0; off < n; off += 512) {
+            int len = n - off < 512 ? n - off : 512, h, q = len / 4;
+            for (h = 0; h < 2; h++) {
+                float c = h && n <= 512 ? c1 : c0;
+                for (j = 0; j < q; j++) {
+                    float r = (float)((int)(rnd32() % 17) - 8);
+                    x[off + 2 * j + h] = c + r;
+                    x[off + 2 * (j + q) + h] = c - r;
+                }
+            }
+        }
+        bn_row(a, x, n);
+        mean_var(x, n, &mean, &var);
+        assert_true((double)a[0] == mean);
+        assert_true((double)a[1] == var);
+    }
+}
+
+/* ---- partition_reduce ---------------------------------------------------------- */
+
+static void test_partition_reduce(void **state)
+{
+    float src[3][4] = {{1, 5, -1, 0}, {2, -5, NAN, 1e8f}, {4, 3, 1, 1}}, d[4];
+    uint32_t bs[3][2] = {{1u, 0xffu}, {2u, 0x0fu}, {0x80000000u, 0xf0u}}, bd[2];
+    float col[130], big[130][3];
+    int p;
+    (void)state;
+    tg_partition_reduce_f32(d, &src[0][0], 4, 3, 4, TG_ALU_ADD);
+    assert_true(d[0] == 7.0f && d[1] == 3.0f && isnan(d[2]) && same_bits(d[3], 1e8f));
+    tg_partition_reduce_f32(d, &src[0][0], 4, 3, 4, TG_ALU_MAXIMUM);
+    assert_true(d[0] == 4.0f && d[1] == 5.0f && isnan(d[2]) && d[3] == 1e8f);
+    tg_partition_reduce_f32(d, &src[0][0], 4, 2, 2, TG_ALU_BITWISE_OR);
+    assert_true(d[0] == 3.0f && d[1] == -1.0f); /* 5 | -5 = -1 (int32 patterns) */
+    tg_partition_reduce_f32(d, &src[0][0], 4, 1, 4, TG_ALU_ADD);
+    assert_true(d[0] == 1.0f && d[1] == 5.0f);
+    tg_partition_reduce_f32(d, &src[0][0], 4, 0, 4, TG_ALU_ADD);
+    assert_true(isnan(d[0]) && isnan(d[3]));
+    tg_partition_reduce_bits(bd, &bs[0][0], 2, 3, 2, TG_ALU_BITWISE_OR);
+    assert_true(bd[0] == 0x80000003u && bd[1] == 0xffu);
+    tg_partition_reduce_bits(bd, &bs[0][0], 2, 3, 2, TG_ALU_BITWISE_AND);
+    assert_true(bd[0] == 0u && bd[1] == 0u);
+    /* increasing partition order: 128 values summed left to right */
+    for (p = 0; p < 130; p++)
+        big[p][0] = rndf_wide(), big[p][1] = (float)p, big[p][2] = -rndf_wide();
+    tg_partition_reduce_f32(col, &big[0][0], 3, 128, 3, TG_ALU_ADD);
+    {
+        float s = big[0][0];
+        for (p = 1; p < 128; p++)
+            s += big[p][0];
+        assert_true(same_bits(col[0], s));
+        assert_true(col[1] == 127.0f * 128.0f / 2.0f);
+    }
+    assert_true(tg_partition_reduce_legal(TG_ALU_ADD) && tg_partition_reduce_legal(TG_ALU_BITWISE_AND));
+    assert_false(tg_partition_reduce_legal(TG_ALU_MINIMUM) || tg_partition_reduce_legal(TG_ALU_MULTIPLY));
+}
+
+/* ---- matmul and transpose ------------------------------------------------------- */
+
+/* The documented order, written independently: for each (m, n), start from
+ * dst or +0, add fl(s·b) for k = 0, 1, ... */
+static void ref_matmul(float *dst, ptrdiff_t ds, const float *s, ptrdiff_t ss, const float *b,
+                       ptrdiff_t bs, int K, int M, int N, int acc)
+{
+    int m, n, k;
+    for (m = 0; m < M; m++)
+        for (n = 0; n < N; n++) {
+            float c = acc ? dst[m * ds + n] : 0.0f;
+            for (k = 0; k < K; k++) {
+                float p = s[k * ss + m] * b[k * bs + n];
+                c = c + p;
+            }
+            dst[m * ds + n] = c;
+        }
+}
+
+static void test_matmul_hand(void **state)
+{
+    /* stat [K=2, M=2] = [[1, 2], [3, 4]], mov [K=2, N=3] */
+    float st[4] = {1, 2, 3, 4}, mv[6] = {1, 0, -1, 2, 1, 0.5f}, d[6];
+    (void)state;
+    tg_matmul_f32(d, 3, st, 2, mv, 3, 2, 2, 3, 0);
+    /* d[m][n] = st[0][m]·mv[0][n] + st[1][m]·mv[1][n] */
+    assert_true(d[0] == 7.0f && d[1] == 3.0f && d[2] == 0.5f);
+    assert_true(d[3] == 10.0f && d[4] == 4.0f && d[5] == 0.0f);
+    tg_matmul_f32(d, 3, st, 2, mv, 3, 2, 2, 3, 1); /* accumulate: doubles */
+    assert_true(d[0] == 14.0f && d[4] == 8.0f);
+    tg_matmul_f32(d, 3, st, 2, mv, 3, 0, 2, 3, 1); /* K = 0 accumulate: unchanged */
+    assert_true(d[0] == 14.0f);
+    tg_matmul_f32(d, 3, st, 2, mv, 3, 0, 2, 3, 0); /* K = 0: zeroes */
+    assert_true(same_bits(d[0], 0.0f) && same_bits(d[5], 0.0f));
+    /* order: 1e8·1 + 1·1 + (−1e8)·1 + 1·1 = 1 left to right */
+    {
+        float s4[4] = {1e8f, 1.0f, -1e8f, 1.0f}, one[4] = {1, 1, 1, 1}, r;
+        tg_matmul_f32(&r, 1, s4, 1, one, 1, 4, 1, 1, 0);
+        assert_true(same_bits(r, 1.0f));
+        /* −0 products from +0 start give +0; accumulating onto −0 keeps −0 */
+        s4[0] = -0.0f;
+        tg_matmul_f32(&r, 1, s4, 1, one, 1, 1, 1, 1, 0);
+        assert_true(same_bits(r, 0.0f));
+        r = -0.0f;
+        tg_matmul_f32(&r, 1, s4, 1, one, 1, 1, 1, 1, 1);
+        assert_true(same_bits(r, -0.0f));
+    }
+    /* NaN and inf: inf·0 = NaN, inf + finite = inf, NaN stays NaN */
+    {
+        float s2[2] = {INF, 1.0f}, b2[4] = {0.0f, 1.0f, 1.0f, NAN}, r2[2];
+        tg_matmul_f32(r2, 2, s2, 1, b2, 2, 2, 1, 2, 0);
+        assert_true(isnan(r2[0]) && isnan(r2[1]));
+        s2[1] = 0.0f, b2[0] = 2.0f, b2[3] = 5.0f;
+        tg_matmul_f32(r2, 2, s2, 1, b2, 2, 2, 1, 2, 0);
+        assert_true(r2[0] == INF && r2[1] == INF);
+    }
+}
+
+/* Random shapes around the micro-kernel and block edges, strided operands,
+ * bit-exact against ref_matmul (with and without accumulate). */
+static void test_matmul_random(void **state)
+{
+    static float st[300 * 160], mv[300 * 610], d1[150 * 610], d2[150 * 610];
+    static const int shapes[][3] = {{1, 1, 1},   {1, 6, 16},   {2, 7, 17},    {128, 128, 512},
+                                    {129, 13, 33}, {300, 50, 100}, {5, 128, 64}, {257, 97, 200},
+                                    {17, 48, 48}, {64, 64, 31}, {128, 1, 512}, {3, 150, 600}};
+    size_t t;
+    int i;
+    (void)state;
+    for (t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
+        int K = shapes[t][0], M = shapes[t][1], N = shapes[t][2], acc;
+        ptrdiff_t ss = M + (t % 3), ms = N + (t % 2) * 5, ds = N + 3;
+        for (i = 0; i < K * (int)ss; i++)
+            st[i] = rndf_wide();
+        for (i = 0; i < K * (int)ms; i++)
+            mv[i] = rndf_wide();
+        for (acc = 0; acc < 2; acc++) {
+            for (i = 0; i < M * (int)ds; i++)
+                d1[i] = d2[i] = rndf();
+            tg_matmul_f32(d1, ds, st, ss, mv, ms, K, M, N, acc);
+            ref_matmul(d2, ds, st, ss, mv, ms, K, M, N, acc);
+            assert_memory_equal(d1, d2, sizeof(float) * (size_t)(M * ds));
+            tg_matmul_f32_ref(d1, ds, st, ss, mv, ms, K, M, N, acc);
+            if (!acc)
+                assert_memory_equal(d1, d2, sizeof(float) * (size_t)(M * ds));
+        }
+    }
+}
+
+/* PSUM accumulation over a K loop of PE-sized tiles gives the same bits as
+ * one contraction over all of K (the order is increasing k either way). */
+static void test_matmul_k_tiles(void **state)
+{
+    enum { K = 512, M = 128, N = 512 };
+    static float st[K * M], mv[K * N], d1[M * N], d2[M * N];
+    int i, k0;
+    (void)state;
+    for (i = 0; i < K * M; i++)
+        st[i] = rndf_wide();
+    for (i = 0; i < K * N; i++)
+        mv[i] = rndf_wide();
+    tg_matmul_f32(d1, N, st, M, mv, N, K, M, N, 0);
+    for (k0 = 0; k0 < K; k0 += 128)
+        tg_matmul_f32(d2, N, st + k0 * M, M, mv + k0 * N, N, 128, M, N, k0 > 0);
+    assert_memory_equal(d1, d2, sizeof d1);
+    for (k0 = 0; k0 < K; k0 += 96) /* ragged tiles too */
+        tg_matmul_f32(d2, N, st + k0 * M, M, mv + k0 * N, N, K - k0 < 96 ? K - k0 : 96, M, N, k0 > 0);
+    assert_memory_equal(d1, d2, sizeof d1);
+}
+
+static void test_transpose(void **state)
+{
+    static float src[130 * 70], dst[70 * 133];
+    int p, f;
+    (void)state;
+    for (p = 0; p < 130 * 70; p++)
+        src[p] = rndf();
+    src[5] = tg_bits_f32(0x7fa00001u);  /* signalling NaN payload */
+    src[77] = tg_bits_f32(0xffc12345u); /* negative quiet NaN payload */
+    src[78] = -INF;
+    tg_transpose_f32(dst, 133, src, 70, 130, 70);
+    for (p = 0; p < 130; p++)
+        for (f = 0; f < 70; f++)
+            assert_int_equal(tg_f32_bits(dst[f * 133 + p]), tg_f32_bits(src[p * 70 + f]));
+    assert_int_equal(tg_f32_bits(dst[5 * 133]), 0x7fa00001u);
+    {
+        float a[6] = {1, 2, 3, 4, 5, 6}, b[6];
+        tg_transpose_f32(b, 2, a, 3, 2, 3); /* [2,3] → [3,2] */
+        assert_true(b[0] == 1 && b[1] == 4 && b[2] == 2 && b[3] == 5 && b[4] == 3 && b[5] == 6);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_inline_dispatch_matches_tables),
+        cmocka_unit_test(test_activation_no_fma),
+        cmocka_unit_test(test_tensor_scalar_and_tensor),
+        cmocka_unit_test(test_select_cmp_iota),
+        cmocka_unit_test(test_reduce_hand),
+        cmocka_unit_test(test_reduce_bits),
+        cmocka_unit_test(test_reduce_random),
+        cmocka_unit_test(test_scan),
+        cmocka_unit_test(test_bn_hand),
+        cmocka_unit_test(test_bn_random),
+        cmocka_unit_test(test_partition_reduce),
+        cmocka_unit_test(test_matmul_hand),
+        cmocka_unit_test(test_matmul_random),
+        cmocka_unit_test(test_matmul_k_tiles),
+        cmocka_unit_test(test_transpose),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,122 @@
+/* test_sema.c - semantic checks: inference, ragged bounds, per-iteration
+ * errors, loop dependences, capacity, and that a clean spec stays clean. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+
+#include "front_test.h"
+
+#define HDR                                                                                                       \
+    "tilegen: 1\nkernel: k\nparams: {N: 300, D: 64}\ninputs:\n  x: {dtype: float32, shape: [N, D]}\n"            \
+    "outputs:\n  y: {dtype: float32, shape: [N, D]}\n"
+
+static void ragged_clean_and_inferred(void **state)
+{
+    (void)state;
+    FrontRun r;
+    front_run(&r,
+              HDR "tiles: {xt: {buffer: sbuf, dtype: float32, shape: [128, D]}}\n"
+                  "body:\n  - load: {dst: zt, src: \"x[0:128, :]\"}\n"
+                  "  - for: {var: i, range: (N + 127) / 128}\n    body:\n"
+                  "      - load: {dst: \"xt[0 : min(128, N - i*128), :]\", src: \"x[i*128 : min(i*128+128, N), :]\"}\n"
+                  "      - tensor_tensor: {dst: \"xt[0 : min(128, N - i*128), :]\", a: \"xt[0 : min(128, N - i*128), :]\",\n"
+                  "                        b: \"zt[0 : min(128, N - i*128), :]\", op: add}\n"
+                  "      - store: {dst: \"y[i*128 : min(i*128+128, N), :]\", src: \"xt[0 : min(128, N - i*128), :]\"}\n",
+              3);
+    assert_int_equal(r.diag.nerrors, 0);
+    assert_int_equal(r.diag.nwarnings, 0);
+    SpecTile *zt = &r.spec->tiles[1]; /* inferred from its first write, a load */
+    assert_string_equal(zt->name, "zt");
+    assert_false(zt->declared);
+    assert_int_equal(zt->rank, 2);
+    assert_int_equal(zt->shape[0], 128);
+    assert_int_equal(zt->shape[1], 64);
+    assert_int_equal(zt->dtype, TG_FLOAT32);
+    assert_int_equal(zt->buffer, SPEC_BUF_SBUF);
+    arena_free(&r.arena);
+}
+
+static void ragged_mismatch_names_iteration(void **state)
+{
+    (void)state;
+    FrontRun r;
+    front_run(&r,
+              HDR "tiles: {xt: {buffer: sbuf, dtype: float32, shape: [128, D]}}\n"
+                  "body:\n  - for: {var: i, range: (N + 127) / 128}\n    body:\n"
+                  "      - load: {dst: xt, src: \"x[i*128 : min(i*128+128, N), :]\"}\n",
+              3);
+    assert_string_equal(front_first_code(&r), "E032");
+    assert_non_null(strstr(front_first_error(&r)->text, "(when i = 2)"));
+    arena_free(&r.arena);
+}
+
+static void dependences(void **state)
+{
+    (void)state;
+    static const char *const body[] = {
+        /* running sum in an independent loop: error */
+        "tiles: {a: {buffer: sbuf, dtype: float32, shape: [128, D]}, t: {buffer: sbuf, dtype: float32, shape: [128, D]}}\n"
+        "body:\n  - memset: {dst: a, value: 0}\n  - for: {var: i, range: 2}\n    body:\n"
+        "      - load: {dst: t, src: \"x[i*128 : i*128+128, :]\"}\n"
+        "      - tensor_tensor: {dst: a, a: a, b: t, op: add}\n"
+        "  - store: {dst: \"y[0:128, :]\", src: a}\n",
+        /* the same, carried: clean */
+        "tiles: {a: {buffer: sbuf, dtype: float32, shape: [128, D]}, t: {buffer: sbuf, dtype: float32, shape: [128, D]}}\n"
+        "body:\n  - memset: {dst: a, value: 0}\n  - for: {var: i, range: 2, carried: true}\n    body:\n"
+        "      - load: {dst: t, src: \"x[i*128 : i*128+128, :]\"}\n"
+        "      - tensor_tensor: {dst: a, a: a, b: t, op: add}\n"
+        "  - store: {dst: \"y[0:128, :]\", src: a}\n",
+        /* two halves written, then the whole read: clean */
+        "tiles: {t: {buffer: sbuf, dtype: float32, shape: [128, D]}}\n"
+        "body:\n  - for: {var: i, range: 2}\n    body:\n"
+        "      - load: {dst: \"t[:, 0:32]\", src: \"x[i*128 : i*128+128, 0:32]\"}\n"
+        "      - load: {dst: \"t[:, 32:64]\", src: \"x[i*128 : i*128+128, 32:64]\"}\n"
+        "      - store: {dst: \"y[i*128 : i*128+128, :]\", src: t}\n",
+        /* one half only: error */
+        "tiles: {t: {buffer: sbuf, dtype: float32, shape: [128, D]}}\n"
+        "body:\n  - for: {var: i, range: 2}\n    body:\n"
+        "      - load: {dst: \"t[:, 0:32]\", src: \"x[i*128 : i*128+128, 0:32]\"}\n"
+        "      - store: {dst: \"y[i*128 : i*128+128, :]\", src: t}\n"
+        "      - load: {dst: \"t[:, 32:64]\", src: \"x[i*128 : i*128+128, 32:64]\"}\n",
+    };
+    static const char *const want[] = {"E054", "", "", "E054"};
+    for (size_t i = 0; i < sizeof body / sizeof body[0]; i++) {
+        char buf[2048];
+        snprintf(buf, sizeof buf, "%s%s", HDR, body[i]);
+        FrontRun r;
+        front_run(&r, buf, 3);
+        assert_string_equal(front_first_code(&r), want[i]);
+        arena_free(&r.arena);
+    }
+}
+
+static void capacity_names_tiles(void **state)
+{
+    (void)state;
+    FrontRun r;
+    front_run(&r,
+              "tilegen: 1\nkernel: k\noutputs: {y: {dtype: float32, shape: [1, 1]}}\n"
+              "tiles:\n  a: {buffer: sbuf, dtype: float32, shape: [128, 40000]}\n"
+              "  b: {buffer: sbuf, dtype: bfloat16, shape: [128, 20000], bufs: 2}\n"
+              "body:\n  - memset: {dst: a, value: 0}\n  - memset: {dst: b, value: 0}\n"
+              "  - store: {dst: y, src: \"a[0:1, 0:1]\"}\n",
+              3);
+    assert_string_equal(front_first_code(&r), "E060");
+    const DiagMsg *m = front_first_error(&r);
+    assert_non_null(strstr(m->text, "240000 bytes"));
+    assert_string_equal(m->next->text, "'a' takes 160000 bytes per partition (160000 x 1 bufs)");
+    assert_string_equal(m->next->next->text, "'b' takes 80000 bytes per partition (40000 x 2 bufs)");
+    arena_free(&r.arena);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(ragged_clean_and_inferred),
+        cmocka_unit_test(ragged_mismatch_names_iteration),
+        cmocka_unit_test(dependences),
+        cmocka_unit_test(capacity_names_tiles),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
