@@ -18,7 +18,7 @@ $(FRONT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/main.o: | $(FRONT_RE:%.re=$(BUILD)/%
 
 $(TILEGEN): $(GEN_OBJS) $(TPL_OBJS) $(RT_HOST_OBJS) $(RT_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lyaml
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lyaml -lm
 
 SUITES += cli
 suite-cli: $(TILEGEN)
