@@ -34,6 +34,7 @@ include runtime/runtime.mk
 include runtime/ops.mk
 include gen/ctemplate/ctemplate.mk
 include gen/gen.mk
+include gen/lower.mk
 include tests/tests.mk
 
 # --- generic rules -----------------------------------------------------------

@@ -7,7 +7,7 @@ TPL_OBJS += $(TPL_SRCS:%.c=$(BUILD)/%.o) $(TPL_RE:%.re=$(BUILD)/%.o)
 GEN_OBJS += $(BUILD)/gen/tpl_cmd.o
 
 # cmocka unit tests: one binary per phase group.
-TPL_UNITS := lex parse eval value filters
+TPL_UNITS := lex parse eval value filters float
 TPL_UNIT_BINS := $(TPL_UNITS:%=$(BUILD)/tests/unit/test_tpl_%)
 $(BUILD)/tests/unit/test_tpl_%: $(BUILD)/tests/unit/test_tpl_%.o $(TPL_OBJS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) -lm

@@ -85,8 +85,27 @@ static int is_word_sep(uint32_t c)
 
 enum { CASE_UPPER, CASE_LOWER, CASE_TITLE, CASE_CAPITALIZE };
 
+/* upper/lower of a short ASCII string, mapped on the stack (no malloc);
+ * returns 0 if v doesn't qualify. */
+static int recase_ascii(const tpl_value *v, int mode, char *t, size_t cap)
+{
+    size_t n = v->u.str.n;
+    if (n > cap || (mode != CASE_UPPER && mode != CASE_LOWER))
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)v->u.str.s[i];
+        if (c >= 0x80)
+            return 0;
+        t[i] = (char)(mode == CASE_UPPER ? to_upper(c) : to_lower(c));
+    }
+    return 1;
+}
+
 static tpl_value *recase(TplRender *r, const TplNode *at, const tpl_value *v, int mode)
 {
+    char t[256];
+    if (recase_ascii(v, mode, t, sizeof t))
+        return tpl_render_string(r, at, t, v->u.str.n);
     tpl_buf b;
     tpl_buf_init(&b);
     const char *p = v->u.str.s, *e = p + v->u.str.n;

@@ -380,25 +380,13 @@ void tpl_buf_printf(tpl_buf *b, const char *fmt, ...)
 }
 
 /* ---- Python formatting ---------------------------------------------------- */
-/* Lay out the digits of a "%.*e" rendering the way Python's repr does:
- * positional for 1e-4 <= |x| < 1e16, else d.ddde+XX. */
-static void python_layout(char *out, size_t n, const char *sci)
+/* Lay out a digit string d[0..nd) meaning 0.d * 10^(exp+1) (one digit before
+ * the point) the way Python's repr does: positional for 1e-4 <= |x| < 1e16,
+ * else d.ddde+XX. Trailing zero digits are dropped first. */
+static void python_layout(char *out, size_t n, int neg, const char *digits, int nd, int exp)
 {
-    char digits[24];
-    size_t nd = 0;
-    const char *p = sci;
-    int neg = 0;
-    if (*p == '-') {
-        neg = 1;
-        p++;
-    }
-    for (; *p && *p != 'e' && nd + 1 < sizeof digits; p++)
-        if (*p != '.')
-            digits[nd++] = *p;
     while (nd > 1 && digits[nd - 1] == '0')
         nd--;
-    digits[nd] = 0;
-    int exp = atoi(p + 1);
     char *o = out;
     size_t left = n;
 #define PUT(c) do { if (left > 1) { *o++ = (c); left--; } } while (0)
@@ -407,10 +395,10 @@ static void python_layout(char *out, size_t n, const char *sci)
     if (exp >= -4 && exp < 16) {
         if (exp >= 0) {
             for (int i = 0; i <= exp; i++)
-                PUT(i < (int)nd ? digits[i] : '0');
+                PUT(i < nd ? digits[i] : '0');
             PUT('.');
-            if ((int)nd > exp + 1)
-                for (size_t i = (size_t)exp + 1; i < nd; i++)
+            if (nd > exp + 1)
+                for (int i = exp + 1; i < nd; i++)
                     PUT(digits[i]);
             else
                 PUT('0');
@@ -419,25 +407,40 @@ static void python_layout(char *out, size_t n, const char *sci)
             PUT('.');
             for (int i = 0; i < -exp - 1; i++)
                 PUT('0');
-            for (size_t i = 0; i < nd; i++)
+            for (int i = 0; i < nd; i++)
                 PUT(digits[i]);
         }
     } else {
         PUT(digits[0]);
         if (nd > 1) {
             PUT('.');
-            for (size_t i = 1; i < nd; i++)
+            for (int i = 1; i < nd; i++)
                 PUT(digits[i]);
         }
         PUT('e');
         PUT(exp < 0 ? '-' : '+');
-        char e[16];
-        snprintf(e, sizeof e, "%02d", exp < 0 ? -exp : exp);
-        for (char *q = e; *q; q++)
-            PUT(*q);
+        int a = exp < 0 ? -exp : exp; /* at least two digits, as "%02d" */
+        if (a >= 100)
+            PUT((char)('0' + a / 100));
+        PUT((char)('0' + a / 10 % 10));
+        PUT((char)('0' + a % 10));
     }
 #undef PUT
     *o = 0;
+}
+
+/* python_layout of a "%.*e" rendering ("-d.ddde+XX"). */
+static void python_layout_sci(char *out, size_t n, const char *sci)
+{
+    char digits[24];
+    int nd = 0;
+    const char *p = sci;
+    int neg = *p == '-';
+    p += neg;
+    for (; *p && *p != 'e' && nd + 1 < (int)sizeof digits; p++)
+        if (*p != '.')
+            digits[nd++] = *p;
+    python_layout(out, n, neg, digits, nd, atoi(p + 1));
 }
 
 static int non_finite(char *out, size_t n, double f)
@@ -527,16 +530,119 @@ void tpl_float_repr(char *out, size_t n, double f)
     if (non_finite(out, n, f))
         return;
     shortest_sci(sci, sizeof sci, f, 17, 0);
-    python_layout(out, n, sci);
+    python_layout_sci(out, n, sci);
 }
+
+#ifdef __SIZEOF_INT128__
+/* A printf-free shortest_sci(x, 9, is_float) for float32 values whose exact
+ * decimal scaling fits 128 bits (|x| >= 2^-18 or zero): the same digits,
+ * because it makes the same choices exactly. With x = m * 2^e, every value
+ * below is an integer in units of 10^-t: x itself, and the midpoints lo/hi
+ * to its neighbours (strtof reads a decimal back as x iff it lies between
+ * them, or on one with m even: ties go to even). The candidate of k digits is
+ * x correctly rounded (ties to even, as glibc's printf) and the length is
+ * binary-searched over 1..9 exactly as shortest_sci does. Returns the digit
+ * count (digits in d, decimal exponent of d[0] in *exp), or 0 if out of range. */
+__extension__ typedef unsigned __int128 tpl_u128;
+
+/* 10^k for 0 <= k <= 38 and 5^k for 0 <= k <= 54, from one 64-bit table. */
+static tpl_u128 pow10_u128(int k)
+{
+    static const uint64_t p[20] = {
+        1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000,
+        10000000000u, 100000000000u, 1000000000000u, 10000000000000u, 100000000000000u,
+        1000000000000000u, 10000000000000000u, 100000000000000000u,
+        1000000000000000000u, 10000000000000000000u
+    };
+    return k < 20 ? (tpl_u128)p[k] : (tpl_u128)p[19] * p[k - 19];
+}
+
+static tpl_u128 pow5_u128(int k)
+{
+    return k <= 27 ? pow10_u128(k) >> k : (pow10_u128(27) >> 27) * (pow10_u128(k - 27) >> (k - 27));
+}
+
+static int float32_digits(float f, char *d, int *exp)
+{
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    uint32_t frac = bits & 0x7fffff, be = bits >> 23 & 0xff;
+    if ((bits & 0x7fffffff) == 0) { /* +-0 */
+        d[0] = '0';
+        *exp = 0;
+        return 1;
+    }
+    if (be == 0 || be == 0xff)
+        return 0;
+    uint32_t m = frac | 1u << 23;
+    int e = (int)be - 150, t = e < 2 ? 2 - e : 0;
+    if (t > 43) /* 2^26 * 5^t would overflow 128 bits */
+        return 0;
+    tpl_u128 unit = pow5_u128(t) << (e + t - 2); /* 2^(e-2), scaled: 5^t * 2^(e+t-2) */
+    tpl_u128 x = (tpl_u128)m * 4 * unit, hi = x + 2 * unit;
+    tpl_u128 lo = x - (frac == 0 && be > 1 ? unit : 2 * unit); /* a narrower gap below 2^k */
+    int n = 1; /* decimal digits of x */
+    while (n < 39 && x >= pow10_u128(n))
+        n++;
+    uint64_t best = 0;
+    int lo_k = 1, hi_k = 9, best_k = 0, best_n = n;
+    for (int k = 9; k >= 1; k = (lo_k + hi_k) / 2) {
+        tpl_u128 q = x, c = x;
+        int cn = n;
+        if (k < n) {
+            tpl_u128 p = pow10_u128(n - k), r;
+            q = x / p;
+            r = x - q * p;
+            if (2 * r > p || (2 * r == p && (q & 1)))
+                q++;
+            c = q * p;
+            if (q == pow10_u128(k)) { /* 9.99 -> 10.0 */
+                q /= 10;
+                cn++;
+            }
+        } else {
+            q = x * pow10_u128(k - n);
+        }
+        int ok = (lo < c && c < hi) || ((c == lo || c == hi) && !(m & 1));
+        if (k == 9 || ok) {
+            best = (uint64_t)q;
+            best_k = k;
+            best_n = cn;
+        }
+        if (k != 9) {
+            if (ok)
+                hi_k = k;
+            else
+                lo_k = k + 1;
+        }
+        if (lo_k >= hi_k)
+            break;
+    }
+    for (int i = best_k - 1; i >= 0; i--, best /= 10)
+        d[i] = (char)('0' + best % 10);
+    *exp = best_n - 1 - t;
+    return best_k;
+}
+#else
+static int float32_digits(float f, char *d, int *exp)
+{
+    (void)f, (void)d, (void)exp;
+    return 0;
+}
+#endif
 
 void tpl_float32_repr(char *out, size_t n, float f)
 {
     char sci[48];
     if (non_finite(out, n, f))
         return;
+    int exp, nd = float32_digits(f, sci, &exp);
+    if (nd) {
+        python_layout(out, n, signbit(f) != 0, sci, nd, exp);
+        return;
+    }
     shortest_sci(sci, sizeof sci, (double)f, 9, 1);
-    python_layout(out, n, sci);
+    python_layout_sci(out, n, sci);
 }
 
 static void repr_string(tpl_buf *b, const char *s, size_t n)

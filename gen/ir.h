@@ -1,0 +1,187 @@
+/* ir.h - the tile IR: what lower.c makes of a checked Spec and what the planner,
+ * the C emitter and the assembly emitter consume. A tree of loops and engine
+ * instructions whose operands are access patterns in the hardware's own terms
+ * (memory, partition range, element offset, dtype, [step, num] free dims). */
+#ifndef TILEGEN_IR_H
+#define TILEGEN_IR_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arena.h"
+#include "diag.h"
+#include "expr.h"
+#include "spec.h"
+
+enum {
+    IR_MAX_FREE = 4,     /* free dims of one access pattern (hardware: 4-D) */
+    IR_MAX_OPERANDS = 8, /* access patterns one instruction touches */
+};
+
+/* Opcodes: one per spec op for now, as X(ID, mnemonic, spec op). NOTE: this
+ * list moves into the shared ISA table runtime/tg_isa.def (opcode, engine,
+ * operand kinds, mnemonic, encoding) when the ISA lands; keep it in step with
+ * gen/spec_ops.def until then. The engine comes from spec_ops.def. */
+#define IR_OPCODES(X)                                                                                             \
+    X(LOAD, "dma.load", LOAD) X(STORE, "dma.store", STORE) X(DMA_COPY, "dma.copy", DMA_COPY)                     \
+    X(MATMUL, "pe.matmul", MATMUL) X(TRANSPOSE, "pe.transpose", TRANSPOSE)                                       \
+    X(TENSOR_COPY, "dve.tensor_copy", TENSOR_COPY) X(ACTIVATION, "act.activation", ACTIVATION)                   \
+    X(TENSOR_TENSOR, "dve.tensor_tensor", TENSOR_TENSOR) X(TENSOR_SCALAR, "dve.tensor_scalar", TENSOR_SCALAR)    \
+    X(TENSOR_REDUCE, "dve.tensor_reduce", TENSOR_REDUCE)                                                         \
+    X(TENSOR_TENSOR_SCAN, "dve.tensor_tensor_scan", TENSOR_TENSOR_SCAN)                                          \
+    X(RECIPROCAL, "dve.reciprocal", RECIPROCAL) X(MEMSET, "dve.memset", MEMSET) X(IOTA, "pool.iota", IOTA)       \
+    X(AFFINE_SELECT, "pool.affine_select", AFFINE_SELECT) X(BN_STATS, "dve.bn_stats", BN_STATS)                  \
+    X(BN_AGGR, "dve.bn_aggr", BN_AGGR) X(PARTITION_REDUCE, "pool.partition_reduce", PARTITION_REDUCE)
+
+typedef enum {
+#define X(ID, MNEMONIC, SPECOP) IR_OP_##ID,
+    IR_OPCODES(X)
+#undef X
+    IR_OP_COUNT
+} IrOpcode;
+
+/* Where an access pattern points. */
+typedef enum { IR_MEM_HBM, IR_MEM_SBUF, IR_MEM_PSUM } IrMem;
+
+/* One free dimension: `num` indices `step` elements apart. */
+typedef struct IrDim {
+    int64_t step; /* elements between consecutive indices (HBM: may be any stride) */
+    Expr *num;    /* how many indices; an INT unless ragged (then it has min()) */
+} IrDim;
+
+/* An access pattern (operand). Element (p, j1..jn) of the operand is at
+ *   HBM:       tensor + offset + p*pstep + sum jk*free[k].step     (elements)
+ *   SBUF/PSUM: partition (tile base + pstart + p),
+ *              byte (tile base + buf*slot) + (offset + sum jk*free[k].step)*dsize
+ * for p < pcount, jk < free[k].num; free dims outermost first. */
+typedef struct IrAp {
+    IrMem mem;            /* HBM tensor, SBUF tile or PSUM tile */
+    int index;            /* Spec.tensors (HBM) or Spec.tiles (SBUF/PSUM) index */
+    tg_dtype dtype;       /* element type as stored there */
+    Expr *pstart;         /* first partition within the tile (HBM: always 0) */
+    Expr *pcount;         /* partitions accessed (has min() on ragged tails) */
+    int64_t pstep;        /* HBM: elements between partition rows (0 = broadcast,
+                             1 = transposed 2-D load); SBUF/PSUM: 1 */
+    Expr *offset;         /* elements from the partition row start (SBUF/PSUM) or
+                             from the tensor start (HBM) */
+    int nfree;            /* entries in free[] (>= 1) */
+    IrDim free[IR_MAX_FREE]; /* free dims, outermost first, merged where contiguous */
+    int rot_loop;         /* tiles: copy rotates with this loop's iterations (IrLoop.id), -1 none */
+    Expr *buf;            /* tiles: which of the tile's `bufs` copies (INT 0 if none rotate) */
+    SrcLoc loc;           /* the region in the spec */
+} IrAp;
+
+/* A number or a [P,1] operand (scale, tensor_scalar operands, scan initial). */
+typedef struct IrScalar {
+    int is_ap;  /* 1: ap holds a [P,1] operand; 0: num */
+    double num; /* the number */
+    IrAp ap;    /* the operand */
+} IrScalar;
+
+typedef struct IrLoop IrLoop;
+
+/* One engine instruction. Only the fields of its opcode are meaningful. */
+typedef struct IrInst {
+    IrOpcode op;              /* what */
+    SpecEngine engine;        /* which engine queue runs it */
+    SrcLoc loc;               /* the spec op's key */
+    int id;                   /* program order index (Ir.insts[id] == this) */
+    IrLoop *loop;             /* innermost enclosing loop, NULL at top level */
+    IrAp dst;                 /* written operand (store/dma_copy: HBM or SBUF) */
+    IrAp src[2];              /* src/a/stationary, b/moving */
+    int nsrc;                 /* entries in src[] */
+    IrScalar scalar[2];       /* tensor_scalar operand0/1; activation scale in [0];
+                                 tensor_tensor_scan initial in [0] */
+    int nscalar;              /* entries in scalar[] */
+    int has_bias;             /* activation: bias given */
+    IrAp bias;                /* activation bias [P,1] */
+    int has_reduce;           /* activation: reduce given */
+    SpecAlu reduce_op;        /* activation reduce op */
+    IrAp reduce_dst;          /* activation reduce destination [P,1] */
+    SpecAlu alu[2];           /* op / op0, op1 */
+    int nalu;                 /* entries in alu[] */
+    SpecAct func;             /* activation function */
+    int reverse[2];           /* tensor_scalar reverse0/1 */
+    int negate;               /* tensor_reduce negate */
+    int accumulate;           /* matmul accumulate (dst is read too) */
+    int transpose;            /* load transpose (already folded into src strides) */
+    int broadcast;            /* load broadcast (already folded into src pstep 0) */
+    double value;             /* memset value, affine_select fill */
+    Expr *iota;               /* iota expression over p, f and loop variables */
+    ExprPred pred;            /* affine_select predicate */
+} IrInst;
+
+typedef enum { IR_STMT_LOOP, IR_STMT_INST } IrStmtKind;
+
+/* A statement of a loop body: a loop or an instruction. */
+typedef struct IrStmt {
+    IrStmtKind kind; /* which */
+    IrLoop *loop;    /* IR_STMT_LOOP */
+    IrInst *inst;    /* IR_STMT_INST */
+} IrStmt;
+
+/* A loop: var runs start, start+step, ... < stop (trip iterations). */
+struct IrLoop {
+    int id;           /* pre-order index (Ir.loops[id] == this) */
+    int slot;         /* env[] slot of the variable */
+    const char *var;  /* its name */
+    int64_t start, stop, step, trip; /* range and iteration count */
+    int carried;      /* iterations are sequential (carried: true) */
+    IrStmt *body;     /* statements */
+    int nbody;
+    IrLoop *parent;   /* enclosing loop, NULL at top level */
+    int depth;        /* 0 for a top-level loop */
+    int first, last;  /* ids of the first and last instruction inside (first > last: none) */
+    SrcLoc loc;       /* the `for` key */
+};
+
+/* What the lowering learnt about a tile's uses (see docs/ir.md). */
+typedef struct IrTile {
+    int naccess;      /* instructions touching it */
+    int first, last;  /* ids of the first and last of them */
+    int home;         /* innermost loop containing every access (IrLoop.id), -1 top */
+    int scope;        /* loop whose iterations start with a fresh tile value
+                         (rotation loop when bufs > 1), -1 = whole kernel */
+} IrTile;
+
+typedef struct Ir {
+    const Spec *spec;  /* what was lowered */
+    IrStmt *body;      /* top-level statements */
+    int nbody;
+    IrInst **insts;    /* every instruction, program order */
+    int ninsts;
+    IrLoop **loops;    /* every loop, pre-order */
+    int nloops;
+    IrTile *tiles;     /* per Spec.tiles entry */
+    int ntiles;
+} Ir;
+
+/* One operand of an instruction, for passes that treat them alike. */
+typedef struct IrOperand {
+    SpecFieldId role; /* the spec field it came from (dst, src, a, scale, reduce...) */
+    IrAp *ap;         /* the pattern */
+    int is_read;      /* read by the instruction */
+    int is_write;     /* written by the instruction */
+} IrOperand;
+
+/* Lower a checked Spec (spec_check + sema without errors). Reports patterns
+ * the hardware cannot express into diag; returns NULL on any error. */
+Ir *ir_lower(Arena *arena, const Spec *spec, Diag *diag);
+
+/* The operands of in (into out[IR_MAX_OPERANDS]); returns how many. */
+int ir_operands(IrInst *in, IrOperand *out);
+const char *ir_opcode_name(IrOpcode op);
+const char *ir_mem_name(IrMem m);
+/* 1 if e is the integer constant k. */
+int ir_expr_is(const Expr *e, int64_t k);
+/* Value of a constant e into *v; 0 if e is not constant. */
+int ir_expr_const(const Expr *e, int64_t *v);
+/* Elements one partition of the pattern covers when every num is constant;
+ * -1 otherwise. */
+int64_t ir_ap_free_elems(const IrAp *ap);
+/* Print an access pattern: `sbuf:xt.(i%2)[0:+128] +0 float32 [[1,512]]`. */
+void ir_ap_format(const Ir *ir, const IrAp *ap, char *buf, size_t size);
+/* Readable text form of the whole IR (--dump=ir). */
+void ir_dump(FILE *out, const Ir *ir);
+
+#endif
