@@ -42,9 +42,3 @@ $(TPL_BENCH): $(BUILD)/bench/tpl/bench_tpl.o $(BUILD)/gen/tpl_cmd.o $(TPL_OBJS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lyaml -lm
 bench-tpl: $(TILEGEN) $(TPL_BENCH)
 	@TILEGEN=$(TILEGEN) TPL_BENCH=$(TPL_BENCH) PYTHON=$(PYTHON) BUILD=$(BUILD) bench/tpl/run.sh
-
-# The engine uses libm (fmod, pow, floor) for Python float semantics. The
-# generator's link line has no -lm, so libm goes in as a link input after the
-# objects (a prerequisite lands in $^).
-TPL_LIBM := $(shell $(CC) -print-file-name=libm.so)
-$(TILEGEN): $(TPL_LIBM)
