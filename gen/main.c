@@ -8,6 +8,7 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "gen_cmd.h"
 #include "spec.h"
 #include "spec_load.h"
 #include "tpl_cmd.h"
@@ -177,6 +178,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "check"))
         return cmd_check(argc - 2, argv + 2);
+    if (!strcmp(cmd, "gen"))
+        return gen_cmd_main(argc, argv);
     if (!strcmp(cmd, "tpl"))
         return tpl_cmd_main(argc - 1, argv + 1);
     fprintf(stderr, "tilegen: unknown command '%s'\n%s", cmd, usage);

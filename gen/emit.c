@@ -1,0 +1,774 @@
+/* emit.c - the C back end's model: walks the lowered IR and the SBUF/PSUM plan
+ * and builds the ctemplate context the kernel templates render. Each
+ * instruction becomes a map of operands (row address per partition, element
+ * index over refined free loops with constant counts and strides) plus its
+ * op fields; all C text itself lives in templates/kernel.{h,c}.j2. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emit.h"
+
+/* Per-dtype storage facts the accessors need (SPEC.md §4 storage). */
+typedef struct EmitDtype {
+    const char *sfx;    /* accessor suffix: tg_rd_<sfx> / tg_wr_<sfx> */
+    const char *ctype;  /* C storage type */
+    const char *widen;  /* storage -> float function ("" = none needed) */
+    const char *narrow; /* float -> storage function */
+} EmitDtype;
+
+static const EmitDtype dtypes[TG_DTYPE_COUNT] = {
+    [TG_FLOAT32] = {"f32", "float", "", ""},
+    [TG_TFLOAT32] = {"tf32", "float", "", "tg_f32_to_tf32"},
+    [TG_BFLOAT16] = {"bf16", "uint16_t", "tg_bf16_to_f32", "tg_f32_to_bf16"},
+    [TG_FLOAT16] = {"f16", "uint16_t", "tg_f16_to_f32", "tg_f32_to_f16"},
+    [TG_FLOAT8_E4M3] = {"e4m3", "uint8_t", "tg_e4m3_to_f32", "tg_f32_to_e4m3"},
+    [TG_FLOAT8_E5M2] = {"e5m2", "uint8_t", "tg_e5m2_to_f32", "tg_f32_to_e5m2"},
+    [TG_INT8] = {"i8", "int8_t", "(float)", "tg_f32_to_i8"},
+    [TG_UINT8] = {"u8", "uint8_t", "(float)", "tg_f32_to_u8"},
+    [TG_INT16] = {"i16", "int16_t", "(float)", "tg_f32_to_i16"},
+    [TG_UINT16] = {"u16", "uint16_t", "(float)", "tg_f32_to_u16"},
+    [TG_INT32] = {"i32", "int32_t", "(float)", "tg_f32_to_i32"},
+    [TG_UINT32] = {"u32", "uint32_t", "(float)", "tg_f32_to_u32"},
+};
+
+static const char *const dtype_enums[TG_DTYPE_COUNT] = {
+    "TG_FLOAT32", "TG_TFLOAT32", "TG_BFLOAT16", "TG_FLOAT16", "TG_FLOAT8_E4M3", "TG_FLOAT8_E5M2",
+    "TG_INT8", "TG_UINT8", "TG_INT16", "TG_UINT16", "TG_INT32", "TG_UINT32",
+};
+
+/* Builder state. */
+typedef struct E {
+    tpl_arena *ta;      /* values */
+    Arena *arena;       /* scratch strings */
+    const Ir *ir;       /* input */
+    const Plan *plan;   /* tile placement */
+    Diag *diag;         /* errors */
+    int errors;         /* unsupported constructs reported */
+    int oom;            /* a value could not be built */
+    unsigned used;      /* bit per tg_dtype an accessor is needed for */
+    int scratch;        /* a Tensor-engine op needs the fp32 scratch panels */
+} E;
+
+/* A free-loop nest shared by an instruction's operands: counts outer first,
+ * and each operand's element stride per loop. */
+typedef struct Nest {
+    int n;                                     /* loops */
+    int64_t count[EMIT_MAX_DIMS];              /* iterations, outer first */
+    int64_t step[IR_MAX_OPERANDS][EMIT_MAX_DIMS]; /* per operand, elements */
+} Nest;
+
+/* ---- values ------------------------------------------------------------------ */
+
+static tpl_value *str(E *e, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static tpl_value *str(E *e, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    tpl_value *v = n >= 0 && (size_t)n < sizeof buf ? tpl_string(e->ta, buf) : NULL;
+    if (!v)
+        e->oom = 1;
+    return v;
+}
+
+static void put(E *e, tpl_value *map, const char *key, tpl_value *v)
+{
+    if (!v || tpl_map_set(e->ta, map, key, v))
+        e->oom = 1;
+}
+
+static void put_int(E *e, tpl_value *map, const char *key, int64_t i) { put(e, map, key, tpl_int(e->ta, i)); }
+static void put_str(E *e, tpl_value *map, const char *key, const char *s)
+{
+    put(e, map, key, tpl_string(e->ta, s ? s : ""));
+}
+static void put_bool(E *e, tpl_value *map, const char *key, int b) { put(e, map, key, tpl_bool(e->ta, b)); }
+
+static void append(E *e, tpl_value *list, tpl_value *v)
+{
+    if (!v || tpl_list_append(e->ta, list, v))
+        e->oom = 1;
+}
+
+static tpl_value *new_map(E *e)
+{
+    tpl_value *m = tpl_map(e->ta);
+    if (!m)
+        e->oom = 1;
+    return m;
+}
+
+static tpl_value *new_list(E *e)
+{
+    tpl_value *l = tpl_list(e->ta);
+    if (!l)
+        e->oom = 1;
+    return l;
+}
+
+static void unsupported(E *e, SrcLoc loc, const char *what)
+{
+    diag_error(e->diag, loc, "E100", "%s not supported by the C back end yet", what);
+    e->errors++;
+}
+
+/* ---- expressions as C ---------------------------------------------------------- */
+
+/* Append the C form of x (loop variables v_<name>, p -> tg_p, f -> tg_f;
+ * floor division/modulo and min/max through the template's helpers). */
+static void cexpr(const Expr *x, char *buf, size_t size, size_t *pos)
+{
+    char tmp[64];
+    const char *op = NULL, *fn = NULL;
+#define PUT(s)                                                                                                    \
+    do {                                                                                                          \
+        size_t l_ = strlen(s);                                                                                    \
+        if (*pos + l_ < size) {                                                                                   \
+            memcpy(buf + *pos, s, l_ + 1);                                                                        \
+            *pos += l_;                                                                                           \
+        } else {                                                                                                  \
+            *pos = size;                                                                                          \
+        }                                                                                                         \
+    } while (0)
+    if (!x) {
+        PUT("0");
+        return;
+    }
+    switch (x->kind) {
+    case EXPR_INT:
+        snprintf(tmp, sizeof tmp, x->ival < 0 ? "(%lld)" : "%lld", (long long)x->ival);
+        PUT(tmp);
+        return;
+    case EXPR_VAR:
+        if (x->ival == EXPR_VAR_P)
+            PUT("tg_p");
+        else if (x->ival == EXPR_VAR_F)
+            PUT("tg_f");
+        else {
+            PUT("v_");
+            PUT(x->name ? x->name : "?");
+        }
+        return;
+    case EXPR_NEG:
+        PUT("(-");
+        cexpr(x->a, buf, size, pos);
+        PUT(")");
+        return;
+    case EXPR_ADD: op = " + "; break;
+    case EXPR_SUB: op = " - "; break;
+    case EXPR_MUL: op = " * "; break;
+    case EXPR_DIV: fn = "tg_fdiv("; break;
+    case EXPR_MOD: fn = "tg_fmod("; break;
+    case EXPR_MIN: fn = "tg_min("; break;
+    case EXPR_MAX: fn = "tg_max("; break;
+    default:
+        PUT("0 /* ? */");
+        return;
+    }
+    PUT(fn ? fn : "(");
+    cexpr(x->a, buf, size, pos);
+    PUT(fn ? ", " : op);
+    cexpr(x->b, buf, size, pos);
+    PUT(")");
+#undef PUT
+}
+
+static const char *cx(E *e, const Expr *x)
+{
+    char buf[512];
+    size_t pos = 0;
+    buf[0] = '\0';
+    cexpr(x, buf, sizeof buf, &pos);
+    if (pos >= sizeof buf) {
+        e->oom = 1;
+        return "0";
+    }
+    const char *s = arena_strdup(e->arena, buf);
+    if (!s)
+        e->oom = 1;
+    return s ? s : "0";
+}
+
+/* "a + b" skipping zero terms (both C expressions). */
+static const char *cadd(E *e, const char *a, const char *b)
+{
+    if (!strcmp(a, "0"))
+        return b;
+    if (!strcmp(b, "0"))
+        return a;
+    const char *s = arena_printf(e->arena, "%s + %s", a, b);
+    if (!s)
+        e->oom = 1;
+    return s ? s : "0";
+}
+
+/* k * (x), folding k = 0 / 1 and constant x. */
+static const char *cmul(E *e, int64_t k, const Expr *x)
+{
+    int64_t v;
+    if (k == 0 || ir_expr_is(x, 0))
+        return "0";
+    if (ir_expr_const(x, &v) && v <= INT64_MAX / (k < 0 ? -k : k) && v >= -(INT64_MAX / (k < 0 ? -k : k)))
+        return arena_printf(e->arena, "%lld", (long long)(k * v));
+    const char *s = k == 1 ? arena_printf(e->arena, "(%s)", cx(e, x))
+                           : arena_printf(e->arena, "(%s) * %lld", cx(e, x), (long long)k);
+    if (!s)
+        e->oom = 1;
+    return s ? s : "0";
+}
+
+/* ---- operands ----------------------------------------------------------------- */
+
+/* The operand value: address of its row for partition tg_p, dtype facts,
+ * element index over the nest's loops (operand k of the nest). */
+static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int writable, int skip_inner)
+{
+    tpl_value *m = new_map(e);
+    if (!m)
+        return NULL;
+    const EmitDtype *dt = &dtypes[ap->dtype];
+    int64_t es = (int64_t)tg_dtype_size(ap->dtype);
+    e->used |= 1u << ap->dtype;
+    const char *row;
+    if (ap->mem == IR_MEM_HBM) {
+        const SpecTensor *t = &e->ir->spec->tensors[ap->index];
+        const char *pterm = ap->pstep ? arena_printf(e->arena, "tg_p * %lld", (long long)ap->pstep) : "0";
+        row = arena_printf(e->arena, "(%suint8_t *)(%s + %s)", writable ? "" : "const ", t->name,
+                           cadd(e, cx(e, ap->offset), pterm ? pterm : "0"));
+    } else {
+        const PlanTile *pt = &e->plan->tiles[ap->index];
+        const char *part = cadd(e, cmul(e, 1, ap->pstart), "tg_p");
+        if (pt->pstart)
+            part = cadd(e, arena_printf(e->arena, "%lld", (long long)pt->pstart), part);
+        int64_t base = ap->mem == IR_MEM_PSUM ? (int64_t)pt->bank * TG_PSUM_BANK_BYTES : pt->offset;
+        const char *byte = cadd(e, arena_printf(e->arena, "%lld", (long long)base),
+                                cadd(e, cmul(e, pt->slot, ap->buf), cmul(e, es, ap->offset)));
+        row = arena_printf(e->arena, "core->%s[%s] + %s", ap->mem == IR_MEM_PSUM ? "psum" : "sbuf", part, byte);
+    }
+    const char *idx = "0";
+    for (int d = 0; nest && d < nest->n - (skip_inner ? 1 : 0); d++) {
+        int64_t s = nest->step[k][d];
+        if (!s)
+            continue;
+        const char *t = s == 1 ? arena_printf(e->arena, "tg_j%d", d)
+                               : arena_printf(e->arena, "tg_j%d * %lld", d, (long long)s);
+        idx = cadd(e, idx, t ? t : "0");
+    }
+    if (!row)
+        e->oom = 1;
+    put_str(e, m, "row", row);
+    put_str(e, m, "idx", idx);
+    put_str(e, m, "sfx", dt->sfx);
+    put_str(e, m, "ctype", dt->ctype);
+    put_int(e, m, "esize", es);
+    put_str(e, m, "mem", ir_mem_name(ap->mem));
+    return m;
+}
+
+/* Common refinement of the free dims of aps[0..n): loops whose every
+ * boundary is a boundary (product of inner counts) of each operand, so each
+ * operand has one constant stride per loop. A one-element operand ([P,1])
+ * broadcasts (stride 0). Returns 0 (and reports) when the dims don't line up. */
+static int refine(E *e, IrAp *const *aps, int n, Nest *nest, SrcLoc loc)
+{
+    int64_t tot[IR_MAX_OPERANDS], maxtot = 1, bnd[IR_MAX_OPERANDS * (IR_MAX_FREE + 1)];
+    int nb = 0;
+    memset(nest, 0, sizeof *nest);
+    for (int k = 0; k < n; k++) {
+        tot[k] = ir_ap_free_elems(aps[k]);
+        if (tot[k] < 0) {
+            unsupported(e, aps[k]->loc, "a free dim whose size varies between iterations is");
+            return 0;
+        }
+        maxtot = tot[k] > maxtot ? tot[k] : maxtot;
+    }
+    for (int k = 0; k < n; k++) {
+        if (tot[k] == 1 && maxtot > 1)
+            continue; /* broadcast */
+        if (tot[k] != maxtot) {
+            unsupported(e, loc, "operands with different element counts are");
+            return 0;
+        }
+        int64_t inner = 1, c;
+        bnd[nb++] = 1;
+        for (int d = aps[k]->nfree - 1; d >= 0; d--) {
+            ir_expr_const(aps[k]->free[d].num, &c);
+            inner *= c;
+            bnd[nb++] = inner;
+        }
+    }
+    /* sort, unique */
+    for (int i = 1; i < nb; i++)
+        for (int j = i; j > 0 && bnd[j] < bnd[j - 1]; j--) {
+            int64_t t = bnd[j];
+            bnd[j] = bnd[j - 1];
+            bnd[j - 1] = t;
+        }
+    int u = 0;
+    for (int i = 0; i < nb; i++)
+        if (!u || bnd[i] != bnd[u - 1])
+            bnd[u++] = bnd[i];
+    if (u - 1 > EMIT_MAX_DIMS) {
+        unsupported(e, loc, "this many free loops are");
+        return 0;
+    }
+    for (int i = 0; i + 1 < u; i++)
+        if (bnd[i + 1] % bnd[i]) {
+            unsupported(e, loc, "operands whose free dims do not nest are");
+            return 0;
+        }
+    nest->n = u - 1;
+    for (int i = 0; i + 1 < u; i++) {
+        int d_out = nest->n - 1 - i; /* loop index, outer first */
+        int64_t lo = bnd[i], hi = bnd[i + 1];
+        nest->count[d_out] = hi / lo;
+        for (int k = 0; k < n; k++) {
+            nest->step[k][d_out] = 0;
+            if (tot[k] == 1 && maxtot > 1)
+                continue;
+            int64_t inner = 1, c;
+            for (int d = aps[k]->nfree - 1; d >= 0; d--) {
+                ir_expr_const(aps[k]->free[d].num, &c);
+                if (inner <= lo && hi <= inner * c) {
+                    nest->step[k][d_out] = aps[k]->free[d].step * (lo / inner);
+                    break;
+                }
+                inner *= c;
+            }
+        }
+    }
+    return 1;
+}
+
+static void put_nest(E *e, tpl_value *in, const Nest *nest, int skip_inner)
+{
+    tpl_value *dims = new_list(e);
+    for (int d = 0; dims && d < nest->n - (skip_inner ? 1 : 0); d++) {
+        tpl_value *m = new_map(e);
+        if (!m)
+            return;
+        put(e, m, "var", str(e, "tg_j%d", d));
+        put_int(e, m, "n", nest->count[d]);
+        append(e, dims, m);
+    }
+    put(e, in, "dims", dims);
+    /* flat free index of the dst (iota's f) */
+    const char *f = "0";
+    int64_t inner = 1;
+    for (int d = nest->n - 1; d >= 0; d--) {
+        const char *t = inner == 1 ? arena_printf(e->arena, "tg_j%d", d)
+                                   : arena_printf(e->arena, "tg_j%d * %lld", d, (long long)inner);
+        f = cadd(e, t ? t : "0", f);
+        inner *= nest->count[d];
+    }
+    put_str(e, in, "f", f);
+}
+
+/* A float operand as the template writes it: a C literal when finite, else
+ * its fp32 bits (inf/NaN need no <math.h>). */
+static tpl_value *number(E *e, double v)
+{
+    tpl_value *m = new_map(e);
+    if (!m)
+        return NULL;
+    float f = (float)v;
+    uint32_t bits;
+    memcpy(&bits, &f, sizeof bits);
+    put(e, m, "num", tpl_float(e->ta, v));
+    put_bool(e, m, "finite", f - f == 0.0f);
+    put_int(e, m, "bits", bits);
+    return m;
+}
+
+static tpl_value *scalar(E *e, const IrScalar *s)
+{
+    tpl_value *m = new_map(e);
+    if (!m)
+        return NULL;
+    put_bool(e, m, "is_ap", s->is_ap);
+    put(e, m, "num", number(e, s->num));
+    if (s->is_ap)
+        put(e, m, "ap", operand(e, &s->ap, NULL, 0, 0, 0));
+    return m;
+}
+
+/* Operands of one partition row that are read as [P,1] values. */
+static int is_p1(const IrAp *ap) { return ir_ap_free_elems(ap) == 1; }
+
+/* ---- instructions -------------------------------------------------------------- */
+
+static const char *where(E *e, SrcLoc loc)
+{
+    const char *f = loc.file ? strrchr(loc.file, '/') : NULL;
+    f = f ? f + 1 : (loc.file ? loc.file : "?");
+    const char *s = arena_printf(e->arena, "%s:%d", f, loc.line);
+    return s ? s : "?";
+}
+
+/* Elementwise family: dst and srcs share one nest. Fills dims, dst, src. */
+static int elementwise(E *e, IrInst *in, tpl_value *m, int raw)
+{
+    IrAp *aps[IR_MAX_OPERANDS];
+    int n = 0;
+    aps[n++] = &in->dst;
+    for (int i = 0; i < in->nsrc; i++)
+        aps[n++] = &in->src[i];
+    Nest nest;
+    if (!refine(e, aps, n, &nest, in->loc))
+        return 0;
+    /* raw copies whose innermost loop is contiguous on both sides: memcpy it */
+    int inner = raw && nest.n > 0 && nest.step[0][nest.n - 1] == 1 && nest.step[1][nest.n - 1] == 1;
+    put_int(e, m, "memcpy_n", inner ? nest.count[nest.n - 1] : 1);
+    put_nest(e, m, &nest, inner);
+    put(e, m, "dst", operand(e, &in->dst, &nest, 0, 1, inner));
+    tpl_value *src = new_list(e);
+    for (int i = 0; src && i < in->nsrc; i++)
+        append(e, src, operand(e, &in->src[i], &nest, i + 1, 0, inner));
+    put(e, m, "src", src);
+    return 1;
+}
+
+/* The spec op an opcode came from (for messages). */
+static SpecOpKind spec_op_of(IrOpcode op)
+{
+    switch (op) {
+#define X(ID, MNEMONIC, SPECOP)                                                                                   \
+    case IR_OP_##ID:                                                                                               \
+        return SPEC_OP_##SPECOP;
+        IR_OPCODES(X)
+#undef X
+    default:
+        return (SpecOpKind)0;
+    }
+}
+
+/* An operand walked on its own: {o (operand), dims, f (flat index), count
+ * (free elements), pcount}. *count gets the free element count. */
+static tpl_value *walk(E *e, IrAp *ap, int writable, SrcLoc loc, int64_t *count)
+{
+    Nest nest;
+    if (!refine(e, &ap, 1, &nest, loc))
+        return NULL;
+    tpl_value *m = new_map(e);
+    if (!m)
+        return NULL;
+    *count = ir_ap_free_elems(ap);
+    put_nest(e, m, &nest, 0);
+    put(e, m, "o", operand(e, ap, &nest, 0, writable, 0));
+    put_int(e, m, "count", *count);
+    put_str(e, m, "pcount", cx(e, ap->pcount));
+    return m;
+}
+
+/* Constant partition count of ap, or -1. */
+static int64_t pconst(const IrAp *ap)
+{
+    int64_t v;
+    return ir_expr_const(ap->pcount, &v) ? v : -1;
+}
+
+/* matmul / transpose: operands gathered into fp32 scratch panels. */
+static int tensor_engine(E *e, IrInst *in, tpl_value *m)
+{
+    int64_t nd, n0, n1 = 0;
+    tpl_value *d = walk(e, &in->dst, 1, in->loc, &nd);
+    tpl_value *a = walk(e, &in->src[0], 0, in->loc, &n0);
+    tpl_value *b = in->op == IR_OP_MATMUL ? walk(e, &in->src[1], 0, in->loc, &n1) : NULL;
+    if (!d || !a || (in->op == IR_OP_MATMUL && !b))
+        return 0;
+    int64_t pd = pconst(&in->dst), p0 = pconst(&in->src[0]);
+    int ok = pd > 0 && p0 > 0 && p0 <= TG_PARTITIONS;
+    if (in->op == IR_OP_MATMUL) /* dst[M,N] += stat[K,M]^T mov[K,N] */
+        ok = ok && pconst(&in->src[1]) == p0 && pd == n0 && nd == n1 && n0 <= TG_MATMUL_STATIONARY_FMAX &&
+             n1 <= TG_MATMUL_MOVING_FMAX;
+    else /* dst[F,P] = src[P,F]^T */
+        ok = ok && pd == n0 && nd == p0 && n0 <= TG_PARTITIONS;
+    if (!ok) {
+        unsupported(e, in->loc, "this operand shape (ragged or beyond one PE pass) is");
+        return 0;
+    }
+    e->scratch = 1;
+    put(e, m, "d", d);
+    put(e, m, "a", a);
+    if (b)
+        put(e, m, "b", b);
+    put_int(e, m, "K", p0);
+    put_int(e, m, "M", n0);
+    put_int(e, m, "N", n1);
+    put_bool(e, m, "accumulate", in->accumulate);
+    return 1;
+}
+
+/* bn_stats / bn_aggr: one row gathered to fp32, the runtime call, the
+ * results scattered to dst. */
+static int row_call(E *e, IrInst *in, tpl_value *m)
+{
+    int64_t nd, ns;
+    tpl_value *d = walk(e, &in->dst, 1, in->loc, &nd);
+    tpl_value *a = walk(e, &in->src[0], 0, in->loc, &ns);
+    if (!d || !a)
+        return 0;
+    int stats = in->op == IR_OP_BN_STATS;
+    if (nd != (stats ? TG_BN_STATS_RECORD : 2) || ns < 1 || ns > (stats ? TG_BN_STATS_FMAX : 4096) ||
+        (!stats && ns % 3)) {
+        unsupported(e, in->loc, "this operand shape is");
+        return 0;
+    }
+    put(e, m, "d", d);
+    put(e, m, "a", a);
+    put_str(e, m, "fn", stats ? "tg_bn_stats_f32" : "tg_bn_aggr_f32");
+    put_int(e, m, "nout", nd);
+    return 1;
+}
+
+static tpl_value *instruction(E *e, IrInst *in)
+{
+    tpl_value *m = new_map(e);
+    if (!m)
+        return NULL;
+    put_str(e, m, "kind", "inst");
+    put_str(e, m, "where", where(e, in->loc));
+    put_str(e, m, "mnemonic", ir_opcode_name(in->op));
+    const IrAp *pc = in->op == IR_OP_LOAD ? &in->src[0] : &in->dst;
+    put_str(e, m, "pcount", cx(e, pc->pcount));
+    put(e, m, "stages", new_list(e)); /* tensor_scalar replaces it */
+    int ok = 1;
+    switch (in->op) {
+    case IR_OP_LOAD:
+    case IR_OP_STORE:
+    case IR_OP_DMA_COPY:
+    case IR_OP_TENSOR_COPY: {
+        int raw = in->dst.dtype == in->src[0].dtype;
+        put_str(e, m, "op", raw ? "copy_raw" : "copy_cast");
+        ok = elementwise(e, in, m, raw);
+        break;
+    }
+    case IR_OP_TENSOR_TENSOR:
+        put_str(e, m, "op", "tensor_tensor");
+        put_str(e, m, "alu", spec_alu_name(in->alu[0]));
+        ok = elementwise(e, in, m, 0);
+        break;
+    case IR_OP_RECIPROCAL:
+        put_str(e, m, "op", "reciprocal");
+        ok = elementwise(e, in, m, 0);
+        break;
+    case IR_OP_TENSOR_SCALAR: {
+        put_str(e, m, "op", "tensor_scalar");
+        tpl_value *st = new_list(e);
+        for (int i = 0; st && i < in->nalu; i++) {
+            tpl_value *s = scalar(e, &in->scalar[i]);
+            if (s) {
+                put_str(e, s, "alu", spec_alu_name(in->alu[i]));
+                put_bool(e, s, "reverse", in->reverse[i]);
+                put(e, s, "name", str(e, "tg_c%d", i));
+            }
+            append(e, st, s);
+        }
+        put(e, m, "stages", st);
+        ok = elementwise(e, in, m, 0);
+        break;
+    }
+    case IR_OP_ACTIVATION:
+        put_str(e, m, "op", "activation");
+        put_str(e, m, "func", spec_act_name(in->func));
+        put(e, m, "zero", number(e, 0.0));
+        put(e, m, "scale", scalar(e, &in->scalar[0]));
+        put_bool(e, m, "has_bias", in->has_bias);
+        if (in->has_bias)
+            put(e, m, "bias", operand(e, &in->bias, NULL, 0, 0, 0));
+        put_bool(e, m, "has_reduce", in->has_reduce);
+        if (in->has_reduce) {
+            if (in->reduce_op != SPEC_ALU_ADD || !is_p1(&in->reduce_dst)) {
+                unsupported(e, in->reduce_dst.loc, "an activation reduce other than add into [P,1] is");
+                ok = 0;
+            }
+            put(e, m, "reduce", operand(e, &in->reduce_dst, NULL, 0, 1, 0));
+        }
+        ok = ok && elementwise(e, in, m, 0);
+        break;
+    case IR_OP_TENSOR_REDUCE: {
+        put_str(e, m, "op", "tensor_reduce");
+        put_str(e, m, "alu", spec_alu_name(in->alu[0]));
+        put_bool(e, m, "negate", in->negate);
+        if (!is_p1(&in->dst)) {
+            unsupported(e, in->dst.loc, "a tensor_reduce into more than one element per partition is");
+            return NULL;
+        }
+        IrAp *aps[1] = {&in->src[0]};
+        Nest nest;
+        if (!refine(e, aps, 1, &nest, in->loc))
+            return NULL;
+        put_nest(e, m, &nest, 0);
+        put(e, m, "dst", operand(e, &in->dst, NULL, 0, 1, 0));
+        tpl_value *src = new_list(e);
+        if (src)
+            append(e, src, operand(e, &in->src[0], &nest, 0, 0, 0));
+        put(e, m, "src", src);
+        break;
+    }
+    case IR_OP_MATMUL:
+    case IR_OP_TRANSPOSE:
+        put_str(e, m, "op", in->op == IR_OP_MATMUL ? "matmul" : "transpose");
+        ok = tensor_engine(e, in, m);
+        break;
+    case IR_OP_BN_STATS:
+    case IR_OP_BN_AGGR:
+        put_str(e, m, "op", "row_call");
+        ok = row_call(e, in, m);
+        break;
+    case IR_OP_TENSOR_TENSOR_SCAN:
+        put_str(e, m, "op", "scan");
+        put_str(e, m, "alu0", spec_alu_name(in->alu[0]));
+        put_str(e, m, "alu1", spec_alu_name(in->alu[1]));
+        put(e, m, "initial", scalar(e, &in->scalar[0]));
+        ok = elementwise(e, in, m, 0);
+        break;
+    case IR_OP_MEMSET:
+        put_str(e, m, "op", "memset");
+        put(e, m, "value", number(e, in->value));
+        ok = elementwise(e, in, m, 0);
+        break;
+    case IR_OP_IOTA:
+        put_str(e, m, "op", "iota");
+        put_str(e, m, "dtype", dtype_enums[in->dst.dtype]);
+        put_str(e, m, "expr", cx(e, in->iota));
+        ok = elementwise(e, in, m, 0);
+        break;
+    case IR_OP_AFFINE_SELECT:
+        put_str(e, m, "op", "affine_select");
+        put(e, m, "fill", number(e, in->value));
+        put_str(e, m, "lhs", cx(e, in->pred.lhs));
+        put_str(e, m, "cmp", expr_cmp_name(in->pred.cmp));
+        put_str(e, m, "rhs", cx(e, in->pred.rhs));
+        ok = elementwise(e, in, m, 0);
+        break;
+    default:
+        unsupported(e, in->loc, arena_printf(e->arena, "op '%s' is", spec_op_name(spec_op_of(in->op))));
+        return NULL;
+    }
+    return ok ? m : NULL;
+}
+
+/* ---- statements ---------------------------------------------------------------- */
+
+static tpl_value *body(E *e, const IrStmt *st, int n);
+
+static tpl_value *loop(E *e, const IrLoop *lp)
+{
+    tpl_value *m = new_map(e);
+    if (!m)
+        return NULL;
+    put_str(e, m, "kind", "for");
+    put(e, m, "var", str(e, "v_%s", lp->var));
+    put_int(e, m, "start", lp->start);
+    put_int(e, m, "stop", lp->stop);
+    put_int(e, m, "step", lp->step);
+    put_bool(e, m, "carried", lp->carried);
+    put_str(e, m, "where", where(e, lp->loc));
+    put(e, m, "body", body(e, lp->body, lp->nbody));
+    return m;
+}
+
+static tpl_value *body(E *e, const IrStmt *st, int n)
+{
+    tpl_value *l = new_list(e);
+    for (int i = 0; l && i < n; i++) {
+        tpl_value *v = st[i].kind == IR_STMT_LOOP ? loop(e, st[i].loop) : instruction(e, st[i].inst);
+        if (v)
+            append(e, l, v);
+    }
+    return l;
+}
+
+/* ---- the kernel ---------------------------------------------------------------- */
+
+static tpl_value *tensors(E *e, const Spec *s)
+{
+    tpl_value *l = new_list(e);
+    for (int i = 0; l && i < s->ntensors; i++) {
+        const SpecTensor *t = &s->tensors[i];
+        tpl_value *m = new_map(e), *shape = new_list(e);
+        if (!m || !shape)
+            return NULL;
+        put_str(e, m, "name", t->name);
+        put_str(e, m, "dtype", dtype_enums[t->dtype]);
+        put_str(e, m, "spec_dtype", tg_dtype_name(t->dtype));
+        put_str(e, m, "ctype", dtypes[t->dtype].ctype);
+        put_int(e, m, "rank", t->rank);
+        for (int d = 0; d < SPEC_MAX_RANK; d++)
+            append(e, shape, tpl_int(e->ta, d < t->rank ? t->shape[d] : 0));
+        put(e, m, "shape", shape);
+        tpl_value *dims = new_list(e);
+        for (int d = 0; dims && d < t->rank; d++)
+            append(e, dims, tpl_int(e->ta, t->shape[d]));
+        put(e, m, "dims", dims);
+        put_bool(e, m, "is_output", t->is_output);
+        append(e, l, m);
+    }
+    return l;
+}
+
+static tpl_value *accessors(E *e)
+{
+    tpl_value *l = new_list(e);
+    for (int d = 0; l && d < TG_DTYPE_COUNT; d++) {
+        if (!(e->used & (1u << d)))
+            continue;
+        tpl_value *m = new_map(e);
+        if (!m)
+            return NULL;
+        put_str(e, m, "sfx", dtypes[d].sfx);
+        put_str(e, m, "ctype", dtypes[d].ctype);
+        put_str(e, m, "widen", dtypes[d].widen);
+        put_str(e, m, "narrow", dtypes[d].narrow);
+        put_str(e, m, "dtype", tg_dtype_name((tg_dtype)d));
+        append(e, l, m);
+    }
+    return l;
+}
+
+tpl_value *emit_context(tpl_arena *ta, Arena *arena, const Ir *ir, const Plan *plan,
+                        const EmitInfo *info, Diag *diag)
+{
+    E e = {.ta = ta, .arena = arena, .ir = ir, .plan = plan, .diag = diag};
+    const Spec *s = ir->spec;
+    tpl_value *ctx = new_map(&e);
+    if (!ctx)
+        goto oom;
+    put_str(&e, ctx, "kernel", s->kernel);
+    char upper[256];
+    size_t k = 0;
+    for (; s->kernel[k] && k + 1 < sizeof upper; k++)
+        upper[k] = (char)(s->kernel[k] >= 'a' && s->kernel[k] <= 'z' ? s->kernel[k] - 'a' + 'A' : s->kernel[k]);
+    upper[k] = '\0';
+    put_str(&e, ctx, "KERNEL", upper);
+    put_str(&e, ctx, "doc", s->doc);
+    put_str(&e, ctx, "spec", info->spec_name);
+    put_str(&e, ctx, "version", info->version);
+    put_str(&e, ctx, "tpl_h", info->tpl_h);
+    put_str(&e, ctx, "tpl_c", info->tpl_c);
+    put_str(&e, ctx, "target", s->target == TG_TRN2 ? "TG_TRN2" : "TG_TRN1");
+    put_str(&e, ctx, "target_name", s->target == TG_TRN2 ? "trn2" : "trn1");
+    put_int(&e, ctx, "sbuf_peak", plan->sbuf_peak);
+    put_int(&e, ctx, "sbuf_capacity", plan->sbuf_capacity);
+    put_int(&e, ctx, "psum_peak", plan->psum_peak);
+    put_int(&e, ctx, "psum_capacity", plan->psum_capacity);
+    put_int(&e, ctx, "psum_bank_bytes", TG_PSUM_BANK_BYTES);
+    put(&e, ctx, "tensors", tensors(&e, s));
+    put(&e, ctx, "body", body(&e, ir->body, ir->nbody));
+    put(&e, ctx, "accessors", accessors(&e));
+    put_bool(&e, ctx, "scratch", e.scratch);
+    if (e.oom)
+        goto oom;
+    return e.errors ? NULL : ctx;
+oom:
+    diag_error(diag, (SrcLoc){s->file, 0, 0}, "E091", "out of memory while building the C back end's model");
+    return NULL;
+}

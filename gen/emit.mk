@@ -1,0 +1,33 @@
+# The C back end (issue 4, item 2): the emitter's model (gen/emit.c), the
+# `tilegen gen` command (gen/gen_cmd.c), the templates/kernel.{h,c}.j2 it
+# renders, the host .npy reader/writer of the numerics harness; suites
+# gen-numerics (each kernel: gen, strict gcc/clang -std=c99 build, run on
+# refs.py's inputs, refs.py compare) and gen-cli (the command as a build
+# step, the .npy reader); bench gen-numerics (kernel vs numpy).
+# Include after gen/lower.mk.
+EMIT_SRCS := gen/emit.c gen/gen_cmd.c
+EMIT_OBJS := $(EMIT_SRCS:%.c=$(BUILD)/%.o)
+GEN_OBJS += $(EMIT_OBJS)
+# Added directly too: GEN_OBJS is already expanded into the link rule when
+# this fragment is included after gen/gen.mk.
+$(TILEGEN): $(EMIT_OBJS)
+$(EMIT_OBJS) $(BUILD)/gen/main.o: | $(BUILD)/gen/expr.c
+
+# Kernels the C back end generates and matches against refs.py.
+GEN_NUMERICS_KERNELS ?= tensor_add tensor_add_bf16 transpose2d matmul softmax rmsnorm layernorm \
+                        avgpool2d cumsum rope mlp attention
+
+SUITES += gen-numerics gen-cli
+.PHONY: suite-gen-numerics suite-gen-cli bench-gen-numerics
+suite-gen-cli: $(TILEGEN)
+	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) CC="$(CC)" BUILD=$(BUILD) tests/numerics/gen_cli.sh
+
+suite-gen-numerics: $(TILEGEN)
+	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) CC="$(CC)" BUILD=$(BUILD) \
+	  tests/numerics/check.sh $(GEN_NUMERICS_KERNELS)
+
+# The same run with timings: the generated kernel vs numpy on the same math.
+BENCHES += gen-numerics
+bench-gen-numerics: $(TILEGEN)
+	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) CC="$(CC)" BUILD=$(BUILD) TIMING=1 \
+	  tests/numerics/check.sh $(GEN_NUMERICS_KERNELS)

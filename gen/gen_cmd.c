@@ -1,0 +1,318 @@
+/* gen_cmd.c - `tilegen gen [-o DIR] [-D N=V]... [--target T] [-MD] [--report]
+ * SPEC...`: runs load -> check -> sema -> lower -> plan -> emit -> render for
+ * each spec and writes DIR/<k>.h and <k>.c atomically (temp + rename), only
+ * when their content changed; -MD adds DIR/<k>.d for make. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "emit.h"
+#include "gen_cmd.h"
+#include "plan.h"
+#include "spec.h"
+#include "spec_load.h"
+#include "tpl.h"
+#include "version.h"
+
+enum { GEN_MAX_FILE = 64 << 20 }; /* larger specs are refused */
+
+static const char gen_usage[] =
+    "usage: tilegen gen [-o DIR] [-D N=V]... [--target T] [-MD] [--report] SPEC...\n"
+    "  templates come from $TILEGEN_TEMPLATES, ./templates or <tilegen>/../../templates\n";
+
+static const char GEN_TPL_H[] = "kernel.h.j2";
+static const char GEN_TPL_C[] = "kernel.c.j2";
+
+/* Parsed command line. */
+typedef struct GenCli {
+    const char *prog;     /* argv[0], named in depfiles */
+    const char *outdir;   /* -o (default generated) */
+    SpecOptions opt;      /* -D / --target */
+    int depfile;          /* -MD */
+    int report;           /* --report */
+    const char **files;   /* specs */
+    int nfiles;
+    const char *tpldir;   /* where the templates were found */
+} GenCli;
+
+static int gen_usage_error(const char *msg, const char *arg)
+{
+    fprintf(stderr, "tilegen gen: %s%s\n%s", msg, arg, gen_usage);
+    return 2;
+}
+
+static int parse(int argc, char **argv, GenCli *c)
+{
+    c->prog = argv[0];
+    c->outdir = "generated";
+    c->opt.defines = calloc((size_t)argc + 1, sizeof *c->opt.defines);
+    c->files = calloc((size_t)argc + 1, sizeof *c->files);
+    if (!c->opt.defines || !c->files)
+        return gen_usage_error("out of memory", "");
+    for (int i = 2; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-o")) {
+            if (i + 1 >= argc)
+                return gen_usage_error("-o wants a directory", "");
+            c->outdir = argv[++i];
+        } else if (!strcmp(a, "-MD")) {
+            c->depfile = 1;
+        } else if (!strcmp(a, "--report")) {
+            c->report = 1;
+        } else if (!strncmp(a, "-D", 2)) {
+            const char *d = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : "");
+            const char *eq = strchr(d, '=');
+            char *end = NULL;
+            errno = 0;
+            if (eq)
+                (void)strtoll(eq + 1, &end, 10);
+            if (!eq || eq == d || !eq[1] || *end || errno == ERANGE)
+                return gen_usage_error("-D wants NAME=INTEGER, got ", d);
+            c->opt.defines[c->opt.ndefines++] = d;
+        } else if (!strncmp(a, "--target", 8) && (a[8] == '\0' || a[8] == '=')) {
+            const char *t = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
+            if (strcmp(t, "trn1") && strcmp(t, "trn2"))
+                return gen_usage_error("--target wants trn1 or trn2, got ", t);
+            c->opt.target = t;
+        } else if (a[0] == '-' && a[1]) {
+            return gen_usage_error("unknown option ", a);
+        } else {
+            c->files[c->nfiles++] = a;
+        }
+    }
+    if (!c->nfiles)
+        return gen_usage_error("no spec given", "");
+    return 0;
+}
+
+/* Whole file into a malloc'd NUL-terminated buffer; NULL when it cannot be
+ * read (errno set) or is too large. */
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n + 1 >= cap) {
+            char *b = cap >= GEN_MAX_FILE ? NULL : realloc(buf, cap * 2);
+            if (!b) {
+                free(buf);
+                buf = NULL;
+                errno = EFBIG;
+                break;
+            }
+            buf = b;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) {
+                free(buf);
+                buf = NULL;
+            }
+            break;
+        }
+    }
+    fclose(f);
+    if (buf)
+        buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Write `data` to `path` unless it already holds exactly that; through a
+ * temporary file in the same directory and rename(). 0 ok, -1 (message). */
+static int write_if_changed(const char *path, const char *data, size_t len)
+{
+    size_t old_len;
+    char *old = slurp(path, &old_len);
+    int same = old && old_len == len && !memcmp(old, data, len);
+    free(old);
+    if (same)
+        return 0;
+    char tmp[4096];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= sizeof tmp) {
+        fprintf(stderr, "tilegen gen: path too long: %s\n", path);
+        return -1;
+    }
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        fprintf(stderr, "tilegen gen: cannot write '%s': %s\n", tmp, strerror(errno));
+        return -1;
+    }
+    int bad = fwrite(data, 1, len, f) != len;
+    bad |= fclose(f) != 0;
+    if (bad || rename(tmp, path)) {
+        fprintf(stderr, "tilegen gen: cannot write '%s': %s\n", path, strerror(errno));
+        remove(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+/* The templates directory: $TILEGEN_TEMPLATES, ./templates, or next to the
+ * binary (bin/tilegen -> templates, build/x/bin/tilegen -> ../../../templates). */
+static const char *find_templates(const char *prog, char *buf, size_t size)
+{
+    const char *env = getenv("TILEGEN_TEMPLATES");
+    if (env && *env)
+        return env;
+    if (access("templates/kernel.c.j2", R_OK) == 0)
+        return "templates";
+    const char *slash = strrchr(prog, '/');
+    static const char *const ups[] = {"/../templates", "/../../templates", "/../../../templates"};
+    for (size_t i = 0; slash && i < sizeof ups / sizeof ups[0]; i++) {
+        char probe[4200];
+        int n = snprintf(buf, size, "%.*s%s", (int)(slash - prog), prog, ups[i]);
+        if (n < 0 || (size_t)n >= size || (size_t)n + sizeof GEN_TPL_C + 1 > sizeof probe)
+            break;
+        memcpy(probe, buf, (size_t)n);
+        probe[n] = '/';
+        memcpy(probe + n + 1, GEN_TPL_C, sizeof GEN_TPL_C);
+        if (access(probe, R_OK) == 0)
+            return buf;
+    }
+    return "templates";
+}
+
+/* Render one template into out; 0 ok, -1 (message printed). */
+static int render(tpl_env *env, const char *name, const tpl_value *ctx, tpl_buf *out)
+{
+    tpl_error err;
+    memset(&err, 0, sizeof err);
+    tpl_template *t = tpl_load_file(env, name, &err);
+    if (t && tpl_render(env, t, ctx, out, &err) == 0 && !out->over)
+        return 0;
+    char msg[4096];
+    tpl_error_format(&err, msg, sizeof msg);
+    fprintf(stderr, "tilegen gen: template error\n%s", msg);
+    return -1;
+}
+
+/* Banner name of a spec path: as given when relative, its basename when absolute. */
+static const char *shown_name(const char *path)
+{
+    const char *b = strrchr(path, '/');
+    return path[0] == '/' && b ? b + 1 : path;
+}
+
+static int write_outputs(const GenCli *c, const char *kernel, const char *spec_path, tpl_buf *h, tpl_buf *src)
+{
+    char ph[4096], pc[4096], pd[4096];
+    if ((size_t)snprintf(ph, sizeof ph, "%s/%s.h", c->outdir, kernel) >= sizeof ph ||
+        (size_t)snprintf(pc, sizeof pc, "%s/%s.c", c->outdir, kernel) >= sizeof pc ||
+        (size_t)snprintf(pd, sizeof pd, "%s/%s.d", c->outdir, kernel) >= sizeof pd) {
+        fprintf(stderr, "tilegen gen: output path too long\n");
+        return 2;
+    }
+    if (write_if_changed(ph, h->data ? h->data : "", h->len) ||
+        write_if_changed(pc, src->data ? src->data : "", src->len))
+        return 2;
+    if (!c->depfile)
+        return 0;
+    tpl_buf d;
+    tpl_buf_init(&d);
+    const char *deps[4] = {spec_path, NULL, NULL, c->prog};
+    char th[4096], tc[4096];
+    snprintf(th, sizeof th, "%s/%s", c->tpldir, GEN_TPL_H);
+    snprintf(tc, sizeof tc, "%s/%s", c->tpldir, GEN_TPL_C);
+    deps[1] = th;
+    deps[2] = tc;
+    tpl_buf_put(&d, ph, strlen(ph));
+    tpl_buf_put(&d, " ", 1);
+    tpl_buf_put(&d, pc, strlen(pc));
+    tpl_buf_put(&d, ":", 1);
+    for (int i = 0; i < 4; i++) {
+        tpl_buf_put(&d, " ", 1);
+        tpl_buf_put(&d, deps[i], strlen(deps[i]));
+    }
+    tpl_buf_put(&d, "\n", 1);
+    for (int i = 0; i < 4; i++) { /* phony targets: a deleted input is no error */
+        tpl_buf_put(&d, deps[i], strlen(deps[i]));
+        tpl_buf_put(&d, ":\n", 2);
+    }
+    int rc = d.over ? 2 : write_if_changed(pd, d.data, d.len) ? 2 : 0;
+    tpl_buf_free(&d);
+    return rc;
+}
+
+/* The whole pipeline for one spec; returns its exit code. */
+static int gen_one(const GenCli *c, const char *path)
+{
+    size_t len;
+    char *text = slurp(path, &len);
+    if (!text) {
+        fprintf(stderr, "tilegen gen: cannot read '%s': %s\n", path, strerror(errno));
+        return 2;
+    }
+    Arena arena;
+    arena_init(&arena);
+    Diag diag;
+    diag_init(&diag, &arena);
+    diag_add_source(&diag, path, text, len);
+    tpl_arena *ta = tpl_arena_new();
+    tpl_env *env = tpl_env_new();
+    tpl_buf h, src;
+    tpl_buf_init(&h);
+    tpl_buf_init(&src);
+    int rc = 1;
+
+    Spec *spec = NULL;
+    Ir *ir = NULL;
+    Plan *plan = NULL;
+    tpl_value *ctx = NULL;
+    SpecNode *root = spec_load(&arena, &diag, path, text, len);
+    if (root)
+        spec = spec_check(&arena, &diag, root, path, &c->opt);
+    if (spec && !diag.nerrors)
+        sema_check(spec, &diag, &arena);
+    if (spec && !diag.nerrors)
+        ir = ir_lower(&arena, spec, &diag);
+    if (ir && !diag.nerrors)
+        plan = plan_build(&arena, ir, &diag, 1);
+    if (plan && c->report)
+        plan_report(stdout, plan);
+    if (plan && !diag.nerrors && ta) {
+        EmitInfo info = {shown_name(path), TILEGEN_VERSION, GEN_TPL_H, GEN_TPL_C};
+        ctx = emit_context(ta, &arena, ir, plan, &info, &diag);
+    }
+    diag_print(&diag, stderr);
+    if (!ta || !env) {
+        fprintf(stderr, "tilegen gen: out of memory\n");
+        rc = 2;
+    } else if (ctx && !diag.nerrors) {
+        rc = 2;
+        if (!tpl_env_add_path(env, c->tpldir) && !tpl_add_host_filters(env) &&
+            !render(env, GEN_TPL_H, ctx, &h) && !render(env, GEN_TPL_C, ctx, &src))
+            rc = write_outputs(c, spec->kernel, path, &h, &src);
+    }
+    tpl_buf_free(&h);
+    tpl_buf_free(&src);
+    tpl_env_free(env);
+    tpl_arena_free(ta);
+    arena_free(&arena);
+    free(text);
+    return rc;
+}
+
+int gen_cmd_main(int argc, char **argv)
+{
+    GenCli c;
+    memset(&c, 0, sizeof c);
+    int rc = argc < 2 ? gen_usage_error("bad invocation", "") : parse(argc, argv, &c);
+    char tplbuf[4096];
+    if (!rc)
+        c.tpldir = find_templates(c.prog, tplbuf, sizeof tplbuf);
+    for (int i = 0; c.tpldir && i < c.nfiles; i++) {
+        int r = gen_one(&c, c.files[i]);
+        rc = r > rc ? r : rc;
+    }
+    free(c.opt.defines);
+    free(c.files);
+    return rc;
+}

@@ -1,0 +1,70 @@
+#!/bin/sh
+# check.sh KERNEL... - the gen-numerics suite: for each kernel, `tilegen gen`
+# into a temp dir, compile the generated C strictly (gcc and clang when
+# present: -std=c99 -ffreestanding -Wall -Wextra -Wpedantic -Werror -Wshadow
+# -ffp-contract=off; `nm -u` within memcpy/memset/tg_*), link it with the host harness run_kernel.c, run it on
+# refs.py's inputs and check with `refs.py compare`. One pass/fail per kernel;
+# ends with "N passed, M failed". TIMING=1 adds the kernel's best-of-5 time
+# next to numpy's (np_time.py) for the same math.
+# Env: TILEGEN, PYTHON, CC, BUILD (scratch under $BUILD/gen-numerics);
+# GEN_DIR: take the kernel's files from there (e.g. generated/) instead of
+# running `tilegen gen` (what `make generate` uses to check its own output).
+TILEGEN=${TILEGEN:-bin/tilegen}
+PYTHON=${PYTHON:-/usr/bin/python3}
+CC=${CC:-cc}
+BUILD=${BUILD:-build}
+here=$(dirname "$0")
+root=$here/../..
+work=$BUILD/gen-numerics
+mkdir -p "$work/rt" || exit 2
+STRICT="-std=c99 -ffreestanding -Wall -Wextra -Wpedantic -Werror -Wshadow -Wundef -ffp-contract=off -O2"
+HOSTFLAGS="-std=c11 -O2 -march=native -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
+
+# The runtime and the npy helper, built once per run.
+rtobjs=
+for s in tg_core tg_dtype tg_math tg_alu tg_ops host/tg_npy; do
+  o=$work/rt/$(basename $s).o
+  $CC $HOSTFLAGS -c "$root/runtime/$s.c" -o "$o" || { echo "cannot build runtime/$s.c"; echo "0 passed, 1 failed"; exit 1; }
+  rtobjs="$rtobjs $o"
+done
+
+pass=0; fail=0
+for k in "$@"; do
+  d=$work/$k; rm -rf "$d"; mkdir -p "$d/gen"
+  ok=1; why=
+  if [ -n "$GEN_DIR" ]; then
+    cp "$GEN_DIR/$k.h" "$GEN_DIR/$k.c" "$d/gen/" >"$d/gen.log" 2>&1 || { ok=0; why="no $GEN_DIR/$k.c"; }
+  elif ! "$TILEGEN" gen -o "$d/gen" "$root/specs/$k.yaml" >"$d/gen.log" 2>&1; then ok=0; why="tilegen gen failed"; fi
+  if [ $ok = 1 ]; then
+    for cc in gcc clang; do
+      command -v $cc >/dev/null 2>&1 || continue
+      if ! $cc $STRICT -I$root/runtime -I"$d/gen" -c "$d/gen/$k.c" -o "$d/$k.$cc.o" >>"$d/gen.log" 2>&1; then
+        ok=0; why="$cc -std=c99 strict build failed"; continue; fi
+      # freestanding: nothing outside memcpy/memset and the runtime (tg_*)
+      bad=$(nm -u "$d/$k.$cc.o" | awk '{print $NF}' | grep -v -x -e memcpy -e memset | grep -v '^tg_')
+      if [ -n "$bad" ]; then ok=0; why="$cc object needs $(echo $bad)"; fi
+    done
+  fi
+  if [ $ok = 1 ] && ! $CC $HOSTFLAGS -I"$d/gen" "-DKERNEL_H=\"$k.h\"" -DKERNEL_DESC=${k}_kernel \
+      "$here/run_kernel.c" "$d/gen/$k.c" $rtobjs -o "$d/run" >>"$d/gen.log" 2>&1; then
+    ok=0; why="harness build failed"; fi
+  if [ $ok = 1 ] && ! "$PYTHON" "$here/refs.py" inputs "$k" --seed 0 --dir "$d" >>"$d/gen.log" 2>&1; then
+    ok=0; why="refs.py inputs failed"; fi
+  if [ $ok = 1 ] && ! "$d/run" "$d" >>"$d/gen.log" 2>&1; then ok=0; why="kernel run failed"; fi
+  if [ $ok = 1 ]; then
+    if "$PYTHON" "$here/refs.py" compare "$k" --dir "$d" >"$d/compare.log" 2>&1; then :; else ok=0; why="refs.py compare failed"; fi
+    sed "s/^/  /" "$d/compare.log"
+  fi
+  if [ $ok = 1 ]; then
+    pass=$((pass+1)); echo "[       OK ] $k"
+  else
+    fail=$((fail+1)); echo "[  FAILED  ] $k: $why (log: $d/gen.log)"; sed 's/^/    /' "$d/gen.log" | head -20
+  fi
+  if [ $ok = 1 ] && [ -n "$TIMING" ]; then
+    c=$("$d/run" "$d" 5 | sed -n 's/^time_ms //p')
+    n=$("$PYTHON" "$here/np_time.py" "$k" "$d")
+    echo "  $k: C simulation ${c} ms, numpy ${n} ms (best of 5)"
+  fi
+done
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

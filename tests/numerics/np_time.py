@@ -1,0 +1,102 @@
+#!/usr/bin/python3
+"""np_time.py KERNEL DIR: best-of-5 wall time (ms) of the kernel's math in
+numpy, fp32 (bf16 decoded from / encoded to the same uint16 bits inside the
+timed call), on DIR's inputs; matmul through numpy's BLAS. A rough yardstick for the generated C simulation (tests/numerics/check.sh)."""
+import os
+import sys
+import time
+
+import numpy as np
+
+
+def dec(a):
+    """bf16 bits -> fp32."""
+    return (a.astype(np.uint32) << 16).view(np.float32)
+
+
+def enc(x):
+    """fp32 -> bf16 bits, round to nearest even (NaN not special-cased)."""
+    s = np.ascontiguousarray(x, dtype=np.float32).view(np.uint32)
+    return ((s + 0x7FFF + ((s >> 16) & 1)) >> 16).astype(np.uint16)
+
+
+def bf16_add(a, b):
+    return enc(dec(a) + dec(b))
+
+
+def rmsnorm(x, g):
+    ms = (x * x).sum(axis=1, keepdims=True) / np.float32(x.shape[1]) + np.float32(1e-6)
+    return x * (1.0 / np.sqrt(ms)) * g
+
+
+def layernorm(x, gamma, beta):
+    mean = x.mean(axis=1, keepdims=True)
+    var = x.var(axis=1, keepdims=True)
+    return (x - mean) * (1.0 / np.sqrt(var + np.float32(1e-5))) * gamma + beta
+
+
+def avgpool(x):
+    return (x[:, 0::2, 0::2] + x[:, 0::2, 1::2] + x[:, 1::2, 0::2] + x[:, 1::2, 1::2]) / np.float32(4)
+
+
+def rope(x, c, s):
+    v = dec(x)
+    h = v.shape[-1] // 2
+    x1, x2 = v[..., :h], v[..., h:]
+    return enc(np.concatenate([x1 * c - x2 * s, x2 * c + x1 * s], axis=-1))
+
+
+def mlp(x, wg, wu, wd):
+    xx = dec(x)
+    hg, hu = xx @ dec(wg), xx @ dec(wu)
+    g = enc(hg / (1.0 + np.exp(-hg)) * hu)
+    return enc(dec(g) @ dec(wd))
+
+
+def attention(q, k, v):
+    s = q.shape[0]
+    sc = (dec(q) @ dec(k).T) * np.float32(0.08838834764831845)
+    sc = np.where(np.tri(s, dtype=bool), sc, np.float32(-np.inf))
+    pb = dec(enc(np.exp(sc - sc.max(axis=1, keepdims=True))))
+    return enc((pb @ dec(v)) / pb.sum(axis=1, keepdims=True))
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e * (1.0 / e.sum(axis=1, keepdims=True))
+
+
+MATH = {
+    "tensor_add": (("a", "b"), lambda a, b: a + b),
+    "tensor_add_bf16": (("a", "b"), bf16_add),
+    "softmax": (("x",), softmax),
+    "transpose2d": (("x",), lambda x: np.ascontiguousarray(x.transpose(0, 2, 1))),
+    "matmul": (("lhsT", "rhs"), lambda a, b: dec(a).T @ dec(b)),
+    "rmsnorm": (("x", "g"), rmsnorm),
+    "layernorm": (("x", "gamma", "beta"), layernorm),
+    "avgpool2d": (("x",), avgpool),
+    "cumsum": (("x",), lambda x: np.cumsum(x, axis=1, dtype=np.float32)),
+    "rope": (("x", "cos", "sin"), rope),
+    "mlp": (("x", "wg", "wu", "wd"), mlp),
+    "attention": (("q", "k", "v"), attention),
+}
+
+
+def main():
+    kernel, d = sys.argv[1], sys.argv[2]
+    if kernel not in MATH:
+        print("n/a")
+        return
+    names, fn = MATH[kernel]
+    args = [np.load(os.path.join(d, n + ".npy")) for n in names]
+    best = None
+    for _ in range(5):
+        t0 = time.perf_counter()
+        fn(*args)
+        dt = (time.perf_counter() - t0) * 1e3
+        best = dt if best is None or dt < best else best
+    print("%.3f" % best)
+
+
+if __name__ == "__main__":
+    main()
