@@ -9,27 +9,26 @@
 
 #include "emit.h"
 
-/* Per-dtype storage facts the accessors need (SPEC.md §4 storage). */
+/* Per-dtype storage facts (SPEC.md §4 storage); the accessors themselves are
+ * runtime/tg_sim.h's tg_rd_<sfx> / tg_wr_<sfx>. */
 typedef struct EmitDtype {
     const char *sfx;    /* accessor suffix: tg_rd_<sfx> / tg_wr_<sfx> */
     const char *ctype;  /* C storage type */
-    const char *widen;  /* storage -> float function ("" = none needed) */
-    const char *narrow; /* float -> storage function */
 } EmitDtype;
 
 static const EmitDtype dtypes[TG_DTYPE_COUNT] = {
-    [TG_FLOAT32] = {"f32", "float", "", ""},
-    [TG_TFLOAT32] = {"tf32", "float", "", "tg_f32_to_tf32"},
-    [TG_BFLOAT16] = {"bf16", "uint16_t", "tg_bf16_to_f32", "tg_f32_to_bf16"},
-    [TG_FLOAT16] = {"f16", "uint16_t", "tg_f16_to_f32", "tg_f32_to_f16"},
-    [TG_FLOAT8_E4M3] = {"e4m3", "uint8_t", "tg_e4m3_to_f32", "tg_f32_to_e4m3"},
-    [TG_FLOAT8_E5M2] = {"e5m2", "uint8_t", "tg_e5m2_to_f32", "tg_f32_to_e5m2"},
-    [TG_INT8] = {"i8", "int8_t", "(float)", "tg_f32_to_i8"},
-    [TG_UINT8] = {"u8", "uint8_t", "(float)", "tg_f32_to_u8"},
-    [TG_INT16] = {"i16", "int16_t", "(float)", "tg_f32_to_i16"},
-    [TG_UINT16] = {"u16", "uint16_t", "(float)", "tg_f32_to_u16"},
-    [TG_INT32] = {"i32", "int32_t", "(float)", "tg_f32_to_i32"},
-    [TG_UINT32] = {"u32", "uint32_t", "(float)", "tg_f32_to_u32"},
+    [TG_FLOAT32] = {"f32", "float"},
+    [TG_TFLOAT32] = {"tf32", "float"},
+    [TG_BFLOAT16] = {"bf16", "uint16_t"},
+    [TG_FLOAT16] = {"f16", "uint16_t"},
+    [TG_FLOAT8_E4M3] = {"e4m3", "uint8_t"},
+    [TG_FLOAT8_E5M2] = {"e5m2", "uint8_t"},
+    [TG_INT8] = {"i8", "int8_t"},
+    [TG_UINT8] = {"u8", "uint8_t"},
+    [TG_INT16] = {"i16", "int16_t"},
+    [TG_UINT16] = {"u16", "uint16_t"},
+    [TG_INT32] = {"i32", "int32_t"},
+    [TG_UINT32] = {"u32", "uint32_t"},
 };
 
 static const char *const dtype_enums[TG_DTYPE_COUNT] = {
@@ -46,8 +45,6 @@ typedef struct E {
     Diag *diag;         /* errors */
     int errors;         /* unsupported constructs reported */
     int oom;            /* a value could not be built */
-    unsigned used;      /* bit per tg_dtype an accessor is needed for */
-    int scratch;        /* a Tensor-engine op needs the fp32 scratch panels */
 } E;
 
 /* A free-loop nest shared by an instruction's operands: counts outer first,
@@ -235,7 +232,6 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
         return NULL;
     const EmitDtype *dt = &dtypes[ap->dtype];
     int64_t es = (int64_t)tg_dtype_size(ap->dtype);
-    e->used |= 1u << ap->dtype;
     const char *row;
     if (ap->mem == IR_MEM_HBM) {
         const SpecTensor *t = &e->ir->spec->tensors[ap->index];
@@ -494,7 +490,6 @@ static int tensor_engine(E *e, IrInst *in, tpl_value *m)
         unsupported(e, in->loc, "this operand shape (ragged or beyond one PE pass) is");
         return 0;
     }
-    e->scratch = 1;
     put(e, m, "d", d);
     put(e, m, "a", a);
     if (b)
@@ -715,25 +710,6 @@ static tpl_value *tensors(E *e, const Spec *s)
     return l;
 }
 
-static tpl_value *accessors(E *e)
-{
-    tpl_value *l = new_list(e);
-    for (int d = 0; l && d < TG_DTYPE_COUNT; d++) {
-        if (!(e->used & (1u << d)))
-            continue;
-        tpl_value *m = new_map(e);
-        if (!m)
-            return NULL;
-        put_str(e, m, "sfx", dtypes[d].sfx);
-        put_str(e, m, "ctype", dtypes[d].ctype);
-        put_str(e, m, "widen", dtypes[d].widen);
-        put_str(e, m, "narrow", dtypes[d].narrow);
-        put_str(e, m, "dtype", tg_dtype_name((tg_dtype)d));
-        append(e, l, m);
-    }
-    return l;
-}
-
 tpl_value *emit_context(tpl_arena *ta, Arena *arena, const Ir *ir, const Plan *plan,
                         const EmitInfo *info, Diag *diag)
 {
@@ -763,8 +739,6 @@ tpl_value *emit_context(tpl_arena *ta, Arena *arena, const Ir *ir, const Plan *p
     put_int(&e, ctx, "psum_bank_bytes", TG_PSUM_BANK_BYTES);
     put(&e, ctx, "tensors", tensors(&e, s));
     put(&e, ctx, "body", body(&e, ir->body, ir->nbody));
-    put(&e, ctx, "accessors", accessors(&e));
-    put_bool(&e, ctx, "scratch", e.scratch);
     if (e.oom)
         goto oom;
     return e.errors ? NULL : ctx;

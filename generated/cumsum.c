@@ -9,32 +9,8 @@
 #include "tg_alu.h"
 #include "tg_math.h"
 #include "tg_ops.h"
+#include "tg_sim.h"
 
-/* Helpers a kernel may leave unused (clang warns about unused static inline). */
-#if defined(__GNUC__)
-#define TG_HELPER static inline __attribute__((unused))
-#else
-#define TG_HELPER static inline
-#endif
-
-/* Typed element access to SBUF, PSUM and HBM rows (memcpy: no aliasing). */
-TG_HELPER float tg_rd_f32(const uint8_t *row, int64_t i)
-{
-    float v;
-    memcpy(&v, row + i * (int64_t)sizeof v, sizeof v);
-    return (v);
-}
-TG_HELPER void tg_wr_f32(uint8_t *row, int64_t i, float x)
-{
-    float v = (x);
-    memcpy(row + i * (int64_t)sizeof v, &v, sizeof v);
-}
-
-/* Spec arithmetic: floor division and modulo, min and max. */
-TG_HELPER int64_t tg_fdiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a % b < 0) != (b < 0)); }
-TG_HELPER int64_t tg_fmod(int64_t a, int64_t b) { return a - tg_fdiv(a, b) * b; }
-TG_HELPER int64_t tg_min(int64_t a, int64_t b) { return a < b ? a : b; }
-TG_HELPER int64_t tg_max(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static void cumsum_body(tg_core *core, const float *x, float *y)
 {

@@ -9,48 +9,8 @@
 #include "tg_alu.h"
 #include "tg_math.h"
 #include "tg_ops.h"
+#include "tg_sim.h"
 
-/* Helpers a kernel may leave unused (clang warns about unused static inline). */
-#if defined(__GNUC__)
-#define TG_HELPER static inline __attribute__((unused))
-#else
-#define TG_HELPER static inline
-#endif
-
-/* Typed element access to SBUF, PSUM and HBM rows (memcpy: no aliasing). */
-TG_HELPER float tg_rd_f32(const uint8_t *row, int64_t i)
-{
-    float v;
-    memcpy(&v, row + i * (int64_t)sizeof v, sizeof v);
-    return (v);
-}
-TG_HELPER void tg_wr_f32(uint8_t *row, int64_t i, float x)
-{
-    float v = (x);
-    memcpy(row + i * (int64_t)sizeof v, &v, sizeof v);
-}
-TG_HELPER float tg_rd_bf16(const uint8_t *row, int64_t i)
-{
-    uint16_t v;
-    memcpy(&v, row + i * (int64_t)sizeof v, sizeof v);
-    return tg_bf16_to_f32(v);
-}
-TG_HELPER void tg_wr_bf16(uint8_t *row, int64_t i, float x)
-{
-    uint16_t v = tg_f32_to_bf16(x);
-    memcpy(row + i * (int64_t)sizeof v, &v, sizeof v);
-}
-
-/* fp32 panels of the Tensor engine ops (static: this kernel is not reentrant). */
-static float tg_mm_a[TG_MATMUL_K_MAX * TG_MATMUL_STATIONARY_FMAX];
-static float tg_mm_b[TG_MATMUL_K_MAX * TG_MATMUL_MOVING_FMAX];
-static float tg_mm_c[TG_MATMUL_STATIONARY_FMAX * TG_MATMUL_MOVING_FMAX];
-
-/* Spec arithmetic: floor division and modulo, min and max. */
-TG_HELPER int64_t tg_fdiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a % b < 0) != (b < 0)); }
-TG_HELPER int64_t tg_fmod(int64_t a, int64_t b) { return a - tg_fdiv(a, b) * b; }
-TG_HELPER int64_t tg_min(int64_t a, int64_t b) { return a < b ? a : b; }
-TG_HELPER int64_t tg_max(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
 {
@@ -94,18 +54,18 @@ static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             const uint8_t *tg_s0 = core->sbuf[tg_p] + ((v_f * 128)) * 2;
             for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_mm_a[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                core->pe_a[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
             }
             const uint8_t *tg_s1 = core->sbuf[tg_p] + 16384;
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_mm_b[tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                core->pe_b[tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
             }
         }
-        tg_matmul_f32(tg_mm_c, 256, tg_mm_a, 128, tg_mm_b, 256, 128, 128, 256, 0);
+        tg_matmul_f32(core->pe_c, 256, core->pe_a, 128, core->pe_b, 256, 128, 128, 256, 0);
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             uint8_t *tg_d = core->psum[tg_p] + (tg_fmod(v_f, 2)) * 2048;
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_mm_c[tg_p * 256 + tg_j0]);
+                tg_wr_f32(tg_d, tg_j0, core->pe_c[tg_p * 256 + tg_j0]);
             }
         }
 
@@ -113,18 +73,18 @@ static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             const uint8_t *tg_s0 = core->sbuf[tg_p] + 4096 + ((v_f * 128)) * 2;
             for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_mm_a[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                core->pe_a[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
             }
             const uint8_t *tg_s1 = core->sbuf[tg_p] + 16384;
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_mm_b[tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                core->pe_b[tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
             }
         }
-        tg_matmul_f32(tg_mm_c, 256, tg_mm_a, 128, tg_mm_b, 256, 128, 128, 256, 0);
+        tg_matmul_f32(core->pe_c, 256, core->pe_a, 128, core->pe_b, 256, 128, 128, 256, 0);
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             uint8_t *tg_d = core->psum[tg_p] + 4096 + (tg_fmod(v_f, 2)) * 2048;
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_mm_c[tg_p * 256 + tg_j0]);
+                tg_wr_f32(tg_d, tg_j0, core->pe_c[tg_p * 256 + tg_j0]);
             }
         }
 
@@ -133,24 +93,24 @@ static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 const uint8_t *tg_s0 = core->sbuf[tg_p] + (((v_f * 128) + (v_k * 1024))) * 2;
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_mm_a[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                    core->pe_a[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
                 }
                 const uint8_t *tg_s1 = core->sbuf[tg_p] + 16384 + ((v_k * 256)) * 2;
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_mm_b[tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                    core->pe_b[tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
                 }
             }
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 const uint8_t *tg_d = core->psum[tg_p] + (tg_fmod(v_f, 2)) * 2048;
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_mm_c[tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
+                    core->pe_c[tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
                 }
             }
-            tg_matmul_f32(tg_mm_c, 256, tg_mm_a, 128, tg_mm_b, 256, 128, 128, 256, 1);
+            tg_matmul_f32(core->pe_c, 256, core->pe_a, 128, core->pe_b, 256, 128, 128, 256, 1);
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 uint8_t *tg_d = core->psum[tg_p] + (tg_fmod(v_f, 2)) * 2048;
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_mm_c[tg_p * 256 + tg_j0]);
+                    tg_wr_f32(tg_d, tg_j0, core->pe_c[tg_p * 256 + tg_j0]);
                 }
             }
 
@@ -158,24 +118,24 @@ static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 const uint8_t *tg_s0 = core->sbuf[tg_p] + 4096 + (((v_f * 128) + (v_k * 1024))) * 2;
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_mm_a[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                    core->pe_a[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
                 }
                 const uint8_t *tg_s1 = core->sbuf[tg_p] + 16384 + ((v_k * 256)) * 2;
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_mm_b[tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                    core->pe_b[tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
                 }
             }
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 const uint8_t *tg_d = core->psum[tg_p] + 4096 + (tg_fmod(v_f, 2)) * 2048;
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_mm_c[tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
+                    core->pe_c[tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
                 }
             }
-            tg_matmul_f32(tg_mm_c, 256, tg_mm_a, 128, tg_mm_b, 256, 128, 128, 256, 1);
+            tg_matmul_f32(core->pe_c, 256, core->pe_a, 128, core->pe_b, 256, 128, 128, 256, 1);
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 uint8_t *tg_d = core->psum[tg_p] + 4096 + (tg_fmod(v_f, 2)) * 2048;
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_mm_c[tg_p * 256 + tg_j0]);
+                    tg_wr_f32(tg_d, tg_j0, core->pe_c[tg_p * 256 + tg_j0]);
                 }
             }
         }
@@ -205,18 +165,18 @@ static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             const uint8_t *tg_s0 = core->sbuf[tg_p] + 12288 + ((v_t * 128)) * 2;
             for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_mm_a[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                core->pe_a[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
             }
             const uint8_t *tg_s1 = core->sbuf[tg_p] + 8192;
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_mm_b[tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                core->pe_b[tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
             }
         }
-        tg_matmul_f32(tg_mm_c, 256, tg_mm_a, 128, tg_mm_b, 256, 128, 128, 256, 0);
+        tg_matmul_f32(core->pe_c, 256, core->pe_a, 128, core->pe_b, 256, 128, 128, 256, 0);
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             uint8_t *tg_d = core->psum[tg_p] + (tg_fmod(v_t, 2)) * 2048;
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_mm_c[tg_p * 256 + tg_j0]);
+                tg_wr_f32(tg_d, tg_j0, core->pe_c[tg_p * 256 + tg_j0]);
             }
         }
 
@@ -225,24 +185,24 @@ static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 const uint8_t *tg_s0 = core->sbuf[tg_p] + 12288 + (((v_t * 128) + (v_f * 256))) * 2;
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_mm_a[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                    core->pe_a[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
                 }
                 const uint8_t *tg_s1 = core->sbuf[tg_p] + 8192 + ((v_f * 256)) * 2;
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_mm_b[tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                    core->pe_b[tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
                 }
             }
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 const uint8_t *tg_d = core->psum[tg_p] + (tg_fmod(v_t, 2)) * 2048;
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_mm_c[tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
+                    core->pe_c[tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
                 }
             }
-            tg_matmul_f32(tg_mm_c, 256, tg_mm_a, 128, tg_mm_b, 256, 128, 128, 256, 1);
+            tg_matmul_f32(core->pe_c, 256, core->pe_a, 128, core->pe_b, 256, 128, 128, 256, 1);
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 uint8_t *tg_d = core->psum[tg_p] + (tg_fmod(v_t, 2)) * 2048;
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_mm_c[tg_p * 256 + tg_j0]);
+                    tg_wr_f32(tg_d, tg_j0, core->pe_c[tg_p * 256 + tg_j0]);
                 }
             }
         }

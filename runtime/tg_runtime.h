@@ -40,6 +40,11 @@ typedef struct tg_core {
     uint32_t sbuf_bytes; /* SBUF bytes per partition on this target */
     uint8_t sbuf[TG_PARTITIONS][TG_SBUF_MAX_PARTITION_BYTES]; /* partition-major */
     uint8_t psum[TG_PARTITIONS][TG_PSUM_PARTITION_BYTES];     /* 8 banks each */
+    /* fp32 panels in which the C simulation stages a Tensor-engine op's
+     * operands (widened) and result; per core, so kernels stay reentrant. */
+    float pe_a[TG_MATMUL_K_MAX * TG_MATMUL_STATIONARY_FMAX];     /* stationary [K,M] */
+    float pe_b[TG_MATMUL_K_MAX * TG_MATMUL_MOVING_FMAX];         /* moving [K,N] */
+    float pe_c[TG_MATMUL_STATIONARY_FMAX * TG_MATMUL_MOVING_FMAX]; /* result [M,N] */
 } tg_core;
 
 #define TG_MAX_RANK 4

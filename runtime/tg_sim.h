@@ -1,0 +1,51 @@
+/* tg_sim.h - helpers every generated C simulation uses, in one place instead
+ * of a copy per kernel: typed element access to SBUF, PSUM and HBM rows
+ * (memcpy, so no strict-aliasing UB; widened to / rounded from fp32 through
+ * tg_dtype) and the spec's integer arithmetic (floor division and modulo, min,
+ * max). Header-only, freestanding C99. */
+#ifndef TG_SIM_H
+#define TG_SIM_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "tg_dtype.h"
+
+/* tg_rd_<sfx>(row, i): element i of a row of that storage type, as fp32.
+ * tg_wr_<sfx>(row, i, x): x rounded to that storage type into element i. */
+#define TG_SIM_ACCESSOR(SFX, CTYPE, WIDEN, NARROW)                       \
+    static inline float tg_rd_##SFX(const uint8_t *row, int64_t i)       \
+    {                                                                     \
+        CTYPE v;                                                          \
+        memcpy(&v, row + i * (int64_t)sizeof v, sizeof v);                \
+        return WIDEN(v);                                                  \
+    }                                                                     \
+    static inline void tg_wr_##SFX(uint8_t *row, int64_t i, float x)     \
+    {                                                                     \
+        CTYPE v = NARROW(x);                                              \
+        memcpy(row + i * (int64_t)sizeof v, &v, sizeof v);                \
+    }
+
+/* One per dtype of SPEC.md §2, suffixes as gen/emit.c names them. */
+TG_SIM_ACCESSOR(f32, float, , )
+TG_SIM_ACCESSOR(tf32, float, , tg_f32_to_tf32)
+TG_SIM_ACCESSOR(bf16, uint16_t, tg_bf16_to_f32, tg_f32_to_bf16)
+TG_SIM_ACCESSOR(f16, uint16_t, tg_f16_to_f32, tg_f32_to_f16)
+TG_SIM_ACCESSOR(e4m3, uint8_t, tg_e4m3_to_f32, tg_f32_to_e4m3)
+TG_SIM_ACCESSOR(e5m2, uint8_t, tg_e5m2_to_f32, tg_f32_to_e5m2)
+TG_SIM_ACCESSOR(i8, int8_t, (float), tg_f32_to_i8)
+TG_SIM_ACCESSOR(u8, uint8_t, (float), tg_f32_to_u8)
+TG_SIM_ACCESSOR(i16, int16_t, (float), tg_f32_to_i16)
+TG_SIM_ACCESSOR(u16, uint16_t, (float), tg_f32_to_u16)
+TG_SIM_ACCESSOR(i32, int32_t, (float), tg_f32_to_i32)
+TG_SIM_ACCESSOR(u32, uint32_t, (float), tg_f32_to_u32)
+
+#undef TG_SIM_ACCESSOR
+
+/* Spec arithmetic (SPEC.md §2): `/` and `%` floor toward -inf. */
+static inline int64_t tg_fdiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a % b < 0) != (b < 0)); }
+static inline int64_t tg_fmod(int64_t a, int64_t b) { return a - tg_fdiv(a, b) * b; }
+static inline int64_t tg_min(int64_t a, int64_t b) { return a < b ? a : b; }
+static inline int64_t tg_max(int64_t a, int64_t b) { return a > b ? a : b; }
+
+#endif /* TG_SIM_H */
