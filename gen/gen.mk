@@ -2,7 +2,7 @@
 # Front end (issue 2): arena, diagnostics, YAML loader, expressions (re2c),
 # schema check and semantic checks; its suites: front-unit, diag, specs,
 # fuzz-spec; its benchmark: check.
-FRONT_SRCS := gen/arena.c gen/diag.c gen/spec_load.c gen/expr_eval.c gen/spec_check.c gen/sema.c
+FRONT_SRCS := gen/arena.c gen/diag.c gen/driver.c gen/spec_load.c gen/expr_eval.c gen/spec_check.c gen/sema.c
 FRONT_RE   := gen/expr.re
 GEN_SRCS := gen/main.c $(FRONT_SRCS)
 GEN_RE   := $(FRONT_RE)

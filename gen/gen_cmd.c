@@ -8,15 +8,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "driver.h"
 #include "emit.h"
 #include "gen_cmd.h"
 #include "plan.h"
 #include "spec.h"
-#include "spec_load.h"
 #include "tpl.h"
 #include "version.h"
 
-enum { GEN_MAX_FILE = 64 << 20 }; /* larger specs are refused */
 
 static const char gen_usage[] =
     "usage: tilegen gen [-o DIR] [-D N=V]... [--target T] [-MD] [--report] SPEC...\n"
@@ -52,6 +51,12 @@ static int parse(int argc, char **argv, GenCli *c)
     if (!c->opt.defines || !c->files)
         return gen_usage_error("out of memory", "");
     for (int i = 2; i < argc; i++) {
+        char msg[256];
+        int r = driver_spec_option(argc, argv, &i, &c->opt, msg, sizeof msg);
+        if (r < 0)
+            return gen_usage_error(msg, "");
+        if (r > 0)
+            continue;
         const char *a = argv[i];
         if (!strcmp(a, "-o")) {
             if (i + 1 >= argc)
@@ -61,21 +66,6 @@ static int parse(int argc, char **argv, GenCli *c)
             c->depfile = 1;
         } else if (!strcmp(a, "--report")) {
             c->report = 1;
-        } else if (!strncmp(a, "-D", 2)) {
-            const char *d = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : "");
-            const char *eq = strchr(d, '=');
-            char *end = NULL;
-            errno = 0;
-            if (eq)
-                (void)strtoll(eq + 1, &end, 10);
-            if (!eq || eq == d || !eq[1] || *end || errno == ERANGE)
-                return gen_usage_error("-D wants NAME=INTEGER, got ", d);
-            c->opt.defines[c->opt.ndefines++] = d;
-        } else if (!strncmp(a, "--target", 8) && (a[8] == '\0' || a[8] == '=')) {
-            const char *t = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
-            if (strcmp(t, "trn1") && strcmp(t, "trn2"))
-                return gen_usage_error("--target wants trn1 or trn2, got ", t);
-            c->opt.target = t;
         } else if (a[0] == '-' && a[1]) {
             return gen_usage_error("unknown option ", a);
         } else {
@@ -87,50 +77,12 @@ static int parse(int argc, char **argv, GenCli *c)
     return 0;
 }
 
-/* Whole file into a malloc'd NUL-terminated buffer; NULL when it cannot be
- * read (errno set) or is too large. */
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n + 1 >= cap) {
-            char *b = cap >= GEN_MAX_FILE ? NULL : realloc(buf, cap * 2);
-            if (!b) {
-                free(buf);
-                buf = NULL;
-                errno = EFBIG;
-                break;
-            }
-            buf = b;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n - 1, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                free(buf);
-                buf = NULL;
-            }
-            break;
-        }
-    }
-    fclose(f);
-    if (buf)
-        buf[n] = '\0';
-    *len = n;
-    return buf;
-}
-
 /* Write `data` to `path` unless it already holds exactly that; through a
  * temporary file in the same directory and rename(). 0 ok, -1 (message). */
 static int write_if_changed(const char *path, const char *data, size_t len)
 {
     size_t old_len;
-    char *old = slurp(path, &old_len);
+    char *old = driver_read_file(path, &old_len);
     int same = old && old_len == len && !memcmp(old, data, len);
     free(old);
     if (same)
@@ -245,16 +197,15 @@ static int write_outputs(const GenCli *c, const char *kernel, const char *spec_p
 static int gen_one(const GenCli *c, const char *path)
 {
     size_t len;
-    char *text = slurp(path, &len);
+    char *text = driver_read_file(path, &len);
     if (!text) {
-        fprintf(stderr, "tilegen gen: cannot read '%s': %s\n", path, strerror(errno));
+        fprintf(stderr, "tilegen gen: cannot read '%s': %s\n", path, driver_io_error(errno));
         return 2;
     }
     Arena arena;
     arena_init(&arena);
     Diag diag;
     diag_init(&diag, &arena);
-    diag_add_source(&diag, path, text, len);
     tpl_arena *ta = tpl_arena_new();
     tpl_env *env = tpl_env_new();
     tpl_buf h, src;
@@ -262,15 +213,10 @@ static int gen_one(const GenCli *c, const char *path)
     tpl_buf_init(&src);
     int rc = 1;
 
-    Spec *spec = NULL;
     Ir *ir = NULL;
     Plan *plan = NULL;
     tpl_value *ctx = NULL;
-    SpecNode *root = spec_load(&arena, &diag, path, text, len);
-    if (root)
-        spec = spec_check(&arena, &diag, root, path, &c->opt);
-    if (spec && !diag.nerrors)
-        sema_check(spec, &diag, &arena);
+    Spec *spec = driver_front_end(&arena, &diag, path, text, len, &c->opt);
     if (spec && !diag.nerrors)
         ir = ir_lower(&arena, spec, &diag);
     if (ir && !diag.nerrors)

@@ -8,20 +8,18 @@
 
 #include "arena.h"
 #include "diag.h"
+#include "driver.h"
 #include "gen_cmd.h"
 #include "spec.h"
-#include "spec_load.h"
 #include "tpl_cmd.h"
 #include "version.h"
 
 static const char usage[] =
     "usage: tilegen check [-D N=V]... [--target T] SPEC...\n"
-    "       tilegen gen [-o DIR] [-D N=V]... [--target T] [-MD] SPEC...\n"
+    "       tilegen gen [-o DIR] [-D N=V]... [--target T] [-MD] [--report] SPEC...\n"
     "       tilegen run SPEC [-D N=V]... [--in NAME=F.npy]... [--out NAME=F.npy]... [--seed S]\n"
     "       tilegen tpl TEMPLATE [--context FILE] [-I DIR]...\n"
     "       tilegen --help | --version\n";
-
-enum { MAX_SPEC_BYTES = 64 << 20 }; /* larger files are refused (exit 2) */
 
 /* Options shared by the spec-reading subcommands. */
 typedef struct Cli {
@@ -38,108 +36,45 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
-/* Parse -D NAME=VALUE (or -DNAME=VALUE) and --target T (or --target=T);
- * everything else not starting with '-' is a spec. Returns 0 or exit code 2. */
+/* Parse -D NAME=VALUE and --target T (driver_spec_option); everything else
+ * not starting with '-' is a spec. Returns 0 or exit code 2. */
 static int parse_cli(int argc, char **argv, Cli *cli)
 {
-    cli->spec.defines = calloc((size_t)argc, sizeof *cli->spec.defines);
-    cli->files = calloc((size_t)argc, sizeof *cli->files);
+    cli->spec.defines = calloc((size_t)argc + 1, sizeof *cli->spec.defines);
+    cli->files = calloc((size_t)argc + 1, sizeof *cli->files);
     if (!cli->spec.defines || !cli->files)
         return usage_error("%s", "out of memory");
     for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strncmp(a, "-D", 2)) {
-            const char *d = a[2] ? a + 2 : (i + 1 < argc ? argv[++i] : NULL);
-            const char *eq = d ? strchr(d, '=') : NULL;
-            char *end = NULL;
-            if (eq) {
-                errno = 0;
-                (void)strtoll(eq + 1, &end, 10);
-            }
-            if (!d || !eq || eq == d || !eq[1] || *end || errno == ERANGE)
-                return usage_error("-D wants NAME=INTEGER, got '%s'", d ? d : "");
-            cli->spec.defines[cli->spec.ndefines++] = d;
-        } else if (!strncmp(a, "--target", 8) && (a[8] == '\0' || a[8] == '=')) {
-            const char *t = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : "");
-            if (strcmp(t, "trn1") && strcmp(t, "trn2"))
-                return usage_error("--target wants trn1 or trn2, got '%s'", t);
-            cli->spec.target = t;
-        } else if (a[0] == '-' && a[1]) {
-            return usage_error("unknown option '%s'", a);
-        } else {
-            cli->files[cli->nfiles++] = a;
-        }
+        char msg[256];
+        int r = driver_spec_option(argc, argv, &i, &cli->spec, msg, sizeof msg);
+        if (r < 0)
+            return usage_error("%s", msg);
+        if (r > 0)
+            continue;
+        if (argv[i][0] == '-' && argv[i][1])
+            return usage_error("unknown option '%s'", argv[i]);
+        cli->files[cli->nfiles++] = argv[i];
     }
     if (!cli->nfiles)
         return usage_error("%s", "no spec given");
     return 0;
 }
 
-/* Read a whole file; NULL (and a message) on failure. */
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = !strcmp(path, "-") ? stdin : fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "tilegen: cannot open '%s': %s\n", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            if (cap >= MAX_SPEC_BYTES) {
-                fprintf(stderr, "tilegen: '%s' is larger than %d MiB\n", path, MAX_SPEC_BYTES >> 20);
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            char *b = realloc(buf, cap * 2);
-            if (!b) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = b;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f)) {
-                fprintf(stderr, "tilegen: cannot read '%s': %s\n", path, strerror(errno));
-                free(buf);
-                buf = NULL;
-            }
-            break;
-        }
-    }
-    if (f != stdin)
-        fclose(f);
-    *len = n;
-    return buf;
-}
-
-/* The front end: load -> schema -> semantics. Returns 0 (clean), 1 (spec
- * errors, reported) or 2 (I/O). */
+/* The front end on one spec file. Returns 0 (clean), 1 (spec errors,
+ * reported) or 2 (I/O). */
 static int check_one(const char *path, const SpecOptions *opt)
 {
     size_t len;
-    char *text = read_file(path, &len);
-    if (!text)
+    char *text = driver_read_file(path, &len);
+    if (!text) {
+        fprintf(stderr, "tilegen: cannot read '%s': %s\n", path, driver_io_error(errno));
         return 2;
+    }
     Arena arena;
     arena_init(&arena);
     Diag diag;
     diag_init(&diag, &arena);
-    diag_add_source(&diag, path, text, len);
-
-    Spec *spec = NULL;
-    SpecNode *root = spec_load(&arena, &diag, path, text, len);
-    if (root)
-        spec = spec_check(&arena, &diag, root, path, opt);
-    if (spec)
-        sema_check(spec, &diag, &arena);
-
+    driver_front_end(&arena, &diag, path, text, len, opt);
     diag_print(&diag, stderr);
     int rc = diag.nerrors ? 1 : 0;
     arena_free(&arena);

@@ -13,4 +13,12 @@ expect version 0 "$T" --version
 expect no-args 2 "$T"
 expect unknown-cmd 2 "$T" frobnicate
 if "$T" --version | grep -qE '^tilegen [0-9]+\.[0-9]+\.[0-9]+$'; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL version-format"; fi
+# gen runs the same front end as check: the same diagnostics, nothing written.
+bad=tests/diag/086-five-mistakes.yaml
+out=$(mktemp -d)
+"$T" check "$bad" 2>"$out/check.err"
+"$T" gen -o "$out" "$bad" 2>"$out/gen.err"; rc=$?
+if [ "$rc" -eq 1 ] && cmp -s "$out/check.err" "$out/gen.err" && [ -z "$(ls "$out" | grep -v '\.err$')" ]; then
+  pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL gen-same-diagnostics-as-check (exit $rc)"; fi
+rm -rf "$out"
 echo "$pass passed, $fail failed"
