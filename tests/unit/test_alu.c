@@ -14,14 +14,8 @@
 
 static const float INF = (float)INFINITY;
 
-static uint64_t rng = 0x243f6a8885a308d3ull;
-static uint32_t rnd32(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (uint32_t)((rng * 0x2545f4914f6cdd1dull) >> 32);
-}
+#define TEST_RNG_SEED 0x243f6a8885a308d3ull
+#include "test_rng.h"
 
 static int same_bits(float a, float b)
 {

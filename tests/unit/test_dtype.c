@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "tg_dtype.h"
+#include "test_rng.h"
 
 /* A narrow float format, described independently of the runtime's codec. */
 typedef struct fmt {
@@ -277,16 +278,6 @@ static void test_specials(void **state)
         assert_int_equal(enc(f, tg_bits_f32(0x7fffffffu)), inf | mmask);
         assert_int_equal(enc(f, tg_bits_f32(0x7fa00000u)), inf | q | ((0x200000u >> (23 - f->mb)) & mmask));
     }
-}
-
-/* xorshift64* — deterministic test randomness. */
-static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd32(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (uint32_t)((rng_state * 0x2545f4914f6cdd1dull) >> 32);
 }
 
 /* Random fp32 values: half uniform over all bit patterns, half with the

@@ -14,14 +14,7 @@
 
 static const float INF = (float)INFINITY;
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint32_t rnd32(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (uint32_t)((rng * 0x2545f4914f6cdd1dull) >> 32);
-}
+#include "test_rng.h"
 /* Uniform in [-1, 1) with 24 random bits. */
 static float rndf(void) { return (float)((int32_t)(rnd32() >> 8) - (1 << 23)) / (float)(1 << 23); }
 /* Values whose products and sums round: mixed magnitudes and signs. */
