@@ -38,6 +38,12 @@ include gen/lower.mk
 include gen/emit.mk
 include tests/tests.mk
 
+# bin/tilegen: every object the fragments contributed (prerequisites are fixed
+# when a rule is read, so this comes after all of them).
+$(TILEGEN): $(GEN_OBJS) $(TPL_OBJS) $(RT_HOST_OBJS) $(RT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lyaml -lm
+
 # --- generic rules -----------------------------------------------------------
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)

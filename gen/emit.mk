@@ -8,9 +8,6 @@
 EMIT_SRCS := gen/emit.c gen/gen_cmd.c
 EMIT_OBJS := $(EMIT_SRCS:%.c=$(BUILD)/%.o)
 GEN_OBJS += $(EMIT_OBJS)
-# Added directly too: GEN_OBJS is already expanded into the link rule when
-# this fragment is included after gen/gen.mk.
-$(TILEGEN): $(EMIT_OBJS)
 $(EMIT_OBJS) $(BUILD)/gen/main.o: | $(BUILD)/gen/expr.c
 
 # Kernels the C back end generates and matches against refs.py.

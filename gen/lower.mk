@@ -5,8 +5,6 @@
 LOWER_SRCS := gen/lower.c gen/ir_dump.c gen/plan.c
 LOWER_OBJS := $(LOWER_SRCS:%.c=$(BUILD)/%.o)
 GEN_OBJS += $(LOWER_OBJS)
-# Also named here: a rule's prerequisites are fixed when gen.mk reads it.
-$(TILEGEN): $(LOWER_OBJS)
 
 # The lowering includes the front end's headers, which need the generated lexer.
 $(LOWER_OBJS): | $(BUILD)/gen/expr.c
