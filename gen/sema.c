@@ -207,6 +207,13 @@ static int normalize(Sema *s, SpecRef *r)
                 diag_error(s->diag, sl->step->loc, "E051", "a slice step must be a positive constant");
                 return 0;
             }
+            if (d == 0 && !r->is_tensor && st != 1) {
+                diag_error(s->diag, sl->step->loc, "E051",
+                           "the partition dimension of tile '%s' cannot be strided: engines access consecutive "
+                           "partitions",
+                           ref_name(r));
+                return 0;
+            }
             r->step[d] = st;
         }
     }
