@@ -18,7 +18,9 @@
 
 
 static const char gen_usage[] =
-    "usage: tilegen gen [-o DIR] [-D N=V]... [--target T] [-MD] [--report] SPEC...\n"
+    "usage: tilegen gen [-o DIR] [-D N=V]... [--target T] [-MD] [--report] [--dump=ir|plan|ctx] SPEC...\n"
+    "  --dump=X prints the form after phase X (ir, plan, or the template context as JSON)\n"
+    "  to stdout and writes nothing\n"
     "  templates come from $TILEGEN_TEMPLATES, ./templates or <tilegen>/../../templates\n";
 
 static const char GEN_TPL_H[] = "kernel.h.j2";
@@ -31,6 +33,7 @@ typedef struct GenCli {
     SpecOptions opt;      /* -D / --target */
     int depfile;          /* -MD */
     int report;           /* --report */
+    const char *dump;     /* --dump=ir|plan|ctx, or NULL */
     const char **files;   /* specs */
     int nfiles;
     const char *tpldir;   /* where the templates were found */
@@ -66,6 +69,10 @@ static int parse(int argc, char **argv, GenCli *c)
             c->depfile = 1;
         } else if (!strcmp(a, "--report")) {
             c->report = 1;
+        } else if (!strncmp(a, "--dump=", 7)) {
+            c->dump = a + 7;
+            if (strcmp(c->dump, "ir") && strcmp(c->dump, "plan") && strcmp(c->dump, "ctx"))
+                return gen_usage_error("--dump wants ir, plan or ctx, got ", c->dump);
         } else if (a[0] == '-' && a[1]) {
             return gen_usage_error("unknown option ", a);
         } else {
@@ -217,13 +224,16 @@ static int gen_one(const GenCli *c, const char *path)
     Plan *plan = NULL;
     tpl_value *ctx = NULL;
     Spec *spec = driver_front_end(&arena, &diag, path, text, len, &c->opt);
+    const char *dump = c->dump ? c->dump : "";
     if (spec && !diag.nerrors)
         ir = ir_lower(&arena, spec, &diag);
-    if (ir && !diag.nerrors)
+    if (ir && !diag.nerrors && !strcmp(dump, "ir"))
+        ir_dump(stdout, ir);
+    if (ir && !diag.nerrors && strcmp(dump, "ir"))
         plan = plan_build(&arena, ir, &diag, 1);
-    if (plan && c->report)
+    if (plan && (c->report || !strcmp(dump, "plan")))
         plan_report(stdout, plan);
-    if (plan && !diag.nerrors && ta) {
+    if (plan && !diag.nerrors && ta && (!*dump || !strcmp(dump, "ctx"))) {
         EmitInfo info = {shown_name(path), TILEGEN_VERSION, GEN_TPL_H, GEN_TPL_C};
         ctx = emit_context(ta, &arena, ir, plan, &info, &diag);
     }
@@ -231,6 +241,17 @@ static int gen_one(const GenCli *c, const char *path)
     if (!ta || !env) {
         fprintf(stderr, "tilegen gen: out of memory\n");
         rc = 2;
+    } else if (*dump && !diag.nerrors) {
+        rc = 0; /* the form after the phase is printed; nothing is written */
+        if (ctx) {
+            if (tpl_value_json(&h, ctx)) {
+                fprintf(stderr, "tilegen gen: cannot write the template context as JSON\n");
+                rc = 2;
+            } else {
+                fwrite(h.data, 1, h.len, stdout);
+                fputc('\n', stdout);
+            }
+        }
     } else if (ctx && !diag.nerrors) {
         rc = 2;
         if (!tpl_env_add_path(env, c->tpldir) && !tpl_add_host_filters(env) &&

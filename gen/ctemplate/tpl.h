@@ -63,6 +63,13 @@ void tpl_buf_init(tpl_buf *b);
 void tpl_buf_free(tpl_buf *b);
 void tpl_buf_put(tpl_buf *b, const char *s, size_t n);
 
+/* The value as JSON (maps keep their order; non-finite floats are written
+ * .inf / -.inf / .nan, which `tilegen tpl --context` reads back as YAML).
+ * Appends to b; -1 for a callable, nesting deeper than TPL_JSON_MAX_DEPTH or
+ * an output overflow. */
+enum { TPL_JSON_MAX_DEPTH = 256 };
+int tpl_value_json(tpl_buf *b, const tpl_value *v);
+
 /* ---- errors -------------------------------------------------------------- */
 typedef struct tpl_error {
     char file[256];     /* template name the error is located in */

@@ -714,6 +714,80 @@ static void append_container(tpl_buf *b, const tpl_value *v)
     tpl_buf_put(b, "}", 1);
 }
 
+/* JSON string: quotes, backslash and control characters escaped; UTF-8
+ * passes through. */
+static void json_string(tpl_buf *b, const char *s, size_t n)
+{
+    tpl_buf_put(b, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        char esc[8];
+        if (c == '"' || c == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)c;
+            tpl_buf_put(b, esc, 2);
+        } else if (c < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            tpl_buf_put(b, esc, 6);
+        } else {
+            tpl_buf_put(b, &s[i], 1);
+        }
+    }
+    tpl_buf_put(b, "\"", 1);
+}
+
+static int json_value(tpl_buf *b, const tpl_value *v, int depth)
+{
+    char t[40];
+    if (depth > TPL_JSON_MAX_DEPTH)
+        return -1;
+    switch (v->kind) {
+    case TPL_NULL: tpl_buf_put(b, "null", 4); break;
+    case TPL_BOOL: v->u.b ? tpl_buf_put(b, "true", 4) : tpl_buf_put(b, "false", 5); break;
+    case TPL_INT: append_int(b, v->u.i); break;
+    case TPL_FLOAT:
+        if (isnan(v->u.f))
+            tpl_buf_put(b, ".nan", 4);
+        else if (isinf(v->u.f))
+            v->u.f < 0 ? tpl_buf_put(b, "-.inf", 5) : tpl_buf_put(b, ".inf", 4);
+        else {
+            tpl_float_repr(t, sizeof t, v->u.f);
+            tpl_buf_put(b, t, strlen(t));
+        }
+        break;
+    case TPL_STRING: json_string(b, v->u.str.s, v->u.str.n); break;
+    case TPL_LIST:
+        tpl_buf_put(b, "[", 1);
+        for (size_t i = 0; i < v->u.list.n; i++) {
+            if (i)
+                tpl_buf_put(b, ", ", 2);
+            if (json_value(b, v->u.list.items[i], depth + 1))
+                return -1;
+        }
+        tpl_buf_put(b, "]", 1);
+        break;
+    case TPL_MAP:
+        tpl_buf_put(b, "{", 1);
+        for (size_t i = 0; i < v->u.map.n; i++) {
+            if (i)
+                tpl_buf_put(b, ", ", 2);
+            json_string(b, v->u.map.e[i].key, v->u.map.e[i].klen);
+            tpl_buf_put(b, ": ", 2);
+            if (json_value(b, v->u.map.e[i].val, depth + 1))
+                return -1;
+        }
+        tpl_buf_put(b, "}", 1);
+        break;
+    case TPL_CALLABLE: return -1;
+    }
+    return b->over ? -1 : 0;
+}
+
+int tpl_value_json(tpl_buf *b, const tpl_value *v)
+{
+    return json_value(b, v, 0);
+}
+
 void tpl_str_append(tpl_buf *b, const tpl_value *v)
 {
     char t[40];

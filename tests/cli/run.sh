@@ -21,4 +21,20 @@ out=$(mktemp -d)
 if [ "$rc" -eq 1 ] && cmp -s "$out/check.err" "$out/gen.err" && [ -z "$(ls "$out" | grep -v '\.err$')" ]; then
   pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL gen-same-diagnostics-as-check (exit $rc)"; fi
 rm -rf "$out"
+# --dump: the form after a phase on stdout, nothing written; the context dump
+# rendered by `tilegen tpl` gives exactly the files `tilegen gen` writes.
+out=$(mktemp -d)
+expect dump-bad-phase 2 "$T" gen --dump=bogus specs/softmax.yaml
+if "$T" gen -o "$out" --dump=ir specs/softmax.yaml | grep -q 'act.activation' && [ -z "$(ls "$out")" ]; then
+  pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL dump-ir"; fi
+if "$T" gen --dump=plan specs/softmax.yaml | grep -q 'SBUF peak'; then
+  pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL dump-plan"; fi
+for spec in specs/*.yaml; do
+  k=$(basename "$spec" .yaml)
+  if "$T" gen -o "$out" "$spec" && "$T" gen --dump=ctx "$spec" >"$out/$k.json" &&
+     "$T" tpl templates/kernel.h.j2 --context "$out/$k.json" | cmp -s - "$out/$k.h" &&
+     "$T" tpl templates/kernel.c.j2 --context "$out/$k.json" | cmp -s - "$out/$k.c"; then
+    pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL dump-ctx-roundtrip $k"; fi
+done
+rm -rf "$out"
 echo "$pass passed, $fail failed"

@@ -3,6 +3,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
@@ -112,6 +113,33 @@ static void test_utf8(void **state)
     assert_int_equal(tpl_space_before("ab\xe3\x80\x80", 5), 3);
 }
 
+static void test_json(void **state)
+{
+    (void)state;
+    tpl_arena *a = tpl_arena_new();
+    tpl_value *m = tpl_map(a), *l = tpl_list(a);
+    tpl_map_set(a, m, "z", tpl_int(a, -7));
+    tpl_map_set(a, m, "s", tpl_string(a, "q\"b\\\n\x01\xc3\xa9"));
+    tpl_list_append(a, l, tpl_float(a, 0.1));
+    tpl_list_append(a, l, tpl_float(a, 1e20));
+    tpl_list_append(a, l, tpl_float(a, -INFINITY));
+    tpl_list_append(a, l, tpl_float(a, NAN));
+    tpl_list_append(a, l, tpl_bool(a, 1));
+    tpl_list_append(a, l, tpl_null(a));
+    tpl_map_set(a, m, "l", l);
+    tpl_buf b;
+    tpl_buf_init(&b);
+    assert_int_equal(tpl_value_json(&b, m), 0);
+    assert_string_equal(b.data, "{\"z\": -7, \"s\": \"q\\\"b\\\\\\u000a\\u0001\xc3\xa9\", "
+                                "\"l\": [0.1, 1e+20, -.inf, .nan, true, null]}");
+    /* a map that contains itself is too deep, not a crash */
+    tpl_map_set(a, m, "self", m);
+    b.len = 0;
+    assert_int_equal(tpl_value_json(&b, m), -1);
+    tpl_buf_free(&b);
+    tpl_arena_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -120,6 +148,7 @@ int main(void)
         cmocka_unit_test(test_compare_equal),
         cmocka_unit_test(test_arena_mark_reset),
         cmocka_unit_test(test_utf8),
+        cmocka_unit_test(test_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
