@@ -1033,6 +1033,49 @@ static int cmp_box(const void *x, const void *y)
     return a->lo[0] < b->lo[0] ? -1 : a->lo[0] > b->lo[0];
 }
 
+/* Do the progressions a1, a1+s1, ... <= l1 and a2, a2+s2, ... <= l2 share a
+ * value? Exact (Chinese remainder) for steps up to 2^31; larger steps are
+ * answered "yes", which only errs toward reporting. */
+static int progressions_meet(int64_t a1, int64_t s1, int64_t l1, int64_t a2, int64_t s2, int64_t l2)
+{
+    int64_t lo = a1 > a2 ? a1 : a2, hi = l1 < l2 ? l1 : l2;
+    if (lo > hi)
+        return 0;
+    if (s1 == 1 || s2 == 1)
+        return 1;
+    /* s1*x + s2*y = g (extended Euclid) */
+    int64_t g = s1, r = s2, x = 1, xr = 0;
+    while (r) {
+        int64_t q = g / r, t = g - q * r;
+        g = r, r = t;
+        t = x - q * xr, x = xr, xr = t;
+    }
+    if ((a2 - a1) % g)
+        return 0;
+    int64_t m = s2 / g; /* solutions k of a1 + s1*k ≡ a2 (mod s2) repeat every m */
+    if (m > ((int64_t)1 << 31) || s1 > ((int64_t)1 << 31) / m)
+        return 1;
+    int64_t d = ((a2 - a1) / g) % m, xm = x % m;
+    int64_t k = ((d < 0 ? d + m : d) * (xm < 0 ? xm + m : xm)) % m;
+    int64_t v = a1 + s1 * k, period = s1 * m;
+    if (v < lo) /* the first common value at or above lo */
+        v += (lo - v + period - 1) / period * period;
+    else
+        v -= (v - lo) / period * period;
+    return v <= hi;
+}
+
+/* Do the written parts of two boxes overlap? Per dimension, the lattice of
+ * each region's step, not just its hull. */
+static int boxes_meet(const Box *x, const Box *y)
+{
+    for (int d = 0; d < x->a->ref->rank; d++)
+        if (!progressions_meet(x->lo[d], x->a->ref->step[d], x->hi[d] - 1, y->lo[d], y->a->ref->step[d],
+                               y->hi[d] - 1))
+            return 0;
+    return 1;
+}
+
 /* Output tensors: no two iterations of an independent loop write overlapping
  * regions. */
 static void check_tensor_deps(Sema *s, SpecStmt *L)
@@ -1097,11 +1140,7 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
             for (size_t j = i + 1; j < nb && boxes[j].key == boxes[i].key && boxes[j].lo[0] < boxes[i].hi[0]; j++) {
                 if (boxes[j].iter == boxes[i].iter)
                     continue;
-                int overlap = 1;
-                for (int d = 1; d < boxes[i].a->ref->rank; d++)
-                    if (boxes[j].lo[d] >= boxes[i].hi[d] || boxes[i].lo[d] >= boxes[j].hi[d])
-                        overlap = 0;
-                if (!overlap)
+                if (!boxes_meet(&boxes[i], &boxes[j]))
                     continue;
                 const Box *x = boxes[i].iter < boxes[j].iter ? &boxes[i] : &boxes[j];
                 const Box *y = x == &boxes[i] ? &boxes[j] : &boxes[i];
