@@ -533,8 +533,12 @@ static tpl_value *do_indent(TplRender *r, const TplNode *at, tpl_value *in, cons
 }
 
 /* ---- numbers ------------------------------------------------------------------- */
-static int parse_int_str(const char *s, size_t n, int base, int64_t *out)
+/* Python int(s, base): base 0 (prefix decides) or 2..36, else -1. */
+static int parse_int_str(const char *s, size_t n, int64_t base64, int64_t *out)
 {
+    if (base64 != 0 && (base64 < 2 || base64 > 36))
+        return -1;
+    int base = (int)base64;
     char buf[128];
     size_t k = 0;
     size_t i = 0;
@@ -616,7 +620,7 @@ static tpl_value *do_int(TplRender *r, const TplNode *at, tpl_value *in, const t
         f = in->u.f;
         goto from_float;
     case TPL_STRING:
-        if (!parse_int_str(in->u.str.s, in->u.str.n, b ? (int)tpl_int_of(b) : 10, &i))
+        if (!parse_int_str(in->u.str.s, in->u.str.n, b ? tpl_int_of(b) : 10, &i))
             return tpl_int(A, i);
         if (parse_float_str(in->u.str.s, in->u.str.n, &f))
             break;
