@@ -2,7 +2,8 @@
  * and builds the ctemplate context the kernel templates render. Each
  * instruction becomes a map of operands (row address per partition, element
  * index over refined free loops with constant counts and strides) plus its
- * op fields; all C text itself lives in templates/kernel.{h,c}.j2. */
+ * op fields; runs of partition-local statements become regions that share
+ * one loop over partitions. All C text lives in templates/kernel.{h,c}.j2. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,6 +37,9 @@ static const char *const dtype_enums[TG_DTYPE_COUNT] = {
     "TG_INT8", "TG_UINT8", "TG_INT16", "TG_UINT16", "TG_INT32", "TG_UINT32",
 };
 
+/* Elements per block when the template splits an innermost loop. */
+#define EMIT_CHUNK 64
+
 /* Builder state. */
 typedef struct E {
     tpl_arena *ta;      /* values */
@@ -45,6 +49,7 @@ typedef struct E {
     Diag *diag;         /* errors */
     int errors;         /* unsupported constructs reported */
     int oom;            /* a value could not be built */
+    int in_region;      /* building the statements of a partition region */
 } E;
 
 /* A free-loop nest shared by an instruction's operands: counts outer first,
@@ -248,7 +253,8 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
                                 cadd(e, cmul(e, pt->slot, ap->buf), cmul(e, es, ap->offset)));
         row = arena_printf(e->arena, "core->%s[%s] + %s", ap->mem == IR_MEM_PSUM ? "psum" : "sbuf", part, byte);
     }
-    const char *idx = "0";
+    const char *idx = "0", *idx2 = "0";
+    int even = nest && nest->n > 0 && !skip_inner && nest->step[k][nest->n - 1] == 2;
     for (int d = 0; nest && d < nest->n - (skip_inner ? 1 : 0); d++) {
         int64_t s = nest->step[k][d];
         if (!s)
@@ -256,11 +262,22 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
         const char *t = s == 1 ? arena_printf(e->arena, "tg_j%d", d)
                                : arena_printf(e->arena, "tg_j%d * %lld", d, (long long)s);
         idx = cadd(e, idx, t ? t : "0");
+        even = even && s % 2 == 0;
+        if (even) {
+            t = s == 2 ? arena_printf(e->arena, "tg_j%d", d)
+                       : arena_printf(e->arena, "tg_j%d * %lld", d, (long long)(s / 2));
+            idx2 = cadd(e, idx2, t ? t : "0");
+        }
     }
     if (!row)
         e->oom = 1;
     put_str(e, m, "row", row);
     put_str(e, m, "idx", idx);
+    /* idx2: for an fp32 SBUF/PSUM operand whose every free stride is even
+     * and the innermost 2 (e.g. a pooling window), its index in 8-byte pairs,
+     * read with tg_rd_f32_even (which the compiler vectorizes; the pair's
+     * second half is a row byte too, so the read stays inside the row) */
+    put_str(e, m, "idx2", even && ap->mem != IR_MEM_HBM && ap->dtype == TG_FLOAT32 ? idx2 : "");
     put_str(e, m, "sfx", dt->sfx);
     put_str(e, m, "ctype", dt->ctype);
     put_int(e, m, "esize", es);
@@ -408,7 +425,27 @@ static const char *where(E *e, SrcLoc loc)
     return s ? s : "?";
 }
 
-/* Elementwise family: dst and srcs share one nest. Fills dims, dst, src. */
+/* Can dst and src touch the same bytes without being the same elements? Two
+ * tiles used by one instruction never share bytes (the planner keeps tiles
+ * that are live at the same instruction apart), so only two patterns on the
+ * same tile or tensor can, and then only when the patterns differ. */
+static int partial_alias(E *e, const IrAp *d, const IrAp *s)
+{
+    if (d->mem != s->mem || d->index != s->index)
+        return 0;
+    if (d->dtype != s->dtype || d->nfree != s->nfree || d->pstep != s->pstep ||
+        strcmp(cx(e, d->pstart), cx(e, s->pstart)) || strcmp(cx(e, d->offset), cx(e, s->offset)) ||
+        strcmp(cx(e, d->buf), cx(e, s->buf)))
+        return 1;
+    for (int k = 0; k < d->nfree; k++)
+        if (d->free[k].step != s->free[k].step || strcmp(cx(e, d->free[k].num), cx(e, s->free[k].num)))
+            return 1;
+    return 0;
+}
+
+/* Elementwise family: dst and srcs share one nest. Fills dims, dst, src, and
+ * alias: a src overlaps dst at a shift, so the element loops must run in order
+ * (no TG_IVDEP, no memcpy of a run). */
 static int elementwise(E *e, IrInst *in, tpl_value *m, int raw)
 {
     IrAp *aps[IR_MAX_OPERANDS];
@@ -420,8 +457,15 @@ static int elementwise(E *e, IrInst *in, tpl_value *m, int raw)
     if (!refine(e, aps, n, &nest, in->loc))
         return 0;
     /* raw copies whose innermost loop is contiguous on both sides: memcpy it */
-    int inner = raw && nest.n > 0 && nest.step[0][nest.n - 1] == 1 && nest.step[1][nest.n - 1] == 1;
+    int alias = 0;
+    for (int i = 0; i < in->nsrc; i++)
+        alias |= partial_alias(e, &in->dst, &in->src[i]);
+    put_bool(e, m, "alias", alias);
+    int inner = raw && !alias && nest.n > 0 && nest.step[0][nest.n - 1] == 1 && nest.step[1][nest.n - 1] == 1;
     put_int(e, m, "memcpy_n", inner ? nest.count[nest.n - 1] : 1);
+    /* chunk: the template may split the innermost loop into blocks of this
+     * many (a constant trip count the compiler vectorizes), or 0 */
+    put_int(e, m, "chunk", nest.n > 0 && nest.count[nest.n - 1] % EMIT_CHUNK == 0 ? EMIT_CHUNK : 0);
     put_nest(e, m, &nest, inner);
     put(e, m, "dst", operand(e, &in->dst, &nest, 0, 1, inner));
     tpl_value *src = new_list(e);
@@ -534,6 +578,7 @@ static tpl_value *instruction(E *e, IrInst *in)
     const IrAp *pc = in->op == IR_OP_LOAD ? &in->src[0] : &in->dst;
     put_str(e, m, "pcount", cx(e, pc->pcount));
     put(e, m, "stages", new_list(e)); /* tensor_scalar replaces it */
+    put_bool(e, m, "alias", 0);           /* elementwise() replaces it */
     int ok = 1;
     switch (in->op) {
     case IR_OP_LOAD:
@@ -618,6 +663,13 @@ static tpl_value *instruction(E *e, IrInst *in)
         put_str(e, m, "op", "row_call");
         ok = row_call(e, in, m);
         break;
+    case IR_OP_PARTITION_REDUCE:
+        /* dst[0, f] = src[0, f] op src[1, f] op ... (partitions in order) */
+        put_str(e, m, "op", "partition_reduce");
+        put_str(e, m, "alu", spec_alu_name(in->alu[0]));
+        put_str(e, m, "spcount", cx(e, in->src[0].pcount));
+        ok = elementwise(e, in, m, 0);
+        break;
     case IR_OP_TENSOR_TENSOR_SCAN:
         put_str(e, m, "op", "scan");
         put_str(e, m, "alu0", spec_alu_name(in->alu[0]));
@@ -671,13 +723,153 @@ static tpl_value *loop(E *e, const IrLoop *lp)
     return m;
 }
 
+/* ---- partition regions ---------------------------------------------------------
+ * Consecutive statements whose every instruction is partition-local (partition
+ * p touches only SBUF/PSUM row poff + p, the same poff and constant partition
+ * count for all) share one loop over partitions: each partition runs the whole
+ * sequence while its rows are in cache. Per partition the order of work is
+ * unchanged and different partitions touch disjoint rows, so the results are
+ * the same. HBM is the exception: a tensor a region writes may be touched by
+ * no other instruction of the region, and a carried loop inside a region
+ * writes no HBM (its iterations would interleave across partitions). */
+
+/* What a statement needs to join a region. */
+typedef struct Fuse {
+    int ok;          /* partition-local */
+    int64_t pcount;  /* its constant partition count */
+    int64_t poff;    /* first partition of its SBUF/PSUM rows; -1: none */
+    uint64_t reads;  /* HBM tensors read (bit per Spec.tensors index) */
+    uint64_t writes; /* HBM tensors written */
+} Fuse;
+
+static int fuse_ap(E *e, const IrAp *ap, int write, Fuse *f)
+{
+    int64_t v;
+    if (ap->mem == IR_MEM_HBM) {
+        if (ap->index < 0 || ap->index >= 64)
+            return 0;
+        if (write)
+            f->writes |= (uint64_t)1 << ap->index;
+        else
+            f->reads |= (uint64_t)1 << ap->index;
+        return 1;
+    }
+    if (!ir_expr_const(ap->pstart, &v))
+        return 0;
+    v += e->plan->tiles[ap->index].pstart;
+    if (f->poff >= 0 && f->poff != v)
+        return 0;
+    f->poff = v;
+    return 1;
+}
+
+static Fuse fuse_inst(E *e, const IrInst *in)
+{
+    Fuse f = {0, 0, -1, 0, 0};
+    switch (in->op) {
+    case IR_OP_LOAD: case IR_OP_STORE: case IR_OP_DMA_COPY: case IR_OP_TENSOR_COPY:
+    case IR_OP_TENSOR_TENSOR: case IR_OP_RECIPROCAL: case IR_OP_TENSOR_SCALAR: case IR_OP_ACTIVATION:
+    case IR_OP_TENSOR_REDUCE: case IR_OP_TENSOR_TENSOR_SCAN: case IR_OP_MEMSET: case IR_OP_IOTA:
+    case IR_OP_AFFINE_SELECT:
+        break;
+    default: /* the Tensor engine, partition_reduce, bn_stats/bn_aggr */
+        return f;
+    }
+    const IrAp *pc = in->op == IR_OP_LOAD ? &in->src[0] : &in->dst;
+    if (!ir_expr_const(pc->pcount, &f.pcount))
+        return f;
+    int ok = fuse_ap(e, &in->dst, 1, &f);
+    for (int i = 0; ok && i < in->nsrc; i++)
+        ok = fuse_ap(e, &in->src[i], 0, &f);
+    for (int i = 0; ok && i < in->nscalar && i < 2; i++)
+        ok = !in->scalar[i].is_ap || fuse_ap(e, &in->scalar[i].ap, 0, &f);
+    if (ok && in->has_bias)
+        ok = fuse_ap(e, &in->bias, 0, &f);
+    if (ok && in->has_reduce)
+        ok = fuse_ap(e, &in->reduce_dst, 1, &f);
+    f.ok = ok;
+    return f;
+}
+
+/* a then b in one region: 1 and a updated, or 0. */
+static int fuse_merge(Fuse *a, const Fuse *b)
+{
+    if (!a->ok || !b->ok || a->pcount != b->pcount || (a->poff >= 0 && b->poff >= 0 && a->poff != b->poff) ||
+        (a->writes & (b->reads | b->writes)) || (b->writes & (a->reads | a->writes)))
+        return 0;
+    a->poff = a->poff >= 0 ? a->poff : b->poff;
+    a->reads |= b->reads;
+    a->writes |= b->writes;
+    return 1;
+}
+
+static Fuse fuse_stmt(E *e, const IrStmt *st)
+{
+    if (st->kind == IR_STMT_INST)
+        return fuse_inst(e, st->inst);
+    Fuse f = {0, 0, -1, 0, 0};
+    const IrLoop *lp = st->loop;
+    for (int i = 0; i < lp->nbody; i++) {
+        Fuse g = fuse_stmt(e, &lp->body[i]);
+        if (i == 0)
+            f = g;
+        else if (!fuse_merge(&f, &g))
+            return (Fuse){0, 0, -1, 0, 0};
+    }
+    /* A loop without `carried` has independent iterations (sema: no two
+     * write overlapping regions of an output), so its stores may interleave
+     * across partitions; a carried loop's may not. */
+    f.ok = f.ok && lp->nbody > 0 && (!f.writes || !lp->carried);
+    return f;
+}
+
+static tpl_value *stmt(E *e, const IrStmt *st)
+{
+    return st->kind == IR_STMT_LOOP ? loop(e, st->loop) : instruction(e, st->inst);
+}
+
+static tpl_value *region(E *e, const IrStmt *st, int n, int64_t pcount)
+{
+    tpl_value *m = new_map(e), *l = new_list(e);
+    if (!m || !l)
+        return NULL;
+    put_str(e, m, "kind", "region");
+    put_int(e, m, "pcount", pcount);
+    e->in_region = 1;
+    for (int i = 0; i < n; i++) {
+        tpl_value *v = stmt(e, &st[i]);
+        if (v)
+            append(e, l, v);
+    }
+    e->in_region = 0;
+    put(e, m, "body", l);
+    return m;
+}
+
 static tpl_value *body(E *e, const IrStmt *st, int n)
 {
     tpl_value *l = new_list(e);
-    for (int i = 0; l && i < n; i++) {
-        tpl_value *v = st[i].kind == IR_STMT_LOOP ? loop(e, st[i].loop) : instruction(e, st[i].inst);
-        if (v)
-            append(e, l, v);
+    for (int i = 0; l && i < n;) {
+        Fuse f = e->in_region ? (Fuse){0, 0, -1, 0, 0} : fuse_stmt(e, &st[i]);
+        int j = i + 1;
+        while (f.ok && j < n) {
+            Fuse g = fuse_stmt(e, &st[j]);
+            if (!fuse_merge(&f, &g))
+                break;
+            j++;
+        }
+        if (f.ok && (j - i > 1 || st[i].kind == IR_STMT_LOOP)) {
+            tpl_value *v = region(e, &st[i], j - i, f.pcount);
+            if (v)
+                append(e, l, v);
+        } else {
+            for (int k = i; k < j; k++) {
+                tpl_value *v = stmt(e, &st[k]);
+                if (v)
+                    append(e, l, v);
+            }
+        }
+        i = j;
     }
     return l;
 }

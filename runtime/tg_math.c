@@ -18,13 +18,10 @@ typedef union tg_f64u {
 static uint64_t d_bits(double d) { tg_f64u v; v.d = d; return v.u; }
 static double bits_d(uint64_t u) { tg_f64u v; v.u = u; return v.d; }
 
-/* 2^n for n in [-1022, 1023]. */
-static double pow2i(int32_t n) { return bits_d((uint64_t)(n + 1023) << 52); }
-
 static const double TG_SHIFT = 0x1.8p52; /* adding it rounds to an integer (RNE) */
 
-/* 2^(i/32), i = 0..31, correctly rounded. */
-static const double tg_exp_tab[32] = {
+/* 2^(i/32), i = 0..31, correctly rounded (tg_math_exp_dv in tg_math.h). */
+const double tg_math_exp_tab[32] = {
     0x1.0000000000000p+0, 0x1.059b0d3158574p+0, 0x1.0b5586cf9890fp+0, 0x1.11301d0125b51p+0,
     0x1.172b83c7d517bp+0, 0x1.1d4873168b9aap+0, 0x1.2387a6e756238p+0, 0x1.29e9df51fdee1p+0,
     0x1.306fe0a31b715p+0, 0x1.371a7373aa9cbp+0, 0x1.3dea64c123422p+0, 0x1.44e086061892dp+0,
@@ -35,29 +32,7 @@ static const double tg_exp_tab[32] = {
     0x1.d5818dcfba487p+0, 0x1.dfc97337b9b5fp+0, 0x1.ea4afa2a490dap+0, 0x1.f50765b6e4540p+0,
 };
 
-/* e^x in double, relative error ~1e-15. x = (32m + j + r')·ln2/32 with
- * |r| ≤ ln2/64; e^r by a degree-5 Taylor polynomial (tail < 3e-15). Inputs
- * are clamped to ±1000 (→ 0 / inf); NaN propagates. */
-double tg_math_exp_d(double x)
-{
-    const double ln2_32_hi = 0x1.62e42ff000000p-6;  /* 32 bits: k*hi exact */
-    const double ln2_32_lo = -0x1.718432a1b0e26p-40;
-    double kd, r, p, s;
-    int32_t k, j, m, m1;
-    if (x != x)
-        return x + x;
-    x = x > 1000.0 ? 1000.0 : (x < -1000.0 ? -1000.0 : x);
-    kd = x * 0x1.71547652b82fep+5 + TG_SHIFT;
-    k = (int32_t)(uint32_t)d_bits(kd); /* low mantissa bits hold round(x*32/ln2) */
-    kd -= TG_SHIFT;
-    r = (x - kd * ln2_32_hi) - kd * ln2_32_lo;
-    p = 1.0 + r * (1.0 + r * (1.0 / 2 + r * (1.0 / 6 + r * (1.0 / 24 + r * (1.0 / 120)))));
-    j = k & 31;
-    m = (k - j) / 32;
-    m1 = m / 2;
-    s = tg_exp_tab[j] * p;
-    return s * pow2i(m1) * pow2i(m - m1);
-}
+double tg_math_exp_d(double x) { return tg_math_exp_dv(x); }
 
 /* 1/n!, n = 0..17 (constant-folded, correctly rounded). */
 static const double tg_inv_fact[18] = {
@@ -124,7 +99,7 @@ static double log1p_d(double y)
 }
 
 /* ---- fp32 functions -------------------------------------------------------*/
-float tg_math_exp(float x) { return (float)tg_math_exp_d(x); }
+float tg_math_exp(float x) { return tg_math_expv(x); }
 
 float tg_math_log(float x)
 {
@@ -149,21 +124,9 @@ float tg_math_tanh(float x)
     return (float)(em / (em + 2.0));
 }
 
-float tg_math_sigmoid(float x)
-{
-    if (x != x)
-        return x + x;
-    return (float)(1.0 / (1.0 + tg_math_exp_d(-(double)x)));
-}
+float tg_math_sigmoid(float x) { return tg_math_sigmoidv(x); }
 
-float tg_math_silu(float x)
-{
-    if (x != x)
-        return x + x;
-    if (x < -200.0f) /* |x e^x| < 1e-80: rounds to -0 */
-        return -0.0f;
-    return (float)((double)x / (1.0 + tg_math_exp_d(-(double)x)));
-}
+float tg_math_silu(float x) { return tg_math_siluv(x); }
 
 float tg_math_softplus(float x)
 {

@@ -95,15 +95,105 @@ typedef union tg_math_f32u {
     uint32_t u; /* bits */
 } tg_math_f32u;
 
+/* ---- e^x and the functions built on it, inline ----------------------------
+ * Branch-free, so a loop over a row of them vectorizes (SSE2/AVX2/AVX-512
+ * gathers the table). They are the only implementation: tg_math_exp,
+ * tg_math_exp_d, tg_math_sigmoid and tg_math_silu call them, so the accuracy
+ * table above measures exactly this code. Each fp operation is its own
+ * statement: with gcc in ISO mode (-std=c99/c11) or -ffp-contract=off, and
+ * with clang's default (contraction within one expression only), nothing is
+ * fused into an FMA, so an includer gets the runtime's bits. */
+extern const double tg_math_exp_tab[32]; /* 2^(i/32), i = 0..31 */
+
+typedef union tg_math_f64u {
+    double d;   /* value */
+    uint64_t u; /* bits */
+} tg_math_f64u;
+
+/* 2^n for n in [-1022, 1023] (any n: defined, but meaningless). */
+static inline double tg_math_pow2i(int32_t n)
+{
+    tg_math_f64u v;
+    v.u = (uint64_t)((int64_t)n + 1023) << 52;
+    return v.d;
+}
+
+/* e^x in double, relative error ~1e-15. x = (32m + j + r')·ln2/32 with
+ * |r| ≤ ln2/64; e^r by a degree-5 Taylor polynomial (tail < 3e-15). Inputs
+ * are clamped to ±1000 (→ 0 / inf); NaN propagates (x + x). */
+static inline double tg_math_exp_dv(double x)
+{
+    const double ln2_32_hi = 0x1.62e42ff000000p-6; /* 32 bits: k*hi exact */
+    const double ln2_32_lo = -0x1.718432a1b0e26p-40;
+    const double shift = 0x1.8p52; /* adding it rounds to an integer (RNE) */
+    tg_math_f64u kb;
+    double c, kd, r, t, p, s;
+    int32_t k, j, m, m1;
+    c = x > 1000.0 ? 1000.0 : x; /* NaN stays NaN: selected away below */
+    c = c < -1000.0 ? -1000.0 : c;
+    kd = c * 0x1.71547652b82fep+5;
+    kd = kd + shift;
+    kb.d = kd;
+    k = (int32_t)(uint32_t)kb.u; /* low mantissa bits hold round(c*32/ln2) */
+    kd = kd - shift;
+    t = kd * ln2_32_hi;
+    r = c - t;
+    t = kd * ln2_32_lo;
+    r = r - t;
+    p = r * (1.0 / 120);
+    p = p + 1.0 / 24;
+    p = r * p;
+    p = p + 1.0 / 6;
+    p = r * p;
+    p = p + 1.0 / 2;
+    p = r * p;
+    p = p + 1.0;
+    p = r * p;
+    p = p + 1.0;
+    j = k & 31;
+    m = (k - j) / 32;
+    m1 = m / 2;
+    s = tg_math_exp_tab[j] * p;
+    s = s * tg_math_pow2i(m1);
+    s = s * tg_math_pow2i(m - m1);
+    t = x + x;
+    return x != x ? t : s;
+}
+
+/* e^x on fp32 (one rounding of the fp64 value). */
+static inline float tg_math_expv(float x) { return (float)tg_math_exp_dv((double)x); }
+
+/* 1 / (1 + e^-x) in fp64, rounded once. */
+static inline float tg_math_sigmoidv(float x)
+{
+    double e = tg_math_exp_dv(-(double)x);
+    e = 1.0 + e;
+    float r = (float)(1.0 / e);
+    float n = x + x;
+    return x != x ? n : r;
+}
+
+/* x / (1 + e^-x) in fp64, rounded once; below -200 it rounds to -0. */
+static inline float tg_math_siluv(float x)
+{
+    double d = x;
+    double e = tg_math_exp_dv(-d);
+    e = 1.0 + e;
+    float r = (float)(d / e);
+    float n = x + x;
+    r = x < -200.0f ? -0.0f : r;
+    return x != x ? n : r;
+}
+
 static inline float tg_act_copy(float x) { return x; }
-static inline float tg_act_exp(float x) { return tg_math_exp(x); }
+static inline float tg_act_exp(float x) { return tg_math_expv(x); }
 static inline float tg_act_log(float x) { return tg_math_log(x); }
 static inline float tg_act_tanh(float x) { return tg_math_tanh(x); }
-static inline float tg_act_sigmoid(float x) { return tg_math_sigmoid(x); }
+static inline float tg_act_sigmoid(float x) { return tg_math_sigmoidv(x); }
 static inline float tg_act_relu(float x) { return x > 0.0f ? x : (x != x ? x + x : 0.0f); }
 static inline float tg_act_gelu(float x) { return tg_math_gelu(x); }
 static inline float tg_act_gelu_apprx_tanh(float x) { return tg_math_gelu_tanh(x); }
-static inline float tg_act_silu(float x) { return tg_math_silu(x); }
+static inline float tg_act_silu(float x) { return tg_math_siluv(x); }
 static inline float tg_act_softplus(float x) { return tg_math_softplus(x); }
 static inline float tg_act_square(float x) { return x * x; }
 static inline float tg_act_sqrt(float x) { return tg_math_sqrt(x); }

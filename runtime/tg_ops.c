@@ -2,6 +2,8 @@
  * register-tiled, order-preserving), transpose, bn_stats/bn_aggr,
  * partition_reduce, bitvec reductions and iota casts. Freestanding C99;
  * built with -ffp-contract=off so no product is fused into an add. */
+#include <string.h>
+
 #include "tg_ops.h"
 
 static float tg__nan(void) { return tg_bits_f32(0x7fc00000u); }
@@ -153,15 +155,23 @@ void tg_matmul_f32(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t ss, co
                 int mr = mc - i * TG_MM_MR < TG_MM_MR ? mc - i * TG_MM_MR : TG_MM_MR;
                 float *ap = apack + i * kc * TG_MM_MR;
                 const float *sp = sk + m0 + i * TG_MM_MR;
-                for (k = 0; k < kc; k++)
-                    for (r = 0; r < TG_MM_MR; r++)
-                        ap[k * TG_MM_MR + r] = r < mr ? sp[k * ss + r] : 0.0f;
+                if (mr == TG_MM_MR) /* full panel: plain row copies (vectorize) */
+                    for (k = 0; k < kc; k++)
+                        memcpy(ap + k * TG_MM_MR, sp + k * ss, sizeof(float) * TG_MM_MR);
+                else
+                    for (k = 0; k < kc; k++)
+                        for (r = 0; r < TG_MM_MR; r++)
+                            ap[k * TG_MM_MR + r] = r < mr ? sp[k * ss + r] : 0.0f;
             }
             for (n0 = 0; n0 < N; n0 += TG_MM_NR) {
                 int nr = N - n0 < TG_MM_NR ? N - n0 : TG_MM_NR;
-                for (k = 0; k < kc; k++)
-                    for (j = 0; j < TG_MM_NR; j++)
-                        bpack[k * TG_MM_NR + j] = j < nr ? mk[k * ms + n0 + j] : 0.0f;
+                if (nr == TG_MM_NR)
+                    for (k = 0; k < kc; k++)
+                        memcpy(bpack + k * TG_MM_NR, mk + k * ms + n0, sizeof(float) * TG_MM_NR);
+                else
+                    for (k = 0; k < kc; k++)
+                        for (j = 0; j < TG_MM_NR; j++)
+                            bpack[k * TG_MM_NR + j] = j < nr ? mk[k * ms + n0 + j] : 0.0f;
                 for (i = 0; i < np; i++) {
                     int mr = mc - i * TG_MM_MR < TG_MM_MR ? mc - i * TG_MM_MR : TG_MM_MR;
                     float *c = dst + (ptrdiff_t)(m0 + i * TG_MM_MR) * ds + n0;

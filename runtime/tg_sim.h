@@ -42,6 +42,39 @@ TG_SIM_ACCESSOR(u32, uint32_t, (float), tg_f32_to_u32)
 
 #undef TG_SIM_ACCESSOR
 
+/* Element 2i of an fp32 SBUF/PSUM row, as tg_rd_f32(row, 2 * i): on a
+ * little-endian host read as the low half of the 8-byte pair 2i, 2i+1 (a
+ * contiguous load the compiler vectorizes, where stride-2 loads are not at
+ * -O2). The pair must lie inside the row: SBUF and PSUM rows carry padding
+ * after their last byte (tg_runtime.h), so the generator uses it for those
+ * only, never for HBM tensors. */
+static inline float tg_rd_f32_even(const uint8_t *row, int64_t i)
+{
+#if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t v;
+    memcpy(&v, row + i * 8, sizeof v);
+    return tg_bits_f32((uint32_t)v);
+#else
+    return tg_rd_f32(row, 2 * i);
+#endif
+#else
+    return tg_rd_f32(row, 2 * i);
+#endif
+}
+
+/* TG_IVDEP before an innermost free loop: its iterations carry no memory
+ * dependence (operands are either the same element or disjoint), so gcc may
+ * vectorize without a runtime alias check, which -O2's cost model refuses.
+ * gcc's ivdep only relaxes dependence analysis (it never reassociates fp
+ * sums); clang's pragmas that would do the same also force reassociation of
+ * reductions, so clang gets nothing and keeps its own alias checks. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define TG_IVDEP _Pragma("GCC ivdep")
+#else
+#define TG_IVDEP
+#endif
+
 /* Spec arithmetic (SPEC.md §2): `/` and `%` floor toward -inf. */
 static inline int64_t tg_fdiv(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a % b < 0) != (b < 0)); }
 static inline int64_t tg_fmod(int64_t a, int64_t b) { return a - tg_fdiv(a, b) * b; }

@@ -4,9 +4,10 @@
 # present: -std=c99 -ffreestanding -Wall -Wextra -Wpedantic -Werror -Wshadow
 # -ffp-contract=off; `nm -u` within memcpy/memset/tg_*), link it with the host harness run_kernel.c, run it on
 # refs.py's inputs and check with `refs.py compare`. One pass/fail per kernel;
-# ends with "N passed, M failed". TIMING=1 adds the kernel's best-of-5 time
-# next to numpy's (np_time.py) for the same math.
+# ends with "N passed, M failed". TIMING=1 adds the kernel's best wall time
+# next to numpy's (np_time.py) for the same math (TIMING_N runs each, default 5).
 # Env: TILEGEN, PYTHON, CC, BUILD (scratch under $BUILD/gen-numerics);
+# SPECS: the directory of the kernels' specs (default specs/);
 # GEN_DIR: take the kernel's files from there (e.g. generated/) instead of
 # running `tilegen gen` (what `make generate` uses to check its own output).
 TILEGEN=${TILEGEN:-bin/tilegen}
@@ -15,6 +16,8 @@ CC=${CC:-cc}
 BUILD=${BUILD:-build}
 here=$(dirname "$0")
 root=$here/../..
+SPECS=${SPECS:-$root/specs}
+TIMING_N=${TIMING_N:-5}
 work=$BUILD/gen-numerics
 mkdir -p "$work/rt" || exit 2
 STRICT="-std=c99 -ffreestanding -Wall -Wextra -Wpedantic -Werror -Wshadow -Wundef -ffp-contract=off -O2"
@@ -34,7 +37,7 @@ for k in "$@"; do
   ok=1; why=
   if [ -n "$GEN_DIR" ]; then
     cp "$GEN_DIR/$k.h" "$GEN_DIR/$k.c" "$d/gen/" >"$d/gen.log" 2>&1 || { ok=0; why="no $GEN_DIR/$k.c"; }
-  elif ! "$TILEGEN" gen -o "$d/gen" "$root/specs/$k.yaml" >"$d/gen.log" 2>&1; then ok=0; why="tilegen gen failed"; fi
+  elif ! "$TILEGEN" gen -o "$d/gen" "$SPECS/$k.yaml" >"$d/gen.log" 2>&1; then ok=0; why="tilegen gen failed"; fi
   if [ $ok = 1 ]; then
     for cc in gcc clang; do
       command -v $cc >/dev/null 2>&1 || continue
@@ -61,9 +64,9 @@ for k in "$@"; do
     fail=$((fail+1)); echo "[  FAILED  ] $k: $why (log: $d/gen.log)"; sed 's/^/    /' "$d/gen.log" | head -20
   fi
   if [ $ok = 1 ] && [ -n "$TIMING" ]; then
-    c=$("$d/run" "$d" 5 | sed -n 's/^time_ms //p')
-    n=$("$PYTHON" "$here/np_time.py" "$k" "$d")
-    echo "  $k: C simulation ${c} ms, numpy ${n} ms (best of 5)"
+    c=$("$d/run" "$d" "$TIMING_N" | sed -n 's/^time_ms //p')
+    n=$("$PYTHON" "$here/np_time.py" "$k" "$d" "$TIMING_N")
+    echo "  $k: C simulation ${c} ms, numpy ${n} ms (best of $TIMING_N)"
   fi
 done
 echo "$pass passed, $fail failed"

@@ -1,9 +1,10 @@
 #!/bin/sh
 # gen_cli.sh - the gen-cli suite: `tilegen gen` as a build step (exit codes,
-# located E100 for ops the C back end lacks, nothing written on errors,
+# located E100 for constructs the C back end lacks, nothing written on errors,
 # deterministic output with no absolute paths, rewrite only on change, -MD
 # depfile, -D, --report) and the harness's strict .npy reader (dtype, shape,
-# byte order, fortran order). Ends with "N passed, M failed".
+# byte order, fortran order); the test-only kernels of tests/numerics/specs
+# against refs.py. Ends with "N passed, M failed".
 # Env: TILEGEN, PYTHON, CC, BUILD.
 TILEGEN=${TILEGEN:-bin/tilegen}
 PYTHON=${PYTHON:-/usr/bin/python3}
@@ -35,28 +36,41 @@ check "changed output is replaced (-D N=256 changes the loop trip)" \
   '"$TILEGEN" gen -o "$w/out" -D N=256 "$root/specs/softmax.yaml" && grep -q "v_i < 2;" "$w/out/softmax.c" && ! ls "$w/out" | grep -q tmp'
 check "-MD writes a depfile naming spec, both templates and the binary" \
   '"$TILEGEN" gen -MD -o "$w/out" "$root/specs/softmax.yaml" && d="$w/out/softmax.d" &&
-   grep -q "^$w/out/softmax.h $w/out/softmax.c: .*specs/softmax.yaml .*kernel.h.j2 .*kernel.c.j2 $TILEGEN$" "$d" &&
+   grep -q "^$w/out/softmax.h $w/out/softmax.c\( $w/out/softmax.s\)\{0,1\}: .*specs/softmax.yaml .*kernel.h.j2 .*kernel.c.j2 \(.*kernel.s.j2 \)\{0,1\}$TILEGEN$" "$d" &&
    grep -q "^$TILEGEN:$" "$d"'
 check "--report prints the occupancy table" \
   '"$TILEGEN" gen --report -o "$w/out" "$root/specs/softmax.yaml" | grep -q "SBUF peak"'
 check "header states the planned peaks" \
   'grep -q "#define SOFTMAX_SBUF_PEAK_BYTES [0-9]" "$w/out/softmax.h" && grep -q "_Static_assert(SOFTMAX_SBUF_PEAK_BYTES" "$w/out/softmax.h"'
-cat > "$w/pr.yaml" <<'YAML'
+cat > "$w/vf.yaml" <<'YAML'
 tilegen: 1
-kernel: preduce
+kernel: vfree
 inputs:
   x: {dtype: float32, shape: [128, 64]}
 outputs:
-  y: {dtype: float32, shape: [1, 64]}
+  y: {dtype: float32, shape: [128, 64]}
+tiles:
+  yt: {buffer: sbuf, dtype: float32, shape: [128, 64]}
 body:
   - load: {dst: xt, src: "x[0:128, :]"}
-  - partition_reduce: {dst: rt, src: xt, op: add}
-  - store: {dst: "y[0:1, :]", src: "rt[0:1, :]"}
+  - memset: {dst: yt, value: 0.0}
+  - for: {var: i, range: 4}
+    body:
+      - tensor_copy: {dst: "yt[:, 0:i+1]", src: "xt[:, 0:i+1]"}
+  - store: {dst: "y[0:128, :]", src: yt}
 YAML
-"$TILEGEN" gen -o "$w/out" "$w/pr.yaml" 2>"$w/pr.err"; rc=$?
-check "unsupported op: exit 1, located E100, nothing written" \
-  '[ $rc = 1 ] && grep -q "pr.yaml:9:5: error\[E100\]: op .partition_reduce. is not supported by the C back end yet" "$w/pr.err" &&
-   [ ! -e "$w/out/preduce.c" ] && [ ! -e "$w/out/preduce.h" ]'
+"$TILEGEN" gen -o "$w/out" "$w/vf.yaml" 2>"$w/vf.err"; rc=$?
+check "unsupported construct: exit 1, located E100, nothing written" \
+  '[ $rc = 1 ] && grep -q "vf.yaml:14:29: error\[E100\]: a free dim whose size varies between iterations is not supported by the C back end yet" "$w/vf.err" &&
+   [ ! -e "$w/out/vfree.c" ] && [ ! -e "$w/out/vfree.h" ]'
+# partition_reduce (add, maximum, bitwise_or, bitwise_and; full and ragged
+# partition counts) against refs.py's sequential-fold reference, bit-exact.
+check "partition_reduce kernel (tests/numerics/specs/preduce.yaml) matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" preduce >"$w/preduce.log" 2>&1'
+# operands overlapping at a shift run element by element in order (no
+# vectorizing pragma, no memcpy of an overlapping run), bit-exact.
+check "shifted in-place ops (tests/numerics/specs/shift.yaml) match numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" shift >"$w/shift.log" 2>&1'
 "$TILEGEN" gen -o "$w/out" --bogus "$root/specs/softmax.yaml" 2>/dev/null; rc=$?
 check "unknown option: exit 2" '[ $rc = 2 ]'
 "$TILEGEN" gen -o "$w/nodir" "$root/specs/softmax.yaml" 2>/dev/null; rc=$?

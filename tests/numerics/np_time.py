@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""np_time.py KERNEL DIR: best-of-5 wall time (ms) of the kernel's math in
-numpy, fp32 (bf16 decoded from / encoded to the same uint16 bits inside the
+"""np_time.py KERNEL DIR [RUNS]: best-of-RUNS (default 5) wall time (ms) of
+the kernel's math in numpy, fp32 (bf16 decoded from / encoded to the same uint16 bits inside the
 timed call), on DIR's inputs; matmul through numpy's BLAS. A rough yardstick for the generated C simulation (tests/numerics/check.sh)."""
 import os
 import sys
@@ -84,13 +84,14 @@ MATH = {
 
 def main():
     kernel, d = sys.argv[1], sys.argv[2]
+    runs = int(sys.argv[3]) if len(sys.argv) > 3 else 5
     if kernel not in MATH:
         print("n/a")
         return
     names, fn = MATH[kernel]
     args = [np.load(os.path.join(d, n + ".npy")) for n in names]
     best = None
-    for _ in range(5):
+    for _ in range(runs):
         t0 = time.perf_counter()
         fn(*args)
         dt = (time.perf_counter() - t0) * 1e3

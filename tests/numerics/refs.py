@@ -285,6 +285,35 @@ def _ref_attention(p, x):
     return {"o": (ref, 2 * U_BF16 * np.abs(ref) + 1.01 * err + TINY)}
 
 
+def _inputs_preduce(p, r):
+    # fp32 values of mixed magnitude (the add's rounding order shows) with a few
+    # ±0 pairs; int32 bit patterns below 2^24 (exact through the fp32 ALU),
+    # within a per-column mask (so OR is not all ones) and sharing per-column
+    # bits over the first R partitions only (so AND over R is non-zero and
+    # differs from AND over P).
+    x = r.standard_normal((p["P"], p["F"])) * np.exp2(r.integers(-8, 9, (p["P"], p["F"])))
+    x[:2, :4] = [[0.0, -0.0, 0.0, -0.0], [-0.0, 0.0, 0.0, -0.0]]
+    mask = r.integers(0, 1 << 24, (1, p["F"]))
+    xi = r.integers(0, 1 << 24, (p["P"], p["F"])) & mask
+    xi[: p["R"]] |= r.integers(0, 1 << 24, (1, p["F"])) & mask
+    return {"x": x, "xi": xi}
+
+
+def _ref_preduce(p, x):
+    # GpSimd partition_reduce: a left fold over partitions 0, 1, ... in fp32 (the
+    # order tg_ops.h fixes), one fp32 rounding per add -> modelled step by step,
+    # exact. maximum and the bitwise ops are exact on these values.
+    v, n = x["x"], p["R"]
+    acc = f32(v[0])
+    for q in range(1, v.shape[0]):
+        acc = f32(acc + v[q])
+    xi = x["xi"].astype(np.int64)
+    return {"sum": (acc.reshape(1, -1), "exact"),
+            "mx": (v[:n].max(axis=0).reshape(1, -1), "exact"),
+            "bor": (np.bitwise_or.reduce(xi, axis=0).astype(np.float64).reshape(1, -1), "exact"),
+            "band": (np.bitwise_and.reduce(xi[:n], axis=0).astype(np.float64).reshape(1, -1), "exact")}
+
+
 # --- the kernel table (mirrors specs/*.yaml; selftest checks it) --------------
 
 def _k(params, inputs, outputs, make, ref):
@@ -335,6 +364,37 @@ KERNELS = {
 }
 
 
+def _inputs_shift(p, r):
+    return {"x": r.standard_normal((p["P"], p["F"])) * np.exp2(r.integers(-6, 7, (p["P"], p["F"])))}
+
+
+def _ref_shift(p, x):
+    # Elements in order: column j adds the already updated column j-1, one fp32
+    # rounding per add -> modelled column by column, exact.
+    t = f32(x["x"]).copy()
+    for j in range(1, t.shape[1]):
+        t[:, j] = f32(t[:, j - 1] + t[:, j])
+    z = np.repeat(f32(x["x"])[:, :1], x["x"].shape[1], axis=1)
+    return {"y": (t, "exact"), "z": (z, "exact")}
+
+
+# Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
+# gen-cli suite (check.sh with SPECS=tests/numerics/specs).
+TEST_SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
+TEST_KERNELS = {
+    "preduce": _k({"P": 128, "R": 100, "F": 96},
+                  [("x", "float32", "P, F"), ("xi", "int32", "P, F")],
+                  [("sum", "float32", "1, F"), ("mx", "float32", "1, F"),
+                   ("bor", "int32", "1, F"), ("band", "int32", "1, F")], _inputs_preduce, _ref_preduce),
+    "shift": _k({"P": 128, "F": 512}, [("x", "float32", "P, F")], [("y", "float32", "P, F"), ("z", "float32", "P, F")],
+                _inputs_shift, _ref_shift),
+}
+
+
+def _table(kernel):
+    return KERNELS[kernel] if kernel in KERNELS else TEST_KERNELS[kernel]
+
+
 def eval_dim(expr, params):
     """A shape expression of SPEC.md §2 (ints, params, + - * / % ( ), min, max)."""
     expr = expr.strip()
@@ -345,19 +405,19 @@ def eval_dim(expr, params):
 
 
 def shape_of(kernel, dims):
-    return tuple(eval_dim(d, KERNELS[kernel]["params"]) for d in dims.split(","))
+    return tuple(eval_dim(d, _table(kernel)["params"]) for d in dims.split(","))
 
 
 def tensors(kernel, which):
     """[(name, dtype, shape)] of a kernel's inputs or outputs."""
-    return [(n, dt, shape_of(kernel, dims)) for n, dt, dims in KERNELS[kernel][which]]
+    return [(n, dt, shape_of(kernel, dims)) for n, dt, dims in _table(kernel)[which]]
 
 
 # --- public API ----------------------------------------------------------------
 
 def make_inputs(kernel, seed):
     """Deterministic inputs for `kernel` in .npy storage format."""
-    k = KERNELS[kernel]
+    k = _table(kernel)
     vals = k["make"](k["params"], _rng(kernel, seed))
     out = {}
     for name, dtype, shape in tensors(kernel, "inputs"):
@@ -368,7 +428,7 @@ def make_inputs(kernel, seed):
 
 
 def _evaluate(kernel, inputs):
-    k = KERNELS[kernel]
+    k = _table(kernel)
     x = {}
     for name, dtype, shape in tensors(kernel, "inputs"):
         if name not in inputs:
@@ -449,8 +509,8 @@ def spec_mismatches(kernel, specs_dir=SPECS_DIR):
     path = os.path.join(specs_dir, kernel + ".yaml")
     params, ios = parse_spec_header(path)
     errs = []
-    if params != KERNELS[kernel]["params"]:
-        errs.append("params %s != spec %s" % (KERNELS[kernel]["params"], params))
+    if params != _table(kernel)["params"]:
+        errs.append("params %s != spec %s" % (_table(kernel)["params"], params))
     for which in ("inputs", "outputs"):
         if tensors(kernel, which) != ios[which]:
             errs.append("%s %s != spec %s" % (which, tensors(kernel, which), ios[which]))
@@ -473,7 +533,7 @@ def main(argv):
     sub = ap.add_subparsers(dest="cmd", required=True)
     for cmd in ("inputs", "compare", "expected"):
         s = sub.add_parser(cmd)
-        s.add_argument("kernel", choices=sorted(KERNELS))
+        s.add_argument("kernel", choices=sorted(KERNELS) + sorted(TEST_KERNELS))
         s.add_argument("--dir", required=True)
         if cmd == "inputs":
             s.add_argument("--seed", type=int, default=0)

@@ -1,8 +1,8 @@
 /* test_math.c — cmocka tests of runtime/tg_math: the ulp bounds written in
  * tg_math.h hold on a sampled sweep (parsed from the header, measured with
  * tools/ulp_measure.c's sweep against libm fp64), sqrt is correctly rounded,
- * IEEE special values of every function, the dispatcher/name table and the
- * scale/bias row helper. */
+ * IEEE special values of every function, the dispatcher/name table, the
+ * scale/bias row helper, and the inline e^x family vectorized over rows. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -207,6 +207,39 @@ static void test_dispatch_and_rows(void **state)
     same(tg_act(TG_ACT_GELU_APPRX_TANH, -1.5f), tg_act_gelu_apprx_tanh(-1.5f), "dispatch gelu_tanh");
 }
 
+/* The inline e^x family (tg_math_expv / sigmoidv / siluv) run over a row in
+ * this translation unit — where the compiler may vectorize the loop — gives
+ * the bits of the out-of-line calls, on a sweep of every 4099th fp32 bit
+ * pattern (all signs, NaN, inf, subnormals). */
+static void test_inline_rows(void **state)
+{
+    enum { N = 1024 };
+    static float src[N], e[N], sg[N], si[N];
+    uint64_t u = 0;
+    char what[64];
+    (void)state;
+    while (u <= 0xffffffffu) {
+        int i, n = 0;
+        for (; n < N && u <= 0xffffffffu; n++, u += 4099)
+            src[n] = tg_bits_f32((uint32_t)u);
+        for (i = n; i < N; i++)
+            src[i] = 0.0f;
+        for (i = 0; i < N; i++) {
+            e[i] = tg_math_expv(src[i]);
+            sg[i] = tg_math_sigmoidv(src[i]);
+            si[i] = tg_math_siluv(src[i]);
+        }
+        for (i = 0; i < n; i++) {
+            snprintf(what, sizeof what, "row exp(0x%08x)", tg_f32_bits(src[i]));
+            same(e[i], tg_math_exp(src[i]), what);
+            snprintf(what, sizeof what, "row sigmoid(0x%08x)", tg_f32_bits(src[i]));
+            same(sg[i], tg_math_sigmoid(src[i]), what);
+            snprintf(what, sizeof what, "row silu(0x%08x)", tg_f32_bits(src[i]));
+            same(si[i], tg_math_silu(src[i]), what);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -216,6 +249,7 @@ int main(void)
         cmocka_unit_test(test_sqrt_correct),
         cmocka_unit_test(test_sin_big),
         cmocka_unit_test(test_dispatch_and_rows),
+        cmocka_unit_test(test_inline_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
