@@ -32,10 +32,12 @@ all: $(TILEGEN)
 
 include runtime/runtime.mk
 include runtime/ops.mk
+include runtime/iss.mk
 include gen/ctemplate/ctemplate.mk
 include gen/gen.mk
 include gen/lower.mk
 include gen/emit.mk
+include gen/asm.mk
 include tests/tests.mk
 
 # bin/tilegen: every object the fragments contributed (prerequisites are fixed
@@ -99,6 +101,12 @@ asan:
 # all in one go (speed and memory targets are measured here, not in unit tests).
 bench: $(TILEGEN)
 	@for b in $(BENCHES); do $(MAKE) -s --no-print-directory bench-$$b || exit 1; done
+
+# The runtime core and every generated kernel built as firmware would build
+# them (freestanding, no libc), also cross-compiled when arm-none-eabi-gcc is
+# installed.
+firmware-check:
+	@BUILD=$(BUILD) tools/firmware_check.sh
 
 clean:
 	rm -rf build bin $(CLEAN)

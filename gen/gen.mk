@@ -4,7 +4,7 @@
 # fuzz-spec; its benchmark: check.
 FRONT_SRCS := gen/arena.c gen/diag.c gen/driver.c gen/spec_load.c gen/expr_eval.c gen/spec_check.c gen/sema.c
 FRONT_RE   := gen/expr.re
-GEN_SRCS := gen/main.c $(FRONT_SRCS)
+GEN_SRCS := gen/main.c gen/run_cmd.c $(FRONT_SRCS)
 GEN_RE   := $(FRONT_RE)
 GEN_OBJS += $(GEN_SRCS:%.c=$(BUILD)/%.o) $(GEN_RE:%.re=$(BUILD)/%.o)
 
@@ -62,3 +62,9 @@ suite-fuzz-spec:
 BENCHES += check
 bench-check: $(TILEGEN)
 	@TILEGEN=$(TILEGEN) tests/diag/bench_check.sh specs/*.yaml
+
+# `tilegen run`: every bundled spec executed on the ISS from numpy-written
+# .npy inputs, outputs read back by numpy and compared; refused .npy files.
+SUITES += run
+suite-run: $(TILEGEN)
+	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) BUILD=$(BUILD) tests/cli/run_iss.sh

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "asm_cmd.h"
 #include "driver.h"
 #include "emit.h"
 #include "gen_cmd.h"
@@ -23,8 +24,10 @@ static const char gen_usage[] =
     "  to stdout and writes nothing\n"
     "  templates come from $TILEGEN_TEMPLATES, ./templates or <tilegen>/../../templates\n";
 
-static const char GEN_TPL_H[] = "kernel.h.j2";
-static const char GEN_TPL_C[] = "kernel.c.j2";
+/* What `gen` writes per kernel: <k>.h, <k>.c and <k>.s, each from its template. */
+enum { GEN_H, GEN_C, GEN_S, GEN_NOUT };
+static const char *const gen_ext[GEN_NOUT] = {"h", "c", "s"};
+static const char *const gen_tpl[GEN_NOUT] = {"kernel.h.j2", "kernel.c.j2", "kernel.s.j2"};
 
 /* Parsed command line. */
 typedef struct GenCli {
@@ -128,11 +131,8 @@ static const char *find_templates(const char *prog, char *buf, size_t size)
     for (size_t i = 0; slash && i < sizeof ups / sizeof ups[0]; i++) {
         char probe[4200];
         int n = snprintf(buf, size, "%.*s%s", (int)(slash - prog), prog, ups[i]);
-        if (n < 0 || (size_t)n >= size || (size_t)n + sizeof GEN_TPL_C + 1 > sizeof probe)
+        if (n < 0 || (size_t)n >= size || (size_t)snprintf(probe, sizeof probe, "%s/%s", buf, gen_tpl[GEN_C]) >= sizeof probe)
             break;
-        memcpy(probe, buf, (size_t)n);
-        probe[n] = '/';
-        memcpy(probe + n + 1, GEN_TPL_C, sizeof GEN_TPL_C);
         if (access(probe, R_OK) == 0)
             return buf;
     }
@@ -160,48 +160,71 @@ static const char *shown_name(const char *path)
     return path[0] == '/' && b ? b + 1 : path;
 }
 
-static int write_outputs(const GenCli *c, const char *kernel, const char *spec_path, tpl_buf *h, tpl_buf *src)
+static int write_outputs(const GenCli *c, const char *kernel, const char *spec_path, const tpl_buf out[GEN_NOUT])
 {
-    char ph[4096], pc[4096], pd[4096];
-    if ((size_t)snprintf(ph, sizeof ph, "%s/%s.h", c->outdir, kernel) >= sizeof ph ||
-        (size_t)snprintf(pc, sizeof pc, "%s/%s.c", c->outdir, kernel) >= sizeof pc ||
-        (size_t)snprintf(pd, sizeof pd, "%s/%s.d", c->outdir, kernel) >= sizeof pd) {
-        fprintf(stderr, "tilegen gen: output path too long\n");
-        return 2;
-    }
-    if (write_if_changed(ph, h->data ? h->data : "", h->len) ||
-        write_if_changed(pc, src->data ? src->data : "", src->len))
-        return 2;
+    char path[GEN_NOUT + 1][4096];
+    for (int i = 0; i <= GEN_NOUT; i++)
+        if ((size_t)snprintf(path[i], sizeof path[i], "%s/%s.%s", c->outdir, kernel, i < GEN_NOUT ? gen_ext[i] : "d") >=
+            sizeof path[i]) {
+            fprintf(stderr, "tilegen gen: output path too long\n");
+            return 2;
+        }
+    for (int i = 0; i < GEN_NOUT; i++)
+        if (write_if_changed(path[i], out[i].data ? out[i].data : "", out[i].len))
+            return 2;
     if (!c->depfile)
         return 0;
+    /* DIR/k.h DIR/k.c DIR/k.s: the spec, the templates, the tilegen binary */
+    char tpl[GEN_NOUT][4096];
+    const char *deps[GEN_NOUT + 2];
+    int nd = 0;
+    deps[nd++] = spec_path;
+    for (int i = 0; i < GEN_NOUT; i++) {
+        snprintf(tpl[i], sizeof tpl[i], "%s/%s", c->tpldir, gen_tpl[i]);
+        deps[nd++] = tpl[i];
+    }
+    deps[nd++] = c->prog;
     tpl_buf d;
     tpl_buf_init(&d);
-    const char *deps[4] = {spec_path, NULL, NULL, c->prog};
-    char th[4096], tc[4096];
-    snprintf(th, sizeof th, "%s/%s", c->tpldir, GEN_TPL_H);
-    snprintf(tc, sizeof tc, "%s/%s", c->tpldir, GEN_TPL_C);
-    deps[1] = th;
-    deps[2] = tc;
-    tpl_buf_put(&d, ph, strlen(ph));
-    tpl_buf_put(&d, " ", 1);
-    tpl_buf_put(&d, pc, strlen(pc));
-    tpl_buf_put(&d, ":", 1);
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < GEN_NOUT; i++) {
+        tpl_buf_put(&d, path[i], strlen(path[i]));
+        tpl_buf_put(&d, i + 1 < GEN_NOUT ? " " : ":", 1);
+    }
+    for (int i = 0; i < nd; i++) {
         tpl_buf_put(&d, " ", 1);
         tpl_buf_put(&d, deps[i], strlen(deps[i]));
     }
     tpl_buf_put(&d, "\n", 1);
-    for (int i = 0; i < 4; i++) { /* phony targets: a deleted input is no error */
+    for (int i = 0; i < nd; i++) { /* phony targets: a deleted input is no error */
         tpl_buf_put(&d, deps[i], strlen(deps[i]));
         tpl_buf_put(&d, ":\n", 2);
     }
-    int rc = d.over ? 2 : write_if_changed(pd, d.data, d.len) ? 2 : 0;
+    int rc = d.over ? 2 : write_if_changed(path[GEN_NOUT], d.data, d.len) ? 2 : 0;
     tpl_buf_free(&d);
     return rc;
 }
 
-/* The whole pipeline for one spec; returns its exit code. */
-static int gen_one(const GenCli *c, const char *path)
+/* The assembled program into the context, for kernel.c.j2 to embed:
+ * program = rows of up to 16 byte values, program_size = bytes. */
+static int put_program(tpl_arena *ta, tpl_value *ctx, const uint8_t *prog, size_t len)
+{
+    tpl_value *rows = tpl_list(ta), *row = NULL;
+    for (size_t i = 0; rows && i < len; i++) {
+        if (i % 16 == 0 && (!(row = tpl_list(ta)) || tpl_list_append(ta, rows, row)))
+            return -1;
+        if (tpl_list_append(ta, row, tpl_int(ta, prog[i])))
+            return -1;
+    }
+    if (!rows || tpl_map_set(ta, ctx, "program", rows) ||
+        tpl_map_set(ta, ctx, "program_size", tpl_int(ta, (int64_t)len)))
+        return -1;
+    return 0;
+}
+
+/* The whole pipeline for one spec; returns its exit code. With prog_out
+ * (`tilegen run`), nothing is rendered or written: the assembled program is
+ * handed back in *prog_out / *prog_len_out (malloc'd). */
+static int gen_one(const GenCli *c, const char *path, uint8_t **prog_out, size_t *prog_len_out)
 {
     size_t len;
     char *text = driver_read_file(path, &len);
@@ -215,9 +238,12 @@ static int gen_one(const GenCli *c, const char *path)
     diag_init(&diag, &arena);
     tpl_arena *ta = tpl_arena_new();
     tpl_env *env = tpl_env_new();
-    tpl_buf h, src;
-    tpl_buf_init(&h);
-    tpl_buf_init(&src);
+    tpl_buf out[GEN_NOUT];
+    for (int i = 0; i < GEN_NOUT; i++)
+        tpl_buf_init(&out[i]);
+    uint8_t *prog = NULL;
+    size_t prog_len = 0;
+    char msg[4096] = "";
     int rc = 1;
 
     Ir *ir = NULL;
@@ -233,33 +259,48 @@ static int gen_one(const GenCli *c, const char *path)
         plan = plan_build(&arena, ir, &diag, 1);
     if (plan && (c->report || !strcmp(dump, "plan")))
         plan_report(stdout, plan);
-    if (plan && !diag.nerrors && ta && (!*dump || !strcmp(dump, "ctx"))) {
-        EmitInfo info = {shown_name(path), TILEGEN_VERSION, GEN_TPL_H, GEN_TPL_C};
+    int env_ok = ta && env && !tpl_env_add_path(env, c->tpldir) && !tpl_add_host_filters(env);
+    if (plan && !diag.nerrors && env_ok && (!*dump || !strcmp(dump, "ctx"))) {
+        EmitInfo info = {shown_name(path), TILEGEN_VERSION, gen_tpl[GEN_H], gen_tpl[GEN_C]};
         ctx = emit_context(ta, &arena, ir, plan, &info, &diag);
+        /* the listing and its assembled program, embedded by kernel.c.j2 */
+        if (ctx && !diag.nerrors &&
+            (asm_emit_listing(env, ir, plan, shown_name(path), TILEGEN_VERSION, &diag, &out[GEN_S], &prog,
+                              &prog_len, msg, sizeof msg) ||
+             put_program(ta, ctx, prog, prog_len)))
+            ctx = NULL;
     }
     diag_print(&diag, stderr);
-    if (!ta || !env) {
+    if (!env_ok) {
         fprintf(stderr, "tilegen gen: out of memory\n");
+        rc = 2;
+    } else if (!diag.nerrors && plan && !ctx) {
+        fprintf(stderr, "tilegen gen: %s\n", *msg ? msg : "out of memory");
         rc = 2;
     } else if (*dump && !diag.nerrors) {
         rc = 0; /* the form after the phase is printed; nothing is written */
         if (ctx) {
-            if (tpl_value_json(&h, ctx)) {
+            if (tpl_value_json(&out[GEN_H], ctx)) {
                 fprintf(stderr, "tilegen gen: cannot write the template context as JSON\n");
                 rc = 2;
             } else {
-                fwrite(h.data, 1, h.len, stdout);
+                fwrite(out[GEN_H].data, 1, out[GEN_H].len, stdout);
                 fputc('\n', stdout);
             }
         }
+    } else if (ctx && !diag.nerrors && prog_out) {
+        *prog_out = prog;
+        *prog_len_out = prog_len;
+        prog = NULL;
+        rc = 0;
     } else if (ctx && !diag.nerrors) {
         rc = 2;
-        if (!tpl_env_add_path(env, c->tpldir) && !tpl_add_host_filters(env) &&
-            !render(env, GEN_TPL_H, ctx, &h) && !render(env, GEN_TPL_C, ctx, &src))
-            rc = write_outputs(c, spec->kernel, path, &h, &src);
+        if (!render(env, gen_tpl[GEN_H], ctx, &out[GEN_H]) && !render(env, gen_tpl[GEN_C], ctx, &out[GEN_C]))
+            rc = write_outputs(c, spec->kernel, path, out);
     }
-    tpl_buf_free(&h);
-    tpl_buf_free(&src);
+    free(prog);
+    for (int i = 0; i < GEN_NOUT; i++)
+        tpl_buf_free(&out[i]);
     tpl_env_free(env);
     tpl_arena_free(ta);
     arena_free(&arena);
@@ -276,10 +317,21 @@ int gen_cmd_main(int argc, char **argv)
     if (!rc)
         c.tpldir = find_templates(c.prog, tplbuf, sizeof tplbuf);
     for (int i = 0; c.tpldir && i < c.nfiles; i++) {
-        int r = gen_one(&c, c.files[i]);
+        int r = gen_one(&c, c.files[i], NULL, NULL);
         rc = r > rc ? r : rc;
     }
     free(c.opt.defines);
     free(c.files);
     return rc;
+}
+
+int gen_program(const char *argv0, const char *path, const SpecOptions *opt, uint8_t **prog, size_t *len)
+{
+    GenCli c;
+    memset(&c, 0, sizeof c);
+    char tplbuf[4096];
+    c.prog = argv0;
+    c.opt = *opt;
+    c.tpldir = find_templates(argv0, tplbuf, sizeof tplbuf);
+    return gen_one(&c, path, prog, len);
 }

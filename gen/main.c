@@ -7,9 +7,11 @@
 #include <string.h>
 
 #include "arena.h"
+#include "asm_cmd.h"
 #include "diag.h"
 #include "driver.h"
 #include "gen_cmd.h"
+#include "run_cmd.h"
 #include "spec.h"
 #include "tpl_cmd.h"
 #include "version.h"
@@ -17,7 +19,9 @@
 static const char usage[] =
     "usage: tilegen check [-D N=V]... [--target T] SPEC...\n"
     "       tilegen gen [-o DIR] [-D N=V]... [--target T] [-MD] [--report] SPEC...\n"
-    "       tilegen run SPEC [-D N=V]... [--in NAME=F.npy]... [--out NAME=F.npy]... [--seed S]\n"
+    "       tilegen run SPEC [-D N=V]... [--target T] [--in NAME=F.npy]... [--out NAME=F.npy]... [--seed S]\n"
+    "       tilegen asm FILE.s -o FILE.bin\n"
+    "       tilegen disasm FILE.bin [-o FILE.s]\n"
     "       tilegen tpl TEMPLATE [--context FILE] [-I DIR]...\n"
     "       tilegen --help | --version\n";
 
@@ -115,6 +119,12 @@ int main(int argc, char **argv)
         return cmd_check(argc - 2, argv + 2);
     if (!strcmp(cmd, "gen"))
         return gen_cmd_main(argc, argv);
+    if (!strcmp(cmd, "run"))
+        return run_cmd_main(argv[0], argc - 1, argv + 1);
+    if (!strcmp(cmd, "asm"))
+        return asm_cmd_asm(argc - 1, argv + 1);
+    if (!strcmp(cmd, "disasm"))
+        return asm_cmd_disasm(argc - 1, argv + 1);
     if (!strcmp(cmd, "tpl"))
         return tpl_cmd_main(argc - 1, argv + 1);
     fprintf(stderr, "tilegen: unknown command '%s'\n%s", cmd, usage);

@@ -4,7 +4,7 @@
 # Suites: dtype, alu, math (cmocka), freestanding (gcc+clang -ffreestanding
 # -nostdlib -std=c99 and `nm -u` ⊆ {memcpy, memset}); bench: rt (ulp table).
 RT_SRCS := runtime/tg_core.c runtime/tg_dtype.c runtime/tg_math.c runtime/tg_alu.c
-RT_HOST_SRCS :=
+RT_HOST_SRCS := runtime/host/tg_npy.c
 RT_OBJS += $(RT_SRCS:%.c=$(BUILD)/%.o)
 RT_HOST_OBJS := $(RT_HOST_SRCS:%.c=$(BUILD)/%.o)
 

@@ -20,12 +20,23 @@ enum {
     TG_ETENSOR = -4,  /* tensors that do not match the kernel's descriptor */
     TG_EPROGRAM = -5, /* a malformed or corrupted binary program */
     TG_EBOUNDS = -6,  /* an access outside SBUF, PSUM or a tensor */
-    TG_EUNSUPPORTED = -7 /* the kernel carries no implementation for this entry */
+    TG_EUNSUPPORTED = -7, /* the kernel carries no implementation for this entry */
+    TG_EDEADLOCK = -8, /* ISS: every unfinished engine waits on a semaphore nobody will signal */
+    TG_ELIMIT = -9     /* ISS: the instruction budget (tg_iss_stats.limit) ran out */
 };
 
 /* SBUF storage is sized for the largest target; a core initialised for trn1
  * uses the first TG_TRN1_SBUF_PARTITION_BYTES of each partition. */
 #define TG_SBUF_MAX_PARTITION_BYTES TG_TRN2_SBUF_PARTITION_BYTES
+
+/* Storage padding after each SBUF / PSUM partition row (not addressable by a
+ * kernel). Both row sizes are multiples of 4096, so without it the same byte
+ * of every partition maps to the same cache set and a loop over partitions
+ * thrashes; 320 B (5 cache lines) staggers them. */
+#define TG_SBUF_ROW_PAD 320
+#define TG_PSUM_ROW_PAD 320
+/* tg_sim.h's tg_rd_f32_even may read up to 4 bytes past a row's last byte. */
+typedef char tg_row_pad_check[TG_SBUF_ROW_PAD >= 8 && TG_PSUM_ROW_PAD >= 8 ? 1 : -1];
 
 /* Every byte of a fresh SBUF/PSUM: read as fp32, bf16, fp16 or either fp8 it
  * is a NaN, so a read before a write shows in the results. */
@@ -38,8 +49,10 @@ typedef struct tg_core {
     uint32_t magic;      /* TG_CORE_MAGIC once initialised */
     tg_target target;    /* which machine this core models */
     uint32_t sbuf_bytes; /* SBUF bytes per partition on this target */
-    uint8_t sbuf[TG_PARTITIONS][TG_SBUF_MAX_PARTITION_BYTES]; /* partition-major */
-    uint8_t psum[TG_PARTITIONS][TG_PSUM_PARTITION_BYTES];     /* 8 banks each */
+    /* partition-major; each row's first TG_SBUF_MAX_PARTITION_BYTES are SBUF */
+    uint8_t sbuf[TG_PARTITIONS][TG_SBUF_MAX_PARTITION_BYTES + TG_SBUF_ROW_PAD];
+    /* 8 banks per partition in each row's first TG_PSUM_PARTITION_BYTES */
+    uint8_t psum[TG_PARTITIONS][TG_PSUM_PARTITION_BYTES + TG_PSUM_ROW_PAD];
     /* fp32 panels in which the C simulation stages a Tensor-engine op's
      * operands (widened) and result; per core, so kernels stay reentrant. */
     float pe_a[TG_MATMUL_K_MAX * TG_MATMUL_STATIONARY_FMAX];     /* stationary [K,M] */

@@ -36,5 +36,17 @@ for spec in specs/*.yaml; do
      "$T" tpl templates/kernel.c.j2 --context "$out/$k.json" | cmp -s - "$out/$k.c"; then
     pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL dump-ctx-roundtrip $k"; fi
 done
+# <k>.c embeds exactly the program `tilegen asm` makes of <k>.s.
+for spec in specs/*.yaml; do
+  k=$(basename "$spec" .yaml)
+  if "$T" asm "$out/$k.s" -o "$out/$k.bin" &&
+     ${PYTHON:-/usr/bin/python3} -c "
+import re, sys
+src = open('$out/$k.c').read()
+body = re.search(r'${k}_program\[(\d+)\] = \{(.*?)\};', src, re.S)
+data = bytes(int(x, 16) for x in re.findall(r'0x([0-9a-f]{2})', body.group(2)))
+sys.exit(0 if int(body.group(1)) == len(data) and data == open('$out/$k.bin', 'rb').read() else 1)"; then
+    pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL embedded-program $k"; fi
+done
 rm -rf "$out"
 echo "$pass passed, $fail failed"

@@ -1,0 +1,66 @@
+# The instruction-set simulator (runtime/tg_iss.*): executes the binary
+# program embedded in a generated kernel. Included by the top-level Makefile
+# after runtime.mk and ops.mk. Suites: iss (cmocka, hand-built programs),
+# iss-freestanding (gcc+clang -std=c99 -ffreestanding -nostdlib, `nm -u` ⊆
+# {memcpy, memset} ∪ the runtime), iss-agree (every spec: ISS bit-identical to
+# the C simulation, tests/numerics/iss_check.sh); bench: iss.
+ISS_SRCS := runtime/tg_iss.c
+ISS_OBJS := $(ISS_SRCS:%.c=$(BUILD)/%.o)
+RT_OBJS += $(ISS_OBJS)
+
+$(ISS_OBJS) $(BUILD)/tests/unit/test_iss.o: CFLAGS += -ffp-contract=off
+
+# tg_prog.o (the decoder) is the assembler module's; listed here so the test
+# links whether or not its fragment is included yet ($^ drops duplicates).
+ISS_DEPS := $(ISS_OBJS) $(BUILD)/runtime/tg_prog.o $(BUILD)/runtime/tg_core.o $(OPS_DEPS)
+
+$(BIN)/test_iss: $(BUILD)/tests/unit/test_iss.o $(ISS_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $^ -o $@ $(CMOCKA_LIBS) -lm
+
+SUITES += iss iss-freestanding
+TEST_DEPS += $(BIN)/test_iss
+.PHONY: suite-iss suite-iss-freestanding
+suite-iss: $(BIN)/test_iss
+	@tests/cmocka_count.sh $(BIN)/test_iss
+
+# Freestanding proof for tg_iss.c and the decoder it needs, as ops.mk does
+# for tg_ops.c: an undefined symbol must be memcpy, memset or defined by the
+# runtime sources (built the same way).
+ISS_FS_USES := runtime/tg_dtype.c runtime/tg_math.c runtime/tg_alu.c runtime/tg_ops.c runtime/tg_core.c \
+               runtime/tg_prog.c
+ISS_FS_FLAGS = -std=c99 -ffreestanding -nostdlib -Wall -Wextra -Wpedantic -Werror -Wshadow -Wundef -O2 \
+               -ffp-contract=off -Iruntime
+suite-iss-freestanding:
+	@d=$(BUILD)/iss-fs; mkdir -p $$d; p=0; f=0; \
+	for cc in gcc clang; do \
+	  : > $$d/$$cc.defs; \
+	  for u in $(ISS_FS_USES); do \
+	    $$cc $(ISS_FS_FLAGS) -c $$u -o $$d/$$cc-dep.o && \
+	    nm --defined-only $$d/$$cc-dep.o | awk '{print $$NF}' >> $$d/$$cc.defs; \
+	  done; \
+	  for src in $(ISS_SRCS); do \
+	    obj=$$d/$$cc-$$(basename $$src .c).o; \
+	    if ! $$cc $(ISS_FS_FLAGS) -c $$src -o $$obj; then \
+	      echo "FAIL: $$cc $$src does not build freestanding"; f=$$((f+1)); continue; fi; \
+	    bad=$$(nm -u $$obj | awk '{print $$NF}' | grep -vxF -f $$d/$$cc.defs | grep -vxE 'memcpy|memset'); \
+	    if [ -n "$$bad" ]; then echo "FAIL: $$cc $$src needs: $$bad"; f=$$((f+1)); \
+	    else echo "ok: $$cc $$src freestanding"; p=$$((p+1)); fi; \
+	  done; \
+	done; \
+	echo "$$p passed, $$f failed"
+
+# Every bundled spec: the ISS outputs bit-identical to the C simulation's on
+# refs.py's seeded inputs, and within the numpy reference's tolerance. Needs
+# `tilegen gen` to write <k>.s (or embed the program in <k>.c).
+ISS_KERNELS = $(patsubst specs/%.yaml,%,$(wildcard specs/*.yaml))
+SUITES += iss-agree
+.PHONY: suite-iss-agree bench-iss
+suite-iss-agree: $(TILEGEN)
+	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) BUILD=$(BUILD) tests/numerics/iss_check.sh $(ISS_KERNELS)
+
+# ISS time against the C simulation per kernel, and its instruction rate.
+BENCHES += iss
+bench-iss: $(TILEGEN)
+	@TIMING=1 TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) BUILD=$(BUILD) tests/numerics/iss_check.sh $(ISS_KERNELS) | \
+	  grep -E 'time|passed'

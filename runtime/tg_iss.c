@@ -1,0 +1,851 @@
+/* tg_iss.c - the instruction-set simulator of tg_iss.h: operand resolution
+ * with bounds checks, the per-op semantics (the C simulation's element order
+ * and math, kernel.c.j2, through tg_ops/tg_alu/tg_dtype), and the engine
+ * scheduler (one program counter and register file per engine, counting
+ * semaphores, round-robin). Freestanding C99: memcpy only. */
+#include "tg_iss.h"
+
+#include <string.h>
+
+#include "tg_alu.h"
+#include "tg_math.h"
+#include "tg_ops.h"
+#include "tg_prog.h"
+#include "tg_sim.h"
+
+/* ---- element access --------------------------------------------------------- */
+
+typedef float (*iss_rd_fn)(const uint8_t *row, int64_t i);
+typedef void (*iss_wr_fn)(uint8_t *row, int64_t i, float x);
+
+/* tg_sim.h's accessors by dtype (the C simulation's own reads and writes). */
+static const iss_rd_fn iss_rd[TG_DTYPE_COUNT] = {tg_rd_f32, tg_rd_tf32, tg_rd_bf16, tg_rd_f16,
+                                                 tg_rd_e4m3, tg_rd_e5m2, tg_rd_i8, tg_rd_u8,
+                                                 tg_rd_i16, tg_rd_u16, tg_rd_i32, tg_rd_u32};
+static const iss_wr_fn iss_wr[TG_DTYPE_COUNT] = {tg_wr_f32, tg_wr_tf32, tg_wr_bf16, tg_wr_f16,
+                                                 tg_wr_e4m3, tg_wr_e5m2, tg_wr_i8, tg_wr_u8,
+                                                 tg_wr_i16, tg_wr_u16, tg_wr_i32, tg_wr_u32};
+
+/* Bigger than any in-bounds element or byte offset (tensors ≤ 2^31 elements
+ * of ≤ 4 bytes, SBUF rows < 2^18 bytes); larger values fail the bounds check
+ * before any multiplication could overflow. */
+#define ISS_FAR ((int64_t)1 << 40)
+/* Most free elements of one operand row (and indices of one dim): 2^31, so
+ * products with an int32 step or another count stay below 2^63. */
+#define ISS_MAX_COUNT ((int64_t)1 << 31)
+
+/* ---- state ------------------------------------------------------------------ */
+
+/* One engine's view of the program: its own pc and loop registers. */
+typedef struct iss_engine {
+    uint32_t pc;                          /* next instruction */
+    int done;                             /* ran off the end */
+    int64_t regs[TG_ISA_MAX_REGS];        /* loop registers by depth */
+    uint32_t loop_pc[TG_ISA_MAX_REGS];    /* the open loop at each depth */
+    int64_t stop[TG_ISA_MAX_REGS];        /* its stop value */
+    int64_t step[TG_ISA_MAX_REGS];        /* its step */
+} iss_engine;
+
+/* One run. */
+typedef struct iss {
+    tg_core *core;                  /* the machine */
+    tg_prog prog;                   /* the decoded program */
+    void *const *tensors;           /* HBM tensors, program table order */
+    tg_iss_stats *st;               /* counters (never NULL inside) */
+    uint32_t sem[TG_ISA_MAX_SEMS];  /* semaphore counts */
+} iss;
+
+/* A resolved access pattern: partition rows and a free-dim walk. */
+typedef struct iss_ap {
+    uint8_t *p0;                 /* element 0 of the first partition row */
+    ptrdiff_t prow;              /* bytes between partition rows */
+    tg_dtype dtype;              /* element type as accessed */
+    int64_t esize;               /* bytes per element */
+    int64_t pcount;              /* partitions */
+    int nfree;                   /* free dims, outermost first */
+    int64_t num[TG_ISA_MAX_FREE];  /* indices per free dim */
+    int64_t step[TG_ISA_MAX_FREE]; /* elements per index */
+    int64_t count;               /* free elements per partition */
+    tg_isa_space space;          /* where it points */
+    uint32_t index;              /* tensor or tile index */
+    const uint8_t *lo, *hi;      /* bytes touched: [lo, hi) */
+    iss_rd_fn rd;                /* element reader */
+    iss_wr_fn wr;                /* element writer */
+} iss_ap;
+
+/* Walk position over one access pattern's free elements (row-major). */
+typedef struct iss_it {
+    int64_t idx[TG_ISA_MAX_FREE]; /* index per dim */
+    int64_t off;                  /* element offset of the current element */
+    int fixed;                    /* broadcast: stays on element 0 */
+} iss_it;
+
+static void it_init(iss_it *it, int fixed)
+{
+    memset(it, 0, sizeof *it);
+    it->fixed = fixed;
+}
+
+/* Advance by r elements, r ≤ the indices left in the innermost dim. */
+static void it_adv(const iss_ap *a, iss_it *it, int64_t r)
+{
+    if (it->fixed)
+        return;
+    int k = a->nfree - 1;
+    it->off += a->step[k] * r;
+    it->idx[k] += r;
+    while (it->idx[k] == a->num[k] && k > 0) {
+        it->off -= a->step[k] * a->num[k];
+        it->idx[k] = 0;
+        k--;
+        it->off += a->step[k];
+        it->idx[k]++;
+    }
+}
+
+/* ---- operands --------------------------------------------------------------- */
+
+static int eval(const iss *m, const iss_engine *e, uint32_t expr, int64_t *v)
+{
+    return tg_prog_eval(&m->prog, expr, e->regs, 0, 0, v) ? TG_EPROGRAM : 0;
+}
+
+/* Resolve operand `o` for engine `e`; `write` when the op writes it. */
+static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *o, int write, iss_ap *a)
+{
+    int64_t buf, ps, pc, off, fmin = 0, fmax = 0;
+    if (eval(m, e, o->buf, &buf) || eval(m, e, o->pstart, &ps) || eval(m, e, o->pcount, &pc) ||
+        eval(m, e, o->offset, &off))
+        return TG_EPROGRAM;
+    memset(a, 0, sizeof *a);
+    a->dtype = o->dtype;
+    a->esize = (int64_t)tg_dtype_size(o->dtype);
+    a->rd = iss_rd[o->dtype];
+    a->wr = iss_wr[o->dtype];
+    a->space = o->space;
+    a->index = o->index;
+    a->nfree = (int)o->nfree;
+    a->count = 1;
+    if (pc < 1 || pc > TG_PARTITIONS || off < -ISS_FAR || off > ISS_FAR)
+        return TG_EBOUNDS;
+    a->pcount = pc;
+    for (int k = 0; k < a->nfree; k++) {
+        if (eval(m, e, o->num[k], &a->num[k]))
+            return TG_EPROGRAM;
+        if (a->num[k] < 1 || a->num[k] > ISS_MAX_COUNT)
+            return TG_EBOUNDS;
+        a->step[k] = o->step[k];
+        a->count *= a->num[k];
+        int64_t t = a->step[k] * (a->num[k] - 1); /* |step| < 2^31: no overflow */
+        if (t < 0)
+            fmin += t;
+        else
+            fmax += t;
+        if (a->count > ISS_MAX_COUNT || fmin < -ISS_FAR || fmax > ISS_FAR)
+            return TG_EBOUNDS;
+    }
+    if (o->space == TG_SPACE_HBM) {
+        tg_prog_tensor t;
+        tg_prog_get_tensor(&m->prog, o->index, &t);
+        int64_t bytes = a->esize;
+        for (uint32_t d = 0; d < t.rank; d++)
+            bytes *= t.shape[d];
+        int64_t pt = (pc - 1) * (int64_t)o->pstep;
+        int64_t lo = off + a->esize * (fmin + (pt < 0 ? pt : 0));
+        int64_t hi = off + a->esize * (fmax + (pt > 0 ? pt : 0) + 1);
+        if ((write && !t.is_output) || lo < 0 || hi > bytes)
+            return TG_EBOUNDS;
+        uint8_t *base = (uint8_t *)m->tensors[o->index];
+        a->p0 = base + off;
+        a->prow = (ptrdiff_t)o->pstep * a->esize;
+        a->lo = base + lo;
+        a->hi = base + hi;
+        return 0;
+    }
+    tg_prog_tile t;
+    tg_prog_get_tile(&m->prog, o->index, &t);
+    int64_t copy = buf % (int64_t)t.bufs;
+    copy += copy < 0 ? (int64_t)t.bufs : 0;
+    int64_t lo = off + a->esize * fmin, hi = off + a->esize * (fmax + 1);
+    if (ps < 0 || ps > (int64_t)t.pcount || pc > (int64_t)t.pcount - ps || lo < 0 || hi > (int64_t)t.slot)
+        return TG_EBOUNDS;
+    /* tile bases, slots and partitions are validated against the target's
+     * capacity by tg_prog_decode, and the core's target matches */
+    int64_t col = (int64_t)t.base + copy * (int64_t)t.slot;
+    uint32_t p = t.pstart + (uint32_t)ps;
+    if (o->space == TG_SPACE_SBUF) {
+        a->p0 = &m->core->sbuf[p][col + off];
+        a->prow = (ptrdiff_t)sizeof m->core->sbuf[0];
+    } else {
+        a->p0 = &m->core->psum[p][col + off];
+        a->prow = (ptrdiff_t)sizeof m->core->psum[0];
+    }
+    a->lo = a->p0 + a->esize * fmin;
+    a->hi = a->p0 + (pc - 1) * a->prow + a->esize * (fmax + 1);
+    return 0;
+}
+
+/* The operand of `role` resolved into *a; 1 if present, 0 if absent, or a
+ * negative TG_E* code. */
+static int operand(const iss *m, const iss_engine *e, const tg_prog_inst *in, tg_isa_role role, int write,
+                   iss_ap *a)
+{
+    tg_prog_operand o;
+    if (!tg_prog_find_operand(&m->prog, in, role, &o))
+        return 0;
+    if (in->engine == TG_ENG_POOL && o.space == TG_SPACE_PSUM)
+        return TG_EPROGRAM; /* GpSimd cannot access PSUM (SPEC §1) */
+    int rc = ap_resolve(m, e, &o, write, a);
+    return rc ? rc : 1;
+}
+
+/* A required operand (the decoder guarantees presence). */
+static int need(const iss *m, const iss_engine *e, const tg_prog_inst *in, tg_isa_role role, int write, iss_ap *a)
+{
+    int rc = operand(m, e, in, role, write, a);
+    return rc < 0 ? rc : rc ? 0 : TG_EPROGRAM;
+}
+
+static uint64_t imm(const iss *m, const tg_prog_inst *in, tg_isa_imm key, uint64_t dflt)
+{
+    uint64_t v = dflt;
+    tg_prog_find_imm(&m->prog, in, key, &v);
+    return v;
+}
+
+/* A FLOAT immediate (double bits) as the fp32 the C simulation writes. */
+static float imm_f32(uint64_t bits)
+{
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return (float)d;
+}
+
+static uint8_t *row(const iss_ap *a, int64_t p) { return a->p0 + p * a->prow; }
+
+/* ---- element-wise ops ------------------------------------------------------- */
+
+/* A scalar operand: a [P,1] access pattern (element 0 of each row) or a number. */
+typedef struct iss_scalar {
+    int is_ap;   /* read from ap */
+    iss_ap ap;   /* the pattern */
+    float num;   /* the number */
+} iss_scalar;
+
+static int scalar(const iss *m, const iss_engine *e, const tg_prog_inst *in, tg_isa_role role, tg_isa_imm key,
+                  float dflt, int64_t np, iss_scalar *s)
+{
+    uint64_t bits;
+    int rc = operand(m, e, in, role, 0, &s->ap);
+    if (rc < 0)
+        return rc;
+    s->is_ap = rc;
+    s->num = key < TG_IMM_COUNT && tg_prog_find_imm(&m->prog, in, key, &bits) ? imm_f32(bits) : dflt;
+    return rc && s->ap.pcount != np ? TG_EPROGRAM : 0;
+}
+
+static float scalar_at(const iss_scalar *s, int64_t p) { return s->is_ap ? s->ap.rd(row(&s->ap, p), 0) : s->num; }
+
+/* The element-wise families: what to compute per element. */
+typedef enum iss_kind {
+    K_CAST, K_TT, K_RECIP, K_TS, K_ACT, K_SCAN, K_MEMSET, K_IOTA, K_SELECT
+} iss_kind;
+
+/* Everything one element-wise instruction needs besides its operands. */
+typedef struct iss_ew {
+    iss_kind kind;          /* family */
+    tg_alu_op op0, op1;     /* ALU ops (op1 = TG_ALU_COUNT: none) */
+    int rev0, rev1;         /* tensor_scalar reverse flags */
+    iss_scalar s0, s1;      /* tensor_scalar operands, activation scale/bias, scan initial */
+    tg_act_func func;       /* activation */
+    int has_reduce;         /* activation reduce */
+    iss_ap red;             /* its [P,1] destination */
+    tg_alu_op red_op;       /* its op */
+    float value;            /* memset value, select fill */
+    uint32_t x0, x1;        /* iota expr; select lhs, rhs */
+    tg_cmp cmp;             /* select comparison */
+    const int64_t *regs;    /* loop registers for the expressions */
+} iss_ew;
+
+/* One partition row of an element-wise op: dst[j] = f(src0[j], src1[j]). */
+static int ew_row(const iss *m, const iss_ew *w, const iss_ap *d, const iss_ap *s0, const iss_ap *s1, int64_t p)
+{
+    uint8_t *dr = row(d, p);
+    const uint8_t *r0 = s0 ? row(s0, p) : NULL, *r1 = s1 ? row(s1, p) : NULL;
+    iss_it id, i0, i1;
+    it_init(&id, 0);
+    it_init(&i0, s0 && s0->count == 1);
+    it_init(&i1, s1 && s1->count == 1);
+    float c0 = 0.0f, c1 = 0.0f, sum = -0.0f, r = 0.0f; /* -0 + y == y exactly */
+    if (w->kind == K_TS || w->kind == K_ACT || w->kind == K_SCAN) {
+        c0 = scalar_at(&w->s0, p);
+        c1 = w->kind == K_SCAN ? 0.0f : scalar_at(&w->s1, p);
+        r = c0;
+    }
+    int64_t nj = d->count;
+    for (int64_t j = 0; j < nj; j++) {
+        float y = 0.0f;
+        switch (w->kind) {
+        case K_CAST: y = s0->rd(r0, i0.off); break;
+        case K_TT: y = tg_tensor_tensor(w->op0, s0->rd(r0, i0.off), s1->rd(r1, i1.off)); break;
+        case K_RECIP: y = tg_act_reciprocal(s0->rd(r0, i0.off)); break;
+        case K_TS:
+            y = tg_tensor_scalar1(w->op0, s0->rd(r0, i0.off), c0, w->rev0);
+            if (w->op1 != TG_ALU_COUNT)
+                y = tg_tensor_scalar1(w->op1, y, c1, w->rev1);
+            break;
+        case K_ACT:
+            y = tg_activation(w->func, s0->rd(r0, i0.off), c0, c1);
+            if (w->has_reduce)
+                sum = (w->red_op == TG_ALU_ADD || j > 0) ? tg_op_alu(w->red_op, sum, y) : y;
+            break;
+        case K_SCAN:
+            r = tg_op_alu(w->op1, tg_op_alu(w->op0, s0->rd(r0, i0.off), r), s1->rd(r1, i1.off));
+            y = r;
+            break;
+        case K_MEMSET: y = w->value; break;
+        case K_IOTA: {
+            int64_t v;
+            if (tg_prog_eval(&m->prog, w->x0, w->regs, p, j, &v))
+                return TG_EPROGRAM;
+            (void)tg_iota_cast(dr + id.off * d->esize, d->dtype, 0, v);
+            it_adv(d, &id, 1);
+            continue;
+        }
+        case K_SELECT: {
+            int64_t a, b;
+            if (tg_prog_eval(&m->prog, w->x0, w->regs, p, j, &a) || tg_prog_eval(&m->prog, w->x1, w->regs, p, j, &b))
+                return TG_EPROGRAM;
+            y = tg_cmp_eval(w->cmp, a, b) ? s0->rd(r0, i0.off) : w->value;
+            break;
+        }
+        }
+        d->wr(dr, id.off, y);
+        it_adv(d, &id, 1);
+        if (s0)
+            it_adv(s0, &i0, 1);
+        if (s1)
+            it_adv(s1, &i1, 1);
+    }
+    if (w->kind == K_ACT && w->has_reduce)
+        w->red.wr(row(&w->red, p), 0, sum);
+    return 0;
+}
+
+/* Raw copy of one row (same dtype): contiguous runs at once unless the two
+ * ranges may overlap, then element by element in order. */
+static void copy_row(const iss_ap *d, const iss_ap *s, int64_t p, int overlap)
+{
+    uint8_t *dr = row(d, p);
+    const uint8_t *sr = row(s, p);
+    iss_it id, is;
+    it_init(&id, 0);
+    it_init(&is, s->count == 1);
+    int kd = d->nfree - 1, ks = s->nfree - 1;
+    int runs = !overlap && d->step[kd] == 1 && s->step[ks] == 1 && s->count == d->count;
+    for (int64_t j = 0; j < d->count;) {
+        int64_t r = 1;
+        if (runs) {
+            int64_t rd = d->num[kd] - id.idx[kd], rs = s->num[ks] - is.idx[ks];
+            r = rd < rs ? rd : rs;
+        }
+        if (overlap) {
+            uint8_t tmp[8];
+            memcpy(tmp, sr + is.off * s->esize, (size_t)s->esize);
+            memcpy(dr + id.off * d->esize, tmp, (size_t)d->esize);
+        } else {
+            memcpy(dr + id.off * d->esize, sr + is.off * s->esize, (size_t)(r * d->esize));
+        }
+        it_adv(d, &id, r);
+        it_adv(s, &is, r);
+        j += r;
+    }
+}
+
+/* Count of an element-wise source must match dst or broadcast ([P,1]). */
+static int fits(const iss_ap *d, const iss_ap *s, int64_t np)
+{
+    return s->pcount == np && (s->count == d->count || s->count == 1);
+}
+
+static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_isa_engine eng)
+{
+    iss_ew w;
+    iss_ap d, a, b;
+    iss_ap *s0 = NULL, *s1 = NULL;
+    int rc;
+    memset(&w, 0, sizeof w);
+    w.regs = e->regs;
+    w.op1 = TG_ALU_COUNT;
+    if ((rc = need(m, e, in, TG_ROLE_DST, 1, &d)) != 0)
+        return rc;
+    int64_t np = d.pcount;
+    switch (in->op) {
+    case TG_OP_LOAD:
+    case TG_OP_STORE:
+    case TG_OP_DMA_COPY:
+    case TG_OP_TENSOR_COPY:
+        w.kind = K_CAST;
+        rc = need(m, e, in, TG_ROLE_SRC, 0, &a);
+        s0 = &a;
+        if (!rc && in->op == TG_OP_LOAD)
+            np = a.pcount; /* a load walks its source's rows (kernel.c.j2) */
+        break;
+    case TG_OP_TENSOR_TENSOR:
+        w.kind = K_TT;
+        w.op0 = (tg_alu_op)imm(m, in, TG_IMM_OP, 0);
+        if (!(rc = need(m, e, in, TG_ROLE_A, 0, &a)))
+            rc = need(m, e, in, TG_ROLE_B, 0, &b);
+        s0 = &a;
+        s1 = &b;
+        break;
+    case TG_OP_RECIPROCAL:
+        w.kind = K_RECIP;
+        rc = need(m, e, in, TG_ROLE_SRC, 0, &a);
+        s0 = &a;
+        break;
+    case TG_OP_TENSOR_SCALAR:
+        w.kind = K_TS;
+        w.op0 = (tg_alu_op)imm(m, in, TG_IMM_OP0, 0);
+        w.op1 = (tg_alu_op)imm(m, in, TG_IMM_OP1, TG_ALU_COUNT);
+        w.rev0 = (int)imm(m, in, TG_IMM_REVERSE0, 0);
+        w.rev1 = (int)imm(m, in, TG_IMM_REVERSE1, 0);
+        if (!(rc = need(m, e, in, TG_ROLE_SRC, 0, &a)) &&
+            !(rc = scalar(m, e, in, TG_ROLE_OPERAND0, TG_IMM_OPERAND0_NUM, 0.0f, np, &w.s0)))
+            rc = scalar(m, e, in, TG_ROLE_OPERAND1, TG_IMM_OPERAND1_NUM, 0.0f, np, &w.s1);
+        s0 = &a;
+        break;
+    case TG_OP_ACTIVATION:
+        w.kind = K_ACT;
+        w.func = (tg_act_func)imm(m, in, TG_IMM_FUNC, 0);
+        w.red_op = (tg_alu_op)imm(m, in, TG_IMM_REDUCE_OP, TG_ALU_ADD);
+        if (!(rc = need(m, e, in, TG_ROLE_SRC, 0, &a)) &&
+            !(rc = scalar(m, e, in, TG_ROLE_SCALE, TG_IMM_SCALE_NUM, 1.0f, np, &w.s0)) &&
+            !(rc = scalar(m, e, in, TG_ROLE_BIAS, TG_IMM_COUNT, 0.0f, np, &w.s1))) {
+            rc = operand(m, e, in, TG_ROLE_REDUCE_DST, 1, &w.red);
+            w.has_reduce = rc == 1;
+            rc = rc < 0 ? rc : (w.has_reduce && (w.red.pcount != np || w.red.count != 1)) ? TG_EPROGRAM : 0;
+        }
+        s0 = &a;
+        break;
+    case TG_OP_TENSOR_TENSOR_SCAN:
+        w.kind = K_SCAN;
+        w.op0 = (tg_alu_op)imm(m, in, TG_IMM_OP0, 0);
+        w.op1 = (tg_alu_op)imm(m, in, TG_IMM_OP1, 0);
+        if (!(rc = need(m, e, in, TG_ROLE_A, 0, &a)) && !(rc = need(m, e, in, TG_ROLE_B, 0, &b)))
+            rc = scalar(m, e, in, TG_ROLE_INITIAL, TG_IMM_INITIAL_NUM, 0.0f, np, &w.s0);
+        s0 = &a;
+        s1 = &b;
+        break;
+    case TG_OP_MEMSET:
+        w.kind = K_MEMSET;
+        w.value = imm_f32(imm(m, in, TG_IMM_VALUE, 0));
+        break;
+    case TG_OP_IOTA:
+        w.kind = K_IOTA;
+        w.x0 = (uint32_t)imm(m, in, TG_IMM_EXPR, 0);
+        break;
+    default: /* TG_OP_AFFINE_SELECT */
+        w.kind = K_SELECT;
+        w.x0 = (uint32_t)imm(m, in, TG_IMM_LHS, 0);
+        w.x1 = (uint32_t)imm(m, in, TG_IMM_RHS, 0);
+        w.cmp = (tg_cmp)imm(m, in, TG_IMM_CMP, 0);
+        w.value = imm_f32(imm(m, in, TG_IMM_FILL, 0));
+        rc = need(m, e, in, TG_ROLE_SRC, 0, &a);
+        s0 = &a;
+        break;
+    }
+    if (rc)
+        return rc;
+    if (d.pcount != np || (s0 && !fits(&d, s0, np)) || (s1 && !fits(&d, s1, np)))
+        return TG_EPROGRAM;
+    if (w.kind == K_CAST && s0->dtype == d.dtype) {
+        /* one HBM tensor, or one of SBUF/PSUM (pointers into one array) */
+        int overlap = s0->space == d.space && (d.space != TG_SPACE_HBM || s0->index == d.index) &&
+                      s0->lo < d.hi && d.lo < s0->hi;
+        for (int64_t p = 0; p < np; p++)
+            copy_row(&d, s0, p, overlap);
+    } else {
+        for (int64_t p = 0; p < np; p++)
+            if ((rc = ew_row(m, &w, &d, s0, s1, p)) != 0)
+                return rc;
+    }
+    m->st->eng[eng].elems += (uint64_t)(np * d.count);
+    if (eng == TG_ENG_DMA)
+        m->st->eng[eng].dma_bytes += (uint64_t)(np * d.count * d.esize);
+    return 0;
+}
+
+/* ---- row and partition ops -------------------------------------------------- */
+
+/* tensor_reduce: dst[p,0] = left fold of src[p,:], negated if asked. */
+static int exec_reduce(iss *m, iss_engine *e, const tg_prog_inst *in)
+{
+    iss_ap d, s;
+    int rc;
+    if ((rc = need(m, e, in, TG_ROLE_DST, 1, &d)) || (rc = need(m, e, in, TG_ROLE_SRC, 0, &s)))
+        return rc;
+    if (d.count != 1 || s.pcount != d.pcount)
+        return TG_EPROGRAM;
+    tg_alu_op op = (tg_alu_op)imm(m, in, TG_IMM_OP, 0);
+    int negate = (int)imm(m, in, TG_IMM_NEGATE, 0);
+    for (int64_t p = 0; p < d.pcount; p++) {
+        const uint8_t *sr = row(&s, p);
+        iss_it it;
+        it_init(&it, 0);
+        float r = s.rd(sr, 0);
+        for (int64_t j = 1; j < s.count; j++) {
+            it_adv(&s, &it, 1);
+            r = tg_op_alu(op, r, s.rd(sr, it.off));
+        }
+        d.wr(row(&d, p), 0, negate ? -r : r);
+    }
+    m->st->eng[in->engine].elems += (uint64_t)d.pcount;
+    return 0;
+}
+
+/* Gather one row of `a` (partition p) into x[0..count). */
+static void gather(const iss_ap *a, int64_t p, float *x)
+{
+    const uint8_t *r = row(a, p);
+    iss_it it;
+    it_init(&it, 0);
+    for (int64_t j = 0; j < a->count; j++) {
+        x[j] = a->rd(r, it.off);
+        it_adv(a, &it, 1);
+    }
+}
+
+/* Scatter x[0..count) into row p of `a`. */
+static void scatter(const iss_ap *a, int64_t p, const float *x)
+{
+    uint8_t *r = row(a, p);
+    iss_it it;
+    it_init(&it, 0);
+    for (int64_t j = 0; j < a->count; j++) {
+        a->wr(r, it.off, x[j]);
+        it_adv(a, &it, 1);
+    }
+}
+
+/* bn_stats / bn_aggr: per partition, the row through the runtime call. */
+static int exec_bn(iss *m, iss_engine *e, const tg_prog_inst *in)
+{
+    iss_ap d, s;
+    int rc, stats = in->op == TG_OP_BN_STATS;
+    if ((rc = need(m, e, in, TG_ROLE_DST, 1, &d)) || (rc = need(m, e, in, TG_ROLE_SRC, 0, &s)))
+        return rc;
+    if (d.count != (stats ? TG_BN_STATS_RECORD : 2) || s.pcount != d.pcount ||
+        s.count > (stats ? TG_BN_STATS_FMAX : 4096) || (!stats && s.count % 3))
+        return TG_EPROGRAM;
+    float x[4096], out[TG_BN_STATS_RECORD];
+    for (int64_t p = 0; p < d.pcount; p++) {
+        gather(&s, p, x);
+        if (stats)
+            (void)tg_bn_stats_f32(out, x, (size_t)s.count);
+        else
+            (void)tg_bn_aggr_f32(out, x, (size_t)s.count);
+        scatter(&d, p, out);
+    }
+    m->st->eng[in->engine].elems += (uint64_t)(d.pcount * d.count);
+    return 0;
+}
+
+/* matmul dst[M,N] (+)= stat[K,M]^T mov[K,N] and transpose dst[F,P] = src[P,F]^T,
+ * through the core's fp32 panels exactly as the C simulation stages them. */
+static int exec_pe(iss *m, iss_engine *e, const tg_prog_inst *in)
+{
+    iss_ap d, a, b;
+    int rc, mm = in->op == TG_OP_MATMUL;
+    tg_core *c = m->core;
+    if ((rc = need(m, e, in, TG_ROLE_DST, 1, &d)) ||
+        (rc = need(m, e, in, mm ? TG_ROLE_STATIONARY : TG_ROLE_SRC, 0, &a)) ||
+        (mm && (rc = need(m, e, in, TG_ROLE_MOVING, 0, &b))))
+        return rc;
+    int64_t K = a.pcount, M = a.count, N = mm ? b.count : 0;
+    if (mm ? (b.pcount != K || d.pcount != M || d.count != N || M > TG_MATMUL_STATIONARY_FMAX ||
+              N > TG_MATMUL_MOVING_FMAX || K > TG_MATMUL_K_MAX)
+           : (d.pcount != M || d.count != K || M > TG_PARTITIONS))
+        return TG_EPROGRAM;
+    for (int64_t p = 0; p < K; p++) {
+        gather(&a, p, c->pe_a + p * M);
+        if (mm)
+            gather(&b, p, c->pe_b + p * N);
+    }
+    if (mm) {
+        int acc = (int)imm(m, in, TG_IMM_ACCUMULATE, 0);
+        for (int64_t p = 0; acc && p < M; p++)
+            gather(&d, p, c->pe_c + p * N);
+        tg_matmul_f32(c->pe_c, N, c->pe_a, M, c->pe_b, N, (int)K, (int)M, (int)N, acc);
+        for (int64_t p = 0; p < M; p++)
+            scatter(&d, p, c->pe_c + p * N);
+    } else {
+        for (int64_t p = 0; p < M; p++) {
+            uint8_t *r = row(&d, p);
+            iss_it it;
+            it_init(&it, 0);
+            for (int64_t f = 0; f < K; f++) {
+                d.wr(r, it.off, c->pe_a[f * M + p]);
+                it_adv(&d, &it, 1);
+            }
+        }
+    }
+    m->st->eng[TG_ENG_PE].elems += (uint64_t)(d.pcount * d.count);
+    return 0;
+}
+
+/* partition_reduce: dst[0,f] = src[0,f] op src[1,f] op ... (increasing p). */
+static int exec_preduce(iss *m, iss_engine *e, const tg_prog_inst *in)
+{
+    iss_ap d, s;
+    int rc;
+    if ((rc = need(m, e, in, TG_ROLE_DST, 1, &d)) || (rc = need(m, e, in, TG_ROLE_SRC, 0, &s)))
+        return rc;
+    if (d.count != s.count)
+        return TG_EPROGRAM;
+    tg_alu_op op = (tg_alu_op)imm(m, in, TG_IMM_OP, 0);
+    iss_it id, is;
+    it_init(&id, 0);
+    it_init(&is, 0);
+    uint8_t *dr = row(&d, 0);
+    for (int64_t j = 0; j < d.count; j++) {
+        float r = s.rd(row(&s, 0), is.off);
+        for (int64_t p = 1; p < s.pcount; p++)
+            r = tg_op_alu(op, r, s.rd(row(&s, p), is.off));
+        d.wr(dr, id.off, r);
+        it_adv(&d, &id, 1);
+        it_adv(&s, &is, 1);
+    }
+    m->st->eng[TG_ENG_POOL].elems += (uint64_t)d.count;
+    return 0;
+}
+
+static int exec_op(iss *m, iss_engine *e, const tg_prog_inst *in)
+{
+    switch (in->op) {
+    case TG_OP_TENSOR_REDUCE: return exec_reduce(m, e, in);
+    case TG_OP_BN_STATS:
+    case TG_OP_BN_AGGR: return exec_bn(m, e, in);
+    case TG_OP_MATMUL:
+    case TG_OP_TRANSPOSE: return exec_pe(m, e, in);
+    case TG_OP_PARTITION_REDUCE: return exec_preduce(m, e, in);
+    default: return exec_elementwise(m, e, in, in->engine);
+    }
+}
+
+/* ---- scheduler -------------------------------------------------------------- */
+
+/* 1 if an instruction of engine `eng` lies in (from, to). */
+static int has_work(const tg_prog *p, uint32_t from, uint32_t to, tg_isa_engine eng)
+{
+    for (uint32_t i = from + 1; i < to; i++) {
+        tg_prog_inst in;
+        tg_prog_get_inst(p, i, &in);
+        if (in.engine == eng)
+            return 1;
+    }
+    return 0;
+}
+
+enum { STEP_RAN, STEP_BLOCKED, STEP_DONE };
+
+/* 1 when the budget of instructions plus loop iterations is spent. */
+static int over_limit(const iss *m)
+{
+    return m->st->limit && m->st->insts + m->st->loop_iters >= m->st->limit;
+}
+
+/* Advance engine `eng` through loop control and other engines'
+ * instructions to its next own instruction and execute it. STEP_* or a
+ * negative TG_E* code. */
+static int engine_step(iss *m, iss_engine *e, tg_isa_engine eng)
+{
+    tg_iss_engine_stats *es = &m->st->eng[eng];
+    for (;;) {
+        if (e->pc >= m->prog.ninsts) {
+            e->done = 1;
+            return STEP_DONE;
+        }
+        tg_prog_inst in;
+        tg_prog_get_inst(&m->prog, e->pc, &in);
+        m->st->fault_pc = e->pc;
+        if (in.op == TG_OP_LOOP) {
+            uint32_t end = tg_prog_loop_match(&m->prog, e->pc);
+            uint32_t r = (uint32_t)imm(m, &in, TG_IMM_REG, 0);
+            int64_t start = (int64_t)imm(m, &in, TG_IMM_START, 0);
+            e->stop[r] = (int64_t)imm(m, &in, TG_IMM_STOP, 0);
+            e->step[r] = (int64_t)imm(m, &in, TG_IMM_STEP, 1);
+            if (start >= e->stop[r] || !has_work(&m->prog, e->pc, end, eng)) {
+                e->pc = end + 1;
+                continue;
+            }
+            if (over_limit(m))
+                return TG_ELIMIT;
+            e->regs[r] = start;
+            e->loop_pc[r] = e->pc;
+            es->loop_iters++;
+            m->st->loop_iters++;
+            e->pc++;
+            continue;
+        }
+        if (in.op == TG_OP_ENDLOOP) {
+            uint32_t r = (uint32_t)imm(m, &in, TG_IMM_REG, 0);
+            e->regs[r] += e->step[r]; /* |values| ≤ 2^40 + 2^40: no overflow */
+            if (e->regs[r] < e->stop[r]) {
+                if (over_limit(m))
+                    return TG_ELIMIT;
+                es->loop_iters++;
+                m->st->loop_iters++;
+                e->pc = e->loop_pc[r] + 1;
+            } else {
+                e->pc++;
+            }
+            continue;
+        }
+        if (in.engine != eng) {
+            e->pc++;
+            continue;
+        }
+        if (over_limit(m))
+            return TG_ELIMIT;
+        if (in.op == TG_OP_WAIT || in.op == TG_OP_SIGNAL) {
+            uint32_t s = (uint32_t)imm(m, &in, TG_IMM_SEM, 0);
+            if (in.op == TG_OP_WAIT) {
+                if (m->sem[s] == 0) {
+                    es->stalls++;
+                    return STEP_BLOCKED;
+                }
+                m->sem[s]--;
+            } else {
+                if (m->sem[s] == UINT32_MAX)
+                    return TG_EPROGRAM;
+                m->sem[s]++;
+            }
+        } else {
+            int rc = exec_op(m, e, &in);
+            if (rc)
+                return rc;
+        }
+        es->insts++;
+        m->st->insts++;
+        e->pc++;
+        return STEP_RAN;
+    }
+}
+
+/* Round-robin over the engines until all are done or none can move. */
+static int schedule(iss *m)
+{
+    iss_engine eng[TG_ENG_COUNT];
+    memset(eng, 0, sizeof eng);
+    for (;;) {
+        int ran = 0, live = 0;
+        m->st->rounds++;
+        for (int k = 0; k < TG_ENG_COUNT; k++) {
+            if (k == TG_ENG_SYNC || eng[k].done)
+                continue;
+            m->st->fault_engine = k;
+            int rc = engine_step(m, &eng[k], (tg_isa_engine)k);
+            if (rc < 0)
+                return rc;
+            ran |= rc == STEP_RAN;
+            live |= rc != STEP_DONE;
+        }
+        if (!live)
+            return 0;
+        if (!ran)
+            return TG_EDEADLOCK;
+    }
+}
+
+/* ---- entry points ----------------------------------------------------------- */
+
+static int exec_decoded(iss *m)
+{
+    if (!m->core || !m->tensors)
+        return TG_EINVAL;
+    if (m->core->magic != TG_CORE_MAGIC)
+        return TG_ECORE;
+    if (m->core->target != m->prog.target)
+        return TG_ETARGET;
+    for (uint32_t i = 0; i < m->prog.ntensors; i++)
+        if (!m->tensors[i])
+            return TG_EINVAL;
+    memset(m->sem, 0, sizeof m->sem);
+    int rc = schedule(m);
+    if (!rc) {
+        m->st->fault_engine = -1;
+        m->st->fault_pc = 0;
+    }
+    return rc;
+}
+
+static void stats_init(tg_iss_stats *st, tg_iss_stats *local)
+{
+    uint64_t limit = st ? st->limit : 0;
+    memset(local, 0, sizeof *local);
+    local->limit = limit;
+    local->fault_engine = -1;
+}
+
+int tg_iss_exec(tg_core *core, const uint8_t *prog, size_t size, void *const tensors[], tg_iss_stats *stats)
+{
+    iss m;
+    tg_iss_stats local;
+    stats_init(stats, &local);
+    m.st = stats ? stats : &local;
+    *m.st = local;
+    m.core = core;
+    m.tensors = tensors;
+    if (tg_prog_decode(&m.prog, prog, size))
+        return TG_EPROGRAM;
+    return exec_decoded(&m);
+}
+
+static int same_str(const char *a, const char *b)
+{
+    while (*a && *a == *b) {
+        a++;
+        b++;
+    }
+    return *a == *b;
+}
+
+int tg_iss_run(tg_core *core, const tg_kernel *k, void *const tensors[])
+{
+    return tg_iss_run_stats(core, k, tensors, NULL);
+}
+
+int tg_iss_run_stats(tg_core *core, const tg_kernel *k, void *const tensors[], tg_iss_stats *stats)
+{
+    iss m;
+    tg_iss_stats local;
+    stats_init(stats, &local);
+    m.st = stats ? stats : &local;
+    *m.st = local;
+    int rc = tg_kernel_check(core, k, tensors);
+    if (rc)
+        return rc;
+    if (!k->program)
+        return TG_EUNSUPPORTED;
+    m.core = core;
+    m.tensors = tensors;
+    if (tg_prog_decode(&m.prog, k->program, k->program_size))
+        return TG_EPROGRAM;
+    if (m.prog.target != k->target)
+        return TG_ETARGET;
+    if (m.prog.ntensors != k->ntensors)
+        return TG_ETENSOR;
+    for (uint32_t i = 0; i < k->ntensors; i++) {
+        const tg_tensor_desc *d = &k->tensors[i];
+        tg_prog_tensor t;
+        tg_prog_get_tensor(&m.prog, i, &t);
+        int same = t.dtype == d->dtype && t.rank == d->rank && t.is_output == d->is_output && d->name &&
+                   same_str(t.name, d->name);
+        for (uint32_t r = 0; r < TG_ISA_MAX_RANK && same; r++)
+            same = t.shape[r] == (r < d->rank ? d->shape[r] : 0u);
+        if (!same)
+            return TG_ETENSOR;
+    }
+    return exec_decoded(&m);
+}

@@ -1,0 +1,54 @@
+/* tg_iss.h - the instruction-set simulator: executes a binary program
+ * (tg_isa.h format, validated by tg_prog) on a tg_core with one queue per
+ * engine, semaphores between them and a deterministic round-robin
+ * interleaving, bounds-checking every access. The per-element math is the C
+ * simulation's (tg_ops / tg_alu / tg_math / tg_dtype), so both agree bit for
+ * bit. Freestanding C99: no heap, no stdio, no libm; docs/iss.md. */
+#ifndef TG_ISS_H
+#define TG_ISS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tg_isa.h"
+#include "tg_runtime.h"
+
+/* What one engine did. */
+typedef struct tg_iss_engine_stats {
+    uint64_t insts;     /* instructions executed (compute, DMA, signal, wait; not loop control) */
+    uint64_t elems;     /* destination elements written */
+    uint64_t dma_bytes; /* bytes written by DMA transfers (DMA queue only) */
+    uint64_t stalls;    /* scheduler turns spent blocked in a wait */
+    uint64_t loop_iters; /* loop iterations this engine stepped through */
+} tg_iss_engine_stats;
+
+/* Counters of one run. `limit` is an input; everything else is output. */
+typedef struct tg_iss_stats {
+    uint64_t limit;      /* in: max instructions + loop iterations over all engines, 0 = none */
+    tg_iss_engine_stats eng[TG_ENG_COUNT]; /* per engine, indexed by tg_isa_engine */
+    uint64_t insts;      /* sum of eng[].insts */
+    uint64_t loop_iters; /* sum of eng[].loop_iters */
+    uint64_t rounds;     /* round-robin rounds of the scheduler */
+    uint32_t fault_pc;   /* instruction index of the error (when the run failed) */
+    int32_t fault_engine; /* engine of the error, -1 = none / decoding */
+} tg_iss_stats;
+
+/* Run the program of kernel `k` (k->program, k->program_size) on `core`
+ * with the tensors of SPEC.md §4. Checks the core (TG_ECORE, TG_ETARGET),
+ * that the kernel carries a program (TG_EUNSUPPORTED) and that the
+ * program's tensor table equals the kernel descriptor (TG_ETENSOR), then
+ * tg_iss_exec. 0 or a negative TG_E* code. */
+int tg_iss_run(tg_core *core, const tg_kernel *k, void *const tensors[]);
+/* The same, filling *stats (may be NULL; its `limit` is read first). */
+int tg_iss_run_stats(tg_core *core, const tg_kernel *k, void *const tensors[], tg_iss_stats *stats);
+
+/* Validate and execute `size` bytes of program at `prog`. tensors[] has one
+ * pointer per entry of the program's tensor table, sized by that table.
+ * `stats` may be NULL (no limit then); when given, it is zeroed except
+ * `limit` and filled. Returns 0, TG_EPROGRAM (malformed program, or a shape
+ * the op cannot take), TG_EBOUNDS (an access outside SBUF/PSUM/a tensor or
+ * its tile, or a write to an input), TG_EDEADLOCK, TG_ELIMIT, TG_EINVAL,
+ * TG_ECORE or TG_ETARGET. Memory written before an error stays written. */
+int tg_iss_exec(tg_core *core, const uint8_t *prog, size_t size, void *const tensors[], tg_iss_stats *stats);
+
+#endif /* TG_ISS_H */

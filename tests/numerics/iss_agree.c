@@ -1,0 +1,157 @@
+/* iss_agree.c - host harness: runs one generated kernel on the same inputs
+ * (DIR/<input>.npy) through its C simulation and through the ISS, and
+ * compares every output byte for byte; writes the ISS outputs to
+ * DIR/<output>.npy. The program is the kernel's embedded one, or PROGRAM.bin
+ * when given. With REPEAT > 1 also prints the best time of each and the ISS
+ * instruction rate. Build with -DKERNEL_H='"k.h"' -DKERNEL_DESC=k_kernel.
+ * Usage: iss_agree DIR [REPEAT [PROGRAM.bin]]. Exit 0 identical, 1 differ or
+ * failed run, 2 usage or I/O. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tg_iss.h"
+#include "tg_npy.h"
+#include "tg_runtime.h"
+#include KERNEL_H
+
+static tg_core core_c, core_iss; /* ~31 MB each: static storage */
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/* The whole file at path (malloc'd) or NULL. */
+static uint8_t *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    uint8_t *buf = NULL;
+    size_t cap = 0, n = 0, r;
+    do {
+        if (n == cap) {
+            uint8_t *nb = realloc(buf, cap = cap ? 2 * cap : 1 << 16);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        r = fread(buf + n, 1, cap - n, f);
+        n += r;
+    } while (r > 0);
+    fclose(f);
+    *len = n;
+    return buf;
+}
+
+int main(int argc, char **argv)
+{
+    tg_kernel k = KERNEL_DESC;
+    if (argc < 2 || argc > 4 || k.ntensors > 64) {
+        fprintf(stderr, "usage: %s DIR [REPEAT [PROGRAM.bin]]\n", argv[0]);
+        return 2;
+    }
+    int repeat = argc >= 3 ? atoi(argv[2]) : 1;
+    uint8_t *bin = NULL;
+    if (argc == 4) {
+        size_t n = 0;
+        if (!(bin = slurp(argv[3], &n)) || n > UINT32_MAX) {
+            fprintf(stderr, "%s: cannot read %s\n", argv[0], argv[3]);
+            return 2;
+        }
+        k.program = bin;
+        k.program_size = (uint32_t)n;
+    }
+    if (!k.program) {
+        fprintf(stderr, "%s: kernel %s carries no program and none was given\n", argv[0], k.name);
+        return 2;
+    }
+    void *tc[64] = {0}, *ti[64] = {0};
+    size_t bytes[64] = {0};
+    char path[4096], err[512];
+    int rc = repeat < 1 ? 2 : 0;
+    for (uint32_t i = 0; i < k.ntensors && !rc; i++) {
+        const tg_tensor_desc *d = &k.tensors[i];
+        bytes[i] = tg_tensor_elems(d) * tg_dtype_size(d->dtype);
+        tc[i] = calloc(bytes[i] ? bytes[i] : 1, 1);
+        ti[i] = calloc(bytes[i] ? bytes[i] : 1, 1);
+        if (!tc[i] || !ti[i]) {
+            fprintf(stderr, "out of memory\n");
+            rc = 2;
+        } else if (!d->is_output) {
+            snprintf(path, sizeof path, "%s/%s.npy", argv[1], d->name);
+            if (tg_npy_read(path, d->dtype, d->shape, d->rank, tc[i], bytes[i], err, sizeof err)) {
+                fprintf(stderr, "%s\n", err);
+                rc = 2;
+            } else {
+                memcpy(ti[i], tc[i], bytes[i]);
+            }
+        }
+    }
+    double best_c = 0, best_i = 0;
+    tg_iss_stats st;
+    memset(&st, 0, sizeof st);
+    if (!rc && (tg_core_init(&core_c, k.target) || tg_core_init(&core_iss, k.target))) {
+        fprintf(stderr, "tg_core_init failed\n");
+        rc = 2;
+    }
+    for (int r = 0; r < repeat && !rc; r++) {
+        double t0 = now_ms();
+        int e = tg_kernel_run(&core_c, &k, tc);
+        double t1 = now_ms();
+        memset(&st, 0, sizeof st);
+        int f = e ? 0 : tg_iss_run_stats(&core_iss, &k, ti, &st);
+        double t2 = now_ms();
+        if (e || f) {
+            fprintf(stderr, "%s: C simulation returned %d, ISS returned %d (engine %d, instruction %u)\n", k.name, e,
+                    f, (int)st.fault_engine, (unsigned)st.fault_pc);
+            rc = 1;
+        }
+        best_c = r == 0 || t1 - t0 < best_c ? t1 - t0 : best_c;
+        best_i = r == 0 || t2 - t1 < best_i ? t2 - t1 : best_i;
+    }
+    for (uint32_t i = 0; i < k.ntensors && !rc; i++) {
+        const tg_tensor_desc *d = &k.tensors[i];
+        if (!d->is_output)
+            continue;
+        size_t es = tg_dtype_size(d->dtype), n = tg_tensor_elems(d), diff = 0, first = 0;
+        for (size_t j = 0; j < n; j++)
+            if (memcmp((uint8_t *)tc[i] + j * es, (uint8_t *)ti[i] + j * es, es) && !diff++)
+                first = j;
+        if (diff) {
+            printf("%s.%s: %zu of %zu elements differ (first at flat index %zu)\n", k.name, d->name, diff, n, first);
+            rc = 1;
+        } else {
+            printf("%s.%s: %zu elements bit-identical\n", k.name, d->name, n);
+        }
+        snprintf(path, sizeof path, "%s/%s.npy", argv[1], d->name);
+        if (tg_npy_write(path, d->dtype, d->shape, d->rank, ti[i], err, sizeof err)) {
+            fprintf(stderr, "%s\n", err);
+            rc = 2;
+        }
+    }
+    if (!rc) {
+        static const char *const names[TG_ENG_COUNT] = {"dma", "pe", "dve", "act", "pool", "sync"};
+        for (int e = 0; e < TG_ENG_SYNC; e++)
+            printf("  %-4s insts %llu elems %llu dma_bytes %llu stalls %llu\n", names[e],
+                   (unsigned long long)st.eng[e].insts, (unsigned long long)st.eng[e].elems,
+                   (unsigned long long)st.eng[e].dma_bytes, (unsigned long long)st.eng[e].stalls);
+        if (repeat > 1)
+            printf("time_ms c %.3f iss %.3f ratio %.2f insts %llu insts_per_s %.0f\n", best_c, best_i,
+                   best_i / best_c, (unsigned long long)st.insts, (double)st.insts / (best_i / 1e3));
+    }
+    for (uint32_t i = 0; i < k.ntensors; i++) {
+        free(tc[i]);
+        free(ti[i]);
+    }
+    free(bin);
+    return rc;
+}

@@ -1,0 +1,72 @@
+#!/bin/sh
+# iss_check.sh KERNEL... - the iss-agree suite: for each kernel, `tilegen gen`
+# into a temp dir (C, header and listing), the program from the listing
+# (`tilegen asm k.s -o k.bin`; else the program embedded in k.c; else
+# $BIN_DIR/k.bin), then the harness iss_agree.c runs the C simulation and the
+# ISS on refs.py's seeded inputs and compares every output bit for bit, and
+# `refs.py compare` checks the ISS outputs against numpy. One pass/fail per
+# kernel; ends with "N passed, M failed". TIMING=1 adds best-of-5 times of
+# both and the ISS instruction rate.
+# Env: TILEGEN, PYTHON, CC, BUILD (scratch under $BUILD/iss-agree), SPECS
+# (default specs/), GEN_DIR (take <k>.h/.c/.s from there instead of running
+# tilegen gen), BIN_DIR (fallback programs), SEED (default 0).
+TILEGEN=${TILEGEN:-bin/tilegen}
+PYTHON=${PYTHON:-/usr/bin/python3}
+CC=${CC:-cc}
+BUILD=${BUILD:-build}
+SEED=${SEED:-0}
+here=$(dirname "$0")
+root=$here/../..
+SPECS=${SPECS:-$root/specs}
+work=$BUILD/iss-agree
+mkdir -p "$work/rt" || exit 2
+HOSTFLAGS="-std=c11 -O2 -march=native -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
+
+rtobjs=
+for s in tg_core tg_dtype tg_math tg_alu tg_ops tg_prog tg_iss host/tg_npy; do
+  o=$work/rt/$(basename $s).o
+  $CC $HOSTFLAGS -c "$root/runtime/$s.c" -o "$o" || { echo "cannot build runtime/$s.c"; echo "0 passed, 1 failed"; exit 1; }
+  rtobjs="$rtobjs $o"
+done
+
+pass=0; fail=0
+for k in "$@"; do
+  d=$work/$k; rm -rf "$d"; mkdir -p "$d/gen"
+  ok=1; why=; prog=
+  if [ -n "$GEN_DIR" ]; then
+    cp "$GEN_DIR/$k.h" "$GEN_DIR/$k.c" "$d/gen/" >"$d/gen.log" 2>&1 || { ok=0; why="no $GEN_DIR/$k.c"; }
+    [ -f "$GEN_DIR/$k.s" ] && cp "$GEN_DIR/$k.s" "$d/gen/"
+  elif ! "$TILEGEN" gen -o "$d/gen" "$SPECS/$k.yaml" >"$d/gen.log" 2>&1; then ok=0; why="tilegen gen failed"; fi
+  if [ $ok = 1 ]; then
+    if [ -f "$d/gen/$k.s" ]; then
+      if "$TILEGEN" asm "$d/gen/$k.s" -o "$d/$k.bin" >>"$d/gen.log" 2>&1; then prog=$d/$k.bin
+      else ok=0; why="tilegen asm failed"; fi
+    elif grep -q "no ISS program yet" "$d/gen/$k.c"; then
+      if [ -n "$BIN_DIR" ] && [ -f "$BIN_DIR/$k.bin" ]; then prog=$BIN_DIR/$k.bin
+      else ok=0; why="no listing, no embedded program, no \$BIN_DIR/$k.bin"; fi
+    fi
+  fi
+  if [ $ok = 1 ] && ! $CC $HOSTFLAGS -I"$d/gen" "-DKERNEL_H=\"$k.h\"" -DKERNEL_DESC=${k}_kernel \
+      "$here/iss_agree.c" "$d/gen/$k.c" $rtobjs -o "$d/agree" >>"$d/gen.log" 2>&1; then
+    ok=0; why="harness build failed"; fi
+  if [ $ok = 1 ] && ! "$PYTHON" "$here/refs.py" inputs "$k" --seed "$SEED" --dir "$d" >>"$d/gen.log" 2>&1; then
+    ok=0; why="refs.py inputs failed"; fi
+  if [ $ok = 1 ]; then
+    if "$d/agree" "$d" 1 $prog >"$d/agree.log" 2>&1; then :; else ok=0; why="ISS and C simulation disagree or failed"; fi
+    sed "s/^/  /" "$d/agree.log"
+  fi
+  if [ $ok = 1 ]; then
+    if "$PYTHON" "$here/refs.py" compare "$k" --dir "$d" >"$d/compare.log" 2>&1; then :; else ok=0; why="refs.py compare of the ISS outputs failed"; fi
+    sed "s/^/  /" "$d/compare.log"
+  fi
+  if [ $ok = 1 ]; then
+    pass=$((pass+1)); echo "[       OK ] $k"
+  else
+    fail=$((fail+1)); echo "[  FAILED  ] $k: $why (log: $d/gen.log)"; sed 's/^/    /' "$d/gen.log" | head -20
+  fi
+  if [ $ok = 1 ] && [ -n "$TIMING" ]; then
+    "$d/agree" "$d" 5 $prog | sed -n "s/^time_ms /  $k: /p"
+  fi
+done
+echo "$pass passed, $fail failed"
+[ $fail = 0 ]

@@ -1,0 +1,500 @@
+/* test_asm.c - the assembly back end end to end on every bundled spec (listing
+ * -> assemble -> the same binary -> disassemble -> the same text, determinism,
+ * listings written to a temp dir), the semaphores checked by running each
+ * program's sync skeleton under adversarial engine schedules, expression text
+ * round trips, and the runtime decoder rejecting corrupted programs. */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "asm.h"
+#include "asm_cmd.h"
+#include "driver.h"
+#include "lower_test.h"
+#include "plan.h"
+#include "tg_runtime.h"
+
+/* One bundled spec's listing and program. */
+typedef struct Listing {
+    LowerRun run;
+    tpl_buf text;
+    uint8_t *bin;
+    size_t len;
+} Listing;
+
+static void listing_make(Listing *l, int k)
+{
+    memset(l, 0, sizeof *l);
+    Ir *ir = lower_bundled_spec(&l->run, k);
+    Plan *plan = plan_build(&l->run.front.arena, ir, &l->run.front.diag, 1);
+    assert_non_null(plan);
+    tpl_env *env = tpl_env_new();
+    assert_non_null(env);
+    assert_int_equal(tpl_env_add_path(env, "templates"), 0);
+    tpl_buf_init(&l->text);
+    char path[64], msg[4096];
+    snprintf(path, sizeof path, "specs/%s.yaml", lower_bundled[k]);
+    int rc = asm_emit_listing(env, ir, plan, path, "test", &l->run.front.diag, &l->text, &l->bin, &l->len, msg,
+                              sizeof msg);
+    if (rc) {
+        diag_print(&l->run.front.diag, stderr);
+        fprintf(stderr, "%s", msg);
+    }
+    assert_int_equal(rc, 0);
+    tpl_env_free(env);
+}
+
+static void listing_free(Listing *l)
+{
+    tpl_buf_free(&l->text);
+    free(l->bin);
+    arena_free(&l->run.front.arena);
+}
+
+/* Assemble text; fails the test on errors. */
+static uint8_t *assemble_ok(const char *text, size_t len, size_t *outlen)
+{
+    Arena a;
+    arena_init(&a);
+    Diag d;
+    diag_init(&d, &a);
+    diag_add_source(&d, "t.s", text, len);
+    uint8_t *bin = NULL;
+    int rc = asm_assemble("t.s", text, len, &d, &bin, outlen);
+    if (rc)
+        diag_print(&d, stderr);
+    assert_int_equal(rc, 0);
+    arena_free(&a);
+    return bin;
+}
+
+/* ---- round trips ---------------------------------------------------------- */
+
+static void roundtrip_every_spec(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/tilegen_asm_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    for (int k = 0; k < LOWER_NBUNDLED; k++) {
+        Listing l, again;
+        listing_make(&l, k);
+        /* text -> binary: the very program the emitter built */
+        size_t n2;
+        uint8_t *b2 = assemble_ok(l.text.data, l.text.len, &n2);
+        assert_int_equal(n2, l.len);
+        assert_memory_equal(b2, l.bin, l.len);
+        /* binary -> text: the listing, byte for byte */
+        tg_prog p;
+        assert_int_equal(tg_prog_decode(&p, b2, n2), 0);
+        char *text = asm_disassemble(&p);
+        assert_non_null(text);
+        assert_int_equal(strlen(text), l.text.len);
+        assert_memory_equal(text, l.text.data, l.text.len);
+        /* deterministic: a second run gives the same bytes */
+        listing_make(&again, k);
+        assert_int_equal(again.text.len, l.text.len);
+        assert_memory_equal(again.text.data, l.text.data, l.text.len);
+        /* the listing in a temp dir reads back identical */
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s.s", dir, lower_bundled[k]);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(l.text.data, 1, l.text.len, f), l.text.len);
+        fclose(f);
+        size_t rl;
+        char *back = driver_read_file(path, &rl);
+        assert_non_null(back);
+        assert_int_equal(rl, l.text.len);
+        assert_memory_equal(back, l.text.data, rl);
+        remove(path);
+        free(back);
+        free(text);
+        free(b2);
+        listing_free(&again);
+        listing_free(&l);
+    }
+    rmdir(dir);
+}
+
+/* Every instruction line names its spec line; loops keep the spec's names. */
+static void listing_shape(void **state)
+{
+    (void)state;
+    Listing l;
+    listing_make(&l, 8); /* softmax */
+    const char *t = l.text.data;
+    assert_non_null(strstr(t, ".kernel softmax\n.target trn1\n.spec \"specs/softmax.yaml\"\n"));
+    assert_non_null(strstr(t, "loop reg=r0, var=i, start=0, stop=8, step=1  ; specs/softmax.yaml:23\n"));
+    assert_non_null(strstr(t, "    dma.load dst=sbuf:xt.(r0 % 2)[0:+128] @0 float32 [[1,512]], "
+                              "src=hbm:x[+128 s512] @r0 * 262144 float32 [[1,512]]  ; specs/softmax.yaml:25\n"));
+    int lines = 0, annotated = 0;
+    const char *body = strstr(t, "\n\n");
+    assert_non_null(body);
+    for (const char *s = body + 2; *s; s = strchr(s, '\n') + 1) {
+        lines++;
+        const char *e = strchr(s, '\n');
+        assert_non_null(e);
+        const char *c = strstr(s, "  ; specs/softmax.yaml:");
+        annotated += c && c < e;
+    }
+    assert_true(lines > 10);
+    assert_int_equal(annotated, lines);
+    listing_free(&l);
+    /* ragged tails stay min() forms evaluated per iteration */
+    listing_make(&l, 6); /* rmsnorm */
+    assert_non_null(strstr(l.text.data, "xt.(r0 % 2)[0:+min(128, 300 - r0 * 128)]"));
+    listing_free(&l);
+}
+
+/* ---- semaphores: the sync skeleton under adversarial schedules ------------ */
+
+enum { SK_MAX_DYN = 200000 };
+
+/* One executed compute instruction. */
+typedef struct Dyn {
+    uint32_t pc;   /* static instruction */
+    uint32_t seq;  /* position in sequential program order */
+} Dyn;
+
+/* One engine's walk through the program (or the sequential stream). */
+typedef struct Engine {
+    uint32_t pc;                     /* next instruction */
+    int64_t regs[TG_ISA_MAX_REGS];   /* loop registers */
+    int done;
+} Engine;
+
+/* Step engine e (or the single sequential stream when e < 0) up to and
+ * including one compute instruction it owns (*ran_pc, return 1); 0 when it
+ * blocks or ends first (*moved set if it got past any sync on the way). */
+static int step(const tg_prog *p, Engine *en, int e, int *sems, uint32_t *ran_pc, int *moved)
+{
+    while (en->pc < p->ninsts) {
+        tg_prog_inst in;
+        tg_prog_get_inst(p, en->pc, &in);
+        uint64_t v;
+        if (in.op == TG_OP_LOOP) {
+            uint64_t reg, start, stop;
+            tg_prog_find_imm(p, &in, TG_IMM_REG, &reg);
+            tg_prog_find_imm(p, &in, TG_IMM_START, &start);
+            tg_prog_find_imm(p, &in, TG_IMM_STOP, &stop);
+            en->regs[reg] = (int64_t)start;
+            en->pc = (int64_t)start < (int64_t)stop ? en->pc + 1 : tg_prog_loop_match(p, en->pc) + 1;
+            continue;
+        }
+        if (in.op == TG_OP_ENDLOOP) {
+            uint32_t lp = tg_prog_loop_match(p, en->pc);
+            tg_prog_inst li;
+            uint64_t reg, stop, stp;
+            tg_prog_get_inst(p, lp, &li);
+            tg_prog_find_imm(p, &li, TG_IMM_REG, &reg);
+            tg_prog_find_imm(p, &li, TG_IMM_STOP, &stop);
+            tg_prog_find_imm(p, &li, TG_IMM_STEP, &stp);
+            en->regs[reg] += (int64_t)stp;
+            en->pc = en->regs[reg] < (int64_t)stop ? lp + 1 : en->pc + 1;
+            continue;
+        }
+        if (e >= 0 && (int)in.engine != e) {
+            en->pc++;
+            continue;
+        }
+        if (in.op == TG_OP_WAIT) {
+            tg_prog_find_imm(p, &in, TG_IMM_SEM, &v);
+            if (e >= 0 && sems[v] == 0)
+                return 0;
+            sems[v]--;
+            en->pc++;
+            *moved = 1;
+            continue;
+        }
+        if (in.op == TG_OP_SIGNAL) {
+            tg_prog_find_imm(p, &in, TG_IMM_SEM, &v);
+            sems[v]++;
+            en->pc++;
+            *moved = 1;
+            continue;
+        }
+        *ran_pc = en->pc++;
+        return 1;
+    }
+    if (!en->done)
+        *moved = 1;
+    en->done = 1;
+    return 0;
+}
+
+/* Placed byte ranges of two instructions overlap with a write (as the emitter's rule). */
+static int conflicts(const tg_prog *p, uint32_t a, uint32_t b)
+{
+    tg_prog_inst ia, ib;
+    tg_prog_get_inst(p, a, &ia);
+    tg_prog_get_inst(p, b, &ib);
+    for (uint32_t i = 0; i < ia.nops; i++)
+        for (uint32_t j = 0; j < ib.nops; j++) {
+            tg_prog_operand oa, ob;
+            tg_prog_get_operand(p, ia.first_op + i, &oa);
+            tg_prog_get_operand(p, ib.first_op + j, &ob);
+            int wa = oa.role == TG_ROLE_DST || oa.role == TG_ROLE_REDUCE_DST;
+            int wb = ob.role == TG_ROLE_DST || ob.role == TG_ROLE_REDUCE_DST;
+            if (oa.space == TG_SPACE_HBM || ob.space != oa.space || !(wa || wb))
+                continue;
+            tg_prog_tile ta, tb;
+            tg_prog_get_tile(p, oa.index, &ta);
+            tg_prog_get_tile(p, ob.index, &tb);
+            if (ta.base < tb.base + tb.slot * tb.bufs && tb.base < ta.base + ta.slot * ta.bufs &&
+                ta.pstart < tb.pstart + tb.pcount && tb.pstart < ta.pstart + ta.pcount)
+                return 1;
+        }
+    return 0;
+}
+
+static void check_schedule(const tg_prog *p, const int *prio, Dyn *order, uint32_t nseq, const char *name)
+{
+    Engine en[TG_ENG_SYNC];
+    int sems[TG_ISA_MAX_SEMS] = {0};
+    uint32_t count[4096] = {0}, n = 0;
+    memset(en, 0, sizeof en);
+    for (;;) {
+        int progressed = 0, alldone = 1;
+        for (int k = 0; k < TG_ENG_SYNC && !progressed; k++) {
+            int e = prio[k];
+            uint32_t pc;
+            if (en[e].done)
+                continue;
+            alldone = 0;
+            if (step(p, &en[e], e, sems, &pc, &progressed)) {
+                assert_true(n < nseq);
+                order[n].pc = pc;
+                order[n].seq = count[pc]++; /* occurrence index, mapped below */
+                n++;
+                progressed = 1;
+            }
+        }
+        for (int k = 0; k < TG_ENG_SYNC; k++)
+            alldone &= en[k].done;
+        if (alldone)
+            break;
+        if (!progressed) {
+            fprintf(stderr, "%s: deadlock at", name);
+            for (int e = 0; e < TG_ENG_SYNC; e++)
+                fprintf(stderr, " %s:%u", tg_isa_engine_prefix[e], en[e].done ? 9999u : en[e].pc);
+            fprintf(stderr, "\n");
+            fail();
+        }
+    }
+    assert_int_equal(n, nseq);
+    for (int s = 0; s < TG_ISA_MAX_SEMS; s++)
+        if (sems[s]) {
+            fprintf(stderr, "%s: semaphore s%d ends at %d\n", name, s, sems[s]);
+            fail();
+        }
+}
+
+static void syncs_order_conflicts(void **state)
+{
+    (void)state;
+    static Dyn seq[SK_MAX_DYN], sched[SK_MAX_DYN];
+    static uint32_t seqno[SK_MAX_DYN];
+    static const int prios[][TG_ENG_SYNC] = {{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 3, 0, 4, 1},
+                                             {3, 2, 4, 1, 0}, {1, 4, 0, 2, 3}, {0, 4, 1, 3, 2}};
+    for (int k = 0; k < LOWER_NBUNDLED; k++) {
+        Listing l;
+        listing_make(&l, k);
+        tg_prog p;
+        assert_int_equal(tg_prog_decode(&p, l.bin, l.len), 0);
+        assert_true(p.ninsts < 4096);
+        /* sequential order */
+        Engine en;
+        memset(&en, 0, sizeof en);
+        int sems[TG_ISA_MAX_SEMS] = {0};
+        uint32_t n = 0, pc, count[4096] = {0};
+        int moved = 0;
+        while (step(&p, &en, -1, sems, &pc, &moved)) {
+            assert_true(n < SK_MAX_DYN);
+            seq[n].pc = pc;
+            seq[n].seq = count[pc]++;
+            n++;
+        }
+        /* first[pc] = where pc's occurrences start in a per-pc index */
+        static uint32_t first[4097];
+        first[0] = 0;
+        for (uint32_t i = 0; i < p.ninsts; i++)
+            first[i + 1] = first[i] + count[i];
+        for (uint32_t i = 0; i < n; i++)
+            seqno[first[seq[i].pc] + seq[i].seq] = i;
+        for (size_t s = 0; s < sizeof prios / sizeof *prios; s++) {
+            check_schedule(&p, prios[s], sched, n, lower_bundled[k]);
+            /* every conflicting cross-engine pair runs in program order */
+            for (uint32_t i = 0; i < n; i++) {
+                uint32_t si = seqno[first[sched[i].pc] + sched[i].seq];
+                tg_prog_inst a;
+                tg_prog_get_inst(&p, sched[i].pc, &a);
+                for (uint32_t j = i + 1; j < n; j++) {
+                    tg_prog_inst b;
+                    tg_prog_get_inst(&p, sched[j].pc, &b);
+                    if (a.engine == b.engine)
+                        continue;
+                    uint32_t sj = seqno[first[sched[j].pc] + sched[j].seq];
+                    if (sj < si && conflicts(&p, sched[i].pc, sched[j].pc)) {
+                        fprintf(stderr, "%s: schedule %zu runs inst %u before inst %u against program order\n",
+                                lower_bundled[k], s, sched[i].pc, sched[j].pc);
+                        fail();
+                    }
+                }
+            }
+        }
+        listing_free(&l);
+    }
+}
+
+/* ---- expressions ----------------------------------------------------------- */
+
+static void expression_text_roundtrip(void **state)
+{
+    (void)state;
+    static const char *const exprs[] = {
+        "0", "-5", "r0 - (r1 - 3)", "(r0 + 1) * 4", "min(r0 * 2, 300 - r0 * 128) % 7", "-r0 * -3", "--5",
+        "-(r0 + 1)", "max(-9223372036854775808, 9223372036854775807)", "r0 / 2 - r0 % 2 * -1", "r0 - -r1",
+    };
+    for (size_t i = 0; i < sizeof exprs / sizeof *exprs; i++) {
+        char text[512];
+        snprintf(text, sizeof text,
+                 ".kernel k\n.target trn1\n.tile t sbuf float32 [128, 4] bufs 1 p[0:+128] @0 slot 64\n"
+                 "loop reg=r0, var=i, start=0, stop=2, step=1\n"
+                 "loop reg=r1, var=j, start=0, stop=2, step=1\n"
+                 "pool.iota dst=sbuf:t[0:+128] @0 float32 [[1,4]], expr=%s\nendloop reg=r1\nendloop reg=r0\n",
+                 exprs[i]);
+        size_t n;
+        uint8_t *bin = assemble_ok(text, strlen(text), &n);
+        tg_prog p;
+        assert_int_equal(tg_prog_decode(&p, bin, n), 0);
+        tg_prog_inst in;
+        tg_prog_get_inst(&p, 2, &in);
+        uint64_t off;
+        assert_true(tg_prog_find_imm(&p, &in, TG_IMM_EXPR, &off));
+        char *s = asm_format_expr(&p, (uint32_t)off);
+        assert_string_equal(s, exprs[i]);
+        free(s);
+        free(bin);
+    }
+}
+
+static void expression_eval(void **state)
+{
+    (void)state;
+    const char *text = ".kernel k\n.target trn1\n.tile t sbuf float32 [128, 4] bufs 1 p[0:+128] @0 slot 64\n"
+                       "loop reg=r0, var=i, start=0, stop=2, step=1\n"
+                       "pool.iota dst=sbuf:t[0:+128] @0 float32 [[1,4]], expr=(r0 - 7) / 2 * 100 + (r0 - 7) % 3\n"
+                       "pool.iota dst=sbuf:t[0:+128] @0 float32 [[1,4]], expr=r0 * 4611686018427387904\n"
+                       "pool.iota dst=sbuf:t[0:+128] @0 float32 [[1,4]], expr=p / r0 + f\n"
+                       "endloop reg=r0\n";
+    size_t n;
+    uint8_t *bin = assemble_ok(text, strlen(text), &n);
+    tg_prog p;
+    assert_int_equal(tg_prog_decode(&p, bin, n), 0);
+    int64_t regs[TG_ISA_MAX_REGS] = {3}, v = 0;
+    uint64_t off;
+    tg_prog_inst in;
+    tg_prog_get_inst(&p, 1, &in);
+    tg_prog_find_imm(&p, &in, TG_IMM_EXPR, &off);
+    assert_int_equal(tg_prog_eval(&p, (uint32_t)off, regs, 0, 0, &v), 0);
+    assert_int_equal(v, -2 * 100 + 2); /* floor: -4/2 = -2, -4 % 3 = 2 */
+    tg_prog_get_inst(&p, 2, &in);
+    tg_prog_find_imm(&p, &in, TG_IMM_EXPR, &off);
+    assert_int_equal(tg_prog_eval(&p, (uint32_t)off, regs, 0, 0, &v), TG_EPROGRAM); /* overflow */
+    tg_prog_get_inst(&p, 3, &in);
+    tg_prog_find_imm(&p, &in, TG_IMM_EXPR, &off);
+    regs[0] = 0;
+    assert_int_equal(tg_prog_eval(&p, (uint32_t)off, regs, 5, 1, &v), TG_EPROGRAM); /* division by zero */
+    regs[0] = 2;
+    assert_int_equal(tg_prog_eval(&p, (uint32_t)off, regs, 5, 1, &v), 0);
+    assert_int_equal(v, 3);
+    free(bin);
+}
+
+/* ---- corrupted programs ---------------------------------------------------- */
+
+static void rehash(uint8_t *b, size_t n)
+{
+    uint32_t h = tg_prog_checksum(b, n);
+    for (int i = 0; i < 4; i++)
+        b[12 + i] = (uint8_t)(h >> (8 * i));
+}
+
+static void corrupted_rejected(void **state)
+{
+    (void)state;
+    Listing l;
+    listing_make(&l, 9); /* tensor_add */
+    tg_prog p;
+    uint8_t *b = malloc(l.len);
+    assert_non_null(b);
+    /* every truncation */
+    for (size_t n = 0; n < l.len; n++)
+        assert_int_equal(tg_prog_decode(&p, l.bin, n), TG_EPROGRAM);
+    /* every single-byte change: checksum, header or both */
+    for (size_t i = 0; i < l.len; i++) {
+        memcpy(b, l.bin, l.len);
+        b[i] ^= 0x5a;
+        assert_int_equal(tg_prog_decode(&p, b, l.len), TG_EPROGRAM);
+    }
+    assert_int_equal(tg_prog_decode(&p, l.bin, l.len), 0);
+    uint32_t insts = p.insts_off, tiles = p.tiles_off, ops = p.ops_off;
+    /* bad opcode, with a valid checksum */
+    memcpy(b, l.bin, l.len);
+    b[insts] = 200;
+    rehash(b, l.len);
+    assert_int_equal(tg_prog_decode(&p, b, l.len), TG_EPROGRAM);
+    /* an instruction on the wrong engine */
+    memcpy(b, l.bin, l.len);
+    for (uint32_t i = 0; i < p.ninsts; i++)
+        if (b[insts + 16 * i] == TG_OP_LOAD) {
+            b[insts + 16 * i + 1] = TG_ENG_PE;
+            break;
+        }
+    rehash(b, l.len);
+    assert_int_equal(tg_prog_decode(&p, b, l.len), TG_EPROGRAM);
+    /* a tile placed beyond SBUF (operands out of SBUF) */
+    memcpy(b, l.bin, l.len);
+    b[tiles + 8] = 0x00;
+    b[tiles + 9] = 0x00;
+    b[tiles + 10] = 0x03; /* base 196608: one byte past trn1's partition */
+    rehash(b, l.len);
+    assert_int_equal(tg_prog_decode(&p, b, l.len), TG_EPROGRAM);
+    /* an operand naming a tile that does not exist */
+    memcpy(b, l.bin, l.len);
+    b[ops + 4] = 0xee;
+    rehash(b, l.len);
+    assert_int_equal(tg_prog_decode(&p, b, l.len), TG_EPROGRAM);
+    /* a newer major version */
+    memcpy(b, l.bin, l.len);
+    b[4] = TG_ISA_VERSION_MAJOR + 1;
+    rehash(b, l.len);
+    assert_int_equal(tg_prog_decode(&p, b, l.len), TG_EPROGRAM);
+    /* an unbalanced loop: drop the last endloop by turning it into a wait */
+    memcpy(b, l.bin, l.len);
+    assert_int_equal(tg_prog_decode(&p, l.bin, l.len), 0);
+    for (uint32_t i = p.ninsts; i-- > 0;)
+        if (b[insts + 16 * i] == TG_OP_ENDLOOP) {
+            b[insts + 16 * i] = TG_OP_WAIT;
+            b[insts + 16 * i + 1] = TG_ENG_DVE;
+            break;
+        }
+    rehash(b, l.len);
+    assert_int_equal(tg_prog_decode(&p, b, l.len), TG_EPROGRAM);
+    free(b);
+    listing_free(&l);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(roundtrip_every_spec),   cmocka_unit_test(listing_shape),
+        cmocka_unit_test(syncs_order_conflicts), cmocka_unit_test(expression_text_roundtrip),
+        cmocka_unit_test(expression_eval),        cmocka_unit_test(corrupted_rejected),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

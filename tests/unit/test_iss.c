@@ -1,0 +1,930 @@
+/* test_iss.c - cmocka tests of the ISS (runtime/tg_iss): small programs built
+ * byte by byte with a builder that follows tg_isa.h's layout, one per opcode
+ * family with exact expected outputs, the engine scheduler (semaphores,
+ * deadlock, budget, statistics), and malformed programs or accesses rejected
+ * with the right TG_E* code. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "tg_alu.h"
+#include "tg_iss.h"
+#include "tg_ops.h"
+#include "tg_prog.h"
+
+static tg_core core; /* ~31 MB: static */
+
+/* ---- program builder ---------------------------------------------------------- */
+
+typedef struct B {
+    uint8_t tens[8][TG_ISA_TENSOR_BYTES];
+    uint8_t tiles[8][TG_ISA_TILE_BYTES];
+    uint8_t insts[256][TG_ISA_INST_BYTES];
+    uint8_t ops[128][TG_ISA_OPERAND_BYTES];
+    uint8_t imms[256][TG_ISA_IMM_BYTES];
+    char str[512];
+    uint8_t expr[2048];
+    int nt, ntl, ni, no, nm, ns, nx;
+    uint32_t kernel, spec, version;
+    uint8_t out[32768]; /* the assembled program */
+    size_t size;
+} B;
+
+static B b;
+
+static void put16(uint8_t *p, uint32_t v) { p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8); }
+static void put32(uint8_t *p, uint32_t v) { put16(p, v), put16(p + 2, v >> 16); }
+static void put64(uint8_t *p, uint64_t v) { put32(p, (uint32_t)v), put32(p + 4, (uint32_t)(v >> 32)); }
+
+static uint32_t b_str(const char *s)
+{
+    uint32_t off = (uint32_t)b.ns;
+    size_t n = strlen(s) + 1;
+    memcpy(b.str + b.ns, s, n);
+    b.ns += (int)n;
+    return off;
+}
+
+static void b_init(void)
+{
+    memset(&b, 0, sizeof b);
+    b.kernel = b_str("k");
+    b.spec = b_str("t.yaml");
+    b.version = b_str("0.0");
+}
+
+/* Expression: the constant v. */
+static uint32_t X(int64_t v)
+{
+    uint32_t off = (uint32_t)b.nx;
+    b.expr[b.nx++] = TG_X_CONST;
+    put64(b.expr + b.nx, (uint64_t)v);
+    b.nx += 8;
+    b.expr[b.nx++] = TG_X_END;
+    return off;
+}
+
+/* Expression: raw postfix bytecode (END appended). */
+static uint32_t XB(const uint8_t *code, int n)
+{
+    uint32_t off = (uint32_t)b.nx;
+    memcpy(b.expr + b.nx, code, (size_t)n);
+    b.nx += n;
+    b.expr[b.nx++] = TG_X_END;
+    return off;
+}
+
+/* Expression: k * r + c (r a loop register). */
+static uint32_t XR(int64_t k, int r, int64_t c)
+{
+    uint8_t code[32];
+    int n = 0;
+    code[n++] = TG_X_REG;
+    code[n++] = (uint8_t)r;
+    code[n++] = TG_X_CONST;
+    put64(code + n, (uint64_t)k);
+    n += 8;
+    code[n++] = TG_X_MUL;
+    code[n++] = TG_X_CONST;
+    put64(code + n, (uint64_t)c);
+    n += 8;
+    code[n++] = TG_X_ADD;
+    return XB(code, n);
+}
+
+static int b_tensor(const char *name, tg_dtype dt, int is_output, uint32_t d0, uint32_t d1)
+{
+    uint8_t *r = b.tens[b.nt];
+    put32(r, b_str(name));
+    r[4] = (uint8_t)dt;
+    r[5] = (uint8_t)is_output;
+    r[6] = d1 ? 2 : 1;
+    put32(r + 8, d0);
+    put32(r + 12, d1);
+    return b.nt++;
+}
+
+static int b_tile(const char *name, tg_isa_space sp, tg_dtype dt, uint32_t bufs, uint32_t base, uint32_t slot,
+                  uint32_t pstart, uint32_t pcount, uint32_t d0, uint32_t d1)
+{
+    uint8_t *r = b.tiles[b.ntl];
+    put32(r, b_str(name));
+    r[4] = (uint8_t)sp;
+    r[5] = (uint8_t)dt;
+    r[6] = (uint8_t)bufs;
+    r[7] = 2;
+    put32(r + 8, base);
+    put32(r + 12, slot);
+    put32(r + 16, pstart);
+    put32(r + 20, pcount);
+    put32(r + 24, d0);
+    put32(r + 28, d1);
+    return b.ntl++;
+}
+
+static void b_inst(tg_isa_op op, tg_isa_engine eng)
+{
+    uint8_t *r = b.insts[b.ni++];
+    memset(r, 0, TG_ISA_INST_BYTES);
+    r[0] = (uint8_t)op;
+    r[1] = (uint8_t)eng;
+    put32(r + 4, (uint32_t)b.no);
+    put32(r + 8, (uint32_t)b.nm);
+    put32(r + 12, 7);
+}
+
+/* An operand of the current instruction: nfree dims (step, num expr). */
+static void b_op(tg_isa_role role, tg_isa_space sp, tg_dtype dt, int index, int32_t pstep, uint32_t bufx,
+                 uint32_t pstartx, uint32_t pcountx, uint32_t offx, int nfree, const int32_t *steps,
+                 const uint32_t *nums)
+{
+    uint8_t *r = b.ops[b.no++];
+    memset(r, 0, TG_ISA_OPERAND_BYTES);
+    r[0] = (uint8_t)role;
+    r[1] = (uint8_t)sp;
+    r[2] = (uint8_t)dt;
+    r[3] = (uint8_t)nfree;
+    put16(r + 4, (uint32_t)index);
+    put32(r + 8, (uint32_t)pstep);
+    put32(r + 12, bufx);
+    put32(r + 16, pstartx);
+    put32(r + 20, pcountx);
+    put32(r + 24, offx);
+    for (int k = 0; k < nfree; k++) {
+        put32(r + 28 + 8 * k, (uint32_t)steps[k]);
+        put32(r + 32 + 8 * k, nums[k]);
+    }
+    b.insts[b.ni - 1][2]++;
+}
+
+/* A contiguous [pcount, n] view of a tile at element offset `eoff`. */
+static void b_tap(tg_isa_role role, int tile, tg_dtype dt, int64_t pstart, int64_t pcount, int64_t eoff, int64_t n)
+{
+    int32_t st[1] = {1};
+    uint32_t nm[1] = {X(n)};
+    tg_isa_space sp = (tg_isa_space)b.tiles[tile][4];
+    b_op(role, sp, dt, tile, 1, X(0), X(pstart), X(pcount), X(eoff * (int64_t)tg_dtype_size(dt)), 1, st, nm);
+}
+
+/* A [pcount, n] row-major view of an HBM tensor: row `row0`, `n` columns. */
+static void b_hap(tg_isa_role role, int t, int64_t row0, int64_t pcount, int64_t cols, int64_t n)
+{
+    int32_t st[1] = {1};
+    uint32_t nm[1] = {X(n)};
+    tg_dtype dt = (tg_dtype)b.tens[t][4];
+    b_op(role, TG_SPACE_HBM, dt, t, (int32_t)cols, X(0), X(0), X(pcount), X(row0 * cols * (int64_t)tg_dtype_size(dt)),
+         1, st, nm);
+}
+
+static void b_imm(tg_isa_imm key, uint64_t v)
+{
+    uint8_t *r = b.imms[b.nm++];
+    memset(r, 0, TG_ISA_IMM_BYTES);
+    r[0] = (uint8_t)key;
+    put64(r + 4, v);
+    b.insts[b.ni - 1][3]++;
+}
+
+static uint64_t fbits(double d)
+{
+    uint64_t u;
+    memcpy(&u, &d, sizeof u);
+    return u;
+}
+
+static void b_loop(int reg, int64_t start, int64_t stop, int64_t step)
+{
+    b_inst(TG_OP_LOOP, TG_ENG_SYNC);
+    b_imm(TG_IMM_REG, (uint64_t)reg);
+    b_imm(TG_IMM_VAR, b_str("i"));
+    b_imm(TG_IMM_START, (uint64_t)start);
+    b_imm(TG_IMM_STOP, (uint64_t)stop);
+    b_imm(TG_IMM_STEP, (uint64_t)step);
+}
+
+static void b_endloop(int reg)
+{
+    b_inst(TG_OP_ENDLOOP, TG_ENG_SYNC);
+    b_imm(TG_IMM_REG, (uint64_t)reg);
+}
+
+static void b_sync(tg_isa_op op, tg_isa_engine eng, int sem)
+{
+    b_inst(op, eng);
+    b_imm(TG_IMM_SEM, (uint64_t)sem);
+}
+
+/* Lay the tables out (tg_isa.h) into b.out and seal it with the checksum. */
+static void b_finish(void)
+{
+    uint8_t *h = b.out;
+    size_t off = TG_ISA_HEADER_BYTES;
+#define APPEND(src, n)                                 \
+    do {                                               \
+        memcpy(b.out + off, (src), (size_t)(n));       \
+        off += (size_t)(n);                            \
+    } while (0)
+    memset(b.out, 0, sizeof b.out);
+    APPEND(b.tens, b.nt * TG_ISA_TENSOR_BYTES);
+    APPEND(b.tiles, b.ntl * TG_ISA_TILE_BYTES);
+    APPEND(b.insts, b.ni * TG_ISA_INST_BYTES);
+    APPEND(b.ops, b.no * TG_ISA_OPERAND_BYTES);
+    APPEND(b.imms, b.nm * TG_ISA_IMM_BYTES);
+    size_t stroff = off;
+    APPEND(b.str, b.ns);
+    size_t xoff = off;
+    APPEND(b.expr, b.nx);
+#undef APPEND
+    memcpy(h, "TGNC", 4);
+    put16(h + 4, TG_ISA_VERSION_MAJOR);
+    put16(h + 6, TG_ISA_VERSION_MINOR);
+    put32(h + 8, (uint32_t)off);
+    h[16] = TG_TRN1;
+    h[17] = (uint8_t)b.nt;
+    h[18] = (uint8_t)b.ntl;
+    put32(h + 20, (uint32_t)b.ni);
+    put32(h + 24, (uint32_t)b.no);
+    put32(h + 28, (uint32_t)b.nm);
+    put32(h + 32, (uint32_t)stroff);
+    put32(h + 36, (uint32_t)b.ns);
+    put32(h + 40, (uint32_t)xoff);
+    put32(h + 44, (uint32_t)b.nx);
+    put32(h + 48, b.kernel);
+    put32(h + 52, b.spec);
+    put32(h + 56, b.version);
+    b.size = off;
+    put32(h + 12, tg_prog_checksum(b.out, b.size));
+}
+
+static void reseal(void) { put32(b.out + 12, tg_prog_checksum(b.out, b.size)); }
+
+static int run(void *const *t, tg_iss_stats *st)
+{
+    assert_int_equal(tg_core_init(&core, TG_TRN1), 0);
+    return tg_iss_exec(&core, b.out, b.size, t, st);
+}
+
+static int same_bits(float a, float b2) { return tg_f32_bits(a) == tg_f32_bits(b2); }
+
+/* ---- element-wise families ---------------------------------------------------- */
+
+enum { P = 4, F = 8 };
+
+/* c = a + b over [P*2, F] in a loop of two [P, F] tiles, double-buffered,
+ * DMA and DVE synchronised by semaphores (s0: loaded, s1: computed). */
+static void build_add(int with_sync)
+{
+    b_init();
+    int ta = b_tensor("a", TG_FLOAT32, 0, 2 * P, F), tb = b_tensor("b", TG_FLOAT32, 0, 2 * P, F);
+    int tc = b_tensor("c", TG_FLOAT32, 1, 2 * P, F);
+    int xa = b_tile("xa", TG_SPACE_SBUF, TG_FLOAT32, 2, 0, F * 4, 0, P, P, F);
+    int xb = b_tile("xb", TG_SPACE_SBUF, TG_FLOAT32, 2, 2 * F * 4, F * 4, 0, P, P, F);
+    int xc = b_tile("xc", TG_SPACE_SBUF, TG_FLOAT32, 2, 4 * F * 4, F * 4, 0, P, P, F);
+    int32_t st[1] = {1};
+    uint32_t nm[1];
+    b_loop(0, 0, 2, 1);
+    for (int k = 0; k < 2; k++) { /* dma.load xa/xb[i] <- a/b[i*P : i*P+P, :] */
+        b_inst(TG_OP_LOAD, TG_ENG_DMA);
+        nm[0] = X(F);
+        b_op(TG_ROLE_DST, TG_SPACE_SBUF, TG_FLOAT32, k ? xb : xa, 1, XR(1, 0, 0), X(0), X(P), X(0), 1, st, nm);
+        b_op(TG_ROLE_SRC, TG_SPACE_HBM, TG_FLOAT32, k ? tb : ta, F, X(0), X(0), X(P), XR(P * F * 4, 0, 0), 1, st,
+             nm);
+    }
+    if (with_sync) {
+        b_sync(TG_OP_SIGNAL, TG_ENG_DMA, 0);
+        b_sync(TG_OP_WAIT, TG_ENG_DVE, 0);
+    }
+    b_inst(TG_OP_TENSOR_TENSOR, TG_ENG_DVE);
+    b_imm(TG_IMM_OP, TG_ALU_ADD);
+    nm[0] = X(F);
+    b_op(TG_ROLE_DST, TG_SPACE_SBUF, TG_FLOAT32, xc, 1, XR(1, 0, 0), X(0), X(P), X(0), 1, st, nm);
+    b_op(TG_ROLE_A, TG_SPACE_SBUF, TG_FLOAT32, xa, 1, XR(1, 0, 0), X(0), X(P), X(0), 1, st, nm);
+    b_op(TG_ROLE_B, TG_SPACE_SBUF, TG_FLOAT32, xb, 1, XR(1, 0, 0), X(0), X(P), X(0), 1, st, nm);
+    if (with_sync) {
+        b_sync(TG_OP_SIGNAL, TG_ENG_DVE, 1);
+        b_sync(TG_OP_WAIT, TG_ENG_DMA, 1);
+    }
+    b_inst(TG_OP_STORE, TG_ENG_DMA);
+    b_op(TG_ROLE_DST, TG_SPACE_HBM, TG_FLOAT32, tc, F, X(0), X(0), X(P), XR(P * F * 4, 0, 0), 1, st, nm);
+    b_op(TG_ROLE_SRC, TG_SPACE_SBUF, TG_FLOAT32, xc, 1, XR(1, 0, 0), X(0), X(P), X(0), 1, st, nm);
+    b_endloop(0);
+    b_finish();
+}
+
+static float A[2 * P * F], Bv[2 * P * F], C[2 * P * F];
+
+static void fill_ab(void)
+{
+    for (int i = 0; i < 2 * P * F; i++) {
+        A[i] = (float)i * 0.37f - 3.0f;
+        Bv[i] = 1.0f / (float)(i + 3);
+        C[i] = -1.0f;
+    }
+}
+
+static void test_add_pipeline_with_semaphores(void **state)
+{
+    (void)state;
+    build_add(1);
+    fill_ab();
+    void *t[3] = {A, Bv, C};
+    tg_iss_stats st;
+    memset(&st, 0, sizeof st);
+    assert_int_equal(run(t, &st), 0);
+    for (int i = 0; i < 2 * P * F; i++)
+        assert_true(same_bits(C[i], A[i] + Bv[i]));
+    /* per engine: DMA 2 x (2 loads + signal + wait + store), DVE 2 x (wait + add + signal) */
+    assert_int_equal(st.eng[TG_ENG_DMA].insts, 10);
+    assert_int_equal(st.eng[TG_ENG_DVE].insts, 6);
+    assert_int_equal(st.eng[TG_ENG_PE].insts, 0);
+    assert_int_equal(st.insts, 16);
+    assert_int_equal(st.eng[TG_ENG_DVE].elems, 2 * P * F);
+    assert_int_equal(st.eng[TG_ENG_DMA].elems, 3 * 2 * P * F);
+    assert_int_equal(st.eng[TG_ENG_DMA].dma_bytes, 3 * 2 * P * F * 4);
+    assert_true(st.eng[TG_ENG_DMA].stalls + st.eng[TG_ENG_DVE].stalls > 0);
+    assert_int_equal(st.fault_engine, -1);
+}
+
+/* Without the semaphores DVE's first add runs in the first round, before
+ * DMA's second load: it reads the sentinel (NaN), so sync is what makes the
+ * result right. */
+static void test_add_without_sync_reads_unloaded_tile(void **state)
+{
+    (void)state;
+    build_add(0);
+    fill_ab();
+    void *t[3] = {A, Bv, C};
+    assert_int_equal(run(t, NULL), 0);
+    assert_true(isnan(C[0]));
+}
+
+/* Everything before completes before anything after: each engine signals
+ * every engine's semaphore base+e, then waits once per engine on its own. */
+static void b_barrier(int base)
+{
+    static const tg_isa_engine eng[] = {TG_ENG_DMA, TG_ENG_PE, TG_ENG_DVE, TG_ENG_ACT, TG_ENG_POOL};
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 5; j++)
+            b_sync(TG_OP_SIGNAL, eng[i], base + j);
+    for (int i = 0; i < 5; i++)
+        for (int j = 0; j < 5; j++)
+            b_sync(TG_OP_WAIT, eng[i], base + i);
+}
+
+/* One-instruction program of an element-wise op on a [P, F] fp32 tile pair
+ * preloaded from tensor x; the result stored to y. `emit` adds the op. */
+static float X0[P * F], Y0[P * F], Z0[P * 2];
+
+static void build_unary(void (*emit)(int src, int dst, int aux))
+{
+    b_init();
+    int tx = b_tensor("x", TG_FLOAT32, 0, P, F), ty = b_tensor("y", TG_FLOAT32, 1, P, F);
+    int tz = b_tensor("z", TG_FLOAT32, 1, P, 2);
+    int s = b_tile("s", TG_SPACE_SBUF, TG_FLOAT32, 1, 0, F * 4, 0, P, P, F);
+    int d = b_tile("d", TG_SPACE_SBUF, TG_FLOAT32, 1, F * 4, F * 4, 0, P, P, F);
+    int aux = b_tile("aux", TG_SPACE_SBUF, TG_FLOAT32, 1, 2 * F * 4, 2 * 4, 0, P, P, 2);
+    b_inst(TG_OP_LOAD, TG_ENG_DMA);
+    b_tap(TG_ROLE_DST, s, TG_FLOAT32, 0, P, 0, F);
+    b_hap(TG_ROLE_SRC, tx, 0, P, F, F);
+    b_inst(TG_OP_MEMSET, TG_ENG_DVE); /* aux[:, 0] = 0.5, aux[:, 1] = 2 */
+    b_imm(TG_IMM_VALUE, fbits(0.5));
+    b_tap(TG_ROLE_DST, aux, TG_FLOAT32, 0, P, 0, 1);
+    b_inst(TG_OP_MEMSET, TG_ENG_DVE);
+    b_imm(TG_IMM_VALUE, fbits(2.0));
+    b_tap(TG_ROLE_DST, aux, TG_FLOAT32, 0, P, 1, 1);
+    b_barrier(10);
+    emit(s, d, aux);
+    b_barrier(20);
+    b_inst(TG_OP_STORE, TG_ENG_DMA);
+    b_hap(TG_ROLE_DST, ty, 0, P, F, F);
+    b_tap(TG_ROLE_SRC, d, TG_FLOAT32, 0, P, 0, F);
+    b_inst(TG_OP_STORE, TG_ENG_DMA);
+    b_hap(TG_ROLE_DST, tz, 0, P, 2, 2);
+    b_tap(TG_ROLE_SRC, aux, TG_FLOAT32, 0, P, 0, 2);
+    b_finish();
+}
+
+static void run_unary(void (*emit)(int, int, int))
+{
+    build_unary(emit);
+    for (int i = 0; i < P * F; i++) {
+        X0[i] = (float)(i % 7) * 0.75f - 2.0f + (float)i / 64.0f;
+        Y0[i] = 99.0f;
+    }
+    void *t[3] = {X0, Y0, Z0};
+    tg_iss_stats st;
+    memset(&st, 0, sizeof st);
+    int rc = run(t, &st);
+    assert_int_equal(rc, 0);
+}
+
+static void emit_act(int s, int d, int aux)
+{
+    b_inst(TG_OP_ACTIVATION, TG_ENG_ACT); /* d = square(s * 0.5 + aux[:,1]); aux[:,0] = sum */
+    b_imm(TG_IMM_FUNC, TG_ACT_SQUARE);
+    b_imm(TG_IMM_SCALE_NUM, fbits(0.5));
+    b_imm(TG_IMM_REDUCE_OP, TG_ALU_ADD);
+    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, P, 0, F);
+    b_tap(TG_ROLE_SRC, s, TG_FLOAT32, 0, P, 0, F);
+    b_tap(TG_ROLE_BIAS, aux, TG_FLOAT32, 0, P, 1, 1);
+    b_tap(TG_ROLE_REDUCE_DST, aux, TG_FLOAT32, 0, P, 0, 1);
+}
+
+static void test_activation_scale_bias_reduce(void **state)
+{
+    (void)state;
+    run_unary(emit_act);
+    for (int p = 0; p < P; p++) {
+        float sum = -0.0f;
+        for (int j = 0; j < F; j++) {
+            float u = X0[p * F + j] * 0.5f;
+            u = u + 2.0f;
+            float y = u * u;
+            assert_true(same_bits(Y0[p * F + j], y));
+            sum = sum + y;
+        }
+        assert_true(same_bits(Z0[p * 2], sum));
+        assert_true(same_bits(Z0[p * 2 + 1], 2.0f));
+    }
+}
+
+static void emit_ts(int s, int d, int aux)
+{
+    b_inst(TG_OP_TENSOR_SCALAR, TG_ENG_DVE); /* d = aux[:,1] - (s * 3) */
+    b_imm(TG_IMM_OP0, TG_ALU_MULTIPLY);
+    b_imm(TG_IMM_OPERAND0_NUM, fbits(3.0));
+    b_imm(TG_IMM_OP1, TG_ALU_SUBTRACT);
+    b_imm(TG_IMM_REVERSE1, 1);
+    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, P, 0, F);
+    b_tap(TG_ROLE_SRC, s, TG_FLOAT32, 0, P, 0, F);
+    b_tap(TG_ROLE_OPERAND1, aux, TG_FLOAT32, 0, P, 1, 1);
+}
+
+static void test_tensor_scalar_reverse(void **state)
+{
+    (void)state;
+    run_unary(emit_ts);
+    for (int i = 0; i < P * F; i++) {
+        float t = X0[i] * 3.0f;
+        assert_true(same_bits(Y0[i], 2.0f - t));
+    }
+}
+
+static void emit_reduce(int s, int d, int aux)
+{
+    (void)d;
+    b_inst(TG_OP_TENSOR_REDUCE, TG_ENG_DVE); /* aux[:,0] = -max(s) */
+    b_imm(TG_IMM_OP, TG_ALU_MAXIMUM);
+    b_imm(TG_IMM_NEGATE, 1);
+    b_tap(TG_ROLE_DST, aux, TG_FLOAT32, 0, P, 0, 1);
+    b_tap(TG_ROLE_SRC, s, TG_FLOAT32, 0, P, 0, F);
+}
+
+static void test_tensor_reduce_negate(void **state)
+{
+    (void)state;
+    run_unary(emit_reduce);
+    for (int p = 0; p < P; p++) {
+        float mx = X0[p * F];
+        for (int j = 1; j < F; j++)
+            mx = X0[p * F + j] > mx ? X0[p * F + j] : mx;
+        assert_true(same_bits(Z0[p * 2], -mx));
+    }
+}
+
+static void emit_scan(int s, int d, int aux)
+{
+    b_inst(TG_OP_TENSOR_TENSOR_SCAN, TG_ENG_DVE); /* r = (s[j] + r) * 1; r0 = aux[:,0] */
+    b_imm(TG_IMM_OP0, TG_ALU_ADD);
+    b_imm(TG_IMM_OP1, TG_ALU_MULTIPLY);
+    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, P, 0, F);
+    b_tap(TG_ROLE_A, s, TG_FLOAT32, 0, P, 0, F);
+    b_tap(TG_ROLE_B, aux, TG_FLOAT32, 0, P, 1, 1); /* broadcast [P,1]: times 2 */
+    b_tap(TG_ROLE_INITIAL, aux, TG_FLOAT32, 0, P, 0, 1);
+}
+
+static void test_scan_with_broadcast_operand(void **state)
+{
+    (void)state;
+    run_unary(emit_scan);
+    for (int p = 0; p < P; p++) {
+        float r = 0.5f;
+        for (int j = 0; j < F; j++) {
+            float t = X0[p * F + j] + r;
+            r = t * 2.0f;
+            assert_true(same_bits(Y0[p * F + j], r));
+        }
+    }
+}
+
+static void emit_recip_strided(int s, int d, int aux)
+{
+    (void)aux;
+    /* d[:, j] = 1 / s[:, F-1-j]: a negative free step */
+    int32_t st[1] = {-1};
+    uint32_t nm[1] = {X(F)};
+    b_inst(TG_OP_RECIPROCAL, TG_ENG_DVE);
+    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, P, 0, F);
+    b_op(TG_ROLE_SRC, TG_SPACE_SBUF, TG_FLOAT32, s, 1, X(0), X(0), X(P), X((F - 1) * 4), 1, st, nm);
+}
+
+static void test_reciprocal_negative_step(void **state)
+{
+    (void)state;
+    run_unary(emit_recip_strided);
+    for (int p = 0; p < P; p++)
+        for (int j = 0; j < F; j++)
+            assert_true(same_bits(Y0[p * F + j], 1.0f / X0[p * F + F - 1 - j]));
+}
+
+static void emit_iota(int s, int d, int aux)
+{
+    (void)s;
+    (void)aux;
+    static const uint8_t code[] = {TG_X_P, TG_X_CONST, 100, 0, 0, 0, 0, 0, 0, 0, TG_X_MUL, TG_X_F, TG_X_SUB};
+    b_inst(TG_OP_IOTA, TG_ENG_POOL); /* d = 100 p - f */
+    b_imm(TG_IMM_EXPR, XB(code, (int)sizeof code));
+    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, P, 0, F);
+}
+
+static void test_iota_partition_and_free_index(void **state)
+{
+    (void)state;
+    run_unary(emit_iota);
+    for (int p = 0; p < P; p++)
+        for (int j = 0; j < F; j++)
+            assert_true(same_bits(Y0[p * F + j], (float)(100 * p - j)));
+}
+
+static void emit_select(int s, int d, int aux)
+{
+    (void)aux;
+    static const uint8_t lhs[] = {TG_X_P, TG_X_CONST, 2, 0, 0, 0, 0, 0, 0, 0, TG_X_ADD};
+    static const uint8_t rhs[] = {TG_X_F};
+    b_inst(TG_OP_AFFINE_SELECT, TG_ENG_POOL); /* d = p + 2 >= f ? s : -inf */
+    b_imm(TG_IMM_LHS, XB(lhs, (int)sizeof lhs));
+    b_imm(TG_IMM_CMP, TG_CMP_GE);
+    b_imm(TG_IMM_RHS, XB(rhs, (int)sizeof rhs));
+    b_imm(TG_IMM_FILL, fbits(-INFINITY));
+    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, P, 0, F);
+    b_tap(TG_ROLE_SRC, s, TG_FLOAT32, 0, P, 0, F);
+}
+
+static void test_affine_select_causal(void **state)
+{
+    (void)state;
+    run_unary(emit_select);
+    for (int p = 0; p < P; p++)
+        for (int j = 0; j < F; j++)
+            assert_true(same_bits(Y0[p * F + j], p + 2 >= j ? X0[p * F + j] : -INFINITY));
+}
+
+static void emit_bn(int s, int d, int aux)
+{
+    (void)aux;
+    b_inst(TG_OP_BN_STATS, TG_ENG_DVE); /* d[:, 0:6] = bn_stats(s) */
+    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, P, 0, 6);
+    b_tap(TG_ROLE_SRC, s, TG_FLOAT32, 0, P, 0, F);
+    b_inst(TG_OP_BN_AGGR, TG_ENG_DVE); /* d[:, 6:8] = bn_aggr(d[:, 0:6]) */
+    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, P, 6, 2);
+    b_tap(TG_ROLE_SRC, d, TG_FLOAT32, 0, P, 0, 6);
+}
+
+static void test_bn_stats_aggr(void **state)
+{
+    (void)state;
+    run_unary(emit_bn);
+    for (int p = 0; p < P; p++) {
+        float st[6], ag[2];
+        assert_int_equal(tg_bn_stats_f32(st, X0 + p * F, F), 0);
+        assert_int_equal(tg_bn_aggr_f32(ag, st, 6), 0);
+        for (int k = 0; k < 6; k++)
+            assert_true(same_bits(Y0[p * F + k], st[k]));
+        assert_true(same_bits(Y0[p * F + 6], ag[0]));
+        assert_true(same_bits(Y0[p * F + 7], ag[1]));
+        /* and the values are the statistics: mean and population variance */
+        double mean = 0, var = 0;
+        for (int j = 0; j < F; j++)
+            mean += X0[p * F + j] / (double)F;
+        for (int j = 0; j < F; j++)
+            var += (X0[p * F + j] - mean) * (X0[p * F + j] - mean) / F;
+        assert_true(fabs(Y0[p * F + 6] - mean) < 1e-5 && fabs(Y0[p * F + 7] - var) < 1e-4);
+    }
+}
+
+static void emit_cast_roundtrip(int s, int d, int aux)
+{
+    (void)aux;
+    /* bf16 copy of s in d's bytes, then back to fp32 into d */
+    b_inst(TG_OP_TENSOR_COPY, TG_ENG_DVE);
+    b_tap(TG_ROLE_DST, d, TG_BFLOAT16, 0, P, 0, F);
+    b_tap(TG_ROLE_SRC, s, TG_FLOAT32, 0, P, 0, F);
+    b_sync(TG_OP_SIGNAL, TG_ENG_DVE, 3);
+    b_sync(TG_OP_WAIT, TG_ENG_ACT, 3);
+    b_inst(TG_OP_ACTIVATION, TG_ENG_ACT); /* copy: x * 1 + 0 */
+    b_imm(TG_IMM_FUNC, TG_ACT_COPY);
+    b_tap(TG_ROLE_DST, s, TG_FLOAT32, 0, P, 0, F);
+    b_tap(TG_ROLE_SRC, d, TG_BFLOAT16, 0, P, 0, F);
+    b_sync(TG_OP_SIGNAL, TG_ENG_ACT, 2);
+    b_sync(TG_OP_WAIT, TG_ENG_DVE, 2);
+    b_inst(TG_OP_TENSOR_COPY, TG_ENG_DVE);
+    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, P, 0, F);
+    b_tap(TG_ROLE_SRC, s, TG_FLOAT32, 0, P, 0, F);
+}
+
+static void test_cast_through_bf16(void **state)
+{
+    (void)state;
+    run_unary(emit_cast_roundtrip);
+    for (int i = 0; i < P * F; i++)
+        assert_true(same_bits(Y0[i], tg_bf16_to_f32(tg_f32_to_bf16(X0[i]))));
+}
+
+static void emit_preduce(int s, int d, int aux)
+{
+    (void)aux;
+    b_inst(TG_OP_PARTITION_REDUCE, TG_ENG_POOL); /* d[0, :] = sum over p of s[p, :] */
+    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, 1, 0, F);
+    b_tap(TG_ROLE_SRC, s, TG_FLOAT32, 0, P, 0, F);
+    b_imm(TG_IMM_OP, TG_ALU_ADD);
+}
+
+static void test_partition_reduce(void **state)
+{
+    (void)state;
+    run_unary(emit_preduce);
+    for (int j = 0; j < F; j++) {
+        float r = X0[j];
+        for (int p = 1; p < P; p++)
+            r = r + X0[p * F + j];
+        assert_true(same_bits(Y0[j], r));
+    }
+}
+
+/* ---- Tensor engine -------------------------------------------------------------- */
+
+enum { K = 3, M = 2, N = 5 };
+
+/* out[M,N] = sT[K,M]^T m[K,N] twice accumulated in PSUM (so 2x), then
+ * transpose of it into outT[N,M]. */
+static void build_pe(void)
+{
+    b_init();
+    int ts = b_tensor("sT", TG_BFLOAT16, 0, K, M), tm = b_tensor("m", TG_BFLOAT16, 0, K, N);
+    int to = b_tensor("out", TG_FLOAT32, 1, M, N), tt = b_tensor("outT", TG_FLOAT32, 1, N, M);
+    int xs = b_tile("xs", TG_SPACE_SBUF, TG_BFLOAT16, 1, 0, 64, 0, K, K, M);
+    int xm = b_tile("xm", TG_SPACE_SBUF, TG_BFLOAT16, 1, 64, 64, 0, K, K, N);
+    int ps = b_tile("ps", TG_SPACE_PSUM, TG_FLOAT32, 1, 2048, 2048, 0, M, M, N);
+    int pt = b_tile("pt", TG_SPACE_PSUM, TG_FLOAT32, 1, 4096, 2048, 0, N, N, M);
+    int xo = b_tile("xo", TG_SPACE_SBUF, TG_FLOAT32, 1, 128, 64, 0, N, M, N);
+    b_inst(TG_OP_LOAD, TG_ENG_DMA);
+    b_tap(TG_ROLE_DST, xs, TG_BFLOAT16, 0, K, 0, M);
+    b_hap(TG_ROLE_SRC, ts, 0, K, M, M);
+    b_inst(TG_OP_LOAD, TG_ENG_DMA);
+    b_tap(TG_ROLE_DST, xm, TG_BFLOAT16, 0, K, 0, N);
+    b_hap(TG_ROLE_SRC, tm, 0, K, N, N);
+    b_sync(TG_OP_SIGNAL, TG_ENG_DMA, 0);
+    b_sync(TG_OP_WAIT, TG_ENG_PE, 0);
+    b_loop(0, 0, 2, 1);
+    b_inst(TG_OP_MATMUL, TG_ENG_PE);
+    b_imm(TG_IMM_ACCUMULATE, 1);
+    b_tap(TG_ROLE_DST, ps, TG_FLOAT32, 0, M, 0, N);
+    b_tap(TG_ROLE_STATIONARY, xs, TG_BFLOAT16, 0, K, 0, M);
+    b_tap(TG_ROLE_MOVING, xm, TG_BFLOAT16, 0, K, 0, N);
+    b_endloop(0);
+    b_sync(TG_OP_SIGNAL, TG_ENG_PE, 1);
+    b_sync(TG_OP_WAIT, TG_ENG_DVE, 1);
+    b_inst(TG_OP_TENSOR_COPY, TG_ENG_DVE); /* PSUM -> SBUF */
+    b_tap(TG_ROLE_DST, xo, TG_FLOAT32, 0, M, 0, N);
+    b_tap(TG_ROLE_SRC, ps, TG_FLOAT32, 0, M, 0, N);
+    b_sync(TG_OP_SIGNAL, TG_ENG_DVE, 2);
+    b_sync(TG_OP_WAIT, TG_ENG_PE, 2);
+    b_inst(TG_OP_TRANSPOSE, TG_ENG_PE);
+    b_tap(TG_ROLE_DST, pt, TG_FLOAT32, 0, N, 0, M);
+    b_tap(TG_ROLE_SRC, xo, TG_FLOAT32, 0, M, 0, N);
+    b_sync(TG_OP_SIGNAL, TG_ENG_PE, 3);
+    b_sync(TG_OP_WAIT, TG_ENG_DMA, 3);
+    b_sync(TG_OP_WAIT, TG_ENG_DMA, 3);
+    b_inst(TG_OP_STORE, TG_ENG_DMA);
+    b_hap(TG_ROLE_DST, to, 0, M, N, N);
+    b_tap(TG_ROLE_SRC, xo, TG_FLOAT32, 0, M, 0, N);
+    b_inst(TG_OP_DMA_COPY, TG_ENG_DMA);
+    b_hap(TG_ROLE_DST, tt, 0, N, M, M);
+    b_tap(TG_ROLE_SRC, pt, TG_FLOAT32, 0, N, 0, M);
+    b_sync(TG_OP_SIGNAL, TG_ENG_PE, 3); /* second signal for DMA's second wait */
+    b_finish();
+}
+
+static void test_matmul_accumulate_and_transpose(void **state)
+{
+    (void)state;
+    build_pe();
+    uint16_t s[K * M], mv[K * N];
+    float out[M * N], outT[N * M];
+    for (int i = 0; i < K * M; i++)
+        s[i] = tg_f32_to_bf16((float)(i + 1) * 0.5f);
+    for (int i = 0; i < K * N; i++)
+        mv[i] = tg_f32_to_bf16((float)(i % 4) - 1.5f);
+    void *t[4] = {s, mv, out, outT};
+    assert_int_equal(tg_core_init(&core, TG_TRN1), 0);
+    /* PSUM starts as the sentinel: accumulate onto it would give NaN, so
+     * zero the bank first the way a kernel's first matmul would */
+    memset(core.psum, 0, sizeof core.psum);
+    core.magic = TG_CORE_MAGIC;
+    tg_iss_stats st;
+    memset(&st, 0, sizeof st);
+    assert_int_equal(tg_iss_exec(&core, b.out, b.size, t, &st), 0);
+    for (int mi = 0; mi < M; mi++)
+        for (int n = 0; n < N; n++) {
+            double acc = 0;
+            for (int k = 0; k < K; k++)
+                acc += (double)tg_bf16_to_f32(s[k * M + mi]) * tg_bf16_to_f32(mv[k * N + n]);
+            assert_true(out[mi * N + n] == (float)(2 * acc)); /* small integers / halves: exact */
+            assert_true(same_bits(outT[n * M + mi], out[mi * N + n]));
+        }
+    assert_int_equal(st.eng[TG_ENG_PE].insts, 2 + 1 + 2 + 3); /* 2 matmul, transpose, 2 waits, 3 signals */
+    assert_int_equal(st.eng[TG_ENG_PE].elems, 2 * M * N + N * M);
+}
+
+/* ---- errors --------------------------------------------------------------------- */
+
+static void test_malformed_programs(void **state)
+{
+    (void)state;
+    build_add(1);
+    fill_ab();
+    void *t[3] = {A, Bv, C};
+    assert_int_equal(tg_core_init(&core, TG_TRN1), 0);
+    /* truncated */
+    assert_int_equal(tg_iss_exec(&core, b.out, b.size - 1, t, NULL), TG_EPROGRAM);
+    assert_int_equal(tg_iss_exec(&core, b.out, 10, t, NULL), TG_EPROGRAM);
+    /* checksum */
+    b.out[b.size - 3] ^= 1;
+    assert_int_equal(tg_iss_exec(&core, b.out, b.size, t, NULL), TG_EPROGRAM);
+    b.out[b.size - 3] ^= 1;
+    assert_int_equal(tg_iss_exec(&core, b.out, b.size, t, NULL), 0);
+    /* bad opcode, resealed */
+    size_t inst0 = TG_ISA_HEADER_BYTES + 3 * TG_ISA_TENSOR_BYTES + 3 * TG_ISA_TILE_BYTES;
+    uint8_t save = b.out[inst0 + TG_ISA_INST_BYTES];
+    b.out[inst0 + TG_ISA_INST_BYTES] = TG_OP_COUNT;
+    reseal();
+    assert_int_equal(tg_iss_exec(&core, b.out, b.size, t, NULL), TG_EPROGRAM);
+    b.out[inst0 + TG_ISA_INST_BYTES] = save;
+    reseal();
+    /* wrong core / arguments */
+    assert_int_equal(tg_iss_exec(&core, b.out, b.size, NULL, NULL), TG_EINVAL);
+    void *t2[3] = {A, NULL, C};
+    assert_int_equal(tg_iss_exec(&core, b.out, b.size, t2, NULL), TG_EINVAL);
+    assert_int_equal(tg_core_init(&core, TG_TRN2), 0);
+    assert_int_equal(tg_iss_exec(&core, b.out, b.size, t, NULL), TG_ETARGET);
+    core.magic = 0;
+    assert_int_equal(tg_iss_exec(&core, b.out, b.size, t, NULL), TG_ECORE);
+}
+
+/* A load whose SBUF offset or HBM row is only out of range at run time. */
+static void build_oob(int what)
+{
+    b_init();
+    int tx = b_tensor("x", TG_FLOAT32, 0, P, F), ty = b_tensor("y", TG_FLOAT32, 1, P, F);
+    int s = b_tile("s", TG_SPACE_SBUF, TG_FLOAT32, 1, 0, F * 4, 0, P, P, F);
+    int32_t st[1] = {1};
+    uint32_t nm[1] = {X(F)};
+    b_loop(0, 0, 2, 1);
+    b_inst(TG_OP_LOAD, TG_ENG_DMA);
+    if (what == 0) /* tile byte offset 4*i: the second iteration leaves the slot */
+        b_op(TG_ROLE_DST, TG_SPACE_SBUF, TG_FLOAT32, s, 1, X(0), X(0), X(P), XR(4, 0, 0), 1, st, nm);
+    else if (what == 1) /* partitions i .. i+P: past the tile's P partitions */
+        b_op(TG_ROLE_DST, TG_SPACE_SBUF, TG_FLOAT32, s, 1, X(0), XR(1, 0, 0), X(P), X(0), 1, st, nm);
+    else
+        b_tap(TG_ROLE_DST, s, TG_FLOAT32, 0, P, 0, F);
+    if (what == 2) /* HBM rows i .. i+P of a P-row tensor */
+        b_op(TG_ROLE_SRC, TG_SPACE_HBM, TG_FLOAT32, tx, F, X(0), X(0), X(P), XR(F * 4, 0, 0), 1, st, nm);
+    else if (what == 3) /* writes the input tensor */
+        b_hap(TG_ROLE_SRC, ty, 0, P, F, F);
+    else
+        b_hap(TG_ROLE_SRC, tx, 0, P, F, F);
+    b_endloop(0);
+    if (what == 3) {
+        b_inst(TG_OP_STORE, TG_ENG_DMA);
+        b_hap(TG_ROLE_DST, tx, 0, P, F, F);
+        b_tap(TG_ROLE_SRC, s, TG_FLOAT32, 0, P, 0, F);
+    }
+    b_finish();
+}
+
+static void test_out_of_bounds_at_run_time(void **state)
+{
+    (void)state;
+    float x[P * F], y[P * F];
+    void *t[2] = {x, y};
+    memset(x, 0, sizeof x);
+    for (int w = 0; w < 4; w++) {
+        build_oob(w);
+        tg_iss_stats st;
+        memset(&st, 0, sizeof st);
+        assert_int_equal(run(t, &st), TG_EBOUNDS);
+        assert_int_equal(st.fault_engine, TG_ENG_DMA);
+        assert_int_equal(st.fault_pc, w == 3 ? 3 : 1);
+    }
+}
+
+static void test_deadlock_and_budget(void **state)
+{
+    (void)state;
+    float x[P * F], y[P * F];
+    void *t[2] = {x, y};
+    /* DVE waits on s5, which nobody signals */
+    build_oob(0);
+    b.ni = 0, b.no = 0, b.nm = 0;
+    b_sync(TG_OP_WAIT, TG_ENG_DVE, 5);
+    b_sync(TG_OP_SIGNAL, TG_ENG_DVE, 6);
+    b_finish();
+    assert_int_equal(run(t, NULL), TG_EDEADLOCK);
+    /* two engines each waiting on the other */
+    b.ni = 0, b.no = 0, b.nm = 0;
+    b_sync(TG_OP_WAIT, TG_ENG_ACT, 1);
+    b_sync(TG_OP_SIGNAL, TG_ENG_ACT, 2);
+    b_sync(TG_OP_WAIT, TG_ENG_POOL, 2);
+    b_sync(TG_OP_SIGNAL, TG_ENG_POOL, 1);
+    b_finish();
+    tg_iss_stats st;
+    memset(&st, 0, sizeof st);
+    assert_int_equal(run(t, &st), TG_EDEADLOCK);
+    assert_true(st.eng[TG_ENG_ACT].stalls > 0 && st.eng[TG_ENG_POOL].stalls > 0);
+    /* a long signal loop stops at the budget */
+    b.ni = 0, b.no = 0, b.nm = 0;
+    b_loop(0, 0, (int64_t)1 << 40, 1);
+    b_sync(TG_OP_SIGNAL, TG_ENG_ACT, 1);
+    b_endloop(0);
+    b_finish();
+    memset(&st, 0, sizeof st);
+    st.limit = 1000;
+    assert_int_equal(run(t, &st), TG_ELIMIT);
+    assert_true(st.insts + st.loop_iters == 1000);
+}
+
+static void test_run_checks_descriptor(void **state)
+{
+    (void)state;
+    build_add(1);
+    fill_ab();
+    void *t[3] = {A, Bv, C};
+    static const tg_tensor_desc desc[3] = {{"a", TG_FLOAT32, 2, {2 * P, F, 0, 0}, 0},
+                                           {"b", TG_FLOAT32, 2, {2 * P, F, 0, 0}, 0},
+                                           {"c", TG_FLOAT32, 2, {2 * P, F, 0, 0}, 1}};
+    tg_tensor_desc bad[3];
+    memcpy(bad, desc, sizeof bad);
+    tg_kernel k = {"k", TG_TRN1, 3, desc, NULL, b.out, (uint32_t)b.size, 0, 0};
+    assert_int_equal(tg_core_init(&core, TG_TRN1), 0);
+    tg_iss_stats st;
+    memset(&st, 0, sizeof st);
+    assert_int_equal(tg_iss_run_stats(&core, &k, t, &st), 0);
+    assert_int_equal(st.insts, 16);
+    assert_true(same_bits(C[5], A[5] + Bv[5]));
+    k.tensors = bad;
+    bad[2].shape[1] = F + 1;
+    assert_int_equal(tg_iss_run(&core, &k, t), TG_ETENSOR);
+    bad[2].shape[1] = F;
+    bad[1].dtype = TG_BFLOAT16;
+    assert_int_equal(tg_iss_run(&core, &k, t), TG_ETENSOR);
+    bad[1].dtype = TG_FLOAT32;
+    bad[0].name = "x";
+    assert_int_equal(tg_iss_run(&core, &k, t), TG_ETENSOR);
+    k.tensors = desc;
+    k.ntensors = 2;
+    assert_int_equal(tg_iss_run(&core, &k, t), TG_ETENSOR);
+    k.ntensors = 3;
+    k.program = NULL;
+    assert_int_equal(tg_iss_run(&core, &k, t), TG_EUNSUPPORTED);
+    k.program = b.out;
+    k.target = TG_TRN2;
+    assert_int_equal(tg_iss_run(&core, &k, t), TG_ETARGET);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_add_pipeline_with_semaphores),
+        cmocka_unit_test(test_add_without_sync_reads_unloaded_tile),
+        cmocka_unit_test(test_activation_scale_bias_reduce),
+        cmocka_unit_test(test_tensor_scalar_reverse),
+        cmocka_unit_test(test_tensor_reduce_negate),
+        cmocka_unit_test(test_scan_with_broadcast_operand),
+        cmocka_unit_test(test_reciprocal_negative_step),
+        cmocka_unit_test(test_iota_partition_and_free_index),
+        cmocka_unit_test(test_affine_select_causal),
+        cmocka_unit_test(test_bn_stats_aggr),
+        cmocka_unit_test(test_cast_through_bf16),
+        cmocka_unit_test(test_partition_reduce),
+        cmocka_unit_test(test_matmul_accumulate_and_transpose),
+        cmocka_unit_test(test_malformed_programs),
+        cmocka_unit_test(test_out_of_bounds_at_run_time),
+        cmocka_unit_test(test_deadlock_and_budget),
+        cmocka_unit_test(test_run_checks_descriptor),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
