@@ -3,7 +3,6 @@
  * elements with constant counts and strides; operands are widened to fp32,
  * computed with the runtime's ops and rounded to the destination dtype. */
 #include <stdint.h>
-#include <string.h>
 
 #include "matmul.h"
 #include "tg_alu.h"

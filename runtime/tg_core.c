@@ -1,6 +1,6 @@
 /* tg_core.c — the simulated core's life cycle and the checks every kernel
  * entry point makes before touching memory. Freestanding: memset only. */
-#include <string.h>
+#include "tg_mem.h"
 
 #include "tg_runtime.h"
 

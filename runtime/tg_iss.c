@@ -5,7 +5,7 @@
  * semaphores, round-robin). Freestanding C99: memcpy only. */
 #include "tg_iss.h"
 
-#include <string.h>
+#include "tg_mem.h"
 
 #include "tg_alu.h"
 #include "tg_math.h"

@@ -2,7 +2,7 @@
  * register-tiled, order-preserving), transpose, bn_stats/bn_aggr,
  * partition_reduce, bitvec reductions and iota casts. Freestanding C99;
  * built with -ffp-contract=off so no product is fused into an add. */
-#include <string.h>
+#include "tg_mem.h"
 
 #include "tg_ops.h"
 

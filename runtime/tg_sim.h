@@ -7,7 +7,7 @@
 #define TG_SIM_H
 
 #include <stdint.h>
-#include <string.h>
+#include "tg_mem.h"
 
 #include "tg_dtype.h"
 
