@@ -332,6 +332,8 @@ static tpl_value *repeat(TplRender *r, const TplNode *n, const tpl_value *seq, i
     if (k < 0)
         k = 0;
     size_t unit = seq->kind == TPL_STRING ? seq->u.str.n : seq->u.list.n * sizeof(void *);
+    if (!unit) /* an empty string or list stays empty, however large k is */
+        k = 0;
     if (unit && (uint64_t)k > r->env->lim.max_output / unit) {
         tpl_render_fail(r, n, "result of '*' exceeds the size limit of %zu bytes",
                         r->env->lim.max_output);
