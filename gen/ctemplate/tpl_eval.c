@@ -457,11 +457,15 @@ static tpl_value *binop(TplRender *r, const TplNode *n, tpl_value *a, tpl_value 
     default:
         if (y < 0)
             return tpl_float(r->a, pow((double)x, (double)y));
+        /* square and multiply: O(log y) steps. A square that overflows while
+         * exponent bits remain means the result overflows too (|z| >= 1). */
         z = 1;
-        for (int64_t i = 0; i < y && !ovf; i++) {
-            ovf = __builtin_mul_overflow(z, x, &z);
-            if (z == 0 || z == 1 || (z == -1 && x == -1))
-                i = z == 1 && x == 1 ? y : i;
+        for (int64_t base = x, e = y; e && !ovf;) {
+            if (e & 1)
+                ovf = __builtin_mul_overflow(z, base, &z);
+            e >>= 1;
+            if (e && !ovf)
+                ovf = __builtin_mul_overflow(base, base, &base);
         }
     }
     if (ovf) {
