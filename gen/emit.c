@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "emit.h"
+#include "forward.h"
 
 /* Per-dtype storage facts (SPEC.md §4 storage); the accessors themselves are
  * runtime/tg_sim.h's tg_rd_<sfx> / tg_wr_<sfx>. */
@@ -50,6 +51,7 @@ typedef struct E {
     int errors;         /* unsupported constructs reported */
     int oom;            /* a value could not be built */
     int in_region;      /* building the statements of a partition region */
+    Fwd fwd;            /* HBM forwarding: what each instruction becomes */
 } E;
 
 /* A free-loop nest shared by an instruction's operands: counts outer first,
@@ -567,8 +569,28 @@ static int row_call(E *e, IrInst *in, tpl_value *m)
     return 1;
 }
 
-static tpl_value *instruction(E *e, IrInst *in)
+/* What the C simulation runs for instruction `in` (forward.h): the
+ * instruction, its rewritten form, or NULL when it is dropped. */
+static IrInst *current(const E *e, IrInst *in) { return e->fwd.inst ? e->fwd.inst[in->id] : in; }
+
+/* A dropped instruction: a comment saying where its work went. */
+static tpl_value *dropped(E *e, const IrInst *in)
 {
+    tpl_value *m = new_map(e);
+    if (!m)
+        return NULL;
+    put_str(e, m, "kind", "note");
+    put_str(e, m, "where", where(e, in->loc));
+    put_str(e, m, "mnemonic", ir_opcode_name(in->op));
+    put_str(e, m, "note", e->fwd.note ? e->fwd.note[in->id] : "");
+    return m;
+}
+
+static tpl_value *instruction(E *e, IrInst *orig)
+{
+    IrInst *in = current(e, orig);
+    if (!in)
+        return dropped(e, orig);
     tpl_value *m = new_map(e);
     if (!m)
         return NULL;
@@ -736,7 +758,7 @@ static tpl_value *loop(E *e, const IrLoop *lp)
 /* What a statement needs to join a region. */
 typedef struct Fuse {
     int ok;          /* partition-local */
-    int64_t pcount;  /* its constant partition count */
+    int64_t pcount;  /* its constant partition count; -1: any (nothing to run) */
     int64_t poff;    /* first partition of its SBUF/PSUM rows; -1: none */
     uint64_t reads;  /* HBM tensors read (bit per Spec.tensors index) */
     uint64_t writes; /* HBM tensors written */
@@ -763,9 +785,12 @@ static int fuse_ap(E *e, const IrAp *ap, int write, Fuse *f)
     return 1;
 }
 
-static Fuse fuse_inst(E *e, const IrInst *in)
+static Fuse fuse_inst(E *e, IrInst *orig)
 {
     Fuse f = {0, 0, -1, 0, 0};
+    const IrInst *in = current(e, orig);
+    if (!in)
+        return (Fuse){1, -1, -1, 0, 0}; /* dropped: joins any region */
     switch (in->op) {
     case IR_OP_LOAD: case IR_OP_STORE: case IR_OP_DMA_COPY: case IR_OP_TENSOR_COPY:
     case IR_OP_TENSOR_TENSOR: case IR_OP_RECIPROCAL: case IR_OP_TENSOR_SCALAR: case IR_OP_ACTIVATION:
@@ -794,9 +819,11 @@ static Fuse fuse_inst(E *e, const IrInst *in)
 /* a then b in one region: 1 and a updated, or 0. */
 static int fuse_merge(Fuse *a, const Fuse *b)
 {
-    if (!a->ok || !b->ok || a->pcount != b->pcount || (a->poff >= 0 && b->poff >= 0 && a->poff != b->poff) ||
-        (a->writes & (b->reads | b->writes)) || (b->writes & (a->reads | a->writes)))
+    if (!a->ok || !b->ok || (a->pcount != b->pcount && a->pcount >= 0 && b->pcount >= 0) ||
+        (a->poff >= 0 && b->poff >= 0 && a->poff != b->poff) || (a->writes & (b->reads | b->writes)) ||
+        (b->writes & (a->reads | a->writes)))
         return 0;
+    a->pcount = a->pcount >= 0 ? a->pcount : b->pcount;
     a->poff = a->poff >= 0 ? a->poff : b->poff;
     a->reads |= b->reads;
     a->writes |= b->writes;
@@ -858,7 +885,7 @@ static tpl_value *body(E *e, const IrStmt *st, int n)
                 break;
             j++;
         }
-        if (f.ok && (j - i > 1 || st[i].kind == IR_STMT_LOOP)) {
+        if (f.ok && f.pcount > 0 && (j - i > 1 || st[i].kind == IR_STMT_LOOP)) {
             tpl_value *v = region(e, &st[i], j - i, f.pcount);
             if (v)
                 append(e, l, v);
@@ -897,6 +924,10 @@ static tpl_value *tensors(E *e, const Spec *s)
             append(e, dims, tpl_int(e->ta, t->shape[d]));
         put(e, m, "dims", dims);
         put_bool(e, m, "is_output", t->is_output);
+        int64_t bytes = (int64_t)tg_dtype_size(t->dtype);
+        for (int d = 0; d < t->rank; d++)
+            bytes *= t->shape[d];
+        put_int(e, m, "bytes", bytes);
         append(e, l, m);
     }
     return l;
@@ -907,6 +938,8 @@ tpl_value *emit_context(tpl_arena *ta, Arena *arena, const Ir *ir, const Plan *p
 {
     E e = {.ta = ta, .arena = arena, .ir = ir, .plan = plan, .diag = diag};
     const Spec *s = ir->spec;
+    if (fwd_analyze(arena, ir, &e.fwd))
+        goto oom;
     tpl_value *ctx = new_map(&e);
     if (!ctx)
         goto oom;

@@ -179,6 +179,9 @@ int ir_expr_const(const Expr *e, int64_t *v);
 /* Elements one partition of the pattern covers when every num is constant;
  * -1 otherwise. */
 int64_t ir_ap_free_elems(const IrAp *ap);
+/* 1 if ap (a tile operand) is the whole tile: every partition, every free
+ * element, in order (one contiguous free dim from offset 0). */
+int ir_ap_covers_tile(const Spec *spec, const IrAp *ap);
 /* Print an access pattern: `sbuf:xt.(i%2)[0:+128] +0 float32 [[1,512]]`. */
 void ir_ap_format(const Ir *ir, const IrAp *ap, char *buf, size_t size);
 /* Readable text form of the whole IR (--dump=ir). */

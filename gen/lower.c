@@ -707,8 +707,7 @@ static IrLoop *common_loop(IrLoop *a, IrLoop *b)
     return a == b ? a : NULL;
 }
 
-/* 1 if ap writes every element of its tile. */
-static int covers_tile(const Spec *s, const IrAp *ap)
+int ir_ap_covers_tile(const Spec *s, const IrAp *ap)
 {
     const SpecTile *t = &s->tiles[ap->index];
     int64_t elems = 1;
@@ -764,7 +763,7 @@ static void analyse_tiles(Lower *L)
                 for (int j = 0; j < n; j++) {
                     if (ops[j].ap->mem == IR_MEM_HBM || ops[j].ap->index != t)
                         continue;
-                    w |= ops[j].is_write && covers_tile(s, ops[j].ap);
+                    w |= ops[j].is_write && ir_ap_covers_tile(s, ops[j].ap);
                     r |= ops[j].is_read;
                 }
                 fresh[t] = w && !r;

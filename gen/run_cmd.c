@@ -142,6 +142,7 @@ static const char *iss_error(int rc)
     case TG_EDEADLOCK: return "every engine waits on a semaphore nobody signals";
     case TG_ELIMIT: return "instruction budget exhausted";
     case TG_ETARGET: return "program for another target";
+    case TG_EALIAS: return "an output overlaps another tensor";
     default: return "error";
     }
 }

@@ -13,16 +13,13 @@
 
 static void rmsnorm_body(tg_core *core, const float *x, const float *g, float *y)
 {
+    (void)core; /* unused when HBM forwarding leaves no SBUF/PSUM access */
     (void)x;
     (void)g;
     (void)y;
     /* partitions run the statements below in turn (all partition-local) */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        { /* rmsnorm.yaml:29: dma.load */
-            uint8_t *tg_d = core->sbuf[tg_p] + 4096;
-            const uint8_t *tg_s0 = (const uint8_t *)(g + 0);
-            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);
-        }
+        /* rmsnorm.yaml:29: dma.load forwarded: its readers read g directly */
         { /* rmsnorm.yaml:30: pool.iota */
             uint8_t *tg_d = core->sbuf[tg_p] + 8192;
             const int64_t tg_f = 0;
@@ -93,7 +90,7 @@ static void rmsnorm_body(tg_core *core, const float *x, const float *g, float *y
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
             uint8_t *tg_d = core->sbuf[tg_p] + (tg_fmod(v_i, 2)) * 2048;
             const uint8_t *tg_s0 = core->sbuf[tg_p] + 6144;
-            const uint8_t *tg_s1 = core->sbuf[tg_p] + 4096;
+            const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                 tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
@@ -116,6 +113,10 @@ int rmsnorm(tg_core *core, const float *x, const float *g, float *y)
         return TG_ECORE;
     if (core->target != TG_TRN1)
         return TG_ETARGET;
+    if (tg_overlap(y, 614400u, x, 614400u))
+        return TG_EALIAS;
+    if (tg_overlap(y, 614400u, g, 2048u))
+        return TG_EALIAS;
     rmsnorm_body(core, x, g, y);
     return TG_OK;
 }

@@ -13,33 +13,22 @@
 
 static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
 {
+    (void)core; /* unused when HBM forwarding leaves no SBUF/PSUM access */
     (void)x;
     (void)cos;
     (void)sin;
     (void)y;
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_s = 0; v_s < 4; v_s += 1) { /* rope.yaml:30 */
-            { /* rope.yaml:32: dma.load */
-                uint8_t *tg_d = core->sbuf[tg_p] + (tg_fmod(v_s, 2)) * 256;
-                const uint8_t *tg_s0 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 256);
-            }
-            { /* rope.yaml:33: dma.load */
-                uint8_t *tg_d = core->sbuf[tg_p] + 512 + (tg_fmod(v_s, 2)) * 256;
-                const uint8_t *tg_s0 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 256);
-            }
-            for (int64_t v_h = 0; v_h < 4; v_h += 1) { /* rope.yaml:34 */
-                { /* rope.yaml:36: dma.load */
-                    uint8_t *tg_d = core->sbuf[tg_p] + 1024 + (tg_fmod(((v_s * 4) + v_h), 2)) * 256;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
-                }
+    for (int64_t v_s = 0; v_s < 4; v_s += 1) { /* rope.yaml:30 */
+        /* rope.yaml:32: dma.load forwarded: its readers read cos directly */
+        /* rope.yaml:33: dma.load forwarded: its readers read sin directly */
+        for (int64_t v_h = 0; v_h < 4; v_h += 1) { /* rope.yaml:34 */
+            /* partitions run the statements below in turn (all partition-local) */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                /* rope.yaml:36: dma.load forwarded: its readers read x directly */
                 { /* rope.yaml:37: dve.tensor_tensor */
                     uint8_t *tg_d = core->sbuf[tg_p] + 2048;
-                    const uint8_t *tg_s0 = core->sbuf[tg_p] + 1024 + (tg_fmod(((v_s * 4) + v_h), 2)) * 256;
-                    const uint8_t *tg_s1 = core->sbuf[tg_p] + (tg_fmod(v_s, 2)) * 256;
+                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
+                    const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                         tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
@@ -47,15 +36,15 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
                 }
                 { /* rope.yaml:38: dve.tensor_tensor */
                     uint8_t *tg_d = core->sbuf[tg_p] + 2304;
-                    const uint8_t *tg_s0 = core->sbuf[tg_p] + 1024 + (tg_fmod(((v_s * 4) + v_h), 2)) * 256 + 128;
-                    const uint8_t *tg_s1 = core->sbuf[tg_p] + 512 + (tg_fmod(v_s, 2)) * 256;
+                    const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
+                    const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                         tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
                     }
                 }
                 { /* rope.yaml:39: dve.tensor_tensor */
-                    uint8_t *tg_d = core->sbuf[tg_p] + 1536 + (tg_fmod(((v_s * 4) + v_h), 2)) * 256;
+                    uint8_t *tg_d = (uint8_t *)(y + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
                     const uint8_t *tg_s0 = core->sbuf[tg_p] + 2048;
                     const uint8_t *tg_s1 = core->sbuf[tg_p] + 2304;
                     TG_IVDEP
@@ -65,8 +54,8 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
                 }
                 { /* rope.yaml:40: dve.tensor_tensor */
                     uint8_t *tg_d = core->sbuf[tg_p] + 2048;
-                    const uint8_t *tg_s0 = core->sbuf[tg_p] + 1024 + (tg_fmod(((v_s * 4) + v_h), 2)) * 256 + 128;
-                    const uint8_t *tg_s1 = core->sbuf[tg_p] + (tg_fmod(v_s, 2)) * 256;
+                    const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
+                    const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                         tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
@@ -74,15 +63,18 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
                 }
                 { /* rope.yaml:41: dve.tensor_tensor */
                     uint8_t *tg_d = core->sbuf[tg_p] + 2304;
-                    const uint8_t *tg_s0 = core->sbuf[tg_p] + 1024 + (tg_fmod(((v_s * 4) + v_h), 2)) * 256;
-                    const uint8_t *tg_s1 = core->sbuf[tg_p] + 512 + (tg_fmod(v_s, 2)) * 256;
+                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
+                    const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                         tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
                     }
                 }
+            }
+            /* partitions run the statements below in turn (all partition-local) */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 { /* rope.yaml:42: dve.tensor_tensor */
-                    uint8_t *tg_d = core->sbuf[tg_p] + 1536 + (tg_fmod(((v_s * 4) + v_h), 2)) * 256 + 128;
+                    uint8_t *tg_d = (uint8_t *)(y + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
                     const uint8_t *tg_s0 = core->sbuf[tg_p] + 2048;
                     const uint8_t *tg_s1 = core->sbuf[tg_p] + 2304;
                     TG_IVDEP
@@ -90,11 +82,7 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
                         tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
                     }
                 }
-                { /* rope.yaml:43: dma.store */
-                    uint8_t *tg_d = (uint8_t *)(y + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    const uint8_t *tg_s0 = core->sbuf[tg_p] + 1536 + (tg_fmod(((v_s * 4) + v_h), 2)) * 256;
-                    memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
-                }
+                /* rope.yaml:43: dma.store sunk: its tile's writers write y directly */
             }
         }
     }
@@ -108,6 +96,12 @@ int rope(tg_core *core, const uint16_t *x, const float *cos, const float *sin, u
         return TG_ECORE;
     if (core->target != TG_TRN1)
         return TG_ETARGET;
+    if (tg_overlap(y, 524288u, x, 524288u))
+        return TG_EALIAS;
+    if (tg_overlap(y, 524288u, cos, 131072u))
+        return TG_EALIAS;
+    if (tg_overlap(y, 524288u, sin, 131072u))
+        return TG_EALIAS;
     rope_body(core, x, cos, sin, y);
     return TG_OK;
 }

@@ -31,10 +31,27 @@ int tg_kernel_check(const tg_core *core, const tg_kernel *k, void *const tensors
     return TG_OK;
 }
 
+int tg_tensors_alias(const tg_kernel *k, void *const tensors[])
+{
+    for (uint32_t i = 0; i < k->ntensors; i++) {
+        if (!k->tensors[i].is_output)
+            continue;
+        size_t ni = tg_tensor_elems(&k->tensors[i]) * tg_dtype_size(k->tensors[i].dtype);
+        for (uint32_t j = 0; j < k->ntensors; j++) {
+            size_t nj = tg_tensor_elems(&k->tensors[j]) * tg_dtype_size(k->tensors[j].dtype);
+            if (j != i && tg_overlap(tensors[i], ni, tensors[j], nj))
+                return TG_EALIAS;
+        }
+    }
+    return TG_OK;
+}
+
 int tg_kernel_run(tg_core *core, const tg_kernel *k, void *const tensors[])
 {
     int rc = tg_kernel_check(core, k, tensors);
     if (rc)
+        return rc;
+    if ((rc = tg_tensors_alias(k, tensors)))
         return rc;
     if (!k->run)
         return TG_EUNSUPPORTED;

@@ -847,5 +847,7 @@ int tg_iss_run_stats(tg_core *core, const tg_kernel *k, void *const tensors[], t
         if (!same)
             return TG_ETENSOR;
     }
+    if ((rc = tg_tensors_alias(k, tensors)))
+        return rc;
     return exec_decoded(&m);
 }

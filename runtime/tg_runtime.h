@@ -22,7 +22,8 @@ enum {
     TG_EBOUNDS = -6,  /* an access outside SBUF, PSUM or a tensor */
     TG_EUNSUPPORTED = -7, /* the kernel carries no implementation for this entry */
     TG_EDEADLOCK = -8, /* ISS: every unfinished engine waits on a semaphore nobody will signal */
-    TG_ELIMIT = -9     /* ISS: the instruction budget (tg_iss_stats.limit) ran out */
+    TG_ELIMIT = -9,    /* ISS: the instruction budget (tg_iss_stats.limit) ran out */
+    TG_EALIAS = -10    /* an output shares bytes with another tensor (tensors never alias) */
 };
 
 /* SBUF storage is sized for the largest target; a core initialised for trn1
@@ -91,6 +92,20 @@ int tg_core_init(tg_core *core, tg_target target);
 /* Check that `core` is initialised and matches `k`'s target, and that `k` and
  * every tensor pointer are non-null; 0 when the kernel may run. */
 int tg_kernel_check(const tg_core *core, const tg_kernel *k, void *const tensors[]);
+
+/* TG_EALIAS if an output of `k` shares a byte with another of `tensors`
+ * (sizes from k's descriptor), else 0. Tensors never alias: the C simulation
+ * reads inputs and writes outputs directly where an SBUF copy changes nothing
+ * (docs/ir.md, "HBM forwarding"), so an output over an input would see its
+ * writes early. tg_kernel_run and tg_iss_run refuse such tensors. */
+int tg_tensors_alias(const tg_kernel *k, void *const tensors[]);
+
+/* 1 if the n bytes at a and the m bytes at b share a byte (n, m > 0). */
+static inline int tg_overlap(const void *a, size_t n, const void *b, size_t m)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + m && y < x + n;
+}
 
 /* Run the kernel's C simulation (after tg_kernel_check). */
 int tg_kernel_run(tg_core *core, const tg_kernel *k, void *const tensors[]);

@@ -71,6 +71,16 @@ check "partition_reduce kernel (tests/numerics/specs/preduce.yaml) matches numpy
 # vectorizing pragma, no memcpy of an overlapping run), bit-exact.
 check "shifted in-place ops (tests/numerics/specs/shift.yaml) match numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" shift >"$w/shift.log" 2>&1'
+# HBM forwarding (gen/forward.c): the cases of forward.yaml it takes and
+# leaves (the notes it leaves in the C, against tests/numerics/forward.notes),
+# the values against numpy, and the ISS (which runs every DMA) bit for bit.
+check "HBM forwarding: forward.yaml drops exactly the expected loads and stores" \
+  '"$TILEGEN" gen -o "$w/out" "$here/specs/forward.yaml" &&
+   sed -n "s|^ */\* \(forward.yaml:[0-9]*: dma\.[a-z]* .*\) \*/$|\1|p" "$w/out/forward.c" | diff -u "$here/forward.notes" - >"$w/forward.diff"'
+check "HBM forwarding: forward.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" forward >"$w/forward.log" 2>&1'
+check "HBM forwarding: forward.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" forward >"$w/forward-iss.log" 2>&1'
 "$TILEGEN" gen -o "$w/out" --bogus "$root/specs/softmax.yaml" 2>/dev/null; rc=$?
 check "unknown option: exit 2" '[ $rc = 2 ]'
 "$TILEGEN" gen -o "$w/nodir" "$root/specs/softmax.yaml" 2>/dev/null; rc=$?

@@ -378,6 +378,26 @@ def _ref_shift(p, x):
     return {"y": (t, "exact"), "z": (z, "exact")}
 
 
+def _inputs_forward(p, r):
+    # small integers: every op of the kernel (bf16 cast, adds, the matmul's
+    # fp32 sums) is exact on them, so each output is exact
+    return {"x": r.integers(-8, 9, (p["N"], p["F"])).astype(np.float64),
+            "g": r.integers(-8, 9, (1, p["F"])).astype(np.float64),
+            "w": r.integers(-4, 5, (128, 128)).astype(np.float64)}
+
+
+def _ref_forward(p, x):
+    # HBM forwarding changes no value: each case's plain meaning (see the
+    # comments in tests/numerics/specs/forward.yaml)
+    v, h = x["x"], p["F"] // 2
+    y8 = v.copy()
+    y8[128:256, 0:h] = v[128:256, h:]  # iteration 1's second load lands on [0:32]
+    y8[128:256, h:] = v[0:128, h:]     # [32:64] still holds iteration 0's
+    out = {"y1": v, "y2": 2 * v, "y3": v[128:256] + 1, "y4": v + x["g"], "y5": v, "y6": 3 * v,
+           "y7": v - 0.5, "y8": y8, "y9": x["w"].T @ v[0:128]}
+    return {k: (a, "exact") for k, a in out.items()}
+
+
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
 # gen-cli suite (check.sh with SPECS=tests/numerics/specs).
 TEST_SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
@@ -388,6 +408,12 @@ TEST_KERNELS = {
                    ("bor", "int32", "1, F"), ("band", "int32", "1, F")], _inputs_preduce, _ref_preduce),
     "shift": _k({"P": 128, "F": 512}, [("x", "float32", "P, F")], [("y", "float32", "P, F"), ("z", "float32", "P, F")],
                 _inputs_shift, _ref_shift),
+    "forward": _k({"N": 256, "F": 64},
+                  [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("w", "float32", "128, 128")],
+                  [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y3", "float32", "128, F"),
+                   ("y4", "float32", "N, F"), ("y5", "float32", "N, F"), ("y6", "float32", "N, F"),
+                   ("y7", "float32", "N, F"), ("y8", "float32", "N, F"), ("y9", "float32", "128, F")],
+                  _inputs_forward, _ref_forward),
 }
 
 

@@ -903,6 +903,15 @@ static void test_run_checks_descriptor(void **state)
     k.program = b.out;
     k.target = TG_TRN2;
     assert_int_equal(tg_iss_run(&core, &k, t), TG_ETARGET);
+    k.target = TG_TRN1;
+    /* an output may share no byte with another tensor; inputs may share */
+    void *same[3] = {A, Bv, A}, *tail[3] = {A, Bv, (uint8_t *)Bv + 2 * P * F * sizeof(float) - 1},
+         *ins[3] = {A, A, C};
+    assert_int_equal(tg_iss_run(&core, &k, same), TG_EALIAS);
+    assert_int_equal(tg_kernel_run(&core, &k, same), TG_EALIAS);
+    assert_int_equal(tg_iss_run(&core, &k, tail), TG_EALIAS);
+    assert_int_equal(tg_iss_run(&core, &k, ins), 0);
+    assert_true(same_bits(C[5], A[5] + A[5]));
 }
 
 int main(void)

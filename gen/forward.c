@@ -1,0 +1,466 @@
+/* forward.c - HBM forwarding for the C simulation (forward.h, docs/ir.md).
+ *
+ * Load forwarding. Tile t is written by one instruction only, a raw (same
+ * dtype) load of the whole tile from an input tensor that nothing writes. A
+ * reader that runs after the load in the same iteration of the load's loop
+ * (in it or in a loop nested in it) and reads the same rotating copy reads
+ * exactly the bytes that load put there: the input's elements. When every
+ * reader of t is such a reader, each reads the input directly and the load
+ * goes.
+ *
+ * Store sinking. Tile u is read by one instruction only, a raw store of the
+ * whole tile to an output that no other instruction writes and none reads.
+ * Every writer of u runs before the store in the same iteration of the
+ * store's loop and writes the copy it stores; and in every iteration of that
+ * loop the writers together write every element of u (proved by marking
+ * them, iteration by iteration, within FWD_MARK_BUDGET). Then the store
+ * copies exactly the values the writers left, so the writers write the
+ * output directly and the store goes. Each output element still receives its
+ * final value in the same iteration as before, and nothing reads the output
+ * in between.
+ *
+ * A tile side is the whole tile as one contiguous free dim (element e of a
+ * partition row is index e of the transfer) and the HBM side one contiguous
+ * free dim too, so tile element (q, e) is HBM element offset + q*pstep + e and
+ * any operand on the tile maps to an HBM pattern with the same steps. A load
+ * is forwarded only when every reader reads unit-stride rows (or one element
+ * per partition): a strided read straight from HBM is slower than the SBUF
+ * copy it would save (pooling windows read xt[:, a::2, b::2]). */
+#include <string.h>
+
+#include "forward.h"
+
+/* Analysis state. */
+typedef struct F {
+    Arena *arena;
+    const Ir *ir;
+    const Spec *spec;
+    IrInst **cur;   /* per id: current form (original or arena copy), NULL dropped */
+    const char **note;
+    int *tw, *tr;   /* per tile: instructions writing / reading it */
+    int *hw, *hr;   /* per tensor: instructions writing / reading it */
+    int64_t *env;   /* loop variable values (coverage proof) */
+    unsigned char *mark; /* coverage bitmap */
+    int64_t budget; /* element marks left for the current proof */
+} F;
+
+/* ---- expressions ---------------------------------------------------------------- */
+
+static int same(const Expr *a, const Expr *b)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->kind != b->kind)
+        return 0;
+    switch (a->kind) {
+    case EXPR_INT:
+    case EXPR_VAR:
+        return a->ival == b->ival;
+    case EXPR_NEG:
+        return same(a->a, b->a);
+    case EXPR_ADD: case EXPR_SUB: case EXPR_MUL: case EXPR_DIV: case EXPR_MOD: case EXPR_MIN: case EXPR_MAX:
+        return same(a->a, b->a) && same(a->b, b->b);
+    default:
+        return 0;
+    }
+}
+
+static Expr *mk(F *f, ExprKind k, Expr *a, Expr *b, SrcLoc loc)
+{
+    if (!a || !b)
+        return NULL;
+    Expr *e = arena_alloc(f->arena, sizeof *e);
+    if (e) {
+        memset(e, 0, sizeof *e);
+        e->kind = k;
+        e->a = a;
+        e->b = b;
+        e->loc = loc;
+    }
+    return e;
+}
+
+/* a + b, folding constants and zero. */
+static Expr *add(F *f, Expr *a, Expr *b, SrcLoc loc)
+{
+    int64_t x, y, r;
+    if (ir_expr_is(a, 0))
+        return b;
+    if (ir_expr_is(b, 0))
+        return a;
+    if (ir_expr_const(a, &x) && ir_expr_const(b, &y) && expr_add(x, y, &r))
+        return expr_new_int(f->arena, r, loc);
+    return mk(f, EXPR_ADD, a, b, loc);
+}
+
+/* x * k, folding constants, 0 and 1. */
+static Expr *scale(F *f, Expr *x, int64_t k, SrcLoc loc)
+{
+    int64_t v, r;
+    if (k == 0 || ir_expr_is(x, 0))
+        return expr_new_int(f->arena, 0, loc);
+    if (k == 1)
+        return x;
+    if (ir_expr_const(x, &v) && expr_mul(v, k, &r))
+        return expr_new_int(f->arena, r, loc);
+    return mk(f, EXPR_MUL, x, expr_new_int(f->arena, k, loc), loc);
+}
+
+/* ---- facts ---------------------------------------------------------------------- */
+
+/* Loop a encloses loop b, or is b, or a is the top level. */
+static int encloses(const IrLoop *a, const IrLoop *b)
+{
+    for (; b; b = b->parent)
+        if (b == a)
+            return 1;
+    return a == NULL;
+}
+
+static int on_tile(const IrAp *ap, int t) { return ap->mem != IR_MEM_HBM && ap->index == t; }
+
+/* Partitions of tile t. */
+static int64_t tile_p(const F *f, int t) { return f->spec->tiles[t].shape[0]; }
+
+/* Elements of one partition row of one copy of tile t. */
+static int64_t tile_elems(const F *f, int t)
+{
+    const SpecTile *st = &f->spec->tiles[t];
+    int64_t n = 1;
+    for (int d = 1; d < st->rank; d++)
+        n *= st->shape[d];
+    return n;
+}
+
+/* Count per tile and tensor the instructions that write / read it (each
+ * instruction once per tile or tensor and direction). */
+static void count_uses(F *f)
+{
+    const Ir *ir = f->ir;
+    for (int i = 0; i < ir->ninsts; i++) {
+        IrOperand ops[IR_MAX_OPERANDS];
+        int n = ir_operands(f->cur[i], ops);
+        for (int k = 0; k < n; k++) {
+            const IrAp *ap = ops[k].ap;
+            int *w = ap->mem == IR_MEM_HBM ? f->hw : f->tw, *r = ap->mem == IR_MEM_HBM ? f->hr : f->tr;
+            int seen_w = 0, seen_r = 0;
+            for (int j = 0; j < k; j++)
+                if ((ops[j].ap->mem == IR_MEM_HBM) == (ap->mem == IR_MEM_HBM) && ops[j].ap->index == ap->index) {
+                    seen_w |= ops[j].is_write;
+                    seen_r |= ops[j].is_read;
+                }
+            if (ops[k].is_write && !seen_w)
+                w[ap->index]++;
+            if (ops[k].is_read && !seen_r)
+                r[ap->index]++;
+        }
+    }
+}
+
+/* The instruction to change: a private copy of cur[id]. */
+static IrInst *mutable_inst(F *f, int id)
+{
+    if (f->cur[id] != f->ir->insts[id])
+        return f->cur[id];
+    IrInst *c = arena_alloc(f->arena, sizeof *c);
+    if (c) {
+        *c = *f->ir->insts[id];
+        f->cur[id] = c;
+    }
+    return c;
+}
+
+/* The HBM pattern of operand `op` on a tile whose whole-tile transfer
+ * `whole` (one contiguous dim) pairs with HBM pattern `hbm` (one free dim). */
+static int to_hbm(F *f, IrAp *op, const IrAp *hbm)
+{
+    int64_t s = hbm->free[0].step;
+    IrAp n = *op;
+    n.mem = IR_MEM_HBM;
+    n.index = hbm->index;
+    n.pstep = hbm->pstep;
+    n.pstart = expr_new_int(f->arena, 0, op->loc);
+    n.offset = add(f, hbm->offset, add(f, scale(f, op->pstart, hbm->pstep, op->loc), scale(f, op->offset, s, op->loc),
+                                       op->loc),
+                   op->loc);
+    for (int k = 0; k < n.nfree; k++)
+        if (!expr_mul(op->free[k].step, s, &n.free[k].step))
+            return 0;
+    n.rot_loop = -1;
+    n.buf = expr_new_int(f->arena, 0, op->loc);
+    if (!n.pstart || !n.offset || !n.buf)
+        return -1;
+    *op = n;
+    return 1;
+}
+
+/* Drop instruction id, the last user of tile t, with a note naming tensor h. */
+static int drop(F *f, int t, int id, const char *fmt, int h)
+{
+    f->tw[t] = 0;
+    f->tr[t] = 0;
+    f->cur[id] = NULL;
+    f->note[id] = arena_printf(f->arena, fmt, f->spec->tensors[h].name);
+    return f->note[id] ? 0 : -1;
+}
+
+/* ---- load forwarding ------------------------------------------------------------ */
+
+/* 1 if tile t's loader (id li) can be dropped: see the file comment. */
+static int load_forwardable(F *f, int t, int li)
+{
+    const IrInst *L = f->cur[li];
+    if ((L->op != IR_OP_LOAD && L->op != IR_OP_DMA_COPY) || !on_tile(&L->dst, t) || L->nsrc != 1 ||
+        L->src[0].mem != IR_MEM_HBM)
+        return 0;
+    const IrAp *h = &L->src[0];
+    const SpecTensor *ht = &f->spec->tensors[h->index];
+    if (ht->is_output || f->hw[h->index] || L->dst.dtype != h->dtype || h->nfree != 1 || h->free[0].step != 1 ||
+        !ir_ap_covers_tile(f->spec, &L->dst))
+        return 0;
+    for (int i = 0; i < f->ir->ninsts; i++) {
+        if (i == li || !f->cur[i])
+            continue;
+        IrOperand ops[IR_MAX_OPERANDS];
+        int n = ir_operands(f->cur[i], ops);
+        for (int k = 0; k < n; k++) {
+            if (!on_tile(ops[k].ap, t))
+                continue;
+            const IrAp *ap = ops[k].ap;
+            if (ops[k].is_write || i < li || !encloses(L->loop, f->cur[i]->loop) || !same(ap->buf, L->dst.buf) ||
+                (ap->free[ap->nfree - 1].step != 1 && ir_ap_free_elems(ap) != 1))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+static int forward_load(F *f, int t, int li)
+{
+    const IrAp hbm = f->cur[li]->src[0];
+    for (int i = 0; i < f->ir->ninsts; i++) {
+        if (i == li || !f->cur[i])
+            continue;
+        IrOperand ops[IR_MAX_OPERANDS];
+        int n = ir_operands(f->cur[i], ops), touches = 0;
+        for (int k = 0; k < n; k++)
+            touches |= on_tile(ops[k].ap, t);
+        if (!touches)
+            continue;
+        IrInst *c = mutable_inst(f, i);
+        if (!c)
+            return -1;
+        n = ir_operands(c, ops);
+        for (int k = 0; k < n; k++)
+            if (on_tile(ops[k].ap, t) && to_hbm(f, ops[k].ap, &hbm) != 1)
+                return -1; /* the HBM step is 1, so only memory can run out */
+    }
+    return drop(f, t, li, "forwarded: its readers read %s directly", hbm.index);
+}
+
+/* ---- store sinking -------------------------------------------------------------- */
+
+/* Mark the elements one writer's operand `op` covers, over every iteration
+ * of the loops between `outer` (exclusive) and the writer's loop `lp`. */
+static int mark_writes(F *f, const IrAp *op, const IrLoop *lp, const IrLoop *outer, int64_t elems)
+{
+    if (lp != outer) {
+        for (int64_t v = lp->start; v < lp->stop; v += lp->step) {
+            f->env[lp->slot] = v;
+            if (!mark_writes(f, op, lp->parent, outer, elems))
+                return 0;
+        }
+        return 1;
+    }
+    int64_t off, num[IR_MAX_FREE], j[IR_MAX_FREE] = {0}, total = 1;
+    if (expr_eval(op->offset, f->env, &off, NULL))
+        return 0;
+    for (int k = 0; k < op->nfree; k++) {
+        if (expr_eval(op->free[k].num, f->env, &num[k], NULL) || num[k] < 0)
+            return 0;
+        total *= num[k] ? num[k] : 1;
+        if (num[k] == 0)
+            return 1;
+    }
+    if ((f->budget -= total + 1) < 0)
+        return 0;
+    for (;;) {
+        int64_t e = off;
+        for (int k = 0; k < op->nfree; k++)
+            e += j[k] * op->free[k].step;
+        if (e < 0 || e >= elems)
+            return 0;
+        f->mark[e] = 1;
+        int k = op->nfree - 1;
+        while (k >= 0 && ++j[k] == num[k])
+            j[k--] = 0;
+        if (k < 0)
+            return 1;
+    }
+}
+
+/* The written operand of instruction c on tile u (NULL if it writes none). */
+static IrAp *written_on(IrInst *c, int u)
+{
+    IrOperand ops[IR_MAX_OPERANDS];
+    int n = ir_operands(c, ops);
+    for (int k = 0; k < n; k++)
+        if (on_tile(ops[k].ap, u) && ops[k].is_write)
+            return ops[k].ap;
+    return NULL;
+}
+
+/* One iteration of the store's loop (its variables and those of the loops
+ * around it set in env): do the writers, marked over the loops between them
+ * and the store's loop, cover the tile? */
+static int covered_once(F *f, int u, const IrInst *S, int64_t elems)
+{
+    memset(f->mark, 0, (size_t)elems);
+    for (int i = 0; i < S->id; i++) {
+        IrInst *c = f->cur[i];
+        IrAp *op = c ? written_on(c, u) : NULL;
+        if (op && !mark_writes(f, op, c->loop, S->loop, elems))
+            return 0;
+    }
+    for (int64_t e = 0; e < elems; e++)
+        if (!f->mark[e])
+            return 0;
+    return 1;
+}
+
+/* Every iteration of the loops around the store (chain[0] outermost). */
+static int covered(F *f, int u, const IrInst *S, int64_t elems, const IrLoop *const *chain, int n)
+{
+    if (n == 0)
+        return covered_once(f, u, S, elems);
+    const IrLoop *lp = chain[0];
+    for (int64_t v = lp->start; v < lp->stop; v += lp->step) {
+        f->env[lp->slot] = v;
+        if ((f->budget -= 1) < 0 || !covered(f, u, S, elems, chain + 1, n - 1))
+            return 0;
+    }
+    return 1;
+}
+
+/* 1 if tile u's store (id si) can be dropped: see the file comment. */
+static int store_sinkable(F *f, int u, int si)
+{
+    const IrInst *S = f->cur[si];
+    if ((S->op != IR_OP_STORE && S->op != IR_OP_DMA_COPY) || S->nsrc != 1 || !on_tile(&S->src[0], u) ||
+        S->dst.mem != IR_MEM_HBM || on_tile(&S->dst, u))
+        return 0;
+    const IrAp *h = &S->dst;
+    if (!f->spec->tensors[h->index].is_output || f->hw[h->index] != 1 || f->hr[h->index] ||
+        h->dtype != S->src[0].dtype || h->nfree != 1 || h->free[0].step != 1 || !ir_ap_covers_tile(f->spec, &S->src[0]))
+        return 0;
+    int64_t elems = tile_elems(f, u);
+    for (int i = 0; i < f->ir->ninsts; i++) {
+        IrInst *c = f->cur[i];
+        if (i == si || !c)
+            continue;
+        IrOperand ops[IR_MAX_OPERANDS];
+        int n = ir_operands(c, ops), nw = 0;
+        for (int k = 0; k < n; k++) {
+            if (!on_tile(ops[k].ap, u))
+                continue;
+            const IrAp *ap = ops[k].ap;
+            if (ops[k].is_read || i > si || !encloses(S->loop, c->loop) || !same(ap->buf, S->src[0].buf) ||
+                !ir_expr_is(ap->pstart, 0) || !ir_expr_is(ap->pcount, tile_p(f, u)))
+                return 0;
+            nw++;
+        }
+        if (nw > 1)
+            return 0;
+    }
+    const IrLoop *chain[64];
+    int n = 0;
+    for (const IrLoop *lp = S->loop; lp; lp = lp->parent)
+        if (n < 64)
+            chain[n++] = lp;
+        else
+            return 0;
+    for (int a = 0, b = n - 1; a < b; a++, b--) {
+        const IrLoop *x = chain[a];
+        chain[a] = chain[b];
+        chain[b] = x;
+    }
+    f->budget = FWD_MARK_BUDGET;
+    f->mark = arena_alloc(f->arena, (size_t)(elems > 0 ? elems : 1));
+    return f->mark && covered(f, u, S, elems, chain, n);
+}
+
+static int sink_store(F *f, int u, int si)
+{
+    const IrAp hbm = f->cur[si]->dst;
+    for (int i = 0; i < si; i++) {
+        if (!f->cur[i] || !written_on(f->cur[i], u))
+            continue;
+        IrInst *c = mutable_inst(f, i);
+        if (!c || to_hbm(f, written_on(c, u), &hbm) != 1)
+            return -1; /* the HBM step is 1, so only memory can run out */
+    }
+    return drop(f, u, si, "sunk: its tile's writers write %s directly", hbm.index);
+}
+
+/* ---- the pass ------------------------------------------------------------------- */
+
+/* The one instruction that writes (want_write) or reads tile t. */
+static int only_user(F *f, int t, int want_write)
+{
+    for (int i = 0; i < f->ir->ninsts; i++) {
+        if (!f->cur[i])
+            continue;
+        IrOperand ops[IR_MAX_OPERANDS];
+        int n = ir_operands(f->cur[i], ops);
+        for (int k = 0; k < n; k++)
+            if (on_tile(ops[k].ap, t) && (want_write ? ops[k].is_write : ops[k].is_read))
+                return i;
+    }
+    return -1;
+}
+
+int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
+{
+    int ni = ir->ninsts, nt = ir->ntiles, nh = ir->spec->ntensors, nslots = ir->spec->nslots;
+    F f = {.arena = arena, .ir = ir, .spec = ir->spec};
+    f.cur = arena_alloc(arena, (size_t)(ni + 1) * sizeof *f.cur);
+    f.note = arena_alloc(arena, (size_t)(ni + 1) * sizeof *f.note);
+    f.tw = arena_alloc(arena, (size_t)(nt + 1) * sizeof *f.tw);
+    f.tr = arena_alloc(arena, (size_t)(nt + 1) * sizeof *f.tr);
+    f.hw = arena_alloc(arena, (size_t)(nh + 1) * sizeof *f.hw);
+    f.hr = arena_alloc(arena, (size_t)(nh + 1) * sizeof *f.hr);
+    f.env = arena_alloc(arena, (size_t)(nslots > EXPR_VAR_FIRST ? nslots : EXPR_VAR_FIRST) * sizeof *f.env);
+    memset(out, 0, sizeof *out);
+    if (!f.cur || !f.note || !f.tw || !f.tr || !f.hw || !f.hr || !f.env)
+        return -1;
+    for (int i = 0; i < ni; i++) {
+        f.cur[i] = ir->insts[i];
+        f.note[i] = NULL;
+    }
+    memset(f.tw, 0, (size_t)(nt + 1) * sizeof *f.tw);
+    memset(f.tr, 0, (size_t)(nt + 1) * sizeof *f.tr);
+    memset(f.hw, 0, (size_t)(nh + 1) * sizeof *f.hw);
+    memset(f.hr, 0, (size_t)(nh + 1) * sizeof *f.hr);
+    memset(f.env, 0, (size_t)(nslots > EXPR_VAR_FIRST ? nslots : EXPR_VAR_FIRST) * sizeof *f.env);
+    count_uses(&f);
+    /* loads first: a store whose tile came straight from a load then reads HBM */
+    for (int t = 0; t < nt; t++) {
+        int li = f.tw[t] == 1 ? only_user(&f, t, 1) : -1;
+        if (li >= 0 && load_forwardable(&f, t, li)) {
+            if (forward_load(&f, t, li))
+                return -1;
+            out->loads++;
+        }
+    }
+    for (int u = 0; u < nt; u++) {
+        int si = f.tr[u] == 1 ? only_user(&f, u, 0) : -1;
+        if (si >= 0 && f.tw[u] >= 1 && store_sinkable(&f, u, si)) {
+            if (sink_store(&f, u, si))
+                return -1;
+            out->stores++;
+        }
+    }
+    out->inst = f.cur;
+    out->note = f.note;
+    return 0;
+}
