@@ -763,6 +763,11 @@ tpl_value *tpl_format(TplRender *r, const TplNode *at, const tpl_value *fmt,
                 tpl_buf_free(&b);
                 return FAIL("cannot convert float to integer");
             }
+            if (v->kind == TPL_FLOAT && (v->u.f >= 9223372036854775808.0 || v->u.f < -9223372036854775808.0)) {
+                tpl_buf_free(&tmp);
+                tpl_buf_free(&b);
+                return FAIL("integer overflow converting %g (64-bit integers)", v->u.f);
+            }
             int64_t iv = v->kind == TPL_FLOAT ? (int64_t)v->u.f : tpl_int_of(v);
             if (conv == 'c') {
                 utf8_put(&b, (uint32_t)iv);
