@@ -725,6 +725,117 @@ static tpl_value *instruction(E *e, IrInst *orig)
     return ok ? m : NULL;
 }
 
+/* ---- transposing copies ---------------------------------------------------------
+ * A loop whose whole body is one raw copy of 4-byte elements, each operand one
+ * free dim whose offset is affine in the loop variable, where the loop walks
+ * the dst contiguously and the src by rows while the copy walks the src
+ * contiguously and the dst by rows: the loop moves a 2-D block transposed,
+ * dst[j*ds + a] = src[a*ss + j]. It becomes one tg_transpose_f32 call (8x8
+ * register blocks) instead of `trip` copies with a scattered store. Only for
+ * independent loops and operands on different tiles or tensors (which never
+ * overlap), so the order of the element moves does not matter. */
+
+/* x with loop variable `slot` replaced by v (constants folded). */
+static Expr *subst(E *e, const Expr *x, int slot, int64_t v)
+{
+    if (!x)
+        return NULL;
+    Expr *n = arena_alloc(e->arena, sizeof *n);
+    if (!n) {
+        e->oom = 1;
+        return NULL;
+    }
+    *n = *x;
+    if (x->kind == EXPR_VAR && x->ival == slot) {
+        n->kind = EXPR_INT;
+        n->ival = v;
+        return n;
+    }
+    if (x->kind == EXPR_INT || x->kind == EXPR_VAR || x->kind == EXPR_FLOAT || x->kind == EXPR_NAME)
+        return n;
+    n->a = subst(e, x->a, slot, v);
+    n->b = x->kind == EXPR_NEG ? NULL : subst(e, x->b, slot, v);
+    int64_t a, b, r;
+    if (n->a && n->b && ir_expr_const(n->a, &a) && ir_expr_const(n->b, &b) &&
+        ((x->kind == EXPR_ADD && expr_add(a, b, &r)) || (x->kind == EXPR_MUL && expr_mul(a, b, &r)))) {
+        n->kind = EXPR_INT;
+        n->ival = r;
+    } else if (x->kind == EXPR_ADD && (ir_expr_is(n->a, 0) || ir_expr_is(n->b, 0))) {
+        return ir_expr_is(n->a, 0) ? n->b : n->a;
+    }
+    return n;
+}
+
+/* 1 if x reads loop variable `slot`. */
+static int uses(const E *e, const Expr *x, int slot)
+{
+    unsigned char used[EXPR_AFFINE_MAX_VARS] = {0};
+    int n = e->ir->spec->nslots < EXPR_AFFINE_MAX_VARS ? e->ir->spec->nslots : EXPR_AFFINE_MAX_VARS;
+    if (!x)
+        return 0;
+    expr_vars_used(x, used, n);
+    return slot >= n || used[slot];
+}
+
+/* Elements the loop advances operand ap per iteration, or 0 when its
+ * offset is not affine in the loop variable or anything else moves. */
+static int64_t loop_step(const E *e, const IrAp *ap, const IrLoop *lp)
+{
+    int64_t coef[EXPR_AFFINE_MAX_VARS], c, k;
+    int n = e->ir->spec->nslots;
+    if (n > EXPR_AFFINE_MAX_VARS || lp->slot >= n || !expr_affine(ap->offset, n, coef, &c) ||
+        uses(e, ap->pstart, lp->slot) || uses(e, ap->pcount, lp->slot) || uses(e, ap->buf, lp->slot) ||
+        uses(e, ap->free[0].num, lp->slot) || !expr_mul(coef[lp->slot], lp->step, &k))
+        return 0;
+    return k;
+}
+
+static tpl_value *transpose_fold(E *e, const IrLoop *lp)
+{
+    if (lp->carried || lp->nbody != 1 || lp->body[0].kind != IR_STMT_INST || lp->trip < 2)
+        return NULL;
+    IrInst *in = current(e, lp->body[0].inst);
+    if (!in || (in->op != IR_OP_LOAD && in->op != IR_OP_STORE && in->op != IR_OP_DMA_COPY &&
+                in->op != IR_OP_TENSOR_COPY))
+        return NULL;
+    IrAp d = in->dst, s = in->src[0];
+    int64_t n, ns;
+    if (in->nsrc != 1 || d.dtype != s.dtype || tg_dtype_size(d.dtype) != 4 || d.nfree != 1 || s.nfree != 1 ||
+        (d.mem == s.mem && d.index == s.index) || !ir_expr_const(d.free[0].num, &n) ||
+        !ir_expr_const(s.free[0].num, &ns) || n != ns || n < 2 || n > INT32_MAX || lp->trip > INT32_MAX)
+        return NULL;
+    int64_t dstep = loop_step(e, &d, lp), sstep = loop_step(e, &s, lp);
+    if (dstep != 1 || s.free[0].step != 1 || sstep < n || d.free[0].step < lp->trip)
+        return NULL;
+    /* the operands at the loop's first iteration */
+    d.offset = subst(e, d.offset, lp->slot, lp->start);
+    s.offset = subst(e, s.offset, lp->slot, lp->start);
+    if (!d.offset || !s.offset)
+        return NULL;
+    tpl_value *m = new_map(e);
+    if (!m)
+        return NULL;
+    put_str(e, m, "kind", "inst");
+    put_str(e, m, "op", "transpose32");
+    put_str(e, m, "where", where(e, in->loc));
+    put(e, m, "mnemonic", str(e, "%s, loop %s (%s) folded: a %lld x %lld transposing copy", ir_opcode_name(in->op),
+                              lp->var, where(e, lp->loc), (long long)lp->trip, (long long)n));
+    put_str(e, m, "pcount", cx(e, (in->op == IR_OP_LOAD ? &s : &d)->pcount));
+    put(e, m, "stages", new_list(e));
+    put_bool(e, m, "alias", 0);
+    put(e, m, "dims", new_list(e));
+    put(e, m, "dst", operand(e, &d, NULL, 0, 1, 0));
+    tpl_value *src = new_list(e);
+    if (src)
+        append(e, src, operand(e, &s, NULL, 0, 0, 0));
+    put(e, m, "src", src);
+    put_int(e, m, "rows", lp->trip);
+    put_int(e, m, "cols", n);
+    put_int(e, m, "ds", d.free[0].step);
+    put_int(e, m, "ss", sstep);
+    return m;
+}
+
 /* ---- statements ---------------------------------------------------------------- */
 
 static tpl_value *body(E *e, const IrStmt *st, int n);
@@ -852,7 +963,10 @@ static Fuse fuse_stmt(E *e, const IrStmt *st)
 
 static tpl_value *stmt(E *e, const IrStmt *st)
 {
-    return st->kind == IR_STMT_LOOP ? loop(e, st->loop) : instruction(e, st->inst);
+    if (st->kind == IR_STMT_INST)
+        return instruction(e, st->inst);
+    tpl_value *t = transpose_fold(e, st->loop);
+    return t || e->oom ? t : loop(e, st->loop);
 }
 
 static tpl_value *region(E *e, const IrStmt *st, int n, int64_t pcount)

@@ -18,6 +18,7 @@ enum {
     EXPR_VAR_P = 0,        /* env[] slot of the partition index p */
     EXPR_VAR_F = 1,        /* env[] slot of the flat free index f */
     EXPR_VAR_FIRST = 2,    /* env[] slot of the first loop variable */
+    EXPR_AFFINE_MAX_VARS = 256, /* variable slots expr_affine handles */
 };
 
 /* ---- lexer (expr.re) ---- */

@@ -149,7 +149,6 @@ static int affine_is_const(int nvars, const int64_t *coef)
     return 1;
 }
 
-enum { EXPR_AFFINE_MAX_VARS = 256 };
 
 int expr_affine(const Expr *e, int nvars, int64_t *coef, int64_t *c)
 {

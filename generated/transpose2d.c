@@ -20,15 +20,10 @@ static void transpose2d_body(tg_core *core, const float *x, float *y)
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
         for (int64_t v_i = 0; v_i < 2; v_i += 1) { /* transpose2d.yaml:21 */
             /* transpose2d.yaml:23: dma.load forwarded: its readers read x directly */
-            for (int64_t v_a = 0; v_a < 32; v_a += 1) { /* transpose2d.yaml:27 */
-                { /* transpose2d.yaml:29: dve.tensor_copy */
-                    uint8_t *tg_d = (uint8_t *)(y + ((v_i * 262144) + v_a) + tg_p * 2048);
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_i * 262144) + (v_a * 64)) + tg_p * 2048);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        memcpy(tg_d + (tg_j0 * 32) * 4, tg_s0 + (tg_j0) * 4, 4);
-                    }
-                }
+            { /* transpose2d.yaml:29: dve.tensor_copy, loop a (transpose2d.yaml:27) folded: a 32 x 64 transposing copy */
+                uint8_t *tg_d = (uint8_t *)(y + (v_i * 262144) + tg_p * 2048);
+                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 262144) + tg_p * 2048);
+                tg_transpose_f32((float *)(void *)tg_d, 32, (const float *)(const void *)tg_s0, 64, 32, 64);
             }
             /* transpose2d.yaml:30: dma.store sunk: its tile's writers write y directly */
         }

@@ -196,20 +196,73 @@ void tg_matmul_f32_ref(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t ss
 
 /* ---- transpose ----------------------------------------------------------------- */
 
-#define TG_TR_B 16 /* square block edge: both sides stay in L1 */
+/* One element: 4 bytes moved as bits (no float load: any 4-byte dtype). */
+static void tg__move4(float *dst, const float *src) { memcpy(dst, src, 4); }
+
+/* The plain loop, for the edges of the blocked one. */
+static void tg__transpose_plain(float *dst, ptrdiff_t ds, const float *src, ptrdiff_t ss, int P, int F)
+{
+    for (int p = 0; p < P; p++)
+        for (int f = 0; f < F; f++)
+            tg__move4(&dst[(ptrdiff_t)f * ds + p], &src[(ptrdiff_t)p * ss + f]);
+}
+
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+/* 8x8 blocks in eight 8-lane registers: three rounds of interleaving shuffles
+ * (pairs of lanes, pairs of pairs, halves) turn rows into columns. Generic
+ * vector code: AVX/SSE/NEON where there is one, scalar moves elsewhere. */
+typedef uint32_t tg__v8 __attribute__((vector_size(32)));
+#define TG_TR_LO(a, b) __builtin_shufflevector(a, b, 0, 8, 1, 9, 4, 12, 5, 13)
+#define TG_TR_HI(a, b) __builtin_shufflevector(a, b, 2, 10, 3, 11, 6, 14, 7, 15)
+#define TG_TR_LO2(a, b) __builtin_shufflevector(a, b, 0, 1, 8, 9, 4, 5, 12, 13)
+#define TG_TR_HI2(a, b) __builtin_shufflevector(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
+#define TG_TR_LO4(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11)
+#define TG_TR_HI4(a, b) __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
+
+static void tg__transpose8(float *dst, ptrdiff_t ds, const float *src, ptrdiff_t ss)
+{
+    /* written out (no arrays, no loops) so every value stays in a register */
+    tg__v8 r0, r1, r2, r3, r4, r5, r6, r7;
+    memcpy(&r0, src, 32);
+    memcpy(&r1, src + ss, 32);
+    memcpy(&r2, src + 2 * ss, 32);
+    memcpy(&r3, src + 3 * ss, 32);
+    memcpy(&r4, src + 4 * ss, 32);
+    memcpy(&r5, src + 5 * ss, 32);
+    memcpy(&r6, src + 6 * ss, 32);
+    memcpy(&r7, src + 7 * ss, 32);
+    tg__v8 t0 = TG_TR_LO(r0, r1), t1 = TG_TR_HI(r0, r1), t2 = TG_TR_LO(r2, r3), t3 = TG_TR_HI(r2, r3);
+    tg__v8 t4 = TG_TR_LO(r4, r5), t5 = TG_TR_HI(r4, r5), t6 = TG_TR_LO(r6, r7), t7 = TG_TR_HI(r6, r7);
+    tg__v8 u0 = TG_TR_LO2(t0, t2), u1 = TG_TR_HI2(t0, t2), u2 = TG_TR_LO2(t1, t3), u3 = TG_TR_HI2(t1, t3);
+    tg__v8 u4 = TG_TR_LO2(t4, t6), u5 = TG_TR_HI2(t4, t6), u6 = TG_TR_LO2(t5, t7), u7 = TG_TR_HI2(t5, t7);
+    tg__v8 o0 = TG_TR_LO4(u0, u4), o1 = TG_TR_LO4(u1, u5), o2 = TG_TR_LO4(u2, u6), o3 = TG_TR_LO4(u3, u7);
+    tg__v8 o4 = TG_TR_HI4(u0, u4), o5 = TG_TR_HI4(u1, u5), o6 = TG_TR_HI4(u2, u6), o7 = TG_TR_HI4(u3, u7);
+    memcpy(dst, &o0, 32);
+    memcpy(dst + ds, &o1, 32);
+    memcpy(dst + 2 * ds, &o2, 32);
+    memcpy(dst + 3 * ds, &o3, 32);
+    memcpy(dst + 4 * ds, &o4, 32);
+    memcpy(dst + 5 * ds, &o5, 32);
+    memcpy(dst + 6 * ds, &o6, 32);
+    memcpy(dst + 7 * ds, &o7, 32);
+}
+#define TG_TR_B 8
+#endif
 
 void tg_transpose_f32(float *dst, ptrdiff_t ds, const float *src, ptrdiff_t ss, int P, int F)
 {
-    int p0, f0, p, f;
-    for (p0 = 0; p0 < P; p0 += TG_TR_B) {
-        int p1 = P - p0 < TG_TR_B ? P : p0 + TG_TR_B;
-        for (f0 = 0; f0 < F; f0 += TG_TR_B) {
-            int f1 = F - f0 < TG_TR_B ? F : f0 + TG_TR_B;
-            for (f = f0; f < f1; f++)
-                for (p = p0; p < p1; p++)
-                    dst[(ptrdiff_t)f * ds + p] = src[(ptrdiff_t)p * ss + f];
-        }
+#ifdef TG_TR_B
+    int p0 = 0;
+    for (; p0 + TG_TR_B <= P; p0 += TG_TR_B) {
+        int f0 = 0;
+        for (; f0 + TG_TR_B <= F; f0 += TG_TR_B)
+            tg__transpose8(dst + (ptrdiff_t)f0 * ds + p0, ds, src + (ptrdiff_t)p0 * ss + f0, ss);
+        tg__transpose_plain(dst + (ptrdiff_t)f0 * ds + p0, ds, src + (ptrdiff_t)p0 * ss + f0, ss, TG_TR_B, F - f0);
     }
+    tg__transpose_plain(dst + p0, ds, src + (ptrdiff_t)p0 * ss, ss, P - p0, F);
+#else
+    tg__transpose_plain(dst, ds, src, ss, P, F);
+#endif
 }
 
 /* ---- reductions ------------------------------------------------------------------ */

@@ -254,6 +254,9 @@ void tg_matmul_f32_ref(float *dst, ptrdiff_t dst_stride, const float *stat,
  * an exact fp32 copy; NaN and inf keep their bits here. (NeuronCore-v2
  * hardware transposes by a matmul with the identity, which smears NaN/inf
  * across the output; we model the ideal copy — a documented difference.)
+ * Elements move as 4-byte bit patterns, so it also transposes any 4-byte
+ * dtype (the C simulation folds a loop of strided copies into one call:
+ * docs/ir.md). 8x8 register blocks where the compiler has vector shuffles.
  * dst must not overlap src. */
 void tg_transpose_f32(float *dst, ptrdiff_t dst_stride, const float *src, ptrdiff_t src_stride,
                       int P, int F);

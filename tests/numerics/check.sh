@@ -5,7 +5,8 @@
 # -ffp-contract=off; `nm -u` within memcpy/memset/tg_*), link it with the host harness run_kernel.c, run it on
 # refs.py's inputs and check with `refs.py compare`. One pass/fail per kernel;
 # ends with "N passed, M failed". TIMING=1 adds the kernel's best wall time
-# next to numpy's (np_time.py) for the same math (TIMING_N runs each, default 5).
+# next to numpy's (np_time.py) for the same math (TIMING_N runs each, default
+# 20; best of them, so both sides are timed warm) and a table with the ratio.
 # Env: TILEGEN, PYTHON, CC, BUILD (scratch under $BUILD/gen-numerics);
 # SPECS: the directory of the kernels' specs (default specs/);
 # GEN_DIR: take the kernel's files from there (e.g. generated/) instead of
@@ -17,9 +18,10 @@ BUILD=${BUILD:-build}
 here=$(dirname "$0")
 root=$here/../..
 SPECS=${SPECS:-$root/specs}
-TIMING_N=${TIMING_N:-5}
+TIMING_N=${TIMING_N:-20}
 work=$BUILD/gen-numerics
 mkdir -p "$work/rt" || exit 2
+rm -f "$work/timings"
 STRICT="-std=c99 -ffreestanding -Wall -Wextra -Wpedantic -Werror -Wshadow -Wundef -ffp-contract=off -O2"
 HOSTFLAGS="-std=c11 -O2 -march=native -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
 
@@ -67,7 +69,13 @@ for k in "$@"; do
     c=$("$d/run" "$d" "$TIMING_N" | sed -n 's/^time_ms //p')
     n=$("$PYTHON" "$here/np_time.py" "$k" "$d" "$TIMING_N")
     echo "  $k: C simulation ${c} ms, numpy ${n} ms (best of $TIMING_N)"
+    echo "$k $c $n" >>"$work/timings"
   fi
 done
+if [ -n "$TIMING" ] && [ -s "$work/timings" ]; then
+  echo "kernel            C sim (ms)  numpy (ms)  numpy/C  (best of $TIMING_N each; >= 1: the C simulation is faster)"
+  awk '{ r = ($2 > 0 && $3 != "n/a") ? sprintf("%7.2f", $3 / $2) : "    n/a";
+         printf "%-16s %11s %11s  %s\n", $1, $2, $3, r }' "$work/timings"
+fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

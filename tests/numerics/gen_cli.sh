@@ -81,6 +81,16 @@ check "HBM forwarding: forward.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" forward >"$w/forward.log" 2>&1'
 check "HBM forwarding: forward.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" forward >"$w/forward-iss.log" 2>&1'
+# Loops of strided copies folded into one transposing copy (emit.c): int32
+# on SBUF with ragged 8x8 edges, a loop from 1; numpy and the ISS bit for bit.
+check "folding: fold.yaml folds both loops into tg_transpose_f32 calls" \
+  '"$TILEGEN" gen -o "$w/out" "$here/specs/fold.yaml" &&
+   [ "$(grep -c "folded: a 12 x 20 transposing copy\|folded: a 11 x 20 transposing copy" "$w/out/fold.c")" = 2 ] &&
+   [ "$(grep -c "tg_transpose_f32(" "$w/out/fold.c")" = 2 ]'
+check "folding: fold.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" fold >"$w/fold.log" 2>&1'
+check "folding: fold.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" fold >"$w/fold-iss.log" 2>&1'
 "$TILEGEN" gen -o "$w/out" --bogus "$root/specs/softmax.yaml" 2>/dev/null; rc=$?
 check "unknown option: exit 2" '[ $rc = 2 ]'
 "$TILEGEN" gen -o "$w/nodir" "$root/specs/softmax.yaml" 2>/dev/null; rc=$?

@@ -398,6 +398,21 @@ def _ref_forward(p, x):
     return {k: (a, "exact") for k, a in out.items()}
 
 
+def _inputs_fold(p, r):
+    # int32 bit patterns over the whole range (a transposing copy moves bits);
+    # fp32 values with a few NaN payloads and infinities
+    xf = r.standard_normal((128, p["R"], p["C"]))
+    xf[0, 0, :3] = [np.inf, -np.inf, np.nan]
+    return {"xi": r.integers(-(1 << 31), 1 << 31, (128, p["R"], p["C"])), "xf": xf}
+
+
+def _ref_fold(p, x):
+    yi = np.ascontiguousarray(x["xi"].transpose(0, 2, 1)).astype(np.float64)
+    yf = np.ascontiguousarray(f32(x["xf"]).transpose(0, 2, 1)).astype(np.float64)
+    yf[:, :, 0] = -1.5
+    return {"yi": (yi, "exact"), "yi2": (yi, "exact"), "yf": (yf, "exact")}
+
+
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
 # gen-cli suite (check.sh with SPECS=tests/numerics/specs).
 TEST_SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
@@ -414,6 +429,10 @@ TEST_KERNELS = {
                    ("y4", "float32", "N, F"), ("y5", "float32", "N, F"), ("y6", "float32", "N, F"),
                    ("y7", "float32", "N, F"), ("y8", "float32", "N, F"), ("y9", "float32", "128, F")],
                   _inputs_forward, _ref_forward),
+    "fold": _k({"R": 12, "C": 20},
+               [("xi", "int32", "128, R, C"), ("xf", "float32", "128, R, C")],
+               [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],
+               _inputs_fold, _ref_fold),
 }
 
 

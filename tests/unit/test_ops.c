@@ -533,6 +533,21 @@ static void test_transpose(void **state)
         for (f = 0; f < 70; f++)
             assert_int_equal(tg_f32_bits(dst[f * 133 + p]), tg_f32_bits(src[p * 70 + f]));
     assert_int_equal(tg_f32_bits(dst[5 * 133]), 0x7fa00001u);
+    /* every block/edge split: P, F from 1 to 19 (8x8 blocks and ragged
+     * edges), strides wider than the rows, against the plain definition */
+    for (int P = 1; P < 20; P++)
+        for (int F = 1; F < 20; F++) {
+            static float d2[40 * 40];
+            for (int i = 0; i < 40 * 40; i++)
+                d2[i] = tg_bits_f32(0x7fc0dead);
+            tg_transpose_f32(d2, P + 3, src, F + 5, P, F);
+            for (p = 0; p < P; p++)
+                for (f = 0; f < F; f++)
+                    assert_int_equal(tg_f32_bits(d2[f * (P + 3) + p]), tg_f32_bits(src[p * (F + 5) + f]));
+            for (f = 0; f < F; f++) /* the gaps between dst rows stay untouched */
+                for (p = P; p < P + 3 && f * (P + 3) + p < 40 * 40; p++)
+                    assert_int_equal(tg_f32_bits(d2[f * (P + 3) + p]), 0x7fc0deadu);
+        }
     {
         float a[6] = {1, 2, 3, 4, 5, 6}, b[6];
         tg_transpose_f32(b, 2, a, 3, 2, 3); /* [2,3] → [3,2] */
