@@ -32,6 +32,17 @@ typedef struct Access {
     int depth;            /* entries in chain */
 } Access;
 
+/* The coverage bitmap of the E054 check, reused from read to read. */
+typedef struct Cover {
+    uint64_t *bits;              /* one bit per element of the tile, row-major */
+    size_t cap;                  /* allocated words */
+    size_t dlo, dhi;             /* words [dlo, dhi) may be non-zero; all others are 0 */
+    const SpecTile *t;           /* the tile being checked */
+    size_t nbits;                /* its elements */
+    int64_t work;                /* units spent on the current read */
+    int64_t miss[SPEC_MAX_RANK]; /* an element found unwritten */
+} Cover;
+
 typedef struct Sema {
     Spec *spec;
     Diag *diag;
@@ -44,6 +55,7 @@ typedef struct Sema {
     Access *acc;              /* every access */
     int nacc, acc_cap;
     unsigned char *tile_written; /* per tile: written somewhere so far */
+    Cover cov;                /* bitmap of the coverage check */
 } Sema;
 
 /* ------------------------------------------------------------- helpers */
@@ -860,121 +872,298 @@ static int box_of(Sema *s, const SpecRef *r, int64_t *lo, int64_t *hi)
     return 1;
 }
 
-/* Box of write w at the current env, hulled over w's loops that do not
- * enclose read r (their first and last iterations: exact for monotone
- * regions). */
-static int write_hull(Sema *s, const Access *w, const Access *r, int64_t *wlo, int64_t *whi)
+/* ---------------------------------------- same-iteration coverage (E054) */
+
+/* A read in an independent loop must find every element it reads written
+ * earlier in the same iteration. This is decided exactly on a bitmap of the
+ * tile (one bit per element, row-major): at each iteration of the read's
+ * loops, the earlier writes are marked (each write at every iteration of its
+ * own loops, those that do not enclose the read, with its steps), then every
+ * element the read touches, with its steps, is tested. The marks depend only
+ * on the loop values the writes use, so they are redone only when those
+ * change. Work (bitmap words cleared, rows marked or tested, strided
+ * elements, iterations) is bounded by SEMA_MAX_MARKS per read and the tile by
+ * SEMA_MAX_COVER_BITS elements. Past either limit the read is accepted
+ * unchecked: a deliberate limit, far above the specs in specs/ (transpose2d,
+ * the costliest, spends about 3e5 units), which can then only miss an E054,
+ * never crash. */
+enum {
+    SEMA_MAX_MARKS = 1 << 22,      /* work units for one read's coverage */
+    SEMA_MAX_COVER_BITS = 1 << 25, /* elements of a tile it can check (4 MiB) */
+};
+
+typedef enum { COV_OK, COV_MISS, COV_GIVE_UP } CovResult;
+
+/* Clear every bit that may be set. */
+static void cover_clear(Cover *c)
 {
-    int priv[SPEC_MAX_DEPTH], np = 0;
-    for (int i = 0; i < w->depth; i++)
-        if (!(i < r->depth && r->chain[i] == w->chain[i]))
-            priv[np++] = w->chain[i]->slot;
-    int first = 1;
-    for (int mask = 0; mask < (1 << (np < 8 ? np : 8)); mask++) {
-        for (int i = 0; i < np; i++) {
-            SpecStmt *l = s->spec->slot_loop[priv[i]];
-            s->env[priv[i]] = (mask >> i) & 1 ? l->start + (trip_count(l) - 1) * l->step : l->start;
+    if (c->dlo < c->dhi) {
+        memset(c->bits + c->dlo, 0, (c->dhi - c->dlo) * sizeof *c->bits);
+        c->work += (int64_t)(c->dhi - c->dlo);
+    }
+    c->dlo = c->cap;
+    c->dhi = 0;
+}
+
+/* Words [wa, wb] may now hold set bits. */
+static void cover_dirty(Cover *c, size_t wa, size_t wb)
+{
+    c->dlo = wa < c->dlo ? wa : c->dlo;
+    c->dhi = wb + 1 > c->dhi ? wb + 1 : c->dhi;
+}
+
+/* Set bits [a, b) (test == 0), or find the first clear one among them (test
+ * == 1): returns its index, or b when there is none. */
+static size_t cover_bits(Cover *c, size_t a, size_t b, int test)
+{
+    size_t wa = a / 64, wb = (b - 1) / 64;
+    c->work += (int64_t)(wb - wa) + 1;
+    for (size_t w = wa; w <= wb; w++) {
+        uint64_t m = ~(uint64_t)0;
+        if (w == wa)
+            m &= ~(uint64_t)0 << (a % 64);
+        if (w == wb)
+            m &= ~(uint64_t)0 >> (63 - (b - 1) % 64);
+        if (!test) {
+            c->bits[w] |= m;
+            continue;
         }
-        int64_t lo[SPEC_MAX_RANK], hi[SPEC_MAX_RANK];
-        if (!box_of(s, w->ref, lo, hi))
+        uint64_t hole = m & ~c->bits[w];
+        if (hole) {
+            size_t i = 0;
+            while (!(hole >> i & 1))
+                i++;
+            return w * 64 + i;
+        }
+    }
+    if (!test)
+        cover_dirty(c, wa, wb);
+    return b;
+}
+
+/* Set bits a, a+st, ... < b, or find the first clear one (as cover_bits). */
+static size_t cover_strided(Cover *c, size_t a, size_t b, size_t st, int test)
+{
+    uint64_t *bits = c->bits;
+    size_t i = a;
+    for (; i < b; i += st) {
+        uint64_t m = (uint64_t)1 << (i % 64);
+        if (!test)
+            bits[i / 64] |= m;
+        else if (!(bits[i / 64] & m))
+            return i;
+    }
+    if (!test)
+        cover_dirty(c, a / 64, (i - st) / 64);
+    return b;
+}
+
+/* Is every bit of the tile set? */
+static int cover_full(Cover *c)
+{
+    size_t nw = (c->nbits + 63) / 64;
+    if (c->dlo > 0 || c->dhi < nw)
+        return 0;
+    c->work += (int64_t)nw;
+    for (size_t w = 0; w + 1 < nw; w++)
+        if (~c->bits[w])
             return 0;
-        for (int d = 0; d < w->ref->rank; d++) {
-            if (first || lo[d] < wlo[d])
-                wlo[d] = lo[d];
-            if (first || hi[d] > whi[d])
-                whi[d] = hi[d];
-        }
-        first = 0;
-    }
-    return 1;
+    return !~(c->bits[nw - 1] | ~(uint64_t)0 << (c->nbits - 1) % 64 << 1);
 }
 
-enum { SEMA_MAX_COVER = 16 }; /* earlier writes considered for one read */
-
-static int cmp_i64(const void *x, const void *y)
+/* Dimension d of r at the current env, clipped to [0, extent): its first
+ * index, one past its last and whether any index is left (-1: it cannot be
+ * evaluated). Out-of-bounds parts were reported as E050 already. */
+static int clip_dim(Sema *s, const SpecRef *r, int d, int64_t extent, int64_t *lo, int64_t *hi)
 {
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
+    int64_t st = r->step[d];
+    if (expr_eval(r->start[d], s->env, lo, NULL) || expr_eval(r->stop[d], s->env, hi, NULL))
+        return -1;
+    if (*lo < 0) { /* the first index of the progression at or above 0 */
+        uint64_t dist = (uint64_t)0 - (uint64_t)*lo;
+        *lo = (int64_t)((uint64_t)*lo + (dist + (uint64_t)st - 1) / (uint64_t)st * (uint64_t)st);
+    }
+    if (*hi > extent)
+        *hi = extent;
+    return *lo < *hi;
 }
 
-/* Is box [lo, hi) inside the union of the n boxes? (grid of their edges) */
-static int union_covers(int rank, const int64_t *lo, const int64_t *hi, int n, int64_t (*blo)[SPEC_MAX_RANK],
-                        int64_t (*bhi)[SPEC_MAX_RANK])
+/* Mark (test == 0) or test (test == 1) every element of r at the current env.
+ * The innermost dimension with more than one element is a run of bits
+ * (contiguous when it is the last and unstrided); an odometer walks the
+ * dimensions outside it. A failed test leaves the element in c->miss. */
+static CovResult cover_region(Sema *s, Cover *c, const SpecRef *r, int test)
 {
-    int64_t cut[SPEC_MAX_RANK][2 * SEMA_MAX_COVER + 2];
-    int nc[SPEC_MAX_RANK], idx[SPEC_MAX_RANK];
-    for (int d = 0; d < rank; d++) {
-        nc[d] = 0;
-        cut[d][nc[d]++] = lo[d];
-        for (int i = 0; i < n; i++) {
-            if (blo[i][d] > lo[d] && blo[i][d] < hi[d])
-                cut[d][nc[d]++] = blo[i][d];
-            if (bhi[i][d] > lo[d] && bhi[i][d] < hi[d])
-                cut[d][nc[d]++] = bhi[i][d];
-        }
-        cut[d][nc[d]++] = hi[d];
-        qsort(cut[d], (size_t)nc[d], sizeof cut[d][0], cmp_i64);
-        idx[d] = 0;
+    const SpecTile *t = c->t;
+    int rank = t->rank, in = 0;
+    int64_t lo[SPEC_MAX_RANK], hi[SPEC_MAX_RANK], idx[SPEC_MAX_RANK], span[SPEC_MAX_RANK];
+    for (int d = rank - 1; d >= 0; d--) {
+        int k = clip_dim(s, r, d, t->shape[d], &lo[d], &hi[d]);
+        if (k <= 0)
+            return k < 0 ? COV_GIVE_UP : COV_OK;
+        idx[d] = lo[d];
+        span[d] = d == rank - 1 ? 1 : span[d + 1] * t->shape[d + 1]; /* bits from index to index */
+        if (!in && r->step[d] < hi[d] - lo[d])
+            in = d;
     }
+    int64_t n = (hi[in] - lo[in] - 1) / r->step[in] + 1; /* elements of a run */
+    size_t stride = n > 1 ? (size_t)(r->step[in] * span[in]) : 1;
     for (;;) {
-        int hit = 0;
-        for (int i = 0; i < n && !hit; i++) {
-            hit = 1;
-            for (int d = 0; d < rank && hit; d++)
-                hit = blo[i][d] <= cut[d][idx[d]] && bhi[i][d] >= cut[d][idx[d] + 1];
-        }
-        int empty = 0;
+        size_t a = 0, b, at;
         for (int d = 0; d < rank; d++)
-            empty |= cut[d][idx[d]] == cut[d][idx[d] + 1];
-        if (!hit && !empty)
-            return 0;
-        int d = rank - 1;
-        while (d >= 0 && ++idx[d] >= nc[d] - 1)
-            idx[d--] = 0;
+            a += (size_t)(idx[d] * span[d]);
+        if (stride == 1) {
+            b = a + (size_t)n;
+            at = cover_bits(c, a, b, test);
+        } else {
+            c->work += n;
+            if (c->work > SEMA_MAX_MARKS)
+                return COV_GIVE_UP;
+            b = a + (size_t)(n - 1) * stride + 1;
+            at = cover_strided(c, a, b, stride, test);
+        }
+        if (at < b) {
+            memcpy(c->miss, idx, sizeof idx);
+            c->miss[in] = lo[in] + (int64_t)((at - a) / stride) * r->step[in];
+            return COV_MISS;
+        }
+        if (c->work > SEMA_MAX_MARKS)
+            return COV_GIVE_UP;
+        int d = in - 1;
+        while (d >= 0 && (idx[d] += r->step[d]) >= hi[d]) {
+            idx[d] = lo[d];
+            d--;
+        }
         if (d < 0)
-            return 1;
+            return COV_OK;
     }
 }
 
-/* Do the writes w[0..n) (earlier in the same iteration) together cover read r
- * at every iteration of r's loops? */
-static int covers(Sema *s, const Access *const *w, int n, const Access *r)
+/* Mark what write w writes in the current iteration of read r's loops: its
+ * region at every iteration of its loops that do not enclose r (only those
+ * the region uses: the others repeat the same elements). */
+static CovResult mark_write(Sema *s, Cover *c, const Access *w, const Access *r, unsigned char *used)
 {
-    unsigned char *used = calloc((size_t)s->spec->nslots, 1);
-    if (!used)
-        return 1;
-    for (int i = 0; i < n; i++)
-        ref_vars(w[i]->ref, used, s->spec->nslots);
-    ref_vars(r->ref, used, s->spec->nslots);
-    int vs[SPEC_MAX_DEPTH], nv = 0;
-    int64_t count = 1;
-    for (int i = 0; i < r->depth && count <= SEMA_MAX_ENUM; i++)
-        if (used[r->chain[i]->slot]) {
-            vs[nv++] = r->chain[i]->slot;
-            count *= trip_count(r->chain[i]);
-        }
-    free(used);
-    if (count > SEMA_MAX_ENUM)
-        return 1;
-    int ok = 1;
-    first_iter(s, vs, nv);
+    int v[SPEC_MAX_DEPTH], nv = 0;
+    memset(used, 0, (size_t)s->spec->nslots);
+    ref_vars(w->ref, used, s->spec->nslots);
+    for (int i = 0; i < w->depth; i++) {
+        SpecStmt *l = w->chain[i];
+        if (i < r->depth && r->chain[i] == l)
+            continue;
+        if (trip_count(l) < 1)
+            return COV_OK; /* never runs */
+        if (used[l->slot])
+            v[nv++] = l->slot;
+    }
+    CovResult res;
+    first_iter(s, v, nv);
     do {
-        int64_t rlo[SPEC_MAX_RANK], rhi[SPEC_MAX_RANK];
-        int64_t wlo[SEMA_MAX_COVER][SPEC_MAX_RANK], whi[SEMA_MAX_COVER][SPEC_MAX_RANK];
-        if (!box_of(s, r->ref, rlo, rhi))
-            return 1;
-        int64_t save[SPEC_MAX_DEPTH];
-        for (int i = 0; i < r->depth; i++)
-            save[i] = s->env[r->chain[i]->slot];
-        for (int i = 0; i < n; i++) {
-            if (!write_hull(s, w[i], r, wlo[i], whi[i]))
-                return 1;
-            for (int k = 0; k < r->depth; k++) /* restore r's loop values */
-                s->env[r->chain[k]->slot] = save[k];
+        c->work++;
+        res = cover_region(s, c, w->ref, 0);
+        if (res == COV_OK && c->work > SEMA_MAX_MARKS)
+            res = COV_GIVE_UP;
+    } while (res == COV_OK && next_iter(s, v, nv));
+    return res;
+}
+
+/* Does the element set written by w[0..nw) (the writes before read r in the
+ * loop being checked) contain every element r reads, at every iteration of
+ * r's loops? On COV_MISS, *what describes an element that is not. */
+static CovResult covers(Sema *s, const Access *const *w, int nw, const Access *r, const char **what)
+{
+    Cover *c = &s->cov;
+    const SpecTile *t = ref_tile(s, r->ref);
+    if (!t || t->bad || !t->rank || r->ref->rank != t->rank)
+        return COV_GIVE_UP;
+    int64_t nbits = 1;
+    for (int d = 0; d < t->rank; d++) {
+        if (t->shape[d] < 1 || t->shape[d] > SEMA_MAX_COVER_BITS / nbits)
+            return COV_GIVE_UP;
+        nbits *= t->shape[d];
+    }
+    for (int i = 0; i < nw; i++)
+        if (w[i]->ref->rank != t->rank)
+            return COV_GIVE_UP;
+    size_t nwords = ((size_t)nbits + 63) / 64;
+    if (c->cap < nwords) {
+        free(c->bits);
+        c->bits = calloc(nwords, sizeof *c->bits);
+        c->cap = c->bits ? nwords : 0;
+        c->dlo = c->cap;
+        c->dhi = 0;
+        if (!c->bits)
+            return COV_GIVE_UP;
+    }
+    c->t = t;
+    c->nbits = (size_t)nbits;
+    c->work = 0;
+    size_t nslots = (size_t)s->spec->nslots;
+    unsigned char *wused = calloc(nslots, 3), *rused = wused + nslots, *scratch = rused + nslots;
+    if (!wused)
+        return COV_GIVE_UP;
+    for (int i = 0; i < nw; i++)
+        ref_vars(w[i]->ref, wused, s->spec->nslots);
+    ref_vars(r->ref, rused, s->spec->nslots);
+    /* r's loops that the regions use; those the writes use first (outer), so
+     * the marks are redone only when one of them moves */
+    int vs[SPEC_MAX_DEPTH], nv = 0, nwv = 0;
+    int64_t count = 1, prev[SPEC_MAX_DEPTH] = {0};
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < r->depth; i++) {
+            int slot = r->chain[i]->slot;
+            if (pass ? !wused[slot] && rused[slot] : wused[slot]) {
+                vs[nv++] = slot;
+                count = count > SEMA_MAX_MARKS ? count : count * trip_count(r->chain[i]);
+            }
         }
-        ok = union_covers(r->ref->rank, rlo, rhi, n, wlo, whi);
-    } while (ok && next_iter(s, vs, nv));
-    return ok;
+        if (!pass)
+            nwv = nv;
+    }
+    CovResult res = count > SEMA_MAX_MARKS ? COV_GIVE_UP : COV_OK;
+    int fresh = 1, full = 0;
+    if (res == COV_OK)
+        first_iter(s, vs, nv);
+    while (res == COV_OK) {
+        int moved = fresh;
+        for (int k = 0; k < nwv; k++) {
+            moved |= prev[k] != s->env[vs[k]];
+            prev[k] = s->env[vs[k]];
+        }
+        fresh = 0;
+        if (moved) {
+            cover_clear(c);
+            for (int i = 0; i < nw && res == COV_OK; i++)
+                res = mark_write(s, c, w[i], r, scratch);
+            full = res == COV_OK && cover_full(c);
+        }
+        if (res == COV_OK && !full) { /* a full tile covers any read */
+            c->work++;
+            res = cover_region(s, c, r->ref, 1);
+        }
+        if (res == COV_OK && c->work > SEMA_MAX_MARKS)
+            res = COV_GIVE_UP;
+        if (res == COV_OK && !next_iter(s, vs, nv))
+            break;
+    }
+    if (res == COV_MISS) {
+        char el[96], when[160];
+        size_t n = 0, m = 0;
+        for (int d = 0; d < t->rank && n < sizeof el; d++)
+            n += (size_t)snprintf(el + n, sizeof el - n, "%s%lld", d ? ", " : "", (long long)c->miss[d]);
+        when[0] = '\0';
+        for (int i = 0; i < r->depth && m < sizeof when; i++) { /* outermost first */
+            const SpecStmt *l = r->chain[i];
+            if (wused[l->slot] || rused[l->slot])
+                m += (size_t)snprintf(when + m, sizeof when - m, "%s%s = %lld", m ? ", " : " (when ", l->var,
+                                      (long long)s->env[l->slot]);
+        }
+        *what = arena_printf(s->arena, "%s[%s] is read here, but nothing earlier in the same iteration writes it%s%s",
+                             t->name, el, when, m ? ")" : "");
+    }
+    cover_clear(c);
+    free(wused);
+    return res;
 }
 
 static int loop_in_chain(const Access *a, const SpecStmt *l)
@@ -988,33 +1177,39 @@ static int loop_in_chain(const Access *a, const SpecStmt *l)
 /* Tiles: an independent loop's iteration must not read what another wrote. */
 static void check_tile_deps(Sema *s, SpecStmt *L)
 {
+    const Access **earlier = malloc((size_t)(s->nacc ? s->nacc : 1) * sizeof *earlier);
+    if (!earlier)
+        return;
     for (int i = 0; i < s->nacc; i++) {
         const Access *r = &s->acc[i];
         if (r->is_write || r->ref->is_tensor || !loop_in_chain(r, L))
             continue;
-        const Access *other = NULL, *earlier[SEMA_MAX_COVER];
-        int nearlier = 0, covered = 0;
+        const Access *other = NULL;
+        int nearlier = 0;
         for (int j = 0; j < s->nacc; j++) {
             const Access *w = &s->acc[j];
             if (!w->is_write || w->ref->is_tensor || w->ref->index != r->ref->index || !loop_in_chain(w, L))
                 continue;
-            if (w->seq < r->seq && nearlier < SEMA_MAX_COVER)
+            if (w->seq < r->seq)
                 earlier[nearlier++] = w;
             else if (!other)
                 other = w;
         }
         if (!other && nearlier)
             other = earlier[0];
-        covered = nearlier && covers(s, earlier, nearlier, r);
-        if (covered || !other)
+        const char *what = NULL;
+        if (!other || (nearlier && covers(s, earlier, nearlier, r, &what) != COV_MISS))
             continue;
         diag_error(s->diag, r->ref->region.loc, "E054",
                    "iterations of loop '%s' are independent, but this reads tile '%s', which the loop body writes "
                    "later or only in part; a value would flow from one iteration to the next",
                    L->var, ref_name(r->ref));
+        if (what)
+            diag_note(s->diag, r->ref->region.loc, "%s", what);
         diag_note(s->diag, other->ref->region.loc, "'%s' written here", ref_name(r->ref));
         diag_note(s->diag, L->loc, "write 'carried: true' on loop '%s' if the dependence is intended", L->var);
     }
+    free(earlier);
 }
 
 typedef struct Box {
@@ -1236,5 +1431,6 @@ int sema_check(Spec *spec, Diag *diag, Arena *arena)
             diag_warning(diag, spec->tensors[i].loc, "W002", "output '%s' is never written", spec->tensors[i].name);
     }
     free(s.acc);
+    free(s.cov.bits);
     return diag->nerrors - s.errors0;
 }

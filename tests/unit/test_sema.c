@@ -91,6 +91,93 @@ static void dependences(void **state)
     }
 }
 
+/* The E054 coverage test is exact: the hull of a write over its inner loop,
+ * or of a strided write, does not count as written. */
+static void coverage_exact(void **state)
+{
+    (void)state;
+#define TILE_T                                                                                                    \
+    "tiles: {t: {buffer: sbuf, dtype: float32, shape: [128, D]}}\nbody:\n  - for: {var: i, range: 2}\n    body:\n"
+#define STORE_T "      - store: {dst: \"y[i*128 : i*128+128, :]\", src: t}\n"
+    static const struct {
+        const char *body; /* after HDR */
+        const char *code; /* first error, "" = clean */
+        const char *note; /* text of the note after the error, if any */
+    } cases[] = {
+        /* columns 0:32 and 48:64 over two inner loops: 32:48 never written */
+        {TILE_T "      - for: {var: c, range: 2}\n        body:\n"
+                "          - load: {dst: \"t[:, c*16 : c*16+16]\", src: \"x[i*128 : i*128+128, 0:16]\"}\n"
+                "      - for: {var: c, range: 2}\n        body:\n"
+                "          - load: {dst: \"t[:, 48-c*32 : 64-c*32]\", src: \"x[i*128 : i*128+128, 0:16]\"}\n" STORE_T,
+         "E054", "t[0, 32] is read here, but nothing earlier in the same iteration writes it"},
+        /* the same with the third quarter: covered */
+        {TILE_T "      - for: {var: c, range: 2}\n        body:\n"
+                "          - load: {dst: \"t[:, c*16 : c*16+16]\", src: \"x[i*128 : i*128+128, 0:16]\"}\n"
+                "      - for: {var: c, range: 2}\n        body:\n"
+                "          - load: {dst: \"t[:, 32+c*16 : 48+c*16]\", src: \"x[i*128 : i*128+128, 0:16]\"}\n" STORE_T,
+         "", NULL},
+        /* even columns only: the odd ones are gaps */
+        {TILE_T "      - load: {dst: \"t[:, 0:64:2]\", src: \"x[i*128 : i*128+128, 0:32]\"}\n" STORE_T, "E054",
+         "t[0, 1] is read here, but nothing earlier in the same iteration writes it"},
+        /* even columns, then only they are read: covered */
+        {TILE_T "      - load: {dst: \"t[:, 0:64:2]\", src: \"x[i*128 : i*128+128, 0:32]\"}\n"
+                "      - store: {dst: \"y[i*128 : i*128+128, 0:32]\", src: \"t[:, 0:64:2]\"}\n",
+         "", NULL},
+        /* even and odd columns from an inner loop: covered */
+        {TILE_T "      - for: {var: c, range: 2}\n        body:\n"
+                "          - load: {dst: \"t[:, c : 64 : 2]\", src: \"x[i*128 : i*128+128, 0:32]\"}\n" STORE_T,
+         "", NULL},
+        /* the lower partitions only in iteration 0 */
+        {TILE_T "      - load: {dst: \"t[0 : 64 + i*64, :]\", src: \"x[i*128 : i*128+64+i*64, :]\"}\n"
+                "      - store: {dst: \"y[i*128 : i*128+128, :]\", src: t}\n",
+         "E054", "t[64, 0] is read here, but nothing earlier in the same iteration writes it (when i = 0)"},
+    };
+#undef TILE_T
+#undef STORE_T
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[2048];
+        snprintf(buf, sizeof buf, "%s%s", HDR, cases[i].body);
+        FrontRun r;
+        front_run(&r, buf, 3);
+        assert_string_equal(front_first_code(&r), cases[i].code);
+        if (cases[i].note) {
+            const DiagMsg *m = front_first_error(&r);
+            assert_non_null(m->next);
+            assert_string_equal(m->next->text, cases[i].note);
+        }
+        arena_free(&r.arena);
+    }
+}
+
+/* More earlier writes than the old hull check considered (16): 32 two-column
+ * loads cover the tile; dropping any one of them leaves a hole. */
+static void coverage_many_writes(void **state)
+{
+    (void)state;
+    for (int hole = -1; hole < 32; hole += 11) {
+        char buf[8192];
+        size_t n = (size_t)snprintf(buf, sizeof buf, "%s",
+                                    HDR "tiles: {t: {buffer: sbuf, dtype: float32, shape: [128, D]}}\n"
+                                        "body:\n  - for: {var: i, range: 2}\n    body:\n");
+        for (int k = 0; k < 32; k++)
+            if (k != hole)
+                n += (size_t)snprintf(buf + n, sizeof buf - n,
+                                      "      - load: {dst: \"t[:, %d:%d]\", src: \"x[i*128 : i*128+128, 0:2]\"}\n",
+                                      2 * k, 2 * k + 2);
+        snprintf(buf + n, sizeof buf - n, "      - store: {dst: \"y[i*128 : i*128+128, :]\", src: t}\n");
+        FrontRun r;
+        front_run(&r, buf, 3);
+        assert_string_equal(front_first_code(&r), hole < 0 ? "" : "E054");
+        if (hole >= 0) {
+            char want[96];
+            snprintf(want, sizeof want, "t[0, %d] is read here, but nothing earlier in the same iteration writes it",
+                     2 * hole);
+            assert_string_equal(front_first_error(&r)->next->text, want);
+        }
+        arena_free(&r.arena);
+    }
+}
+
 static void capacity_names_tiles(void **state)
 {
     (void)state;
@@ -116,6 +203,8 @@ int main(void)
         cmocka_unit_test(ragged_clean_and_inferred),
         cmocka_unit_test(ragged_mismatch_names_iteration),
         cmocka_unit_test(dependences),
+        cmocka_unit_test(coverage_exact),
+        cmocka_unit_test(coverage_many_writes),
         cmocka_unit_test(capacity_names_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
