@@ -60,7 +60,7 @@ suite-fuzz-spec:
 
 # `tilegen check` time per bundled spec (bar: < 10 ms each).
 BENCHES += check
-bench-check: $(TILEGEN)
+bench-check: $(TILEGEN) # check and gen time per spec
 	@TILEGEN=$(TILEGEN) tests/diag/bench_check.sh specs/*.yaml
 
 # `tilegen run`: every bundled spec executed on the ISS from numpy-written
