@@ -427,6 +427,15 @@ static void apply_defines(Checker *c, const SpecOptions *opt)
             const char **cands = expr_candidates(c, ALLOW_PARAMS);
             if (cands && diag_suggest(name, cands))
                 diag_note(c->diag, (SrcLoc){s->file, 0, 0}, "did you mean '%s'?", diag_suggest(name, cands));
+            char list[256];
+            size_t n = 0;
+            list[0] = '\0';
+            for (int j = 0; j < s->nparams && n < sizeof list; j++)
+                n += (size_t)snprintf(list + n, sizeof list - n, "%s%s", j ? ", " : "", s->params[j].name);
+            if (s->nparams)
+                diag_note(c->diag, s->params[0].loc, "the spec's params: %s", list);
+            else
+                diag_note(c->diag, (SrcLoc){s->file, 0, 0}, "the spec has no params: section");
         }
     }
 }

@@ -83,6 +83,8 @@ for code in sorted(cases):
     size, spec, text = cases[code]
     rel = os.path.relpath(spec, os.path.dirname(os.path.dirname(here)))
     src = open(spec, "rb").read().decode("utf-8", errors="replace")
-    out += ["## %s — %s" % (code, MEANING.get(code, "?")), "", "`%s`:" % rel, "", "```yaml", src.rstrip("\n"), "```", "",
+    args = spec[: -len(".yaml")] + ".args"
+    cmd = "`tilegen check %s%s`:" % (open(args).read().strip() + " " if os.path.exists(args) else "", rel)
+    out += ["## %s — %s" % (code, MEANING.get(code, "?")), "", cmd, "", "```yaml", src.rstrip("\n"), "```", "",
             "```", text.rstrip("\n"), "```", ""]
 print("\n".join(out))

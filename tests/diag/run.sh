@@ -1,5 +1,6 @@
 #!/bin/sh
-# tests/diag runner: every NNN-name.yaml is checked with `tilegen check` and its
+# tests/diag runner: every NNN-name.yaml is checked with `tilegen check` (plus
+# the options in NNN-name.args when there is one, e.g. `-D N=3`) and its
 # stderr must equal NNN-name.expected byte for byte; the exit code must be 1 when
 # the text has an error, else 0. Then docs/diagnostics.md must be what
 # gen_docs.py makes of these cases (so the docs cannot drift).
@@ -11,7 +12,9 @@ pass=0; fail=0
 tmp=$(mktemp)
 for spec in $dir/[0-9][0-9][0-9]-*.yaml; do
   exp=${spec%.yaml}.expected
-  "$T" check "$spec" 2>"$tmp" >/dev/null; rc=$?
+  args=; [ -f "${spec%.yaml}.args" ] && args=$(cat "${spec%.yaml}.args")
+  # shellcheck disable=SC2086 # the .args file is a list of options
+  "$T" check $args "$spec" 2>"$tmp" >/dev/null; rc=$?
   if [ "$1" = "--update" ]; then cp "$tmp" "$exp"; fi
   want=0; grep -q 'error\[E' "$exp" 2>/dev/null && want=1
   if [ ! -f "$exp" ]; then
