@@ -5,7 +5,7 @@
 # Suites: asm-unit (cmocka), asm (listing round trips, bad .s files,
 # corrupted binaries through the CLI), fuzz-asm (libFuzzer smoke + corpus).
 # Include after gen/emit.mk.
-ASM_SRCS := gen/asm_prog.c gen/asm.c gen/disasm.c gen/asm_emit.c gen/asm_cmd.c
+ASM_SRCS := gen/asm_prog.c gen/asm.c gen/disasm.c gen/asm_sync.c gen/asm_emit.c gen/asm_cmd.c
 ASM_OBJS := $(ASM_SRCS:%.c=$(BUILD)/%.o)
 GEN_OBJS += $(ASM_OBJS)
 RT_OBJS += $(BUILD)/runtime/tg_prog.o

@@ -1,8 +1,8 @@
 /* asm_emit.c - the assembly back end: walks the lowered IR and the plan and
  * builds the binary program (asm_prog.c) - hardware loops on loop registers
  * r<depth>, operands with addresses affine in them, rotating copies as a
- * buffer expression, semaphores between engines derived from the data
- * dependencies - then turns the decoded program into the listing's context,
+ * buffer expression, the semaphore actions asm_sync.c derived and reduced
+ * placed around the statements - then turns the decoded program into the listing's context,
  * printing every instruction with the disassembler so that text and binary
  * always agree. Sync rule: see docs/asm.md "Semaphores". */
 #include <stdio.h>
@@ -11,34 +11,10 @@
 
 #include "asm.h"
 #include "asm_emit.h"
+#include "asm_sync.h"
 #include "tg_alu.h"
 #include "tg_math.h"
 #include "tg_ops.h"
-
-/* IrOpcode -> ISA opcode: the IR's opcode names are the ISA's. */
-static const tg_isa_op isa_of_ir[IR_OP_COUNT] = {
-#define X(ID, MNEMONIC, SPECOP) [IR_OP_##ID] = TG_OP_##ID,
-    IR_OPCODES(X)
-#undef X
-};
-
-/* One semaphore action placed before or after a statement. */
-typedef struct Sync {
-    int sem;             /* semaphore */
-    tg_isa_engine eng;   /* engine that executes it */
-    int is_wait;         /* wait (else signal) */
-    uint32_t line;       /* spec line of the instruction it serves */
-    struct Sync *next;
-} Sync;
-
-/* One dependency edge, as placed (for de-duplication). */
-typedef struct Edge {
-    int backward;        /* loop-carried: producer later in the body */
-    int loop;            /* common loop id, -1 top level */
-    int from, to;        /* anchor statement keys (see key_*) */
-    tg_isa_engine fe, te; /* producer and consumer engines */
-    int sem;             /* semaphore given to it */
-} Edge;
 
 /* Builder state. */
 typedef struct M {
@@ -47,15 +23,11 @@ typedef struct M {
     Diag *diag;
     AsmProg prog;
     int *tile_map;       /* Spec.tiles index -> program tile index */
-    Sync **before, **after; /* per statement key */
-    Edge *edges;
-    int nedges, cap;
-    int nsems;
+    AsmSyncs syncs;      /* semaphore actions per statement (asm_sync.c) */
     int errors;
 } M;
 
-/* Statement keys: instruction id, or ninsts + loop id. */
-static int key_inst(const M *m, const IrInst *in) { (void)m; return in->id; }
+/* Statement keys (as asm_sync.h): instruction id, or ninsts + loop id. */
 static int key_loop(const M *m, const IrLoop *lp) { return m->ir->ninsts + lp->id; }
 
 static void fail(M *m, SrcLoc loc, const char *code, const char *what)
@@ -257,7 +229,7 @@ static void scalar_num(M *m, tg_isa_imm key, const IrScalar *s)
 static void instruction(M *m, IrInst *in)
 {
     const IrLoop *lp = in->loop;
-    tg_isa_op op = isa_of_ir[in->op];
+    tg_isa_op op = asm_isa_op(in->op);
     asm_prog_inst(&m->prog, op, tg_isa_table[op].engine, (uint32_t)in->loc.line);
     int two = op == TG_OP_TENSOR_TENSOR || op == TG_OP_TENSOR_TENSOR_SCAN, mm = op == TG_OP_MATMUL;
     operand(m, TG_ROLE_DST, &in->dst, lp);
@@ -323,169 +295,9 @@ static void instruction(M *m, IrInst *in)
     }
 }
 
-/* ---- semaphores ------------------------------------------------------------ */
-
-/* Placed bytes of an access: space, partitions and bytes of the whole tile
- * (every copy), so tiles sharing space through reuse conflict too. */
-typedef struct Region {
-    int space;
-    int64_t p0, p1, b0, b1;
-} Region;
-
-static int region_of(const M *m, const IrAp *ap, Region *r)
-{
-    if (ap->mem == IR_MEM_HBM)
-        return 0;
-    const PlanTile *t = &m->plan->tiles[ap->index];
-    r->space = ap->mem;
-    r->p0 = t->pstart;
-    r->p1 = t->pstart + t->pcount;
-    r->b0 = ap->mem == IR_MEM_PSUM ? (int64_t)t->bank * TG_PSUM_BANK_BYTES : t->offset;
-    r->b1 = r->b0 + t->slot * t->bufs;
-    return 1;
-}
-
-static int overlap(const Region *a, const Region *b)
-{
-    return a->space == b->space && a->p0 < b->p1 && b->p0 < a->p1 && a->b0 < b->b1 && b->b0 < a->b1;
-}
-
-/* 1 when a and b touch overlapping SBUF/PSUM bytes and one of them writes. */
-static int conflict(const M *m, IrInst *a, IrInst *b)
-{
-    IrOperand oa[IR_MAX_OPERANDS], ob[IR_MAX_OPERANDS];
-    int na = ir_operands(a, oa), nb = ir_operands(b, ob);
-    for (int i = 0; i < na; i++)
-        for (int j = 0; j < nb; j++) {
-            Region ra, rb;
-            if ((oa[i].is_write || ob[j].is_write) && region_of(m, oa[i].ap, &ra) && region_of(m, ob[j].ap, &rb) &&
-                overlap(&ra, &rb))
-                return 1;
-        }
-    return 0;
-}
-
-static tg_isa_engine engine_of(const IrInst *in) { return tg_isa_table[isa_of_ir[in->op]].engine; }
-
-/* The innermost loop containing both a and b, NULL for none. */
-static const IrLoop *common(const IrInst *a, const IrInst *b)
-{
-    for (const IrLoop *x = a->loop; x; x = x->parent)
-        for (const IrLoop *y = b->loop; y; y = y->parent)
-            if (x == y)
-                return x;
-    return NULL;
-}
-
-/* Key of the statement directly in loop l's body (top level when NULL) that contains in. */
-static int anchor(const M *m, const IrInst *in, const IrLoop *l)
-{
-    if (in->loop == l)
-        return key_inst(m, in);
-    const IrLoop *x = in->loop;
-    while (x->parent != l)
-        x = x->parent;
-    return key_loop(m, x);
-}
-
-static void place(M *m, Sync **list, int sem, tg_isa_engine eng, int is_wait, uint32_t line)
-{
-    Sync *s = calloc(1, sizeof *s);
-    if (!s) {
-        m->prog.oom = 1;
-        return;
-    }
-    *s = (Sync){sem, eng, is_wait, line, NULL};
-    Sync **p = list; /* append: signals and waits keep the order they were derived in */
-    while (*p)
-        p = &(*p)->next;
-    *p = s;
-}
-
-/* Edge producer -> consumer; backward: producer(k) -> consumer(k+1) in loop l. */
-static void edge(M *m, IrInst *prod, IrInst *cons, const IrLoop *l, int backward)
-{
-    int from = anchor(m, prod, l), to = anchor(m, cons, l);
-    tg_isa_engine fe = engine_of(prod), te = engine_of(cons);
-    for (int i = 0; i < m->nedges; i++) {
-        Edge *e = &m->edges[i];
-        if (e->backward == backward && e->loop == (l ? l->id : -1) && e->from == from && e->to == to &&
-            e->fe == fe && e->te == te)
-            return;
-    }
-    if (m->nsems >= TG_ISA_MAX_SEMS) {
-        if (m->nsems++ == TG_ISA_MAX_SEMS)
-            fail(m, cons->loc, "E112", "more engine dependencies than the 256 semaphores of the model");
-        return;
-    }
-    if (m->nedges == m->cap) {
-        int cap = m->cap ? 2 * m->cap : 64;
-        Edge *ne = realloc(m->edges, (size_t)cap * sizeof *ne);
-        if (!ne) {
-            m->prog.oom = 1;
-            return;
-        }
-        m->edges = ne;
-        m->cap = cap;
-    }
-    int sem = m->nsems++;
-    m->edges[m->nedges++] = (Edge){backward, l ? l->id : -1, from, to, fe, te, sem};
-    uint32_t pl = (uint32_t)prod->loc.line, cl = (uint32_t)cons->loc.line;
-    place(m, &m->after[from], sem, fe, 0, pl);
-    place(m, &m->before[to], sem, te, 1, cl);
-    if (backward) { /* one token before the loop, drained after it */
-        int lk = key_loop(m, l);
-        place(m, &m->before[lk], sem, fe, 0, pl);
-        place(m, &m->after[lk], sem, te, 1, cl);
-    }
-}
-
-/* For each consumer b and each other engine f, only the producers on f that
- * ran last before b need an edge (f runs in order, so its signal after them
- * covers everything f did earlier): the latest conflicting instruction
- * before b in program order (forward edge at their common loop lf), and, for
- * each loop around b deeper than lf, the last conflicting instruction after
- * b in that loop's body (loop-carried edge from the previous iteration). */
-static void derive_syncs(M *m)
-{
-    const Ir *ir = m->ir;
-    for (int j = 0; j < ir->ninsts; j++) {
-        IrInst *b = ir->insts[j];
-        for (int f = 0; f < TG_ENG_SYNC; f++) {
-            if ((tg_isa_engine)f == engine_of(b))
-                continue;
-            IrInst *fwd = NULL;
-            for (int i = j - 1; i >= 0 && !fwd; i--)
-                if (engine_of(ir->insts[i]) == (tg_isa_engine)f && conflict(m, ir->insts[i], b))
-                    fwd = ir->insts[i];
-            const IrLoop *lf = fwd ? common(fwd, b) : NULL;
-            if (fwd)
-                edge(m, fwd, b, lf, 0);
-            for (const IrLoop *l = b->loop; l && l != lf; l = l->parent) {
-                IrInst *back = NULL;
-                for (int i = l->last; i > j && !back; i--)
-                    if (engine_of(ir->insts[i]) == (tg_isa_engine)f && common(ir->insts[i], b) == l &&
-                        conflict(m, ir->insts[i], b))
-                        back = ir->insts[i];
-                if (back)
-                    edge(m, back, b, l, 1);
-            }
-        }
-    }
-}
-
-static void free_syncs(Sync *s)
-{
-    while (s) {
-        Sync *next = s->next;
-        free(s);
-        s = next;
-    }
-}
-
 /* ---- program order ----------------------------------------------------------- */
 
-static void syncs(M *m, const Sync *s)
+static void syncs(M *m, const AsmSync *s)
 {
     for (; s; s = s->next) {
         asm_prog_inst(&m->prog, s->is_wait ? TG_OP_WAIT : TG_OP_SIGNAL, s->eng, s->line);
@@ -497,10 +309,10 @@ static void body(M *m, const IrStmt *st, int n)
 {
     for (int i = 0; i < n; i++) {
         if (st[i].kind == IR_STMT_INST) {
-            int k = key_inst(m, st[i].inst);
-            syncs(m, m->before[k]);
+            int k = st[i].inst->id;
+            syncs(m, m->syncs.before[k]);
             instruction(m, st[i].inst);
-            syncs(m, m->after[k]);
+            syncs(m, m->syncs.after[k]);
             continue;
         }
         const IrLoop *lp = st[i].loop;
@@ -509,7 +321,7 @@ static void body(M *m, const IrStmt *st, int n)
             fail(m, lp->loc, "E113", "loops nest deeper than the 8 loop registers");
             continue;
         }
-        syncs(m, m->before[k]);
+        syncs(m, m->syncs.before[k]);
         asm_prog_inst(&m->prog, TG_OP_LOOP, TG_ENG_SYNC, (uint32_t)lp->loc.line);
         asm_prog_imm(&m->prog, TG_IMM_REG, (uint64_t)lp->depth);
         asm_prog_imm(&m->prog, TG_IMM_VAR, asm_prog_str(&m->prog, lp->var));
@@ -521,7 +333,7 @@ static void body(M *m, const IrStmt *st, int n)
         body(m, lp->body, lp->nbody);
         asm_prog_inst(&m->prog, TG_OP_ENDLOOP, TG_ENG_SYNC, (uint32_t)lp->loc.line);
         asm_prog_imm(&m->prog, TG_IMM_REG, (uint64_t)lp->depth);
-        syncs(m, m->after[k]);
+        syncs(m, m->syncs.after[k]);
     }
 }
 
@@ -580,19 +392,17 @@ int asm_emit_program(const Ir *ir, const Plan *plan, const AsmEmitInfo *info, Di
         diag_error(diag, top, "E114", "more than 255 tensors or tiles for the binary program");
         return -1;
     }
-    int nkeys = ir->ninsts + ir->nloops;
     asm_prog_init(&m.prog);
     m.tile_map = calloc((size_t)s->ntiles + 1, sizeof *m.tile_map);
-    m.before = calloc((size_t)nkeys + 1, sizeof *m.before);
-    m.after = calloc((size_t)nkeys + 1, sizeof *m.after);
     int rc = -1;
-    if (m.tile_map && m.before && m.after) {
+    if (m.tile_map) {
         m.prog.target = (uint8_t)s->target;
         m.prog.kernel = asm_prog_str(&m.prog, s->kernel);
         m.prog.spec = asm_prog_str(&m.prog, info->spec_name);
         m.prog.version = asm_prog_str(&m.prog, info->version);
         tables(&m);
-        derive_syncs(&m);
+        if (asm_sync_build(ir, plan, diag, &m.syncs))
+            m.errors++; /* reported; the body still reports its own errors */
         body(&m, ir->body, ir->nbody);
         tg_prog p;
         if (m.prog.oom || asm_prog_encode(&m.prog, bin, len))
@@ -609,14 +419,8 @@ int asm_emit_program(const Ir *ir, const Plan *plan, const AsmEmitInfo *info, Di
         *bin = NULL;
         *len = 0;
     }
-    for (int k = 0; m.before && m.after && k < nkeys; k++) {
-        free_syncs(m.before[k]);
-        free_syncs(m.after[k]);
-    }
-    free(m.before);
-    free(m.after);
+    asm_sync_free(&m.syncs);
     free(m.tile_map);
-    free(m.edges);
     asm_prog_free(&m.prog);
     return rc;
 }

@@ -26,18 +26,21 @@ typedef struct Listing {
     size_t len;
 } Listing;
 
-static void listing_make(Listing *l, int k)
+/* The listing of the spec at path (specs/NAME.yaml or a test kernel). */
+static void listing_make_path(Listing *l, const char *path)
 {
     memset(l, 0, sizeof *l);
-    Ir *ir = lower_bundled_spec(&l->run, k);
+    Ir *ir = lower_file(&l->run, path);
+    if (!ir)
+        fprintf(stderr, "%s did not lower\n", path);
+    assert_non_null(ir);
     Plan *plan = plan_build(&l->run.front.arena, ir, &l->run.front.diag, 1);
     assert_non_null(plan);
     tpl_env *env = tpl_env_new();
     assert_non_null(env);
     assert_int_equal(tpl_env_add_path(env, "templates"), 0);
     tpl_buf_init(&l->text);
-    char path[64], msg[4096];
-    snprintf(path, sizeof path, "specs/%s.yaml", lower_bundled[k]);
+    char msg[4096];
     int rc = asm_emit_listing(env, ir, plan, path, "test", &l->run.front.diag, &l->text, &l->bin, &l->len, msg,
                               sizeof msg);
     if (rc) {
@@ -46,6 +49,13 @@ static void listing_make(Listing *l, int k)
     }
     assert_int_equal(rc, 0);
     tpl_env_free(env);
+}
+
+static void listing_make(Listing *l, int k)
+{
+    char path[64];
+    snprintf(path, sizeof path, "specs/%s.yaml", lower_bundled[k]);
+    listing_make_path(l, path);
 }
 
 static void listing_free(Listing *l)
@@ -167,6 +177,33 @@ typedef struct Engine {
     int done;
 } Engine;
 
+/* Loop control at en->pc (in): enter, repeat or leave a loop; 0 if in is
+ * not loop control. */
+static int loop_control(const tg_prog *p, Engine *en, const tg_prog_inst *in)
+{
+    uint64_t reg, start, stop, stp;
+    if (in->op == TG_OP_LOOP) {
+        tg_prog_find_imm(p, in, TG_IMM_REG, &reg);
+        tg_prog_find_imm(p, in, TG_IMM_START, &start);
+        tg_prog_find_imm(p, in, TG_IMM_STOP, &stop);
+        en->regs[reg] = (int64_t)start;
+        en->pc = (int64_t)start < (int64_t)stop ? en->pc + 1 : tg_prog_loop_match(p, en->pc) + 1;
+        return 1;
+    }
+    if (in->op == TG_OP_ENDLOOP) {
+        uint32_t lp = tg_prog_loop_match(p, en->pc);
+        tg_prog_inst li;
+        tg_prog_get_inst(p, lp, &li);
+        tg_prog_find_imm(p, &li, TG_IMM_REG, &reg);
+        tg_prog_find_imm(p, &li, TG_IMM_STOP, &stop);
+        tg_prog_find_imm(p, &li, TG_IMM_STEP, &stp);
+        en->regs[reg] += (int64_t)stp;
+        en->pc = en->regs[reg] < (int64_t)stop ? lp + 1 : en->pc + 1;
+        return 1;
+    }
+    return 0;
+}
+
 /* Step engine e (or the single sequential stream when e < 0) up to and
  * including one compute instruction it owns (*ran_pc, return 1); 0 when it
  * blocks or ends first (*moved set if it got past any sync on the way). */
@@ -176,27 +213,8 @@ static int step(const tg_prog *p, Engine *en, int e, int *sems, uint32_t *ran_pc
         tg_prog_inst in;
         tg_prog_get_inst(p, en->pc, &in);
         uint64_t v;
-        if (in.op == TG_OP_LOOP) {
-            uint64_t reg, start, stop;
-            tg_prog_find_imm(p, &in, TG_IMM_REG, &reg);
-            tg_prog_find_imm(p, &in, TG_IMM_START, &start);
-            tg_prog_find_imm(p, &in, TG_IMM_STOP, &stop);
-            en->regs[reg] = (int64_t)start;
-            en->pc = (int64_t)start < (int64_t)stop ? en->pc + 1 : tg_prog_loop_match(p, en->pc) + 1;
+        if (loop_control(p, en, &in))
             continue;
-        }
-        if (in.op == TG_OP_ENDLOOP) {
-            uint32_t lp = tg_prog_loop_match(p, en->pc);
-            tg_prog_inst li;
-            uint64_t reg, stop, stp;
-            tg_prog_get_inst(p, lp, &li);
-            tg_prog_find_imm(p, &li, TG_IMM_REG, &reg);
-            tg_prog_find_imm(p, &li, TG_IMM_STOP, &stop);
-            tg_prog_find_imm(p, &li, TG_IMM_STEP, &stp);
-            en->regs[reg] += (int64_t)stp;
-            en->pc = en->regs[reg] < (int64_t)stop ? lp + 1 : en->pc + 1;
-            continue;
-        }
         if (e >= 0 && (int)in.engine != e) {
             en->pc++;
             continue;
@@ -350,6 +368,159 @@ static void syncs_order_conflicts(void **state)
     }
 }
 
+/* ---- semaphores: happens-before, every schedule at once ------------------ */
+
+/* The schedules above are samples. This check covers all of them: with one
+ * signalling and one waiting engine per semaphore, the k-th wait on it can
+ * only pass after the k-th signal, and that (plus each engine's own order)
+ * is the only order a schedule must keep, so every linear extension of it
+ * is a schedule. Vector clocks over that order, along the sequential run,
+ * decide for each pair of conflicting instructions whether every schedule
+ * runs them in program order. */
+
+enum { HB_MAX_STEPS = 1 << 20, HB_QUEUE = 64, HB_MAX_PAIRS = 1 << 20 };
+
+/* Conflicting instructions on other engines, per instruction (CSR). */
+typedef struct HbConf {
+    uint32_t start[4097];       /* per pc: first entry in list[] */
+    uint32_t list[HB_MAX_PAIRS]; /* conflicting pcs */
+} HbConf;
+
+static void hb_conflicts(const tg_prog *p, HbConf *cf)
+{
+    uint32_t n = 0;
+    for (uint32_t b = 0; b < p->ninsts; b++) {
+        cf->start[b] = n;
+        tg_prog_inst ib;
+        tg_prog_get_inst(p, b, &ib);
+        for (uint32_t a = 0; a < p->ninsts; a++) {
+            tg_prog_inst ia;
+            tg_prog_get_inst(p, a, &ia);
+            if (ia.engine != ib.engine && ia.engine < TG_ENG_SYNC && ib.engine < TG_ENG_SYNC &&
+                conflicts(p, a, b)) {
+                assert_true(n < HB_MAX_PAIRS);
+                cf->list[n++] = a;
+            }
+        }
+    }
+    cf->start[p->ninsts] = n;
+}
+
+/* Semaphore state of the check: pending signals' clocks, FIFO per semaphore. */
+typedef struct HbSems {
+    uint32_t clock[TG_ISA_MAX_SEMS][HB_QUEUE][TG_ENG_SYNC];
+    uint32_t head[TG_ISA_MAX_SEMS], count[TG_ISA_MAX_SEMS];
+    int signaller[TG_ISA_MAX_SEMS], waiter[TG_ISA_MAX_SEMS]; /* engine, -1 none yet */
+} HbSems;
+
+/* 0 when every schedule runs each conflicting pair of instructions on
+ * different engines in program order, with semaphore `skip` (-1: none)
+ * ignored; else 1 with the first unordered pair in why. Fails the test when
+ * the program breaks the check's premises (a semaphore on two signalling or
+ * waiting engines, a wait before its signal in the sequential run, a token
+ * left at the end). */
+static int hb_unordered(const tg_prog *p, const HbConf *cf, int skip, char *why, size_t nwhy)
+{
+    static HbSems h;
+    static uint32_t last[4096]; /* per pc: its engine's count at its last run, 0 = not run */
+    uint32_t vc[TG_ENG_SYNC][TG_ENG_SYNC];
+    memset(&h, 0, sizeof h);
+    memset(last, 0, sizeof last);
+    memset(vc, 0, sizeof vc);
+    for (int s = 0; s < TG_ISA_MAX_SEMS; s++)
+        h.signaller[s] = h.waiter[s] = -1;
+    Engine en;
+    memset(&en, 0, sizeof en);
+    uint32_t steps = 0;
+    while (en.pc < p->ninsts) {
+        tg_prog_inst in;
+        tg_prog_get_inst(p, en.pc, &in);
+        if (loop_control(p, &en, &in))
+            continue;
+        assert_true(++steps < HB_MAX_STEPS);
+        uint32_t pc = en.pc++, *c = vc[in.engine];
+        if (in.op == TG_OP_SIGNAL || in.op == TG_OP_WAIT) {
+            uint64_t s;
+            assert_true(tg_prog_find_imm(p, &in, TG_IMM_SEM, &s));
+            int *owner = in.op == TG_OP_SIGNAL ? &h.signaller[s] : &h.waiter[s];
+            assert_true(*owner < 0 || *owner == (int)in.engine);
+            *owner = (int)in.engine;
+            if ((int)s == skip)
+                continue;
+            if (in.op == TG_OP_SIGNAL) {
+                assert_true(h.count[s] < HB_QUEUE);
+                memcpy(h.clock[s][(h.head[s] + h.count[s]++) % HB_QUEUE], c, sizeof vc[0]);
+            } else {
+                assert_true(h.count[s] > 0);
+                const uint32_t *sc = h.clock[s][h.head[s]];
+                for (int k = 0; k < TG_ENG_SYNC; k++)
+                    c[k] = sc[k] > c[k] ? sc[k] : c[k];
+                h.head[s] = (h.head[s] + 1) % HB_QUEUE;
+                h.count[s]--;
+            }
+            continue;
+        }
+        c[in.engine]++;
+        for (uint32_t k = cf->start[pc]; k < cf->start[pc + 1]; k++) {
+            uint32_t a = cf->list[k];
+            tg_prog_inst ia;
+            tg_prog_get_inst(p, a, &ia);
+            if (last[a] && c[ia.engine] < last[a]) {
+                snprintf(why, nwhy, "inst %u (%s) is not ordered before inst %u (%s), step %u", a,
+                         tg_isa_engine_prefix[ia.engine], pc, tg_isa_engine_prefix[in.engine], steps);
+                return 1;
+            }
+        }
+        last[pc] = c[in.engine];
+    }
+    for (int s = 0; s < TG_ISA_MAX_SEMS; s++)
+        assert_int_equal(h.count[s], 0);
+    return 0;
+}
+
+/* Every bundled spec and the numerics test kernels: race-free in every
+ * schedule, and every semaphore needed (without it some pair is unordered,
+ * which also shows the check catches a missing wait). */
+static void syncs_happen_before(void **state)
+{
+    (void)state;
+    static const char *const kernels[] = {"forward", "fold", "preduce", "shift"};
+    static HbConf cf;
+    int nspecs = LOWER_NBUNDLED + (int)(sizeof kernels / sizeof *kernels);
+    for (int k = 0; k < nspecs; k++) {
+        char path[96], why[256];
+        if (k < LOWER_NBUNDLED)
+            snprintf(path, sizeof path, "specs/%s.yaml", lower_bundled[k]);
+        else
+            snprintf(path, sizeof path, "tests/numerics/specs/%s.yaml", kernels[k - LOWER_NBUNDLED]);
+        Listing l;
+        listing_make_path(&l, path);
+        tg_prog p;
+        assert_int_equal(tg_prog_decode(&p, l.bin, l.len), 0);
+        assert_true(p.ninsts < 4096);
+        hb_conflicts(&p, &cf);
+        if (hb_unordered(&p, &cf, -1, why, sizeof why)) {
+            fprintf(stderr, "%s: %s\n", path, why);
+            fail();
+        }
+        int nsems = 0;
+        for (uint32_t i = 0; i < p.ninsts; i++) {
+            tg_prog_inst in;
+            uint64_t s;
+            tg_prog_get_inst(&p, i, &in);
+            if (in.op == TG_OP_SIGNAL && tg_prog_find_imm(&p, &in, TG_IMM_SEM, &s) && (int)s >= nsems)
+                nsems = (int)s + 1;
+        }
+        assert_true(nsems > 0);
+        for (int s = 0; s < nsems; s++)
+            if (!hb_unordered(&p, &cf, s, why, sizeof why)) {
+                fprintf(stderr, "%s: semaphore s%d is not needed\n", path, s);
+                fail();
+            }
+        listing_free(&l);
+    }
+}
+
 /* ---- expressions ----------------------------------------------------------- */
 
 static void expression_text_roundtrip(void **state)
@@ -493,7 +664,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(roundtrip_every_spec),   cmocka_unit_test(listing_shape),
-        cmocka_unit_test(syncs_order_conflicts), cmocka_unit_test(expression_text_roundtrip),
+        cmocka_unit_test(syncs_order_conflicts), cmocka_unit_test(syncs_happen_before),
+        cmocka_unit_test(expression_text_roundtrip),
         cmocka_unit_test(expression_eval),        cmocka_unit_test(corrupted_rejected),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

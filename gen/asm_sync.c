@@ -1,0 +1,553 @@
+/* asm_sync.c - the semaphores of the assembly back end. Derives dependency
+ * edges between engine queues (conflicting placed bytes, latest producer per
+ * engine, loop-carried edges), then drops every edge whose orderings the
+ * happens-before order of the remaining ones already implies - checked
+ * exactly on the unrolled sequential run with vector clocks - and places the
+ * rest as signal/wait actions. Rules and soundness: docs/asm.md "Semaphores". */
+#include <stdlib.h>
+#include <string.h>
+
+#include "asm_sync.h"
+
+/* IrOpcode -> ISA opcode: the IR's opcode names are the ISA's. */
+static const tg_isa_op isa_of_ir[IR_OP_COUNT] = {
+#define X(ID, MNEMONIC, SPECOP) [IR_OP_##ID] = TG_OP_##ID,
+    IR_OPCODES(X)
+#undef X
+};
+
+tg_isa_op asm_isa_op(IrOpcode op) { return isa_of_ir[op]; }
+
+enum { NENG = TG_ENG_SYNC }; /* engines with queues */
+
+/* One dependency edge between two statements of one loop body. */
+typedef struct Edge {
+    int backward;         /* loop-carried: producer later in the body */
+    int loop;             /* common loop id, -1 top level */
+    int from, to;         /* anchor statement keys */
+    tg_isa_engine fe, te; /* producer and consumer engines */
+    uint32_t pl, cl;      /* spec lines of producer and consumer */
+    SrcLoc loc;           /* the consumer's location (E112) */
+    int keep;             /* still needed */
+    int sem;              /* semaphore of a kept edge */
+    uint64_t cost;        /* semaphore actions it executes in the sequential run */
+} Edge;
+
+/* One step of the program skeleton: statements and semaphore actions. */
+enum { IT_INST, IT_SIGNAL, IT_WAIT, IT_LOOP, IT_END };
+typedef struct Item {
+    int kind;             /* IT_* */
+    tg_isa_engine eng;    /* IT_INST, IT_SIGNAL, IT_WAIT: the engine */
+    int ref;              /* instruction id, edge index, or the matching IT_END / IT_LOOP item */
+    const IrLoop *lp;     /* IT_LOOP, IT_END: the loop */
+} Item;
+
+/* An ordering the semaphores must guarantee: the instruction at step `pos`
+ * of the sequential run comes after the first `need` instructions of `eng`. */
+typedef struct Req {
+    uint32_t pos;         /* step of the consumer */
+    uint32_t need;        /* instructions of eng that must happen before it */
+    tg_isa_engine eng;    /* the producer's engine */
+} Req;
+
+/* Builder state. */
+typedef struct S {
+    const Ir *ir;
+    const Plan *plan;
+    AsmSyncs *out;
+    Edge *edges;          /* every derived edge, creation order */
+    size_t nedges, ecap;
+    Item *items;          /* the skeleton, program order */
+    size_t nitems, icap;
+    uint32_t *trace;      /* item index per step of the sequential run */
+    uint32_t *aux;        /* per step: signal ordinal (signal) or the matching signal's (wait) */
+    size_t ntrace, tcap;
+    uint32_t nsignals;    /* signals in the run */
+    Req *reqs;            /* orderings to guarantee, by step */
+    size_t nreqs, rcap;
+    uint32_t *snap;       /* NENG clocks per signal of the run */
+    int oom;
+} S;
+
+/* Room for n + 1 elements of `size` bytes in *p (capacity *cap); 0 on OOM. */
+static int grow(S *s, void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 1;
+    size_t nc = *cap ? 2 * *cap : 64;
+    void *np = realloc(*p, nc * size);
+    if (!np) {
+        s->oom = 1;
+        return 0;
+    }
+    *p = np;
+    *cap = nc;
+    return 1;
+}
+
+/* Statement keys: instruction id, or ninsts + loop id. */
+static int key_loop(const S *s, const IrLoop *lp) { return s->ir->ninsts + lp->id; }
+
+/* ---- derivation ------------------------------------------------------------- */
+
+/* Placed bytes of an access: space, partitions and bytes of the whole tile
+ * (every copy), so tiles sharing space through reuse conflict too. */
+typedef struct Region {
+    int space;            /* IrMem */
+    int64_t p0, p1;       /* partitions [p0, p1) */
+    int64_t b0, b1;       /* bytes per partition [b0, b1) */
+} Region;
+
+static int region_of(const S *s, const IrAp *ap, Region *r)
+{
+    if (ap->mem == IR_MEM_HBM)
+        return 0;
+    const PlanTile *t = &s->plan->tiles[ap->index];
+    r->space = ap->mem;
+    r->p0 = t->pstart;
+    r->p1 = t->pstart + t->pcount;
+    r->b0 = ap->mem == IR_MEM_PSUM ? (int64_t)t->bank * TG_PSUM_BANK_BYTES : t->offset;
+    r->b1 = r->b0 + t->slot * t->bufs;
+    return 1;
+}
+
+static int overlap(const Region *a, const Region *b)
+{
+    return a->space == b->space && a->p0 < b->p1 && b->p0 < a->p1 && a->b0 < b->b1 && b->b0 < a->b1;
+}
+
+/* 1 when a and b touch overlapping SBUF/PSUM bytes and one of them writes. */
+static int conflict(const S *s, IrInst *a, IrInst *b)
+{
+    IrOperand oa[IR_MAX_OPERANDS], ob[IR_MAX_OPERANDS];
+    int na = ir_operands(a, oa), nb = ir_operands(b, ob);
+    for (int i = 0; i < na; i++)
+        for (int j = 0; j < nb; j++) {
+            Region ra, rb;
+            if ((oa[i].is_write || ob[j].is_write) && region_of(s, oa[i].ap, &ra) && region_of(s, ob[j].ap, &rb) &&
+                overlap(&ra, &rb))
+                return 1;
+        }
+    return 0;
+}
+
+static tg_isa_engine engine_of(const IrInst *in) { return tg_isa_table[isa_of_ir[in->op]].engine; }
+
+/* The innermost loop containing both a and b, NULL for none. */
+static const IrLoop *common(const IrInst *a, const IrInst *b)
+{
+    for (const IrLoop *x = a->loop; x; x = x->parent)
+        for (const IrLoop *y = b->loop; y; y = y->parent)
+            if (x == y)
+                return x;
+    return NULL;
+}
+
+/* Key of the statement directly in loop l's body (top level when NULL) that contains in. */
+static int anchor(const S *s, const IrInst *in, const IrLoop *l)
+{
+    if (in->loop == l)
+        return in->id;
+    const IrLoop *x = in->loop;
+    while (x->parent != l)
+        x = x->parent;
+    return key_loop(s, x);
+}
+
+/* Edge producer -> consumer; backward: producer(k) -> consumer(k+1) in loop l. */
+static void edge(S *s, IrInst *prod, IrInst *cons, const IrLoop *l, int backward)
+{
+    int from = anchor(s, prod, l), to = anchor(s, cons, l), loop = l ? l->id : -1;
+    tg_isa_engine fe = engine_of(prod), te = engine_of(cons);
+    for (size_t i = 0; i < s->nedges; i++) {
+        const Edge *e = &s->edges[i];
+        if (e->backward == backward && e->loop == loop && e->from == from && e->to == to && e->fe == fe &&
+            e->te == te)
+            return;
+    }
+    if (!grow(s, (void **)&s->edges, &s->ecap, s->nedges, sizeof *s->edges))
+        return;
+    s->edges[s->nedges++] = (Edge){backward, loop, from, to, fe, te, (uint32_t)prod->loc.line,
+                                   (uint32_t)cons->loc.line, cons->loc, 1, -1, 0};
+}
+
+/* For each consumer b and each other engine f, only the producers on f that
+ * ran last before b need an edge (f runs in order, so its signal after them
+ * covers everything f did earlier): the latest conflicting instruction
+ * before b in program order (forward edge at their common loop lf), and, for
+ * each loop around b deeper than lf, the last conflicting instruction after
+ * b in that loop's body (loop-carried edge from the previous iteration). */
+static void derive(S *s)
+{
+    const Ir *ir = s->ir;
+    for (int j = 0; j < ir->ninsts; j++) {
+        IrInst *b = ir->insts[j];
+        for (int f = 0; f < NENG; f++) {
+            if ((tg_isa_engine)f == engine_of(b))
+                continue;
+            IrInst *fwd = NULL;
+            for (int i = j - 1; i >= 0 && !fwd; i--)
+                if (engine_of(ir->insts[i]) == (tg_isa_engine)f && conflict(s, ir->insts[i], b))
+                    fwd = ir->insts[i];
+            const IrLoop *lf = fwd ? common(fwd, b) : NULL;
+            if (fwd)
+                edge(s, fwd, b, lf, 0);
+            for (const IrLoop *l = b->loop; l && l != lf; l = l->parent) {
+                IrInst *back = NULL;
+                for (int i = l->last; i > j && !back; i--)
+                    if (engine_of(ir->insts[i]) == (tg_isa_engine)f && common(ir->insts[i], b) == l &&
+                        conflict(s, ir->insts[i], b))
+                        back = ir->insts[i];
+                if (back)
+                    edge(s, back, b, l, 1);
+            }
+        }
+    }
+}
+
+/* ---- placement -------------------------------------------------------------- */
+
+static void place(S *s, AsmSync **list, int sem, tg_isa_engine eng, int is_wait, uint32_t line)
+{
+    AsmSync *a = calloc(1, sizeof *a);
+    if (!a) {
+        s->oom = 1;
+        return;
+    }
+    *a = (AsmSync){sem, eng, is_wait, line, NULL};
+    while (*list) /* append: actions keep the order their edges were derived in */
+        list = &(*list)->next;
+    *list = a;
+}
+
+/* Every derived edge's actions, tagged with the edge index for now: F
+ * signals after the producer's statement, E waits before the consumer's;
+ * a loop-carried edge adds a token before the loop and a drain after it. */
+static void place_all(S *s)
+{
+    for (size_t i = 0; i < s->nedges; i++) {
+        const Edge *e = &s->edges[i];
+        place(s, &s->out->after[e->from], (int)i, e->fe, 0, e->pl);
+        place(s, &s->out->before[e->to], (int)i, e->te, 1, e->cl);
+        if (e->backward) {
+            int lk = key_loop(s, s->ir->loops[e->loop]);
+            place(s, &s->out->before[lk], (int)i, e->fe, 0, e->pl);
+            place(s, &s->out->after[lk], (int)i, e->te, 1, e->cl);
+        }
+    }
+}
+
+/* Drop the actions of removed edges, renumber the rest by semaphore. */
+static void prune(S *s, AsmSync **list)
+{
+    while (*list) {
+        AsmSync *a = *list;
+        if (!s->edges[a->sem].keep) {
+            *list = a->next;
+            free(a);
+            continue;
+        }
+        a->sem = s->edges[a->sem].sem;
+        list = &a->next;
+    }
+}
+
+/* ---- the skeleton and its sequential run ------------------------------------ */
+
+static size_t item(S *s, int kind, tg_isa_engine eng, int ref, const IrLoop *lp)
+{
+    if (!grow(s, (void **)&s->items, &s->icap, s->nitems, sizeof *s->items))
+        return 0;
+    s->items[s->nitems] = (Item){kind, eng, ref, lp};
+    return s->nitems++;
+}
+
+static void skel_syncs(S *s, const AsmSync *a)
+{
+    for (; a; a = a->next)
+        item(s, a->is_wait ? IT_WAIT : IT_SIGNAL, a->eng, a->sem, NULL);
+}
+
+/* The program's statements and actions in the order asm_emit lays them out. */
+static void skeleton(S *s, const IrStmt *st, int n)
+{
+    for (int i = 0; i < n && !s->oom; i++) {
+        if (st[i].kind == IR_STMT_INST) {
+            int k = st[i].inst->id;
+            skel_syncs(s, s->out->before[k]);
+            item(s, IT_INST, engine_of(st[i].inst), k, NULL);
+            skel_syncs(s, s->out->after[k]);
+            continue;
+        }
+        const IrLoop *lp = st[i].loop;
+        int k = key_loop(s, lp);
+        skel_syncs(s, s->out->before[k]);
+        size_t at = item(s, IT_LOOP, TG_ENG_SYNC, 0, lp);
+        skeleton(s, lp->body, lp->nbody);
+        size_t end = item(s, IT_END, TG_ENG_SYNC, (int)at, lp);
+        if (!s->oom)
+            s->items[at].ref = (int)end;
+        skel_syncs(s, s->out->after[k]);
+    }
+}
+
+/* The sequential run: item indices of every instruction and action, loops
+ * unrolled. 0, or 1 when it exceeds ASM_SYNC_MAX_TRACE steps (counting
+ * loop iterations too) or memory runs out. */
+static int run(S *s)
+{
+    int64_t *iter = calloc((size_t)s->ir->nloops + 1, sizeof *iter);
+    uint64_t budget = 2ull * ASM_SYNC_MAX_TRACE;
+    if (!iter)
+        return s->oom = 1;
+    size_t pc = 0;
+    while (pc < s->nitems) {
+        const Item *it = &s->items[pc];
+        if (budget-- == 0)
+            break;
+        if (it->kind == IT_LOOP) {
+            iter[it->lp->id] = 0;
+            pc = it->lp->trip > 0 ? pc + 1 : (size_t)it->ref + 1;
+        } else if (it->kind == IT_END) {
+            pc = ++iter[it->lp->id] < it->lp->trip ? (size_t)it->ref + 1 : pc + 1;
+        } else {
+            if (s->ntrace == ASM_SYNC_MAX_TRACE ||
+                !grow(s, (void **)&s->trace, &s->tcap, s->ntrace, sizeof *s->trace))
+                break;
+            s->trace[s->ntrace++] = (uint32_t)pc++;
+        }
+    }
+    free(iter);
+    return pc < s->nitems;
+}
+
+/* Conflicting instructions on other engines, per instruction (CSR lists). */
+static int conflict_lists(S *s, int **start, int **list)
+{
+    int n = s->ir->ninsts;
+    size_t cap = 0, len = 0;
+    *list = NULL;
+    *start = calloc((size_t)n + 1, sizeof **start);
+    if (!*start)
+        return 0;
+    for (int b = 0; b < n; b++) {
+        (*start)[b] = (int)len;
+        for (int a = 0; a < n; a++) {
+            IrInst *ia = s->ir->insts[a], *ib = s->ir->insts[b];
+            if (engine_of(ia) == engine_of(ib) || !conflict(s, ia, ib))
+                continue;
+            if (!grow(s, (void **)list, &cap, len, sizeof **list))
+                return 0;
+            (*list)[len++] = a;
+        }
+    }
+    (*start)[n] = (int)len;
+    return 1;
+}
+
+/* Match every wait of the run with its signal (the k-th wait of an edge
+ * takes the k-th signal: one signalling and one waiting engine per edge),
+ * count each edge's actions, and list the orderings to guarantee: for each
+ * instruction b and each other engine F, the last instruction of F before b
+ * in the run that conflicts with b (F runs in order: that covers every
+ * earlier one). 0 on OOM or a wait the run reaches before its signal. */
+static int analyse(S *s)
+{
+    int *cstart = NULL, *clist = NULL, ok = 0;
+    uint32_t *qnext = malloc((s->ntrace + 1) * sizeof *qnext);
+    uint32_t *qhead = malloc((s->nedges + 1) * sizeof *qhead), *qtail = malloc((s->nedges + 1) * sizeof *qtail);
+    uint32_t *last = calloc((size_t)s->ir->ninsts + 1, sizeof *last), cnt[NENG] = {0};
+    s->aux = malloc((s->ntrace + 1) * sizeof *s->aux);
+    if (!qnext || !qhead || !qtail || !last || !s->aux || !conflict_lists(s, &cstart, &clist)) {
+        s->oom = 1;
+        goto out;
+    }
+    for (size_t e = 0; e < s->nedges; e++)
+        qhead[e] = qtail[e] = UINT32_MAX;
+    for (uint32_t pos = 0; pos < s->ntrace; pos++) {
+        const Item *it = &s->items[s->trace[pos]];
+        if (it->kind == IT_SIGNAL) {
+            s->aux[pos] = s->nsignals++;
+            qnext[pos] = UINT32_MAX;
+            if (qtail[it->ref] == UINT32_MAX)
+                qhead[it->ref] = pos;
+            else
+                qnext[qtail[it->ref]] = pos;
+            qtail[it->ref] = pos;
+            s->edges[it->ref].cost++;
+        } else if (it->kind == IT_WAIT) {
+            uint32_t p = qhead[it->ref];
+            if (p == UINT32_MAX)
+                goto out;
+            s->aux[pos] = s->aux[p];
+            qhead[it->ref] = qnext[p];
+            if (qhead[it->ref] == UINT32_MAX)
+                qtail[it->ref] = UINT32_MAX;
+            s->edges[it->ref].cost++;
+        } else {
+            uint32_t need[NENG] = {0};
+            for (int c = cstart[it->ref]; c < cstart[it->ref + 1]; c++) {
+                tg_isa_engine f = engine_of(s->ir->insts[clist[c]]);
+                need[f] = last[clist[c]] > need[f] ? last[clist[c]] : need[f];
+            }
+            for (int f = 0; f < NENG; f++) {
+                if (!need[f])
+                    continue;
+                if (!grow(s, (void **)&s->reqs, &s->rcap, s->nreqs, sizeof *s->reqs))
+                    goto out;
+                s->reqs[s->nreqs++] = (Req){pos, need[f], (tg_isa_engine)f};
+            }
+            last[it->ref] = ++cnt[it->eng];
+        }
+    }
+    s->snap = malloc(((size_t)s->nsignals + 1) * NENG * sizeof *s->snap);
+    ok = s->snap != NULL;
+    s->oom |= !ok;
+out:
+    free(qnext);
+    free(qhead);
+    free(qtail);
+    free(last);
+    free(cstart);
+    free(clist);
+    return ok;
+}
+
+/* 1 when the kept edges guarantee every ordering of the run in every
+ * schedule: vector clocks over program order per engine plus "k-th signal
+ * of an edge before its k-th wait" (the only order a schedule must keep). */
+static int holds(S *s)
+{
+    uint32_t vc[NENG][NENG];
+    memset(vc, 0, sizeof vc);
+    size_t r = 0;
+    for (uint32_t pos = 0; pos < s->ntrace; pos++) {
+        const Item *it = &s->items[s->trace[pos]];
+        uint32_t *c = vc[it->eng];
+        if (it->kind == IT_INST) {
+            c[it->eng]++;
+            for (; r < s->nreqs && s->reqs[r].pos == pos; r++)
+                if (c[s->reqs[r].eng] < s->reqs[r].need)
+                    return 0;
+        } else if (s->edges[it->ref].keep) {
+            uint32_t *sn = &s->snap[(size_t)s->aux[pos] * NENG];
+            if (it->kind == IT_SIGNAL)
+                memcpy(sn, c, NENG * sizeof *c);
+            else
+                for (int k = 0; k < NENG; k++)
+                    c[k] = sn[k] > c[k] ? sn[k] : c[k];
+        }
+    }
+    return 1;
+}
+
+/* Removal order: the edges that cost most in the run first, then the
+ * loop-carried ones, then the later-derived ones. */
+typedef struct Cand {
+    uint64_t cost;        /* Edge.cost */
+    int backward;         /* Edge.backward */
+    size_t index;         /* into S.edges */
+} Cand;
+
+static int cmp_cand(const void *pa, const void *pb)
+{
+    const Cand *a = pa, *b = pb;
+    if (a->cost != b->cost)
+        return a->cost > b->cost ? -1 : 1;
+    if (a->backward != b->backward)
+        return b->backward - a->backward;
+    return a->index > b->index ? -1 : a->index < b->index;
+}
+
+/* Greedy reduction: drop each edge in turn unless the others no longer
+ * guarantee every ordering; what stays is minimal (each kept edge needed). */
+static void reduce(S *s)
+{
+    skeleton(s, s->ir->body, s->ir->nbody);
+    if (s->oom || run(s) || !analyse(s) || !holds(s))
+        return; /* too long to check (or inconsistent): keep every edge */
+    if ((uint64_t)s->nedges * (s->ntrace + s->nreqs) > ASM_SYNC_MAX_WORK)
+        return;
+    Cand *order = malloc((s->nedges + 1) * sizeof *order);
+    if (!order) {
+        s->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < s->nedges; i++)
+        order[i] = (Cand){s->edges[i].cost, s->edges[i].backward, i};
+    qsort(order, s->nedges, sizeof *order, cmp_cand);
+    for (size_t i = 0; i < s->nedges; i++) {
+        Edge *e = &s->edges[order[i].index];
+        e->keep = 0;
+        if (!holds(s))
+            e->keep = 1;
+    }
+    free(order);
+    s->out->reduced = 1;
+}
+
+int asm_sync_build(const Ir *ir, const Plan *plan, Diag *diag, AsmSyncs *out)
+{
+    S s;
+    memset(&s, 0, sizeof s);
+    memset(out, 0, sizeof *out);
+    s.ir = ir;
+    s.plan = plan;
+    s.out = out;
+    out->nkeys = ir->ninsts + ir->nloops;
+    out->before = calloc((size_t)out->nkeys + 1, sizeof *out->before);
+    out->after = calloc((size_t)out->nkeys + 1, sizeof *out->after);
+    int rc = 0;
+    if (!out->before || !out->after) {
+        s.oom = 1;
+    } else {
+        derive(&s);
+        place_all(&s);
+        out->nderived = (int)s.nedges;
+        if (!s.oom)
+            reduce(&s);
+    }
+    for (size_t i = 0; !s.oom && i < s.nedges; i++) {
+        Edge *e = &s.edges[i];
+        if (!e->keep)
+            continue;
+        if (out->nsems == TG_ISA_MAX_SEMS) {
+            diag_error(diag, e->loc, "E112", "more engine dependencies than the 256 semaphores of the model");
+            rc = -1;
+            break;
+        }
+        e->sem = out->nsems++;
+    }
+    for (int k = 0; !s.oom && !rc && k < out->nkeys; k++) {
+        prune(&s, &out->before[k]);
+        prune(&s, &out->after[k]);
+    }
+    if (s.oom) {
+        diag_error(diag, (SrcLoc){ir->spec->file, 0, 0}, "E091", "out of memory while building the assembly");
+        rc = -1;
+    }
+    free(s.edges);
+    free(s.items);
+    free(s.trace);
+    free(s.aux);
+    free(s.reqs);
+    free(s.snap);
+    return rc;
+}
+
+void asm_sync_free(AsmSyncs *s)
+{
+    for (int k = 0; s->before && s->after && k < s->nkeys; k++) {
+        for (int w = 0; w < 2; w++) {
+            AsmSync *a = w ? s->after[k] : s->before[k];
+            while (a) {
+                AsmSync *next = a->next;
+                free(a);
+                a = next;
+            }
+        }
+    }
+    free(s->before);
+    free(s->after);
+    memset(s, 0, sizeof *s);
+}
