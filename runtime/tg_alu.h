@@ -6,6 +6,8 @@
  * Semantics (NKI "Supported Math Operators": arithmetic ops convert inputs to
  * fp32; bitvec ops see integer bits):
  *  - add subtract multiply divide: IEEE fp32, round to nearest even.
+ *  - a NaN result of any arithmetic op is the one canonical NaN 0x7fc00000
+ *    (tg_nan_canon in tg_math.h), whatever NaNs went in.
  *  - maximum / minimum: a NaN operand gives NaN (propagating, like numpy's
  *    np.maximum and IEEE 754-2019 maximum — the hardware's rule is not
  *    documented; this is our documented choice); maximum(+0, −0) = +0,
@@ -66,14 +68,14 @@ float tg_alu(tg_alu_op op, float a, float b);
 uint32_t tg_alu_bits(tg_alu_op op, uint32_t a, uint32_t b);
 
 /* ---- per-op functions ------------------------------------------------------ */
-static inline float tg_alu_add(float a, float b) { return a + b; }
-static inline float tg_alu_subtract(float a, float b) { return a - b; }
-static inline float tg_alu_multiply(float a, float b) { return a * b; }
-static inline float tg_alu_divide(float a, float b) { return a / b; }
+static inline float tg_alu_add(float a, float b) { return tg_nan_canon(a + b); }
+static inline float tg_alu_subtract(float a, float b) { return tg_nan_canon(a - b); }
+static inline float tg_alu_multiply(float a, float b) { return tg_nan_canon(a * b); }
+static inline float tg_alu_divide(float a, float b) { return tg_nan_canon(a / b); }
 static inline float tg_alu_maximum(float a, float b)
 {
     if (a != a || b != b)
-        return a + b;
+        return tg_nan_canon(a + b);
     if (a == b) /* ±0: prefer +0 */
         return (tg_f32_bits(a) >> 31) ? b : a;
     return a > b ? a : b;
@@ -81,12 +83,12 @@ static inline float tg_alu_maximum(float a, float b)
 static inline float tg_alu_minimum(float a, float b)
 {
     if (a != a || b != b)
-        return a + b;
+        return tg_nan_canon(a + b);
     if (a == b) /* ±0: prefer −0 */
         return (tg_f32_bits(a) >> 31) ? a : b;
     return a < b ? a : b;
 }
-static inline float tg_alu_power(float a, float b) { return tg_math_pow(a, b); }
+static inline float tg_alu_power(float a, float b) { return tg_nan_canon(tg_math_pow(a, b)); }
 static inline float tg_alu_equal(float a, float b) { return a == b ? 1.0f : 0.0f; }
 static inline float tg_alu_not_equal(float a, float b) { return a != b ? 1.0f : 0.0f; }
 static inline float tg_alu_greater(float a, float b) { return a > b ? 1.0f : 0.0f; }

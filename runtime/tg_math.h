@@ -185,12 +185,26 @@ static inline float tg_math_siluv(float x)
     return x != x ? n : r;
 }
 
+/* The one NaN that arithmetic produces: quiet, positive, zero payload. IEEE
+ * leaves open which NaN an operation returns (x86 keeps the first NaN
+ * operand, or makes a negative default NaN; the operand order is the
+ * compiler's choice), so a NaN result of an engine's arithmetic is this one:
+ * the C simulation, the ISS and every host then agree bit for bit (SPEC.md
+ * §5). Moves (DMA, tensor_copy, casts) and abs keep a NaN's bits. */
+#define TG_NAN_CANON_BITS 0x7fc00000u
+static inline float tg_nan_canon(float r)
+{
+    tg_math_f32u v;
+    v.u = TG_NAN_CANON_BITS;
+    return r != r ? v.f : r;
+}
+
 static inline float tg_act_copy(float x) { return x; }
 static inline float tg_act_exp(float x) { return tg_math_expv(x); }
 static inline float tg_act_log(float x) { return tg_math_log(x); }
 static inline float tg_act_tanh(float x) { return tg_math_tanh(x); }
 static inline float tg_act_sigmoid(float x) { return tg_math_sigmoidv(x); }
-static inline float tg_act_relu(float x) { return x > 0.0f ? x : (x != x ? x + x : 0.0f); }
+static inline float tg_act_relu(float x) { return x > 0.0f ? x : (x != x ? tg_nan_canon(x) : 0.0f); }
 static inline float tg_act_gelu(float x) { return tg_math_gelu(x); }
 static inline float tg_act_gelu_apprx_tanh(float x) { return tg_math_gelu_tanh(x); }
 static inline float tg_act_silu(float x) { return tg_math_siluv(x); }
@@ -198,7 +212,7 @@ static inline float tg_act_softplus(float x) { return tg_math_softplus(x); }
 static inline float tg_act_square(float x) { return x * x; }
 static inline float tg_act_sqrt(float x) { return tg_math_sqrt(x); }
 static inline float tg_act_rsqrt(float x) { return tg_math_rsqrt(x); }
-static inline float tg_act_reciprocal(float x) { return 1.0f / x; }
+static inline float tg_act_reciprocal(float x) { return tg_nan_canon(1.0f / x); }
 static inline float tg_act_sin(float x) { return tg_math_sin(x); }
 static inline float tg_act_abs(float x)
 {

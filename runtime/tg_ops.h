@@ -64,7 +64,7 @@ static inline float tg_activation(tg_act_func f, float x, float scale, float bia
 {
     float t = x * scale;
     t = t + bias;
-    return tg_op_act(f, t);
+    return tg_nan_canon(tg_op_act(f, t));
 }
 
 /* One tensor_scalar stage: x op s, or s op x when `reverse`. */

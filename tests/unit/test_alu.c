@@ -95,6 +95,39 @@ static void test_max_min_rules(void **state)
     assert_true(tg_alu_maximum(-INF, -3.0f) == -3.0f && tg_alu_minimum(-INF, -3.0f) == -INF);
 }
 
+/* Every NaN result of arithmetic is the canonical 0x7fc00000, whatever NaNs
+ * (payload, sign, signalling) went in and in either operand order. */
+static void test_nan_canonical(void **state)
+{
+    (void)state;
+    const uint32_t nans[] = {0x7fc00000u, 0xffc00000u, 0x7fc12345u, 0xffd20000u, 0x7f800001u, 0xff812345u};
+    const float inf = tg_bits_f32(0x7f800000u);
+    for (size_t i = 0; i < sizeof nans / sizeof nans[0]; i++)
+        for (size_t j = 0; j < sizeof nans / sizeof nans[0]; j++) {
+            float a = tg_bits_f32(nans[i]), b = tg_bits_f32(nans[j]);
+            for (int op = 0; op < TG_ALU_COUNT; op++) {
+                if (tg_alu_is_bitvec((tg_alu_op)op) || op == TG_ALU_ABS) /* abs is a move (below) */
+                    continue;
+                float r = tg_alu((tg_alu_op)op, a, b), q = tg_alu((tg_alu_op)op, 1.5f, b);
+                if (r != r)
+                    assert_int_equal(tg_f32_bits(r), 0x7fc00000u);
+                if (q != q)
+                    assert_int_equal(tg_f32_bits(q), 0x7fc00000u);
+            }
+            assert_int_equal(tg_f32_bits(tg_alu_add(a, b)), 0x7fc00000u);
+            assert_int_equal(tg_f32_bits(tg_alu_maximum(b, a)), 0x7fc00000u);
+            assert_int_equal(tg_f32_bits(tg_act_reciprocal(a)), 0x7fc00000u);
+            assert_int_equal(tg_f32_bits(tg_act_relu(a)), 0x7fc00000u);
+        }
+    /* invalid operations: x86 would make the negative default NaN */
+    assert_int_equal(tg_f32_bits(tg_alu_subtract(inf, inf)), 0x7fc00000u);
+    assert_int_equal(tg_f32_bits(tg_alu_multiply(0.0f, inf)), 0x7fc00000u);
+    assert_int_equal(tg_f32_bits(tg_alu_divide(0.0f, 0.0f)), 0x7fc00000u);
+    assert_int_equal(tg_f32_bits(tg_alu_power(-2.0f, 0.5f)), 0x7fc00000u);
+    /* moves keep the bits: abs clears the sign only */
+    assert_int_equal(tg_f32_bits(tg_alu_abs(tg_bits_f32(0xffc12345u), 0.0f)), 0x7fc12345u);
+}
+
 static void test_logical(void **state)
 {
     (void)state;
@@ -202,6 +235,7 @@ int main(void)
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_arith_and_dispatch),
         cmocka_unit_test(test_max_min_rules),
+        cmocka_unit_test(test_nan_canonical),
         cmocka_unit_test(test_logical),
         cmocka_unit_test(test_power),
         cmocka_unit_test(test_bitvec),
