@@ -1,10 +1,11 @@
-# The instruction-set simulator (runtime/tg_iss.*): executes the binary
+# The instruction-set simulator (runtime/tg_iss.*: instructions and
+# scheduler; runtime/tg_iss_row.*: the per-row kernels): executes the binary
 # program embedded in a generated kernel. Included by the top-level Makefile
 # after runtime.mk and ops.mk. Suites: iss (cmocka, hand-built programs),
 # iss-freestanding (gcc+clang -std=c99 -ffreestanding -nostdlib, `nm -u` ⊆
 # {memcpy, memset} ∪ the runtime), iss-agree (every spec: ISS bit-identical to
 # the C simulation, tests/numerics/iss_check.sh); bench: iss.
-ISS_SRCS := runtime/tg_iss.c
+ISS_SRCS := runtime/tg_iss.c runtime/tg_iss_row.c
 ISS_OBJS := $(ISS_SRCS:%.c=$(BUILD)/%.o)
 RT_OBJS += $(ISS_OBJS)
 
@@ -24,9 +25,9 @@ TEST_DEPS += $(BIN)/test_iss
 suite-iss: $(BIN)/test_iss
 	@tests/cmocka_count.sh $(BIN)/test_iss
 
-# Freestanding proof for tg_iss.c and the decoder it needs, as ops.mk does
-# for tg_ops.c: an undefined symbol must be memcpy, memset or defined by the
-# runtime sources (built the same way).
+# Freestanding proof for the ISS sources and the decoder they need, as ops.mk
+# does for tg_ops.c: an undefined symbol must be memcpy, memset or defined by
+# the runtime or ISS sources (built the same way).
 ISS_FS_USES := runtime/tg_dtype.c runtime/tg_math.c runtime/tg_alu.c runtime/tg_ops.c runtime/tg_core.c \
                runtime/tg_prog.c
 ISS_FS_FLAGS = -std=c99 -ffreestanding -nostdlib -Wall -Wextra -Wpedantic -Werror -Wshadow -Wundef -O2 \
@@ -35,7 +36,7 @@ suite-iss-freestanding:
 	@d=$(BUILD)/iss-fs; mkdir -p $$d; p=0; f=0; \
 	for cc in gcc clang; do \
 	  : > $$d/$$cc.defs; \
-	  for u in $(ISS_FS_USES); do \
+	  for u in $(ISS_FS_USES) $(ISS_SRCS); do \
 	    $$cc $(ISS_FS_FLAGS) -c $$u -o $$d/$$cc-dep.o && \
 	    nm --defined-only $$d/$$cc-dep.o | awk '{print $$NF}' >> $$d/$$cc.defs; \
 	  done; \

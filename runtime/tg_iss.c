@@ -1,6 +1,7 @@
 /* tg_iss.c - the instruction-set simulator of tg_iss.h: operand resolution
- * with bounds checks, the per-op semantics (the C simulation's element order
- * and math, kernel.c.j2, through tg_ops/tg_alu/tg_dtype), and the engine
+ * with bounds checks, each instruction's shape checks and per-op semantics
+ * (the C simulation's element order and math, kernel.c.j2, through
+ * tg_ops/tg_alu/tg_dtype; the row loops are tg_iss_row.c's), and the engine
  * scheduler (one program counter and register file per engine, counting
  * semaphores, round-robin). Freestanding C99: memcpy only. */
 #include "tg_iss.h"
@@ -11,20 +12,7 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_prog.h"
-#include "tg_sim.h"
-
-/* ---- element access --------------------------------------------------------- */
-
-typedef float (*iss_rd_fn)(const uint8_t *row, int64_t i);
-typedef void (*iss_wr_fn)(uint8_t *row, int64_t i, float x);
-
-/* tg_sim.h's accessors by dtype (the C simulation's own reads and writes). */
-static const iss_rd_fn iss_rd[TG_DTYPE_COUNT] = {tg_rd_f32, tg_rd_tf32, tg_rd_bf16, tg_rd_f16,
-                                                 tg_rd_e4m3, tg_rd_e5m2, tg_rd_i8, tg_rd_u8,
-                                                 tg_rd_i16, tg_rd_u16, tg_rd_i32, tg_rd_u32};
-static const iss_wr_fn iss_wr[TG_DTYPE_COUNT] = {tg_wr_f32, tg_wr_tf32, tg_wr_bf16, tg_wr_f16,
-                                                 tg_wr_e4m3, tg_wr_e5m2, tg_wr_i8, tg_wr_u8,
-                                                 tg_wr_i16, tg_wr_u16, tg_wr_i32, tg_wr_u32};
+#include "tg_iss_row.h"
 
 /* Bigger than any in-bounds element or byte offset (tensors ≤ 2^31 elements
  * of ≤ 4 bytes, SBUF rows < 2^18 bytes); larger values fail the bounds check
@@ -55,54 +43,6 @@ typedef struct iss {
     uint32_t sem[TG_ISA_MAX_SEMS];  /* semaphore counts */
 } iss;
 
-/* A resolved access pattern: partition rows and a free-dim walk. */
-typedef struct iss_ap {
-    uint8_t *p0;                 /* element 0 of the first partition row */
-    ptrdiff_t prow;              /* bytes between partition rows */
-    tg_dtype dtype;              /* element type as accessed */
-    int64_t esize;               /* bytes per element */
-    int64_t pcount;              /* partitions */
-    int nfree;                   /* free dims, outermost first */
-    int64_t num[TG_ISA_MAX_FREE];  /* indices per free dim */
-    int64_t step[TG_ISA_MAX_FREE]; /* elements per index */
-    int64_t count;               /* free elements per partition */
-    tg_isa_space space;          /* where it points */
-    uint32_t index;              /* tensor or tile index */
-    const uint8_t *lo, *hi;      /* bytes touched: [lo, hi) */
-    iss_rd_fn rd;                /* element reader */
-    iss_wr_fn wr;                /* element writer */
-} iss_ap;
-
-/* Walk position over one access pattern's free elements (row-major). */
-typedef struct iss_it {
-    int64_t idx[TG_ISA_MAX_FREE]; /* index per dim */
-    int64_t off;                  /* element offset of the current element */
-    int fixed;                    /* broadcast: stays on element 0 */
-} iss_it;
-
-static void it_init(iss_it *it, int fixed)
-{
-    memset(it, 0, sizeof *it);
-    it->fixed = fixed;
-}
-
-/* Advance by r elements, r ≤ the indices left in the innermost dim. */
-static void it_adv(const iss_ap *a, iss_it *it, int64_t r)
-{
-    if (it->fixed)
-        return;
-    int k = a->nfree - 1;
-    it->off += a->step[k] * r;
-    it->idx[k] += r;
-    while (it->idx[k] == a->num[k] && k > 0) {
-        it->off -= a->step[k] * a->num[k];
-        it->idx[k] = 0;
-        k--;
-        it->off += a->step[k];
-        it->idx[k]++;
-    }
-}
-
 /* ---- operands --------------------------------------------------------------- */
 
 static int eval(const iss *m, const iss_engine *e, uint32_t expr, int64_t *v)
@@ -110,8 +50,31 @@ static int eval(const iss *m, const iss_engine *e, uint32_t expr, int64_t *v)
     return tg_prog_eval(&m->prog, expr, e->regs, 0, 0, v) ? TG_EPROGRAM : 0;
 }
 
+/* Fold free dims the walk can take as one (a dim of one index; an outer dim
+ * whose step spans the inner one: step[k] = step[k+1]·num[k+1]) so runs get
+ * longer. The walk's order and offsets stay the same. */
+static void ap_merge(tg_iss_ap *a)
+{
+    int n = 0;
+    for (int k = 0; k < a->nfree; k++) {
+        if (a->num[k] == 1 && (n > 0 || k < a->nfree - 1))
+            continue;
+        if (n > 0 && a->step[n - 1] == a->step[k] * a->num[k]) { /* both < 2^31 */
+            a->num[n - 1] *= a->num[k];                         /* ≤ count ≤ 2^31 */
+            a->step[n - 1] = a->step[k];
+            continue;
+        }
+        a->num[n] = a->num[k];
+        a->step[n] = a->step[k];
+        n++;
+    }
+    for (int k = n; k < TG_ISA_MAX_FREE; k++)
+        a->num[k] = a->step[k] = 0;
+    a->nfree = n;
+}
+
 /* Resolve operand `o` for engine `e`; `write` when the op writes it. */
-static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *o, int write, iss_ap *a)
+static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *o, int write, tg_iss_ap *a)
 {
     int64_t buf, ps, pc, off, fmin = 0, fmax = 0;
     if (eval(m, e, o->buf, &buf) || eval(m, e, o->pstart, &ps) || eval(m, e, o->pcount, &pc) ||
@@ -120,8 +83,6 @@ static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *
     memset(a, 0, sizeof *a);
     a->dtype = o->dtype;
     a->esize = (int64_t)tg_dtype_size(o->dtype);
-    a->rd = iss_rd[o->dtype];
-    a->wr = iss_wr[o->dtype];
     a->space = o->space;
     a->index = o->index;
     a->nfree = (int)o->nfree;
@@ -144,6 +105,7 @@ static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *
         if (a->count > ISS_MAX_COUNT || fmin < -ISS_FAR || fmax > ISS_FAR)
             return TG_EBOUNDS;
     }
+    ap_merge(a);
     if (o->space == TG_SPACE_HBM) {
         tg_prog_tensor t;
         tg_prog_get_tensor(&m->prog, o->index, &t);
@@ -180,6 +142,9 @@ static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *
         a->p0 = &m->core->psum[p][col + off];
         a->prow = (ptrdiff_t)sizeof m->core->psum[0];
     }
+    a->part = p;
+    a->clo = col + lo;
+    a->chi = col + hi;
     a->lo = a->p0 + a->esize * fmin;
     a->hi = a->p0 + (pc - 1) * a->prow + a->esize * (fmax + 1);
     return 0;
@@ -188,7 +153,7 @@ static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *
 /* The operand of `role` resolved into *a; 1 if present, 0 if absent, or a
  * negative TG_E* code. */
 static int operand(const iss *m, const iss_engine *e, const tg_prog_inst *in, tg_isa_role role, int write,
-                   iss_ap *a)
+                   tg_iss_ap *a)
 {
     tg_prog_operand o;
     if (!tg_prog_find_operand(&m->prog, in, role, &o))
@@ -200,7 +165,7 @@ static int operand(const iss *m, const iss_engine *e, const tg_prog_inst *in, tg
 }
 
 /* A required operand (the decoder guarantees presence). */
-static int need(const iss *m, const iss_engine *e, const tg_prog_inst *in, tg_isa_role role, int write, iss_ap *a)
+static int need(const iss *m, const iss_engine *e, const tg_prog_inst *in, tg_isa_role role, int write, tg_iss_ap *a)
 {
     int rc = operand(m, e, in, role, write, a);
     return rc < 0 ? rc : rc ? 0 : TG_EPROGRAM;
@@ -221,19 +186,10 @@ static float imm_f32(uint64_t bits)
     return (float)d;
 }
 
-static uint8_t *row(const iss_ap *a, int64_t p) { return a->p0 + p * a->prow; }
-
 /* ---- element-wise ops ------------------------------------------------------- */
 
-/* A scalar operand: a [P,1] access pattern (element 0 of each row) or a number. */
-typedef struct iss_scalar {
-    int is_ap;   /* read from ap */
-    iss_ap ap;   /* the pattern */
-    float num;   /* the number */
-} iss_scalar;
-
 static int scalar(const iss *m, const iss_engine *e, const tg_prog_inst *in, tg_isa_role role, tg_isa_imm key,
-                  float dflt, int64_t np, iss_scalar *s)
+                  float dflt, int64_t np, tg_iss_scalar *s)
 {
     uint64_t bits;
     int rc = operand(m, e, in, role, 0, &s->ap);
@@ -244,137 +200,20 @@ static int scalar(const iss *m, const iss_engine *e, const tg_prog_inst *in, tg_
     return rc && s->ap.pcount != np ? TG_EPROGRAM : 0;
 }
 
-static float scalar_at(const iss_scalar *s, int64_t p) { return s->is_ap ? s->ap.rd(row(&s->ap, p), 0) : s->num; }
-
-/* The element-wise families: what to compute per element. */
-typedef enum iss_kind {
-    K_CAST, K_TT, K_RECIP, K_TS, K_ACT, K_SCAN, K_MEMSET, K_IOTA, K_SELECT
-} iss_kind;
-
-/* Everything one element-wise instruction needs besides its operands. */
-typedef struct iss_ew {
-    iss_kind kind;          /* family */
-    tg_alu_op op0, op1;     /* ALU ops (op1 = TG_ALU_COUNT: none) */
-    int rev0, rev1;         /* tensor_scalar reverse flags */
-    iss_scalar s0, s1;      /* tensor_scalar operands, activation scale/bias, scan initial */
-    tg_act_func func;       /* activation */
-    int has_reduce;         /* activation reduce */
-    iss_ap red;             /* its [P,1] destination */
-    tg_alu_op red_op;       /* its op */
-    float value;            /* memset value, select fill */
-    uint32_t x0, x1;        /* iota expr; select lhs, rhs */
-    tg_cmp cmp;             /* select comparison */
-    const int64_t *regs;    /* loop registers for the expressions */
-} iss_ew;
-
-/* One partition row of an element-wise op: dst[j] = f(src0[j], src1[j]). */
-static int ew_row(const iss *m, const iss_ew *w, const iss_ap *d, const iss_ap *s0, const iss_ap *s1, int64_t p)
-{
-    uint8_t *dr = row(d, p);
-    const uint8_t *r0 = s0 ? row(s0, p) : NULL, *r1 = s1 ? row(s1, p) : NULL;
-    iss_it id, i0, i1;
-    it_init(&id, 0);
-    it_init(&i0, s0 && s0->count == 1);
-    it_init(&i1, s1 && s1->count == 1);
-    float c0 = 0.0f, c1 = 0.0f, sum = -0.0f, r = 0.0f; /* -0 + y == y exactly */
-    if (w->kind == K_TS || w->kind == K_ACT || w->kind == K_SCAN) {
-        c0 = scalar_at(&w->s0, p);
-        c1 = w->kind == K_SCAN ? 0.0f : scalar_at(&w->s1, p);
-        r = c0;
-    }
-    int64_t nj = d->count;
-    for (int64_t j = 0; j < nj; j++) {
-        float y = 0.0f;
-        switch (w->kind) {
-        case K_CAST: y = s0->rd(r0, i0.off); break;
-        case K_TT: y = tg_tensor_tensor(w->op0, s0->rd(r0, i0.off), s1->rd(r1, i1.off)); break;
-        case K_RECIP: y = tg_act_reciprocal(s0->rd(r0, i0.off)); break;
-        case K_TS:
-            y = tg_tensor_scalar1(w->op0, s0->rd(r0, i0.off), c0, w->rev0);
-            if (w->op1 != TG_ALU_COUNT)
-                y = tg_tensor_scalar1(w->op1, y, c1, w->rev1);
-            break;
-        case K_ACT:
-            y = tg_activation(w->func, s0->rd(r0, i0.off), c0, c1);
-            if (w->has_reduce)
-                sum = (w->red_op == TG_ALU_ADD || j > 0) ? tg_op_alu(w->red_op, sum, y) : y;
-            break;
-        case K_SCAN:
-            r = tg_op_alu(w->op1, tg_op_alu(w->op0, s0->rd(r0, i0.off), r), s1->rd(r1, i1.off));
-            y = r;
-            break;
-        case K_MEMSET: y = w->value; break;
-        case K_IOTA: {
-            int64_t v;
-            if (tg_prog_eval(&m->prog, w->x0, w->regs, p, j, &v))
-                return TG_EPROGRAM;
-            (void)tg_iota_cast(dr + id.off * d->esize, d->dtype, 0, v);
-            it_adv(d, &id, 1);
-            continue;
-        }
-        case K_SELECT: {
-            int64_t a, b;
-            if (tg_prog_eval(&m->prog, w->x0, w->regs, p, j, &a) || tg_prog_eval(&m->prog, w->x1, w->regs, p, j, &b))
-                return TG_EPROGRAM;
-            y = tg_cmp_eval(w->cmp, a, b) ? s0->rd(r0, i0.off) : w->value;
-            break;
-        }
-        }
-        d->wr(dr, id.off, y);
-        it_adv(d, &id, 1);
-        if (s0)
-            it_adv(s0, &i0, 1);
-        if (s1)
-            it_adv(s1, &i1, 1);
-    }
-    if (w->kind == K_ACT && w->has_reduce)
-        w->red.wr(row(&w->red, p), 0, sum);
-    return 0;
-}
-
-/* Raw copy of one row (same dtype): contiguous runs at once unless the two
- * ranges may overlap, then element by element in order. */
-static void copy_row(const iss_ap *d, const iss_ap *s, int64_t p, int overlap)
-{
-    uint8_t *dr = row(d, p);
-    const uint8_t *sr = row(s, p);
-    iss_it id, is;
-    it_init(&id, 0);
-    it_init(&is, s->count == 1);
-    int kd = d->nfree - 1, ks = s->nfree - 1;
-    int runs = !overlap && d->step[kd] == 1 && s->step[ks] == 1 && s->count == d->count;
-    for (int64_t j = 0; j < d->count;) {
-        int64_t r = 1;
-        if (runs) {
-            int64_t rd = d->num[kd] - id.idx[kd], rs = s->num[ks] - is.idx[ks];
-            r = rd < rs ? rd : rs;
-        }
-        if (overlap) {
-            uint8_t tmp[8];
-            memcpy(tmp, sr + is.off * s->esize, (size_t)s->esize);
-            memcpy(dr + id.off * d->esize, tmp, (size_t)d->esize);
-        } else {
-            memcpy(dr + id.off * d->esize, sr + is.off * s->esize, (size_t)(r * d->esize));
-        }
-        it_adv(d, &id, r);
-        it_adv(s, &is, r);
-        j += r;
-    }
-}
-
 /* Count of an element-wise source must match dst or broadcast ([P,1]). */
-static int fits(const iss_ap *d, const iss_ap *s, int64_t np)
+static int fits(const tg_iss_ap *d, const tg_iss_ap *s, int64_t np)
 {
     return s->pcount == np && (s->count == d->count || s->count == 1);
 }
 
 static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_isa_engine eng)
 {
-    iss_ew w;
-    iss_ap d, a, b;
-    iss_ap *s0 = NULL, *s1 = NULL;
+    tg_iss_ew w;
+    tg_iss_ap d, a, b;
+    tg_iss_ap *s0 = NULL, *s1 = NULL;
     int rc;
     memset(&w, 0, sizeof w);
+    w.prog = &m->prog;
     w.regs = e->regs;
     w.op1 = TG_ALU_COUNT;
     if ((rc = need(m, e, in, TG_ROLE_DST, 1, &d)) != 0)
@@ -385,14 +224,14 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
     case TG_OP_STORE:
     case TG_OP_DMA_COPY:
     case TG_OP_TENSOR_COPY:
-        w.kind = K_CAST;
+        w.kind = TG_ISS_CAST;
         rc = need(m, e, in, TG_ROLE_SRC, 0, &a);
         s0 = &a;
         if (!rc && in->op == TG_OP_LOAD)
             np = a.pcount; /* a load walks its source's rows (kernel.c.j2) */
         break;
     case TG_OP_TENSOR_TENSOR:
-        w.kind = K_TT;
+        w.kind = TG_ISS_TT;
         w.op0 = (tg_alu_op)imm(m, in, TG_IMM_OP, 0);
         if (!(rc = need(m, e, in, TG_ROLE_A, 0, &a)))
             rc = need(m, e, in, TG_ROLE_B, 0, &b);
@@ -400,12 +239,12 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
         s1 = &b;
         break;
     case TG_OP_RECIPROCAL:
-        w.kind = K_RECIP;
+        w.kind = TG_ISS_RECIP;
         rc = need(m, e, in, TG_ROLE_SRC, 0, &a);
         s0 = &a;
         break;
     case TG_OP_TENSOR_SCALAR:
-        w.kind = K_TS;
+        w.kind = TG_ISS_TS;
         w.op0 = (tg_alu_op)imm(m, in, TG_IMM_OP0, 0);
         w.op1 = (tg_alu_op)imm(m, in, TG_IMM_OP1, TG_ALU_COUNT);
         w.rev0 = (int)imm(m, in, TG_IMM_REVERSE0, 0);
@@ -416,7 +255,7 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
         s0 = &a;
         break;
     case TG_OP_ACTIVATION:
-        w.kind = K_ACT;
+        w.kind = TG_ISS_ACT;
         w.func = (tg_act_func)imm(m, in, TG_IMM_FUNC, 0);
         w.red_op = (tg_alu_op)imm(m, in, TG_IMM_REDUCE_OP, TG_ALU_ADD);
         if (!(rc = need(m, e, in, TG_ROLE_SRC, 0, &a)) &&
@@ -429,7 +268,7 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
         s0 = &a;
         break;
     case TG_OP_TENSOR_TENSOR_SCAN:
-        w.kind = K_SCAN;
+        w.kind = TG_ISS_SCAN;
         w.op0 = (tg_alu_op)imm(m, in, TG_IMM_OP0, 0);
         w.op1 = (tg_alu_op)imm(m, in, TG_IMM_OP1, 0);
         if (!(rc = need(m, e, in, TG_ROLE_A, 0, &a)) && !(rc = need(m, e, in, TG_ROLE_B, 0, &b)))
@@ -438,15 +277,15 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
         s1 = &b;
         break;
     case TG_OP_MEMSET:
-        w.kind = K_MEMSET;
+        w.kind = TG_ISS_MEMSET;
         w.value = imm_f32(imm(m, in, TG_IMM_VALUE, 0));
         break;
     case TG_OP_IOTA:
-        w.kind = K_IOTA;
+        w.kind = TG_ISS_IOTA;
         w.x0 = (uint32_t)imm(m, in, TG_IMM_EXPR, 0);
         break;
     default: /* TG_OP_AFFINE_SELECT */
-        w.kind = K_SELECT;
+        w.kind = TG_ISS_SELECT;
         w.x0 = (uint32_t)imm(m, in, TG_IMM_LHS, 0);
         w.x1 = (uint32_t)imm(m, in, TG_IMM_RHS, 0);
         w.cmp = (tg_cmp)imm(m, in, TG_IMM_CMP, 0);
@@ -459,15 +298,14 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
         return rc;
     if (d.pcount != np || (s0 && !fits(&d, s0, np)) || (s1 && !fits(&d, s1, np)))
         return TG_EPROGRAM;
-    if (w.kind == K_CAST && s0->dtype == d.dtype) {
-        /* one HBM tensor, or one of SBUF/PSUM (pointers into one array) */
-        int overlap = s0->space == d.space && (d.space != TG_SPACE_HBM || s0->index == d.index) &&
-                      s0->lo < d.hi && d.lo < s0->hi;
+    if (w.kind == TG_ISS_CAST && s0->dtype == d.dtype) {
+        int overlap = tg_iss_overlap(&d, s0);
         for (int64_t p = 0; p < np; p++)
-            copy_row(&d, s0, p, overlap);
+            tg_iss_copy_row(&d, s0, p, overlap);
     } else {
+        int64_t block = tg_iss_ew_block(&d, s0, s1);
         for (int64_t p = 0; p < np; p++)
-            if ((rc = ew_row(m, &w, &d, s0, s1, p)) != 0)
+            if ((rc = tg_iss_ew_row(&w, &d, s0, s1, p, block)) != 0)
                 return rc;
     }
     m->st->eng[eng].elems += (uint64_t)(np * d.count);
@@ -481,7 +319,7 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
 /* tensor_reduce: dst[p,0] = left fold of src[p,:], negated if asked. */
 static int exec_reduce(iss *m, iss_engine *e, const tg_prog_inst *in)
 {
-    iss_ap d, s;
+    tg_iss_ap d, s;
     int rc;
     if ((rc = need(m, e, in, TG_ROLE_DST, 1, &d)) || (rc = need(m, e, in, TG_ROLE_SRC, 0, &s)))
         return rc;
@@ -489,49 +327,27 @@ static int exec_reduce(iss *m, iss_engine *e, const tg_prog_inst *in)
         return TG_EPROGRAM;
     tg_alu_op op = (tg_alu_op)imm(m, in, TG_IMM_OP, 0);
     int negate = (int)imm(m, in, TG_IMM_NEGATE, 0);
+    float x[TG_ISS_BLOCK];
     for (int64_t p = 0; p < d.pcount; p++) {
-        const uint8_t *sr = row(&s, p);
-        iss_it it;
-        it_init(&it, 0);
-        float r = s.rd(sr, 0);
-        for (int64_t j = 1; j < s.count; j++) {
-            it_adv(&s, &it, 1);
-            r = tg_op_alu(op, r, s.rd(sr, it.off));
+        tg_iss_it it;
+        tg_iss_it_init(&it, 0);
+        float r = 0.0f;
+        for (int64_t j0 = 0, n; j0 < s.count; j0 += n) {
+            n = s.count - j0 < TG_ISS_BLOCK ? s.count - j0 : TG_ISS_BLOCK;
+            tg_iss_gather(&s, tg_iss_row(&s, p), &it, x, n);
+            r = j0 ? tg_iss_fold(op, r, x, n) : tg_iss_fold(op, x[0], x + 1, n - 1);
         }
-        d.wr(row(&d, p), 0, negate ? -r : r);
+        r = negate ? -r : r;
+        tg_iss_scatter_row(&d, p, &r);
     }
     m->st->eng[in->engine].elems += (uint64_t)d.pcount;
     return 0;
 }
 
-/* Gather one row of `a` (partition p) into x[0..count). */
-static void gather(const iss_ap *a, int64_t p, float *x)
-{
-    const uint8_t *r = row(a, p);
-    iss_it it;
-    it_init(&it, 0);
-    for (int64_t j = 0; j < a->count; j++) {
-        x[j] = a->rd(r, it.off);
-        it_adv(a, &it, 1);
-    }
-}
-
-/* Scatter x[0..count) into row p of `a`. */
-static void scatter(const iss_ap *a, int64_t p, const float *x)
-{
-    uint8_t *r = row(a, p);
-    iss_it it;
-    it_init(&it, 0);
-    for (int64_t j = 0; j < a->count; j++) {
-        a->wr(r, it.off, x[j]);
-        it_adv(a, &it, 1);
-    }
-}
-
 /* bn_stats / bn_aggr: per partition, the row through the runtime call. */
 static int exec_bn(iss *m, iss_engine *e, const tg_prog_inst *in)
 {
-    iss_ap d, s;
+    tg_iss_ap d, s;
     int rc, stats = in->op == TG_OP_BN_STATS;
     if ((rc = need(m, e, in, TG_ROLE_DST, 1, &d)) || (rc = need(m, e, in, TG_ROLE_SRC, 0, &s)))
         return rc;
@@ -540,12 +356,12 @@ static int exec_bn(iss *m, iss_engine *e, const tg_prog_inst *in)
         return TG_EPROGRAM;
     float x[4096], out[TG_BN_STATS_RECORD];
     for (int64_t p = 0; p < d.pcount; p++) {
-        gather(&s, p, x);
+        tg_iss_gather_row(&s, p, x);
         if (stats)
             (void)tg_bn_stats_f32(out, x, (size_t)s.count);
         else
             (void)tg_bn_aggr_f32(out, x, (size_t)s.count);
-        scatter(&d, p, out);
+        tg_iss_scatter_row(&d, p, out);
     }
     m->st->eng[in->engine].elems += (uint64_t)(d.pcount * d.count);
     return 0;
@@ -555,7 +371,7 @@ static int exec_bn(iss *m, iss_engine *e, const tg_prog_inst *in)
  * through the core's fp32 panels exactly as the C simulation stages them. */
 static int exec_pe(iss *m, iss_engine *e, const tg_prog_inst *in)
 {
-    iss_ap d, a, b;
+    tg_iss_ap d, a, b;
     int rc, mm = in->op == TG_OP_MATMUL;
     tg_core *c = m->core;
     if ((rc = need(m, e, in, TG_ROLE_DST, 1, &d)) ||
@@ -568,53 +384,57 @@ static int exec_pe(iss *m, iss_engine *e, const tg_prog_inst *in)
            : (d.pcount != M || d.count != K || M > TG_PARTITIONS))
         return TG_EPROGRAM;
     for (int64_t p = 0; p < K; p++) {
-        gather(&a, p, c->pe_a + p * M);
+        tg_iss_gather_row(&a, p, c->pe_a + p * M);
         if (mm)
-            gather(&b, p, c->pe_b + p * N);
+            tg_iss_gather_row(&b, p, c->pe_b + p * N);
     }
     if (mm) {
         int acc = (int)imm(m, in, TG_IMM_ACCUMULATE, 0);
         for (int64_t p = 0; acc && p < M; p++)
-            gather(&d, p, c->pe_c + p * N);
+            tg_iss_gather_row(&d, p, c->pe_c + p * N);
         tg_matmul_f32(c->pe_c, N, c->pe_a, M, c->pe_b, N, (int)K, (int)M, (int)N, acc);
         for (int64_t p = 0; p < M; p++)
-            scatter(&d, p, c->pe_c + p * N);
+            tg_iss_scatter_row(&d, p, c->pe_c + p * N);
     } else {
+        float col[TG_PARTITIONS]; /* K = a.pcount ≤ TG_PARTITIONS */
         for (int64_t p = 0; p < M; p++) {
-            uint8_t *r = row(&d, p);
-            iss_it it;
-            it_init(&it, 0);
-            for (int64_t f = 0; f < K; f++) {
-                d.wr(r, it.off, c->pe_a[f * M + p]);
-                it_adv(&d, &it, 1);
-            }
+            for (int64_t f = 0; f < K; f++)
+                col[f] = c->pe_a[f * M + p];
+            tg_iss_scatter_row(&d, p, col);
         }
     }
     m->st->eng[TG_ENG_PE].elems += (uint64_t)(d.pcount * d.count);
     return 0;
 }
 
-/* partition_reduce: dst[0,f] = src[0,f] op src[1,f] op ... (increasing p). */
+/* partition_reduce: dst[0,f] = src[0,f] op src[1,f] op ... (increasing p),
+ * a block of f at a time (one f at a time when dst overlaps src). */
 static int exec_preduce(iss *m, iss_engine *e, const tg_prog_inst *in)
 {
-    iss_ap d, s;
+    tg_iss_ap d, s;
     int rc;
     if ((rc = need(m, e, in, TG_ROLE_DST, 1, &d)) || (rc = need(m, e, in, TG_ROLE_SRC, 0, &s)))
         return rc;
     if (d.count != s.count)
         return TG_EPROGRAM;
     tg_alu_op op = (tg_alu_op)imm(m, in, TG_IMM_OP, 0);
-    iss_it id, is;
-    it_init(&id, 0);
-    it_init(&is, 0);
-    uint8_t *dr = row(&d, 0);
-    for (int64_t j = 0; j < d.count; j++) {
-        float r = s.rd(row(&s, 0), is.off);
-        for (int64_t p = 1; p < s.pcount; p++)
-            r = tg_op_alu(op, r, s.rd(row(&s, p), is.off));
-        d.wr(dr, id.off, r);
-        it_adv(&d, &id, 1);
-        it_adv(&s, &is, 1);
+    int64_t block = tg_iss_overlap(&d, &s) ? 1 : TG_ISS_BLOCK;
+    float acc[TG_ISS_BLOCK], x[TG_ISS_BLOCK];
+    tg_iss_it id, is, ip;
+    tg_iss_it_init(&id, 0);
+    tg_iss_it_init(&is, 0);
+    for (int64_t j0 = 0, n; j0 < d.count; j0 += n) {
+        n = d.count - j0 < block ? d.count - j0 : block;
+        ip = is;
+        tg_iss_gather(&s, tg_iss_row(&s, 0), &ip, acc, n);
+        for (int64_t p = 1; p < s.pcount; p++) {
+            ip = is;
+            tg_iss_gather(&s, tg_iss_row(&s, p), &ip, x, n);
+            for (int64_t i = 0; i < n; i++)
+                acc[i] = tg_op_alu(op, acc[i], x[i]);
+        }
+        is = ip;
+        tg_iss_scatter(&d, tg_iss_row(&d, 0), &id, acc, n);
     }
     m->st->eng[TG_ENG_POOL].elems += (uint64_t)d.count;
     return 0;

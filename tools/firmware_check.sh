@@ -1,12 +1,12 @@
 #!/bin/sh
-# make firmware-check: the runtime core and every generated kernel compiled as
+# make firmware-check: the runtime (core, ops, ISS) and every generated kernel compiled as
 # firmware would, with the host compilers and, when installed, arm-none-eabi-gcc
 # (Cortex-M4F, hard float): -std=c99 -ffreestanding -nostdlib -Werror. Then
 # `nm -u` on each object: beyond memcpy/memset and the runtime's own tg_*
 # symbols, only compiler-support routines (libgcc's __aeabi_* / __*df*) may
 # remain — no malloc, stdio, exit or libm. Ends with "N passed, M failed".
 here=$(dirname "$0")/..
-RT="tg_core tg_dtype tg_math tg_alu tg_ops"
+RT="tg_core tg_dtype tg_math tg_alu tg_ops tg_prog tg_iss tg_iss_row"
 FLAGS="-std=c99 -ffreestanding -nostdlib -Wall -Wextra -Wpedantic -Werror -Wshadow -Wundef -ffp-contract=off -O2"
 work=${BUILD:-build}/firmware
 mkdir -p "$work"

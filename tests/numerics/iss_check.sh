@@ -23,7 +23,7 @@ mkdir -p "$work/rt" || exit 2
 HOSTFLAGS="-std=c11 -O2 -march=native -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
 
 rtobjs=
-for s in tg_core tg_dtype tg_math tg_alu tg_ops tg_prog tg_iss host/tg_npy; do
+for s in tg_core tg_dtype tg_math tg_alu tg_ops tg_prog tg_iss tg_iss_row host/tg_npy; do
   o=$work/rt/$(basename $s).o
   $CC $HOSTFLAGS -c "$root/runtime/$s.c" -o "$o" || { echo "cannot build runtime/$s.c"; echo "0 passed, 1 failed"; exit 1; }
   rtobjs="$rtobjs $o"

@@ -13,8 +13,10 @@
 
 #include "tg_alu.h"
 #include "tg_iss.h"
+#include "tg_iss_row.h"
 #include "tg_ops.h"
 #include "tg_prog.h"
+#include "tg_sim.h"
 
 static tg_core core; /* ~31 MB: static */
 
@@ -541,14 +543,20 @@ static void test_reciprocal_negative_step(void **state)
             assert_true(same_bits(Y0[p * F + j], 1.0f / X0[p * F + F - 1 - j]));
 }
 
+/* iota d = expr(p, f) over the [P, F] fp32 tile d. */
+static void b_iota(int d, const uint8_t *code, int n)
+{
+    b_inst(TG_OP_IOTA, TG_ENG_POOL);
+    b_imm(TG_IMM_EXPR, XB(code, n));
+    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, P, 0, F);
+}
+
 static void emit_iota(int s, int d, int aux)
 {
     (void)s;
     (void)aux;
     static const uint8_t code[] = {TG_X_P, TG_X_CONST, 100, 0, 0, 0, 0, 0, 0, 0, TG_X_MUL, TG_X_F, TG_X_SUB};
-    b_inst(TG_OP_IOTA, TG_ENG_POOL); /* d = 100 p - f */
-    b_imm(TG_IMM_EXPR, XB(code, (int)sizeof code));
-    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, P, 0, F);
+    b_iota(d, code, (int)sizeof code); /* d = 100 p - f */
 }
 
 static void test_iota_partition_and_free_index(void **state)
@@ -560,18 +568,25 @@ static void test_iota_partition_and_free_index(void **state)
             assert_true(same_bits(Y0[p * F + j], (float)(100 * p - j)));
 }
 
+/* affine_select d = lhs cmp rhs ? s : fill over the [P, F] tiles. */
+static void b_select(int s, int d, const uint8_t *lhs, int nl, tg_cmp cmp, const uint8_t *rhs, int nr, double fill)
+{
+    b_inst(TG_OP_AFFINE_SELECT, TG_ENG_POOL);
+    b_imm(TG_IMM_LHS, XB(lhs, nl));
+    b_imm(TG_IMM_CMP, cmp);
+    b_imm(TG_IMM_RHS, XB(rhs, nr));
+    b_imm(TG_IMM_FILL, fbits(fill));
+    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, P, 0, F);
+    b_tap(TG_ROLE_SRC, s, TG_FLOAT32, 0, P, 0, F);
+}
+
 static void emit_select(int s, int d, int aux)
 {
     (void)aux;
     static const uint8_t lhs[] = {TG_X_P, TG_X_CONST, 2, 0, 0, 0, 0, 0, 0, 0, TG_X_ADD};
     static const uint8_t rhs[] = {TG_X_F};
-    b_inst(TG_OP_AFFINE_SELECT, TG_ENG_POOL); /* d = p + 2 >= f ? s : -inf */
-    b_imm(TG_IMM_LHS, XB(lhs, (int)sizeof lhs));
-    b_imm(TG_IMM_CMP, TG_CMP_GE);
-    b_imm(TG_IMM_RHS, XB(rhs, (int)sizeof rhs));
-    b_imm(TG_IMM_FILL, fbits(-INFINITY));
-    b_tap(TG_ROLE_DST, d, TG_FLOAT32, 0, P, 0, F);
-    b_tap(TG_ROLE_SRC, s, TG_FLOAT32, 0, P, 0, F);
+    /* d = p + 2 >= f ? s : -inf */
+    b_select(s, d, lhs, (int)sizeof lhs, TG_CMP_GE, rhs, (int)sizeof rhs, -INFINITY);
 }
 
 static void test_affine_select_causal(void **state)
@@ -581,6 +596,59 @@ static void test_affine_select_causal(void **state)
     for (int p = 0; p < P; p++)
         for (int j = 0; j < F; j++)
             assert_true(same_bits(Y0[p * F + j], p + 2 >= j ? X0[p * F + j] : -INFINITY));
+}
+
+static void emit_select_mod(int s, int d, int aux)
+{
+    (void)aux;
+    static const uint8_t lhs[] = {TG_X_F, TG_X_CONST, 3, 0, 0, 0, 0, 0, 0, 0, TG_X_MOD};
+    static const uint8_t rhs[] = {TG_X_P, TG_X_CONST, 1, 0, 0, 0, 0, 0, 0, 0, TG_X_SUB};
+    /* d = f mod 3 == p - 1 ? s : 7 (not affine in f) */
+    b_select(s, d, lhs, (int)sizeof lhs, TG_CMP_EQ, rhs, (int)sizeof rhs, 7.0);
+}
+
+static void test_affine_select_non_affine_predicate(void **state)
+{
+    (void)state;
+    run_unary(emit_select_mod);
+    for (int p = 0; p < P; p++)
+        for (int j = 0; j < F; j++)
+            assert_true(same_bits(Y0[p * F + j], j % 3 == p - 1 ? X0[p * F + j] : 7.0f));
+}
+
+static void emit_iota_square(int s, int d, int aux)
+{
+    (void)s;
+    (void)aux;
+    static const uint8_t code[] = {TG_X_F, TG_X_F, TG_X_MUL, TG_X_P, TG_X_SUB};
+    b_iota(d, code, (int)sizeof code); /* d = f*f - p */
+}
+
+static void test_iota_quadratic(void **state)
+{
+    (void)state;
+    run_unary(emit_iota_square);
+    for (int p = 0; p < P; p++)
+        for (int j = 0; j < F; j++)
+            assert_true(same_bits(Y0[p * F + j], (float)(j * j - p)));
+}
+
+/* f * 2^62 overflows int64 from f = 2 on: the row's affine form is refused
+ * and the per-element evaluation reports the overflow. */
+static void emit_iota_overflow(int s, int d, int aux)
+{
+    (void)s;
+    (void)aux;
+    static const uint8_t code[] = {TG_X_F, TG_X_CONST, 0, 0, 0, 0, 0, 0, 0, 0x40, TG_X_MUL};
+    b_iota(d, code, (int)sizeof code); /* d = f * 2^62 */
+}
+
+static void test_iota_overflow_is_an_error(void **state)
+{
+    (void)state;
+    build_unary(emit_iota_overflow);
+    void *t[3] = {X0, Y0, Z0};
+    assert_int_equal(run(t, NULL), TG_EPROGRAM);
 }
 
 static void emit_bn(int s, int d, int aux)
@@ -914,6 +982,230 @@ static void test_run_checks_descriptor(void **state)
     assert_true(same_bits(C[5], A[5] + A[5]));
 }
 
+/* ---- row kernels (tg_iss_row.h): fast paths against per-element walks -------- */
+
+enum { WN = 1200 }; /* wider than two blocks, not a multiple of TG_ISS_BLOCK */
+
+static uint8_t RB[2][WN * 8]; /* two "partition rows" of raw bytes */
+
+/* A one-row SBUF pattern over RB[part] at element offset `e0`. */
+static tg_iss_ap mk_ap(int part, tg_dtype dt, int64_t e0, int nfree, const int64_t *num, const int64_t *step)
+{
+    tg_iss_ap a;
+    int64_t es = (int64_t)tg_dtype_size(dt), fmin = 0, fmax = 0;
+    memset(&a, 0, sizeof a);
+    a.dtype = dt;
+    a.esize = es;
+    a.pcount = 1;
+    a.nfree = nfree;
+    a.count = 1;
+    a.space = TG_SPACE_SBUF;
+    for (int k = 0; k < nfree; k++) {
+        a.num[k] = num[k];
+        a.step[k] = step[k];
+        a.count *= num[k];
+        int64_t t = step[k] * (num[k] - 1);
+        fmin += t < 0 ? t : 0;
+        fmax += t > 0 ? t : 0;
+    }
+    a.p0 = RB[part] + e0 * es;
+    a.prow = (ptrdiff_t)sizeof RB[0];
+    a.part = part;
+    a.clo = (e0 + fmin) * es;
+    a.chi = (e0 + fmax + 1) * es;
+    a.lo = a.p0 + fmin * es;
+    a.hi = a.p0 + (fmax + 1) * es;
+    return a;
+}
+
+/* Offsets of a's walk, element by element (the reference order). */
+static void walk(const tg_iss_ap *a, int64_t *off)
+{
+    tg_iss_it it;
+    tg_iss_it_init(&it, 0);
+    for (int64_t j = 0; j < a->count; j++) {
+        off[j] = it.off;
+        tg_iss_it_adv(a, &it, 1);
+    }
+}
+
+static void fill_rb(void)
+{
+    for (int p = 0; p < 2; p++)
+        for (int i = 0; i < WN * 2; i++) {
+            float v = (float)((i * 37 + p * 11) % 101) * 0.173f - 8.0f;
+            memcpy(RB[p] + 4 * i, &v, 4);
+        }
+}
+
+static float rd_f32(int part, int64_t i)
+{
+    float v;
+    memcpy(&v, RB[part] + 4 * i, 4);
+    return v;
+}
+
+/* Gather in uneven chunks (runs cut at block and dim edges) equals the
+ * element walk, for fp32 and bf16, contiguous, strided, multi-dim, negative. */
+static void test_row_gather_scatter_walks(void **state)
+{
+    (void)state;
+    static const int64_t num3[3] = {3, 5, 70}, step3[3] = {900, 150, 2};
+    static const int64_t numn[2] = {4, 250}, stepn[2] = {-300, 1};
+    static const int64_t num1[1] = {WN}, step1[1] = {1};
+    static float x[WN * 2], y[WN * 2];
+    static int64_t off[WN * 2];
+    struct { int nfree; const int64_t *num, *step; int64_t e0; } cases[] = {
+        {3, num3, step3, 0}, {2, numn, stepn, 900}, {1, num1, step1, 5}};
+    for (int dt = 0; dt < 2; dt++) {
+        tg_dtype t = dt ? TG_BFLOAT16 : TG_FLOAT32;
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            fill_rb();
+            tg_iss_ap a = mk_ap(0, t, cases[c].e0, cases[c].nfree, cases[c].num, cases[c].step);
+            walk(&a, off);
+            tg_iss_it it;
+            tg_iss_it_init(&it, 0);
+            for (int64_t j = 0, n = 1; j < a.count; j += n, n = n * 3 + 7) {
+                n = n < a.count - j ? n : a.count - j;
+                tg_iss_gather(&a, a.p0, &it, x + j, n);
+            }
+            for (int64_t j = 0; j < a.count; j++) {
+                float want = t == TG_FLOAT32 ? tg_rd_f32(a.p0, off[j]) : tg_rd_bf16(a.p0, off[j]);
+                assert_true(same_bits(x[j], want));
+                y[j] = x[j] * 1.0009765625f + 0.3f; /* bf16 writes must round */
+            }
+            tg_iss_scatter_row(&a, 0, y);
+            for (int64_t j = 0; j < a.count; j++) {
+                if (t == TG_FLOAT32)
+                    assert_true(same_bits(tg_rd_f32(a.p0, off[j]), y[j]));
+                else
+                    assert_int_equal(((const uint16_t *)(const void *)a.p0)[off[j]], tg_f32_to_bf16(y[j]));
+            }
+        }
+    }
+}
+
+/* Whole blocks are staged only when that cannot change a result. */
+static void test_row_block_decision(void **state)
+{
+    (void)state;
+    static const int64_t n1[1] = {600}, s1[1] = {1}, one[1] = {1};
+    static const int64_t n2[2] = {4, 150}, s2[2] = {0, 1};
+    tg_iss_ap d = mk_ap(0, TG_FLOAT32, 0, 1, n1, s1);
+    tg_iss_ap same = mk_ap(0, TG_FLOAT32, 0, 1, n1, s1);
+    tg_iss_ap after = mk_ap(0, TG_FLOAT32, 600, 1, n1, s1);
+    tg_iss_ap shifted = mk_ap(0, TG_FLOAT32, 1, 1, n1, s1);
+    tg_iss_ap other_part = mk_ap(1, TG_FLOAT32, 0, 1, n1, s1);
+    tg_iss_ap bcast = mk_ap(0, TG_FLOAT32, 7, 1, one, s1);
+    tg_iss_ap rep = mk_ap(0, TG_FLOAT32, 0, 2, n2, s2); /* every address 4 times */
+    assert_int_equal(tg_iss_ew_block(&d, NULL, NULL), TG_ISS_BLOCK);
+    assert_int_equal(tg_iss_ew_block(&d, &same, &after), TG_ISS_BLOCK);
+    assert_int_equal(tg_iss_ew_block(&d, &other_part, NULL), TG_ISS_BLOCK);
+    assert_int_equal(tg_iss_ew_block(&d, &after, &shifted), 1);
+    assert_int_equal(tg_iss_ew_block(&d, &bcast, NULL), 1);
+    assert_int_equal(tg_iss_ew_block(&rep, &rep, NULL), 1);
+    assert_false(tg_iss_overlap(&d, &after));
+    assert_true(tg_iss_overlap(&d, &shifted));
+}
+
+/* Element-wise rows over blocks: in place (same walk), shifted in place
+ * (each element reads its neighbour's new value, as element order says),
+ * a broadcast operand, and an activation reduce across block edges. */
+static void test_row_elementwise_orders(void **state)
+{
+    (void)state;
+    static const int64_t n1[1] = {WN}, s1[1] = {1}, one[1] = {1};
+    static float ref[WN + 1];
+    tg_iss_ew w;
+    memset(&w, 0, sizeof w);
+    w.kind = TG_ISS_TT;
+    w.op0 = TG_ALU_ADD;
+    w.op1 = TG_ALU_COUNT;
+    /* shifted: RB0[j+1] = RB0[j] + RB1[7] */
+    fill_rb();
+    tg_iss_ap d = mk_ap(0, TG_FLOAT32, 1, 1, n1, s1), a = mk_ap(0, TG_FLOAT32, 0, 1, n1, s1);
+    tg_iss_ap c = mk_ap(1, TG_FLOAT32, 7, 1, one, s1);
+    for (int j = 0; j <= WN; j++)
+        ref[j] = rd_f32(0, j);
+    for (int j = 0; j < WN; j++)
+        ref[j + 1] = ref[j] + rd_f32(1, 7);
+    assert_int_equal(tg_iss_ew_row(&w, &d, &a, &c, 0, tg_iss_ew_block(&d, &a, &c)), 0);
+    for (int j = 0; j <= WN; j++)
+        assert_true(same_bits(rd_f32(0, j), ref[j]));
+    /* in place, same walk: RB0[j] = RB0[j] * RB0[j] */
+    fill_rb();
+    w.op0 = TG_ALU_MULTIPLY;
+    d = mk_ap(0, TG_FLOAT32, 0, 1, n1, s1);
+    assert_int_equal(tg_iss_ew_block(&d, &d, &d), TG_ISS_BLOCK);
+    for (int j = 0; j < WN; j++)
+        ref[j] = rd_f32(0, j) * rd_f32(0, j);
+    assert_int_equal(tg_iss_ew_row(&w, &d, &d, &d, 0, TG_ISS_BLOCK), 0);
+    for (int j = 0; j < WN; j++)
+        assert_true(same_bits(rd_f32(0, j), ref[j]));
+    /* activation exp(x * 0.5 + 0.25) with a max reduce into RB1[0] */
+    fill_rb();
+    memset(&w, 0, sizeof w);
+    w.kind = TG_ISS_ACT;
+    w.func = TG_ACT_EXP;
+    w.s0.num = 0.5f;
+    w.s1.num = 0.25f;
+    w.has_reduce = 1;
+    w.red_op = TG_ALU_MAXIMUM;
+    w.red = mk_ap(1, TG_FLOAT32, 0, 1, one, s1);
+    a = mk_ap(0, TG_FLOAT32, 0, 1, n1, s1);
+    d = mk_ap(1, TG_FLOAT32, 1, 1, n1, s1);
+    float mx = 0.0f;
+    for (int j = 0; j < WN; j++) {
+        ref[j] = tg_activation(TG_ACT_EXP, rd_f32(0, j), 0.5f, 0.25f);
+        mx = j ? tg_alu_maximum(mx, ref[j]) : ref[j];
+    }
+    assert_int_equal(tg_iss_ew_row(&w, &d, &a, NULL, 0, tg_iss_ew_block(&d, &a, NULL)), 0);
+    for (int j = 0; j < WN; j++)
+        assert_true(same_bits(rd_f32(1, j + 1), ref[j]));
+    assert_true(same_bits(rd_f32(1, 0), mx));
+    /* fold: the left fold across any split */
+    float fx[WN];
+    for (int j = 0; j < WN; j++)
+        fx[j] = rd_f32(0, j) * 1e-3f + 1.0f;
+    float r = fx[0];
+    for (int j = 1; j < WN; j++)
+        r = r * fx[j];
+    assert_true(same_bits(tg_iss_fold(TG_ALU_MULTIPLY, tg_iss_fold(TG_ALU_MULTIPLY, fx[0], fx + 1, 600), fx + 601,
+                                      WN - 601), r));
+}
+
+/* Raw copies: disjoint runs, an overlapping forward copy (smears element 0,
+ * element by element), an overlapping backward one, strided bf16. */
+static void test_row_copy_overlap(void **state)
+{
+    (void)state;
+    static const int64_t n1[1] = {WN}, s1[1] = {1}, n2[1] = {300}, s2[1] = {-2}, s3[1] = {3};
+    static float ref[WN + 1];
+    fill_rb();
+    tg_iss_ap d = mk_ap(0, TG_FLOAT32, 1, 1, n1, s1), s = mk_ap(0, TG_FLOAT32, 0, 1, n1, s1);
+    float x0 = rd_f32(0, 0);
+    tg_iss_copy_row(&d, &s, 0, tg_iss_overlap(&d, &s));
+    for (int j = 0; j <= WN; j++)
+        assert_true(same_bits(rd_f32(0, j), x0));
+    fill_rb();
+    for (int j = 0; j <= WN; j++)
+        ref[j] = rd_f32(0, j);
+    d = mk_ap(0, TG_FLOAT32, 0, 1, n1, s1);
+    s = mk_ap(0, TG_FLOAT32, 1, 1, n1, s1);
+    tg_iss_copy_row(&d, &s, 0, tg_iss_overlap(&d, &s));
+    for (int j = 0; j < WN; j++)
+        assert_true(same_bits(rd_f32(0, j), ref[j + 1]));
+    /* bf16, dst step 3 from src step -2 in the other row */
+    fill_rb();
+    d = mk_ap(1, TG_BFLOAT16, 0, 1, n2, s3);
+    s = mk_ap(0, TG_BFLOAT16, 700, 1, n2, s2);
+    assert_false(tg_iss_overlap(&d, &s));
+    tg_iss_copy_row(&d, &s, 0, 0);
+    const uint16_t *h0 = (const uint16_t *)(const void *)RB[0], *h1 = (const uint16_t *)(const void *)RB[1];
+    for (int j = 0; j < 300; j++)
+        assert_int_equal(h1[3 * j], h0[700 - 2 * j]);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -926,6 +1218,9 @@ int main(void)
         cmocka_unit_test(test_reciprocal_negative_step),
         cmocka_unit_test(test_iota_partition_and_free_index),
         cmocka_unit_test(test_affine_select_causal),
+        cmocka_unit_test(test_affine_select_non_affine_predicate),
+        cmocka_unit_test(test_iota_quadratic),
+        cmocka_unit_test(test_iota_overflow_is_an_error),
         cmocka_unit_test(test_bn_stats_aggr),
         cmocka_unit_test(test_cast_through_bf16),
         cmocka_unit_test(test_partition_reduce),
@@ -934,6 +1229,10 @@ int main(void)
         cmocka_unit_test(test_out_of_bounds_at_run_time),
         cmocka_unit_test(test_deadlock_and_budget),
         cmocka_unit_test(test_run_checks_descriptor),
+        cmocka_unit_test(test_row_gather_scatter_walks),
+        cmocka_unit_test(test_row_block_decision),
+        cmocka_unit_test(test_row_elementwise_orders),
+        cmocka_unit_test(test_row_copy_overlap),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
