@@ -28,3 +28,15 @@ BENCHES += gen-numerics
 bench-gen-numerics: $(TILEGEN)
 	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) CC="$(CC)" BUILD=$(BUILD) TIMING=1 \
 	  tests/numerics/check.sh $(GEN_NUMERICS_KERNELS)
+
+# Differential fuzzer (tests/numerics/fuzz_diff.sh): random valid specs, C
+# simulation vs ISS bit for bit. The suite runs FUZZ_DIFF_N seeds from
+# FUZZ_DIFF_START (fixed: deterministic); long runs e.g. `make suite-fuzz-diff
+# FUZZ_DIFF_N=2000 FUZZ_DIFF_START=1000`; failures kept in $(BUILD)/fuzz-diff/.
+FUZZ_DIFF_N ?= 100
+FUZZ_DIFF_START ?= 1
+SUITES += fuzz-diff
+.PHONY: suite-fuzz-diff
+suite-fuzz-diff: $(TILEGEN) $(RT_OBJS) $(RT_HOST_OBJS)
+	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) CC="$(CC)" BUILD=$(BUILD) RTOBJS="$(RT_OBJS) $(RT_HOST_OBJS)" \
+	  FUZZ_DIFF_N=$(FUZZ_DIFF_N) FUZZ_DIFF_START=$(FUZZ_DIFF_START) tests/numerics/fuzz_diff.sh

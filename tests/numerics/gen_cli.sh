@@ -91,6 +91,18 @@ check "folding: fold.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" fold >"$w/fold.log" 2>&1'
 check "folding: fold.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" fold >"$w/fold-iss.log" 2>&1'
+# The disagreements the differential fuzzer found (tests/numerics/fuzz_diff_cases/
+# <case>/fz.yaml + its inputs) stay fixed: C simulation and ISS bit for bit.
+agree_case() { # agree_case DIR: 0 when the C simulation and the ISS agree
+  c=$1; d=$w/case-$(basename "$1"); rm -rf "$d"; mkdir -p "$d/g" && cp "$c"/*.npy "$d/" &&
+  "$TILEGEN" gen -o "$d/g" "$c/fz.yaml" && "$TILEGEN" asm "$d/g/fz.s" -o "$d/fz.bin" &&
+  $CC -std=c11 -O2 -march=native -ffp-contract=off -I"$root/runtime" -I"$root/runtime/host" -I"$d/g" \
+    '-DKERNEL_H="fz.h"' -DKERNEL_DESC=fz_kernel "$here/iss_agree.c" "$d/g/fz.c" \
+    "$root"/runtime/tg_*.c "$root/runtime/host/tg_npy.c" -o "$d/agree" && "$d/agree" "$d" 1 "$d/fz.bin"
+}
+for c in "$here"/fuzz_diff_cases/*/; do
+  check "fuzz_diff case $(basename "$c"): C simulation and ISS bit-identical" 'agree_case "$c" >"$w/case.log" 2>&1'
+done
 "$TILEGEN" gen -o "$w/out" --bogus "$root/specs/softmax.yaml" 2>/dev/null; rc=$?
 check "unknown option: exit 2" '[ $rc = 2 ]'
 "$TILEGEN" gen -o "$w/nodir" "$root/specs/softmax.yaml" 2>/dev/null; rc=$?

@@ -1,0 +1,110 @@
+#!/bin/sh
+# fuzz_diff.sh - differential fuzzer: for each seed, fuzz_diff.py writes a
+# random valid spec and random inputs (NaN, infinities, -0 included), `tilegen
+# gen` + `tilegen asm` build it, the harness iss_agree.c runs the C simulation
+# and the ISS and compares every output bit for bit. A failure keeps spec and
+# inputs in $BUILD/fuzz-diff/fail-SEED/. Ends with "N passed, M failed".
+# Seeds: SEEDS="1 2 3", else FUZZ_DIFF_N seeds from FUZZ_DIFF_START (default
+# 20 from 1). A spec `tilegen check` rejects is retried with the next attempt
+# (seed*100+k, up to 5); the rejection count is reported. JOBS parallel runs.
+# A failure is tagged [nan-bits] when every differing element is a NaN on both
+# sides, else [values]; FUZZ_DIFF_NANBITS=ignore counts [nan-bits] seeds apart
+# (kept in fail-SEED, not failed), for long runs hunting other bugs.
+# Env: TILEGEN, PYTHON, CC, BUILD, JOBS (default 2), RTOBJS (runtime objects
+# to link; default: compile runtime/ into $BUILD/fuzz-diff/rt).
+TILEGEN=${TILEGEN:-bin/tilegen}
+PYTHON=${PYTHON:-/usr/bin/python3}
+CC=${CC:-cc}
+BUILD=${BUILD:-build}
+JOBS=${JOBS:-2}
+here=$(cd "$(dirname "$0")" && pwd)
+root=$here/../..
+work=$BUILD/fuzz-diff
+mkdir -p "$work/rt" || exit 2
+HOSTFLAGS="-std=c11 -O2 -march=native -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
+
+# one seed: prints "PASS seed", "FAIL seed why" or "REJECT seed"; counts
+# rejections as "REJECTED seed k"
+one() {
+  seed=$1; d=$work/s$seed; rm -rf "$d" "$work/fail-$seed"; mkdir -p "$d"
+  k=0; s=$seed
+  while :; do
+    rm -rf "$d/in"; mkdir -p "$d/in"
+    "$PYTHON" "$here/fuzz_diff.py" gen "$s" "$d/in" >"$d/log" 2>&1 || { echo "FAIL $seed fuzz_diff.py failed"; return; }
+    if "$TILEGEN" check "$d/in/fz.yaml" >>"$d/log" 2>&1; then break; fi
+    echo "REJECTED $seed $s $(grep -m1 -o 'error\[E[0-9]*\].*' "$d/log")"
+    k=$((k+1)); [ $k -ge 5 ] && { echo "FAIL $seed every attempt rejected"; return; }
+    s=$((seed*100+k))
+  done
+  why=; mkdir -p "$d/gen"
+  if ! "$TILEGEN" gen -o "$d/gen" "$d/in/fz.yaml" >>"$d/log" 2>&1; then why="tilegen gen failed"
+  elif ! "$TILEGEN" asm "$d/gen/fz.s" -o "$d/fz.bin" >>"$d/log" 2>&1; then why="tilegen asm failed"
+  elif ! $CC $HOSTFLAGS -I"$d/gen" '-DKERNEL_H="fz.h"' -DKERNEL_DESC=fz_kernel \
+        "$here/iss_agree.c" "$d/gen/fz.c" $rtobjs -o "$d/agree" >>"$d/log" 2>&1; then why="harness build failed"
+  elif ! "$d/agree" "$d/in" 1 "$d/fz.bin" >"$d/agree.log" 2>&1; then why="C simulation and ISS disagree: $(grep -m1 'differ\|returned' "$d/agree.log")"
+  fi
+  if [ -n "$why" ] && [ -x "$d/agree" ]; then
+    # the C simulation's own outputs (run_kernel.c), to say what differs
+    mkdir -p "$d/c"; cp "$d/in/"*.npy "$d/c/"
+    if $CC $HOSTFLAGS -I"$d/gen" '-DKERNEL_H="fz.h"' -DKERNEL_DESC=fz_kernel "$here/run_kernel.c" "$d/gen/fz.c" \
+         $rtobjs -o "$d/run" >>"$d/log" 2>&1 && "$d/run" "$d/c" >>"$d/log" 2>&1; then
+      "$PYTHON" "$here/fuzz_diff.py" classify "$d/in" "$d/c" >"$d/classify.log" 2>&1
+      why="$why [$(sed -n 's/^kind: //p' "$d/classify.log")]"
+    fi
+  fi
+  if [ -n "$why" ]; then
+    f=$work/fail-$seed; rm -rf "$f"; mkdir -p "$f"
+    cp "$d/classify.log" "$f/" 2>/dev/null
+    cp "$d/in/"* "$f/"; cp "$d/log" "$d/agree.log" "$f/" 2>/dev/null
+    [ "$s" != "$seed" ] && echo "$s" >"$f/attempt-seed"
+    case "$FUZZ_DIFF_NANBITS:$why" in
+      ignore:*"[nan-bits]") echo "NANONLY $seed" ;;
+      *) echo "FAIL $seed $why" ;;
+    esac
+  else
+    echo "PASS $seed"
+    # what the C back end transformed (the comments it leaves, docs/ir.md)
+    for t in forwarded sunk folded; do echo "COVER $t $(grep -c "$t" "$d/gen/fz.c")"; done
+  fi
+  rm -rf "$d"
+}
+
+rtobjs=$RTOBJS
+[ -z "$rtobjs" ] && for s in "$root"/runtime/*.c "$root"/runtime/host/tg_npy.c; do
+  o=$work/rt/$(basename "$s" .c).o
+  $CC $HOSTFLAGS -c "$s" -o "$o" || { echo "cannot build $s"; echo "0 passed, 1 failed"; exit 1; }
+  rtobjs="$rtobjs $o"
+done
+
+if [ -z "$SEEDS" ]; then
+  SEEDS=$(seq "${FUZZ_DIFF_START:-1}" $(( ${FUZZ_DIFF_START:-1} + ${FUZZ_DIFF_N:-20} - 1 )))
+fi
+res=$work/results.$$
+: >"$res"
+# JOBS workers, worker w takes every JOBS-th seed
+w=0
+while [ $w -lt "$JOBS" ]; do
+  (
+    i=0
+    for seed in $SEEDS; do
+      [ $((i % JOBS)) = $w ] && one "$seed"
+      i=$((i+1))
+    done >"$res.$w"
+  ) &
+  w=$((w+1))
+done
+wait
+cat "$res".* >"$res"; rm -f "$res".*
+grep '^FAIL' "$res" | sort -n -k2 | while read -r _ seed why; do
+  echo "[  FAILED  ] seed $seed: $why (kept in $work/fail-$seed)"
+done
+nanonly=$(grep -c '^NANONLY' "$res")
+[ "$nanonly" != 0 ] && echo "disagreeing only in NaN payload/sign bits (FUZZ_DIFF_NANBITS=ignore): $nanonly, seeds $(grep '^NANONLY' "$res" | cut -d' ' -f2 | sort -n | tr '\n' ' ')"
+pass=$(grep -c '^PASS' "$res"); fail=$(grep -c '^FAIL' "$res"); rej=$(grep -c '^REJECTED' "$res")
+echo "specs rejected by tilegen check and regenerated: $rej (of $((pass + fail + rej)) generated)"
+awk '$1 == "COVER" { n[$2] += $3; if ($3 > 0) k[$2]++ }
+     END { printf "C back end transforms in passing specs: %d loads forwarded (%d specs), %d stores sunk (%d specs), %d copy loops folded (%d specs)\n",
+           n["forwarded"], k["forwarded"], n["sunk"], k["sunk"], n["folded"], k["folded"] }' "$res"
+rm -f "$res"
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
