@@ -229,7 +229,7 @@ static void scalar_num(M *m, tg_isa_imm key, const IrScalar *s)
 static void instruction(M *m, IrInst *in)
 {
     const IrLoop *lp = in->loop;
-    tg_isa_op op = asm_isa_op(in->op);
+    tg_isa_op op = ir_isa_op(in->op);
     asm_prog_inst(&m->prog, op, tg_isa_table[op].engine, (uint32_t)in->loc.line);
     int two = op == TG_OP_TENSOR_TENSOR || op == TG_OP_TENSOR_TENSOR_SCAN, mm = op == TG_OP_MATMUL;
     operand(m, TG_ROLE_DST, &in->dst, lp);

@@ -9,14 +9,6 @@
 
 #include "asm_sync.h"
 
-/* IrOpcode -> ISA opcode: the IR's opcode names are the ISA's. */
-static const tg_isa_op isa_of_ir[IR_OP_COUNT] = {
-#define X(ID, MNEMONIC, SPECOP) [IR_OP_##ID] = TG_OP_##ID,
-    IR_OPCODES(X)
-#undef X
-};
-
-tg_isa_op asm_isa_op(IrOpcode op) { return isa_of_ir[op]; }
 
 enum { NENG = TG_ENG_SYNC }; /* engines with queues */
 
@@ -131,7 +123,7 @@ static int conflict(const S *s, IrInst *a, IrInst *b)
     return 0;
 }
 
-static tg_isa_engine engine_of(const IrInst *in) { return tg_isa_table[isa_of_ir[in->op]].engine; }
+static tg_isa_engine engine_of(const IrInst *in) { return tg_isa_table[ir_isa_op(in->op)].engine; }
 
 /* The innermost loop containing both a and b, NULL for none. */
 static const IrLoop *common(const IrInst *a, const IrInst *b)

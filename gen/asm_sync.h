@@ -43,9 +43,6 @@ typedef struct AsmSyncs {
     int reduced;         /* 1 when the reduction ran (0: run too long, every edge kept) */
 } AsmSyncs;
 
-/* The ISA opcode of an IR opcode (the names are the same). */
-tg_isa_op asm_isa_op(IrOpcode op);
-
 /* Derive, reduce and place the semaphores of ir/plan into *out (zeroed
  * first). Returns 0, or -1 after reporting E112 (more than 256 semaphores)
  * or E091 (out of memory) into diag; *out is to be freed either way. */

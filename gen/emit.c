@@ -481,7 +481,7 @@ static int elementwise(E *e, IrInst *in, tpl_value *m, int raw)
 static SpecOpKind spec_op_of(IrOpcode op)
 {
     switch (op) {
-#define X(ID, MNEMONIC, SPECOP)                                                                                   \
+#define X(ID, SPECOP)                                                                                   \
     case IR_OP_##ID:                                                                                               \
         return SPEC_OP_##SPECOP;
         IR_OPCODES(X)

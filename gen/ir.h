@@ -12,29 +12,26 @@
 #include "diag.h"
 #include "expr.h"
 #include "spec.h"
+#include "tg_isa.h"
 
 enum {
     IR_MAX_FREE = 4,     /* free dims of one access pattern (hardware: 4-D) */
     IR_MAX_OPERANDS = 8, /* access patterns one instruction touches */
 };
 
-/* Opcodes: one per spec op for now, as X(ID, mnemonic, spec op). NOTE: this
- * list moves into the shared ISA table runtime/tg_isa.def (opcode, engine,
- * operand kinds, mnemonic, encoding) when the ISA lands; keep it in step with
- * gen/spec_ops.def until then. The engine comes from spec_ops.def. */
+/* Opcodes: one per spec op, as X(ID, spec op). Opcode IR_OP_<ID> is the
+ * instruction TG_OP_<ID> of the one ISA table runtime/tg_isa.def, which gives
+ * its mnemonic, engine queue, operand roles and encoding (ir_isa_op); keep the
+ * list in step with gen/spec_ops.def. */
 #define IR_OPCODES(X)                                                                                             \
-    X(LOAD, "dma.load", LOAD) X(STORE, "dma.store", STORE) X(DMA_COPY, "dma.copy", DMA_COPY)                     \
-    X(MATMUL, "pe.matmul", MATMUL) X(TRANSPOSE, "pe.transpose", TRANSPOSE)                                       \
-    X(TENSOR_COPY, "dve.tensor_copy", TENSOR_COPY) X(ACTIVATION, "act.activation", ACTIVATION)                   \
-    X(TENSOR_TENSOR, "dve.tensor_tensor", TENSOR_TENSOR) X(TENSOR_SCALAR, "dve.tensor_scalar", TENSOR_SCALAR)    \
-    X(TENSOR_REDUCE, "dve.tensor_reduce", TENSOR_REDUCE)                                                         \
-    X(TENSOR_TENSOR_SCAN, "dve.tensor_tensor_scan", TENSOR_TENSOR_SCAN)                                          \
-    X(RECIPROCAL, "dve.reciprocal", RECIPROCAL) X(MEMSET, "dve.memset", MEMSET) X(IOTA, "pool.iota", IOTA)       \
-    X(AFFINE_SELECT, "pool.affine_select", AFFINE_SELECT) X(BN_STATS, "dve.bn_stats", BN_STATS)                  \
-    X(BN_AGGR, "dve.bn_aggr", BN_AGGR) X(PARTITION_REDUCE, "pool.partition_reduce", PARTITION_REDUCE)
+    X(LOAD, LOAD) X(STORE, STORE) X(DMA_COPY, DMA_COPY) X(MATMUL, MATMUL) X(TRANSPOSE, TRANSPOSE)               \
+    X(TENSOR_COPY, TENSOR_COPY) X(ACTIVATION, ACTIVATION) X(TENSOR_TENSOR, TENSOR_TENSOR)                        \
+    X(TENSOR_SCALAR, TENSOR_SCALAR) X(TENSOR_REDUCE, TENSOR_REDUCE) X(TENSOR_TENSOR_SCAN, TENSOR_TENSOR_SCAN)   \
+    X(RECIPROCAL, RECIPROCAL) X(MEMSET, MEMSET) X(IOTA, IOTA) X(AFFINE_SELECT, AFFINE_SELECT)                    \
+    X(BN_STATS, BN_STATS) X(BN_AGGR, BN_AGGR) X(PARTITION_REDUCE, PARTITION_REDUCE)
 
 typedef enum {
-#define X(ID, MNEMONIC, SPECOP) IR_OP_##ID,
+#define X(ID, SPECOP) IR_OP_##ID,
     IR_OPCODES(X)
 #undef X
     IR_OP_COUNT
@@ -170,6 +167,9 @@ Ir *ir_lower(Arena *arena, const Spec *spec, Diag *diag);
 
 /* The operands of in (into out[IR_MAX_OPERANDS]); returns how many. */
 int ir_operands(IrInst *in, IrOperand *out);
+/* The ISA instruction of an IR opcode (runtime/tg_isa.def). */
+tg_isa_op ir_isa_op(IrOpcode op);
+/* Its mnemonic ("pe.matmul"), from the ISA table. */
 const char *ir_opcode_name(IrOpcode op);
 const char *ir_mem_name(IrMem m);
 /* 1 if e is the integer constant k. */

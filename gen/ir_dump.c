@@ -7,14 +7,19 @@
 
 #include "ir.h"
 
-const char *ir_opcode_name(IrOpcode op)
+tg_isa_op ir_isa_op(IrOpcode op)
 {
-    static const char *const names[] = {
-#define X(ID, MNEMONIC, SPECOP) MNEMONIC,
+    static const tg_isa_op isa[IR_OP_COUNT] = {
+#define X(ID, SPECOP) [IR_OP_##ID] = TG_OP_##ID,
         IR_OPCODES(X)
 #undef X
     };
-    return (unsigned)op < IR_OP_COUNT ? names[op] : "?";
+    return isa[(unsigned)op < IR_OP_COUNT ? op : 0];
+}
+
+const char *ir_opcode_name(IrOpcode op)
+{
+    return (unsigned)op < IR_OP_COUNT ? tg_isa_table[ir_isa_op(op)].mnemonic : "?";
 }
 
 const char *ir_mem_name(IrMem m)

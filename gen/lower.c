@@ -471,7 +471,7 @@ static int scalar_of(Lower *L, const SpecValue *v, IrScalar *s)
 static IrOpcode opcode_of(SpecOpKind k)
 {
     switch (k) {
-#define X(ID, MNEMONIC, SPECOP)                                                                                   \
+#define X(ID, SPECOP)                                                                                   \
     case SPEC_OP_##SPECOP:                                                                                         \
         return IR_OP_##ID;
         IR_OPCODES(X)

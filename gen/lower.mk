@@ -10,7 +10,7 @@ GEN_OBJS += $(LOWER_OBJS)
 $(LOWER_OBJS): | $(BUILD)/gen/expr.c
 
 LOWER_TEST_BINS := $(BIN)/test_lower $(BIN)/test_plan
-$(LOWER_TEST_BINS): $(BIN)/test_%: $(BUILD)/tests/unit/test_%.o $(LOWER_OBJS) $(FRONT_OBJS)
+$(LOWER_TEST_BINS): $(BIN)/test_%: $(BUILD)/tests/unit/test_%.o $(LOWER_OBJS) $(FRONT_OBJS) $(BUILD)/runtime/tg_prog.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) -lyaml
 
