@@ -519,9 +519,31 @@ static void out_of_memory_everywhere(void **state)
     assert_true(failed > 0 && done > 0); /* both paths were taken */
 }
 
+/* The engine of each spec op (gen/spec_ops.def) is the engine queue of its
+ * ISA instruction (runtime/tg_isa.def), and the mnemonic carries its prefix. */
+static void opcodes_match_the_isa(void **state)
+{
+    (void)state;
+    static const tg_isa_engine eng[] = {[SPEC_ENGINE_DMA] = TG_ENG_DMA, [SPEC_ENGINE_PE] = TG_ENG_PE,
+                                        [SPEC_ENGINE_DVE] = TG_ENG_DVE, [SPEC_ENGINE_ACT] = TG_ENG_ACT,
+                                        [SPEC_ENGINE_POOL] = TG_ENG_POOL};
+#define X(ID, SPECOP)                                                                                             \
+    do {                                                                                                          \
+        const tg_isa_info *in = &tg_isa_table[ir_isa_op(IR_OP_##ID)];                                             \
+        assert_int_equal(in->engine, eng[spec_op_engine(SPEC_OP_##SPECOP)]);                                       \
+        assert_string_equal(ir_opcode_name(IR_OP_##ID), in->mnemonic);                                             \
+        assert_int_equal(strncmp(in->mnemonic, tg_isa_engine_prefix[in->engine],                                   \
+                                 strlen(tg_isa_engine_prefix[in->engine])),                                        \
+                         0);                                                                                       \
+    } while (0);
+    IR_OPCODES(X)
+#undef X
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(opcodes_match_the_isa),
         cmocka_unit_test(softmax_like_pipeline),  cmocka_unit_test(transpose_and_broadcast_loads),
         cmocka_unit_test(ragged_tail),            cmocka_unit_test(strided_and_column_patterns),
         cmocka_unit_test(rotation_and_scope),     cmocka_unit_test(carried_fresh_tile_rotates),
