@@ -33,10 +33,11 @@ bench-gen-numerics: $(TILEGEN)
 # simulation vs ISS bit for bit. The suite runs FUZZ_DIFF_N seeds from
 # FUZZ_DIFF_START (fixed: deterministic); long runs e.g. `make suite-fuzz-diff
 # FUZZ_DIFF_N=2000 FUZZ_DIFF_START=1000`; failures kept in $(BUILD)/fuzz-diff/.
+# The harness is built with $(SAN) like the runtime objects it links (make asan).
 FUZZ_DIFF_N ?= 100
 FUZZ_DIFF_START ?= 1
 SUITES += fuzz-diff
 .PHONY: suite-fuzz-diff
 suite-fuzz-diff: $(TILEGEN) $(RT_OBJS) $(RT_HOST_OBJS)
-	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) CC="$(CC)" BUILD=$(BUILD) RTOBJS="$(RT_OBJS) $(RT_HOST_OBJS)" \
+	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) CC="$(CC) $(SAN)" BUILD=$(BUILD) RTOBJS="$(RT_OBJS) $(RT_HOST_OBJS)" \
 	  FUZZ_DIFF_N=$(FUZZ_DIFF_N) FUZZ_DIFF_START=$(FUZZ_DIFF_START) tests/numerics/fuzz_diff.sh
