@@ -1,7 +1,8 @@
 /* `tilegen tpl TEMPLATE [--context FILE] [-I DIR]...`: render one template
- * against a JSON or YAML context (read with libyaml) to stdout, for template
- * authors and the differential tests. Scalars are typed the way Python's
- * json.load (*.json) or yaml.safe_load (YAML 1.1, anything else) would. */
+ * against a JSON or YAML context to stdout, for template authors and the
+ * differential tests. Values are typed the way Python's json.load (*.json,
+ * read by tpl_value_from_json) or yaml.safe_load (YAML 1.1, anything else,
+ * read with libyaml) would. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +17,6 @@ typedef struct CtxLoad {
     yaml_document_t *doc;   /* parsed document */
     tpl_value **memo;       /* value per node (aliases share), or NULL */
     char *busy;             /* node being built (recursive alias check) */
-    int json;               /* JSON typing rules */
     const char *file;       /* for messages */
     int depth;              /* nesting */
 } CtxLoad;
@@ -51,32 +51,13 @@ static int is_one_of(const char *s, const char *const *list)
     return 0;
 }
 
-/* Type a plain scalar per YAML 1.1 (PyYAML's resolver) or JSON. */
+/* Type a plain scalar per YAML 1.1 (PyYAML's resolver). */
 static tpl_value *plain_scalar(CtxLoad *L, const char *s, size_t n)
 {
     static const char *const nulls[] = { "", "~", "null", "Null", "NULL", NULL };
     static const char *const trues[] = { "true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", NULL };
     static const char *const falses[] = { "false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", NULL };
     char buf[128];
-    if (L->json) {
-        if (!strcmp(s, "null"))
-            return tpl_null(L->a);
-        if (!strcmp(s, "true") || !strcmp(s, "false"))
-            return tpl_bool(L->a, s[0] == 't');
-        char *end;
-        if (n && n < 100 && all_match(s, "0123456789+-.eE")) {
-            if (!strpbrk(s, ".eE")) {
-                long long v = strtoll(s, &end, 10);
-                if (!*end)
-                    return tpl_int(L->a, v);
-            } else {
-                double d = strtod(s, &end);
-                if (!*end)
-                    return tpl_float(L->a, d);
-            }
-        }
-        return tpl_string_n(L->a, s, n);
-    }
     if (is_one_of(s, nulls))
         return tpl_null(L->a);
     if (is_one_of(s, trues) || is_one_of(s, falses))
@@ -188,12 +169,56 @@ static tpl_value *build(CtxLoad *L, int id, const char **why)
     return L->memo[id] = v;
 }
 
+/* A .json context: the whole file through tpl_value_from_json. */
+static tpl_value *load_json(tpl_arena *a, FILE *f, const char *file)
+{
+    char *text = NULL;
+    size_t len = 0, cap = 0, r;
+    do {
+        if (len == cap) {
+            char *t = realloc(text, cap = cap ? 2 * cap : 1 << 16);
+            if (!t) {
+                free(text);
+                fprintf(stderr, "tilegen tpl: out of memory\n");
+                return NULL;
+            }
+            text = t;
+        }
+        r = fread(text + len, 1, cap - len, f);
+        len += r;
+    } while (r > 0);
+    if (ferror(f)) {
+        free(text);
+        fprintf(stderr, "tilegen tpl: cannot read context '%s'\n", file);
+        return NULL;
+    }
+    tpl_error err;
+    tpl_value *v = tpl_value_from_json(a, text, len, &err);
+    free(text);
+    if (!v) {
+        char msg[2048];
+        snprintf(err.file, sizeof err.file, "%s", file);
+        tpl_error_format(&err, msg, sizeof msg);
+        fputs(msg, stderr);
+    } else if (tpl_kind_of(v) != TPL_MAP) {
+        fprintf(stderr, "%s: error: the top level must be a mapping\n", file);
+        v = NULL;
+    }
+    return v;
+}
+
 tpl_value *tpl_cmd_load_context(tpl_arena *a, const char *file)
 {
     FILE *f = fopen(file, "rb");
     if (!f) {
         fprintf(stderr, "tilegen tpl: cannot open context '%s'\n", file);
         return NULL;
+    }
+    const char *dot = strrchr(file, '.');
+    if (dot && !strcmp(dot, ".json")) {
+        tpl_value *v = load_json(a, f, file);
+        fclose(f);
+        return v;
     }
     yaml_parser_t parser;
     yaml_document_t doc;
@@ -212,9 +237,7 @@ tpl_value *tpl_cmd_load_context(tpl_arena *a, const char *file)
         return NULL;
     }
     size_t nn = (size_t)(doc.nodes.top - doc.nodes.start) + 1;
-    const char *dot = strrchr(file, '.');
-    CtxLoad L = { a, &doc, calloc(nn, sizeof(tpl_value *)), calloc(nn, 1),
-                  dot && !strcmp(dot, ".json"), file, 0 };
+    CtxLoad L = { a, &doc, calloc(nn, sizeof(tpl_value *)), calloc(nn, 1), file, 0 };
     const char *why = NULL;
     if (!L.memo || !L.busy)
         why = "out of memory";

@@ -55,5 +55,5 @@ assert int(size) == len(got)
 print(f"bench-tpl: {len(got) / 1e6:.2f} MB output")
 print(f"  render only   ctemplate {render_c * 1e3:8.1f} ms   python3-jinja2 {best_j * 1e3:8.1f} ms"
       f"   ratio {best_j / render_c:5.1f}x  (target >= 10x)")
-print(f"  whole process `tilegen tpl` (incl. libyaml context load): {best_c * 1e3:.1f} ms"
+print(f"  whole process `tilegen tpl` (incl. reading the JSON context): {best_c * 1e3:.1f} ms"
       f"   ratio {best_j / best_c:.1f}x")

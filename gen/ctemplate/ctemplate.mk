@@ -1,7 +1,8 @@
 # ctemplate: the Jinja-subset template engine (a library with no dependency on
 # the rest of tilegen), the `tilegen tpl` command, its suites and its benchmark.
 TPL_SRCS := gen/ctemplate/tpl_value.c gen/ctemplate/tpl_parse.c gen/ctemplate/tpl_eval.c \
-            gen/ctemplate/tpl_filters.c gen/ctemplate/tpl_env.c gen/ctemplate/tpl_hostfilters.c
+            gen/ctemplate/tpl_filters.c gen/ctemplate/tpl_env.c gen/ctemplate/tpl_hostfilters.c \
+            gen/ctemplate/tpl_json.c
 TPL_RE   := gen/ctemplate/tpl_lex.re
 TPL_OBJS += $(TPL_SRCS:%.c=$(BUILD)/%.o) $(TPL_RE:%.re=$(BUILD)/%.o)
 GEN_OBJS += $(BUILD)/gen/tpl_cmd.o

@@ -64,7 +64,8 @@ void tpl_buf_free(tpl_buf *b);
 void tpl_buf_put(tpl_buf *b, const char *s, size_t n);
 
 /* The value as JSON (maps keep their order; non-finite floats are written
- * .inf / -.inf / .nan, which `tilegen tpl --context` reads back as YAML).
+ * NaN / Infinity / -Infinity, as Python's json.dumps writes them and
+ * tpl_value_from_json and json.load read them).
  * Appends to b; -1 for a callable, nesting deeper than TPL_JSON_MAX_DEPTH or
  * an output overflow. */
 enum { TPL_JSON_MAX_DEPTH = 256 };
@@ -82,6 +83,14 @@ typedef struct tpl_error {
 /* Format as "file:line:col: error: message\n<line>\n<caret>\n" + chain.
  * Returns the number of bytes the full text needs (like snprintf). */
 size_t tpl_error_format(const tpl_error *e, char *out, size_t outlen);
+
+/* JSON text -> value, typed as Python's json.load types it (tpl_json.c):
+ * objects → maps in key order (a repeated key: first place, last value),
+ * integers → TPL_INT (error beyond 64 bits), other numbers and NaN /
+ * Infinity / -Infinity → TPL_FLOAT, strings → UTF-8. NULL with *err filled
+ * (line, col, message, source; the caller sets file) on a syntax error,
+ * nesting deeper than TPL_JSON_MAX_DEPTH or out of memory. */
+tpl_value *tpl_value_from_json(tpl_arena *a, const char *text, size_t len, tpl_error *err);
 
 /* ---- environment and templates ------------------------------------------- */
 typedef struct tpl_env tpl_env;

@@ -26,7 +26,8 @@ static uint32_t utf8_next(const char **p, const char *e)
     return c;
 }
 
-static void utf8_put(tpl_buf *b, uint32_t c)
+/* Append code point c as UTF-8 (filters, and \u escapes in tpl_json.c). */
+void tpl_utf8_put(tpl_buf *b, uint32_t c)
 {
     char t[4];
     size_t n;
@@ -126,7 +127,7 @@ static tpl_value *recase(TplRender *r, const TplNode *at, const tpl_value *v, in
             }
         }
         first = 0;
-        utf8_put(&b, o);
+        tpl_utf8_put(&b, o);
     }
     tpl_value *res = tpl_render_string(r, at, b.data, b.len);
     tpl_buf_free(&b);
@@ -770,7 +771,7 @@ tpl_value *tpl_format(TplRender *r, const TplNode *at, const tpl_value *fmt,
             }
             int64_t iv = v->kind == TPL_FLOAT ? (int64_t)v->u.f : tpl_int_of(v);
             if (conv == 'c') {
-                utf8_put(&b, (uint32_t)iv);
+                tpl_utf8_put(&b, (uint32_t)iv);
                 break;
             }
             uint64_t mag = iv < 0 ? 0 - (uint64_t)iv : (uint64_t)iv;

@@ -83,6 +83,7 @@ const char *tpl_type_name(const tpl_value *v);
 void tpl_str_append(tpl_buf *b, const tpl_value *v);
 void tpl_repr_append(tpl_buf *b, const tpl_value *v);
 void tpl_float_repr(char *out, size_t n, double f); /* Python repr(float) */
+void tpl_utf8_put(tpl_buf *b, uint32_t c);           /* append code point c as UTF-8 */
 /* Shortest digits that read back as the same float32, in Python repr layout
  * (numpy's str(np.float32(f))); non-finite values print as inf/-inf/nan. */
 void tpl_float32_repr(char *out, size_t n, float f);

@@ -747,9 +747,9 @@ static int json_value(tpl_buf *b, const tpl_value *v, int depth)
     case TPL_INT: append_int(b, v->u.i); break;
     case TPL_FLOAT:
         if (isnan(v->u.f))
-            tpl_buf_put(b, ".nan", 4);
+            tpl_buf_put(b, "NaN", 3);
         else if (isinf(v->u.f))
-            v->u.f < 0 ? tpl_buf_put(b, "-.inf", 5) : tpl_buf_put(b, ".inf", 4);
+            v->u.f < 0 ? tpl_buf_put(b, "-Infinity", 9) : tpl_buf_put(b, "Infinity", 8);
         else {
             tpl_float_repr(t, sizeof t, v->u.f);
             tpl_buf_put(b, t, strlen(t));

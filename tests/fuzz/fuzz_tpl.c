@@ -1,6 +1,7 @@
 /* libFuzzer target for ctemplate: the input is a template; it is lexed,
- * parsed and rendered against a small fixed context with tight limits. Any
- * crash, leak, UB or runaway is a bug; errors are fine. */
+ * parsed and rendered against a small fixed context with tight limits. The
+ * same bytes are also read as a JSON context, written back and read again.
+ * Any crash, leak, UB or runaway is a bug; errors are fine. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             char msg[256];
             tpl_error_format(&err, msg, sizeof msg);
         }
+        tpl_buf_free(&out);
+    } else {
+        char msg[256];
+        tpl_error_format(&err, msg, sizeof msg);
+    }
+    /* the same bytes as a JSON context: parse, write back, parse again */
+    tpl_value *j = tpl_value_from_json(a, (const char *)data, size, &err);
+    if (j) {
+        tpl_buf out;
+        tpl_buf_init(&out);
+        if (!tpl_value_json(&out, j) && !tpl_value_from_json(a, out.data ? out.data : "", out.len, &err))
+            __builtin_trap(); /* what tpl_value_json writes must read back */
         tpl_buf_free(&out);
     } else {
         char msg[256];

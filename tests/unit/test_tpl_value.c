@@ -131,12 +131,76 @@ static void test_json(void **state)
     tpl_buf_init(&b);
     assert_int_equal(tpl_value_json(&b, m), 0);
     assert_string_equal(b.data, "{\"z\": -7, \"s\": \"q\\\"b\\\\\\u000a\\u0001\xc3\xa9\", "
-                                "\"l\": [0.1, 1e+20, -.inf, .nan, true, null]}");
+                                "\"l\": [0.1, 1e+20, -Infinity, NaN, true, null]}");
+    /* and back: the same value tree, so the same text */
+    tpl_error err;
+    tpl_value *back = tpl_value_from_json(a, b.data, b.len, &err);
+    assert_non_null(back);
+    tpl_buf b2;
+    tpl_buf_init(&b2);
+    assert_int_equal(tpl_value_json(&b2, back), 0);
+    assert_string_equal(b2.data, b.data);
+    tpl_buf_free(&b2);
     /* a map that contains itself is too deep, not a crash */
     tpl_map_set(a, m, "self", m);
     b.len = 0;
     assert_int_equal(tpl_value_json(&b, m), -1);
     tpl_buf_free(&b);
+    tpl_arena_free(a);
+}
+
+/* JSON text typed as Python's json.load types it; errors located. */
+static void test_json_read(void **state)
+{
+    (void)state;
+    tpl_arena *a = tpl_arena_new();
+    tpl_error err;
+    const char *t = " {\"i\": -0, \"big\": 9223372036854775807, \"f\": 1.5e3, \"z\": -0.0, \"k\": 1, "
+                    "\"k\": [true, false, null, \"\\u00e9\\ud83d\\ude00\\n\\/\"], \"inf\": -Infinity} ";
+    tpl_value *v = tpl_value_from_json(a, t, strlen(t), &err);
+    assert_non_null(v);
+    assert_int_equal(tpl_len(v), 6); /* the repeated key keeps its first place */
+    assert_int_equal(tpl_kind_of(tpl_map_get(v, "i", 1)), TPL_INT);
+    assert_int_equal(tpl_int_of(tpl_map_get(v, "big", 3)), INT64_MAX);
+    assert_true(tpl_kind_of(tpl_map_get(v, "f", 1)) == TPL_FLOAT && tpl_float_of(tpl_map_get(v, "f", 1)) == 1500.0);
+    assert_true(signbit(tpl_float_of(tpl_map_get(v, "z", 1))));
+    tpl_value *k = tpl_map_get(v, "k", 1);
+    assert_int_equal(tpl_kind_of(k), TPL_LIST);
+    size_t n;
+    const char *str = tpl_str_of(tpl_list_get(k, 3), &n);
+    assert_int_equal(n, 8);
+    assert_memory_equal(str, "\xc3\xa9\xf0\x9f\x98\x80\n/", 8);
+    assert_true(isinf(tpl_float_of(tpl_map_get(v, "inf", 3))));
+    static const struct {
+        const char *text;
+        int line, col;
+        const char *msg;
+    } bad[] = {
+        {"{\"a\": 1,}", 1, 9, "expected a string key"},
+        {"[1 2]", 1, 4, "expected ',' or ']' after an array item"},
+        {"{\"a\" 1}", 1, 6, "expected ':' after an object key"},
+        {"9223372036854775808", 1, 1, "integer beyond the 64-bit range"},
+        {"\"a\\x\"", 1, 3, "invalid escape in a string"},
+        {"\"\\ud800\"", 1, 8, "high surrogate without its low surrogate in a \\u escape"},
+        {"\"a\tb\"", 1, 3, "control character in a string (write it as an escape)"},
+        {"{}\n  x", 2, 3, "extra data after the JSON value"},
+        {"", 1, 1, "expected a JSON value"},
+        {"01", 1, 2, "extra data after the JSON value"},
+        {"1.", 1, 3, "expected a digit after '.'"},
+        {"-", 1, 1, "expected a JSON value"},
+        {"\"\xc3\xa9\" x", 1, 5, "extra data after the JSON value"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_null(tpl_value_from_json(a, bad[i].text, strlen(bad[i].text), &err));
+        assert_string_equal(err.message, bad[i].msg);
+        assert_int_equal(err.line, bad[i].line);
+        assert_int_equal(err.col, bad[i].col);
+    }
+    /* deep nesting is an error, not a stack overflow */
+    static char deep[100001];
+    memset(deep, '[', sizeof deep - 1);
+    assert_null(tpl_value_from_json(a, deep, strlen(deep), &err));
+    assert_string_equal(err.message, "nesting deeper than 256 levels");
     tpl_arena_free(a);
 }
 
@@ -148,6 +212,7 @@ int main(void)
         cmocka_unit_test(test_compare_equal),
         cmocka_unit_test(test_arena_mark_reset),
         cmocka_unit_test(test_utf8),
+        cmocka_unit_test(test_json_read),
         cmocka_unit_test(test_json),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
