@@ -1364,6 +1364,166 @@ static void check_loops(Sema *s, SpecStmt **body, int n)
     }
 }
 
+/* ------------------------------------- reads of never-written elements (E056) */
+
+/* A read of tile elements that nothing has written yet sees whatever the
+ * SBUF/PSUM bytes hold: the NaN sentinel, or another tile's data where the
+ * planner reuses space. That is a kernel bug, and the C simulation (which
+ * skips SBUF copies no output depends on: docs/ir.md) and the ISS would not
+ * even agree on it. The program runs in one fixed order (constant trip
+ * counts), so this is decided exactly by running it: a bitmap per tile (its
+ * rotating copies as one, so a read is reported only when no copy holds the
+ * element), and at every statement of every iteration the reads are tested
+ * against what earlier writes marked, then the writes mark. Reads of a tile
+ * that nothing writes earlier in the text are W001's. Work is bounded by
+ * SEMA_MAX_RUN for the whole kernel; past it the check stops, which can only
+ * miss an E056. */
+enum { SEMA_MAX_RUN = 1 << 24 }; /* work units (see Cover.work) for the whole run */
+
+typedef struct OpSeq {
+    const SpecStmt *st; /* an op */
+    int seq;            /* its position in program order (Access.seq) */
+} OpSeq;
+
+static int cmp_opseq(const void *x, const void *y)
+{
+    const SpecStmt *a = ((const OpSeq *)x)->st, *b = ((const OpSeq *)y)->st;
+    return a == b ? 0 : (uintptr_t)a < (uintptr_t)b ? -1 : 1;
+}
+
+typedef struct Run {
+    OpSeq *ops;         /* every op with accesses, sorted by statement address */
+    int nops;
+    Cover *cov;         /* per tile (bits NULL: not checked) */
+    int *first, *count; /* per op seq: its accesses s->acc[first..first+count) */
+    char *done;         /* per access: reported (or W001's) */
+    int64_t work;       /* spent */
+    int stop;           /* budget exhausted or out of memory */
+} Run;
+
+static void run_op(Sema *s, Run *R, const SpecStmt *st)
+{
+    OpSeq key = {st, 0};
+    const OpSeq *f = bsearch(&key, R->ops, (size_t)R->nops, sizeof *R->ops, cmp_opseq);
+    if (!f)
+        return;
+    int seq = f->seq;
+    for (int pass = 0; pass < 2 && !R->stop; pass++) { /* reads, then writes */
+        for (int i = R->first[seq]; i < R->first[seq] + R->count[seq] && !R->stop; i++) {
+            const Access *a = &s->acc[i];
+            if (a->is_write != pass || a->ref->is_tensor || a->ref->index < 0 || R->done[i])
+                continue;
+            Cover *c = &R->cov[a->ref->index];
+            if (!c->bits || a->ref->rank != c->t->rank)
+                continue;
+            c->work = R->work;
+            CovResult res = cover_region(s, c, a->ref, !pass);
+            R->work = c->work;
+            if (res == COV_GIVE_UP || R->work > SEMA_MAX_RUN) {
+                R->stop = 1;
+            } else if (res == COV_MISS) {
+                char el[96], when[160];
+                size_t n = 0, m = 0;
+                for (int d = 0; d < c->t->rank && n < sizeof el; d++)
+                    n += (size_t)snprintf(el + n, sizeof el - n, "%s%lld", d ? ", " : "", (long long)c->miss[d]);
+                when[0] = '\0';
+                for (int k = 0; k < a->depth && m < sizeof when; k++)
+                    m += (size_t)snprintf(when + m, sizeof when - m, "%s%s = %lld", m ? ", " : " (when ", a->chain[k]->var,
+                                          (long long)s->env[a->chain[k]->slot]);
+                diag_error(s->diag, a->ref->region.loc, "E056",
+                           "this reads %s[%s]%s%s, which nothing has written yet: it would see whatever the buffer "
+                           "held", c->t->name, el, when, m ? ")" : "");
+                for (int j = 0; j < s->nacc; j++)
+                    if (s->acc[j].is_write && !s->acc[j].ref->is_tensor && s->acc[j].ref->index == a->ref->index) {
+                        diag_note(s->diag, s->acc[j].ref->region.loc, "'%s' is written here, but not there first",
+                                  c->t->name);
+                        break;
+                    }
+                R->done[i] = 1;
+            }
+        }
+    }
+}
+
+static void run_body(Sema *s, Run *R, SpecStmt **body, int n)
+{
+    for (int i = 0; i < n && !R->stop; i++) {
+        SpecStmt *st = body[i];
+        if (st->bad)
+            continue;
+        if (st->kind != SPEC_STMT_LOOP) {
+            run_op(s, R, st);
+            continue;
+        }
+        for (int64_t v = st->start; v < st->stop && !R->stop; v += st->step) {
+            s->env[st->slot] = v;
+            if (++R->work > SEMA_MAX_RUN)
+                R->stop = 1;
+            run_body(s, R, st->body, st->nbody);
+        }
+    }
+}
+
+static void check_unwritten(Sema *s)
+{
+    Spec *sp = s->spec;
+    int nseq = 0;
+    for (int i = 0; i < s->nacc; i++)
+        nseq = s->acc[i].seq + 1 > nseq ? s->acc[i].seq + 1 : nseq;
+    Run R = {calloc((size_t)nseq + 1, sizeof(OpSeq)), 0, calloc((size_t)sp->ntiles + 1, sizeof(Cover)),
+             calloc((size_t)nseq + 1, sizeof(int)), calloc((size_t)nseq + 1, sizeof(int)),
+             calloc((size_t)s->nacc + 1, 1), 0, 0};
+    if (!R.ops || !R.cov || !R.first || !R.count || !R.done)
+        goto out;
+    for (int i = s->nacc - 1; i >= 0; i--) { /* each op's accesses are contiguous */
+        if (!R.count[s->acc[i].seq]++)
+            R.ops[R.nops++] = (OpSeq){s->acc[i].stmt, s->acc[i].seq};
+        R.first[s->acc[i].seq] = i;
+    }
+    qsort(R.ops, (size_t)R.nops, sizeof *R.ops, cmp_opseq);
+    for (int i = 0; i < s->nacc; i++) { /* reads with no write of their tile earlier in the text: W001's */
+        const Access *r = &s->acc[i];
+        if (r->is_write || r->ref->is_tensor)
+            continue;
+        int earlier = 0;
+        for (int j = 0; j < s->nacc && !earlier; j++)
+            earlier = s->acc[j].is_write && !s->acc[j].ref->is_tensor && s->acc[j].ref->index == r->ref->index &&
+                      s->acc[j].seq < r->seq;
+        R.done[i] = !earlier;
+    }
+    for (int t = 0; t < sp->ntiles; t++) {
+        const SpecTile *tile = &sp->tiles[t];
+        int64_t nbits = 1;
+        int ok = !tile->bad && tile->rank > 0;
+        for (int d = 0; ok && d < tile->rank; d++) {
+            ok = tile->shape[d] >= 1 && tile->shape[d] <= SEMA_MAX_COVER_BITS / nbits;
+            nbits *= ok ? tile->shape[d] : 1;
+        }
+        if (!ok)
+            continue;
+        Cover *c = &R.cov[t];
+        c->cap = ((size_t)nbits + 63) / 64;
+        c->bits = calloc(c->cap, sizeof *c->bits);
+        if (!c->bits)
+            goto out;
+        c->t = tile;
+        c->nbits = (size_t)nbits;
+        c->dlo = c->cap;
+        c->dhi = 0;
+        if ((R.work += (int64_t)c->cap) > SEMA_MAX_RUN)
+            goto out;
+    }
+    run_body(s, &R, sp->body, sp->nbody);
+out:
+    for (int t = 0; R.cov && t < sp->ntiles; t++)
+        free(R.cov[t].bits);
+    free(R.cov);
+    free(R.ops);
+    free(R.first);
+    free(R.count);
+    free(R.done);
+}
+
 /* ------------------------------------------------------------- capacity */
 
 static void check_capacity(Sema *s)
@@ -1422,6 +1582,8 @@ int sema_check(Spec *spec, Diag *diag, Arena *arena)
             check_tile_decl(&s, &spec->tiles[i]);
     walk(&s, spec->body, spec->nbody);
     check_loops(&s, spec->body, spec->nbody);
+    if (diag->nerrors == s.errors0) /* E054 and the like first: their reads would repeat here */
+        check_unwritten(&s);
     check_capacity(&s);
     for (int i = spec->ninputs; i < spec->ntensors; i++) {
         int written = 0;

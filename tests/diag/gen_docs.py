@@ -50,6 +50,7 @@ MEANING = {
     "E053": "bad loop range",
     "E054": "independent loop reads a tile another iteration writes",
     "E055": "independent loop iterations write overlapping output regions",
+    "E056": "read of tile elements that nothing has written yet",
     "E057": "too many iterations to check",
     "E060": "SBUF capacity exceeded",
     "E061": "PSUM capacity exceeded",
