@@ -20,26 +20,16 @@ root=$here/../..
 SPECS=${SPECS:-$root/specs}
 TIMING_N=${TIMING_N:-20}
 work=$BUILD/gen-numerics
-mkdir -p "$work/rt" || exit 2
+. "$here/harness.sh"
+mkdir -p "$work" || exit 2
 rm -f "$work/timings"
 STRICT="-std=c99 -ffreestanding -Wall -Wextra -Wpedantic -Werror -Wshadow -Wundef -ffp-contract=off -O2"
-HOSTFLAGS="-std=c11 -O2 -march=native -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
-
-# The runtime and the npy helper, built once per run.
-rtobjs=
-for s in tg_core tg_dtype tg_math tg_alu tg_ops host/tg_npy; do
-  o=$work/rt/$(basename $s).o
-  $CC $HOSTFLAGS -c "$root/runtime/$s.c" -o "$o" || { echo "cannot build runtime/$s.c"; echo "0 passed, 1 failed"; exit 1; }
-  rtobjs="$rtobjs $o"
-done
+build_rt tg_core tg_dtype tg_math tg_alu tg_ops host/tg_npy
 
 pass=0; fail=0
 for k in "$@"; do
-  d=$work/$k; rm -rf "$d"; mkdir -p "$d/gen"
-  ok=1; why=
-  if [ -n "$GEN_DIR" ]; then
-    cp "$GEN_DIR/$k.h" "$GEN_DIR/$k.c" "$d/gen/" >"$d/gen.log" 2>&1 || { ok=0; why="no $GEN_DIR/$k.c"; }
-  elif ! "$TILEGEN" gen -o "$d/gen" "$SPECS/$k.yaml" >"$d/gen.log" 2>&1; then ok=0; why="tilegen gen failed"; fi
+  d=$work/$k; ok=1; why=
+  kernel_files "$k" "$d"
   if [ $ok = 1 ]; then
     for cc in gcc clang; do
       command -v $cc >/dev/null 2>&1 || continue

@@ -19,24 +19,13 @@ here=$(dirname "$0")
 root=$here/../..
 SPECS=${SPECS:-$root/specs}
 work=$BUILD/iss-agree
-mkdir -p "$work/rt" || exit 2
-HOSTFLAGS="-std=c11 -O2 -march=native -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
-
-rtobjs=
-for s in tg_core tg_dtype tg_math tg_alu tg_ops tg_prog tg_iss tg_iss_row host/tg_npy; do
-  o=$work/rt/$(basename $s).o
-  $CC $HOSTFLAGS -c "$root/runtime/$s.c" -o "$o" || { echo "cannot build runtime/$s.c"; echo "0 passed, 1 failed"; exit 1; }
-  rtobjs="$rtobjs $o"
-done
+. "$here/harness.sh"
+build_rt tg_core tg_dtype tg_math tg_alu tg_ops tg_prog tg_iss tg_iss_row host/tg_npy
 
 pass=0; fail=0
 for k in "$@"; do
-  d=$work/$k; rm -rf "$d"; mkdir -p "$d/gen"
-  ok=1; why=; prog=
-  if [ -n "$GEN_DIR" ]; then
-    cp "$GEN_DIR/$k.h" "$GEN_DIR/$k.c" "$d/gen/" >"$d/gen.log" 2>&1 || { ok=0; why="no $GEN_DIR/$k.c"; }
-    [ -f "$GEN_DIR/$k.s" ] && cp "$GEN_DIR/$k.s" "$d/gen/"
-  elif ! "$TILEGEN" gen -o "$d/gen" "$SPECS/$k.yaml" >"$d/gen.log" 2>&1; then ok=0; why="tilegen gen failed"; fi
+  d=$work/$k; ok=1; why=; prog=
+  kernel_files "$k" "$d"
   if [ $ok = 1 ]; then
     if [ -f "$d/gen/$k.s" ]; then
       if "$TILEGEN" asm "$d/gen/$k.s" -o "$d/$k.bin" >>"$d/gen.log" 2>&1; then prog=$d/$k.bin

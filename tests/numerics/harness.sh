@@ -1,0 +1,28 @@
+# harness.sh - sourced by check.sh and iss_check.sh: the host flags of the
+# kernel harnesses, the runtime objects built once per run, and a kernel's
+# generated files. Expects root, work, CC, TILEGEN, SPECS (and GEN_DIR).
+HOSTFLAGS="-std=c11 -O2 -march=native -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
+
+# build_rt SRC...: compile runtime/SRC.c into $work/rt; sets rtobjs. A
+# failure ends the suite ("0 passed, 1 failed").
+build_rt() {
+  mkdir -p "$work/rt" || exit 2
+  rtobjs=
+  for s in "$@"; do
+    o=$work/rt/$(basename "$s").o
+    $CC $HOSTFLAGS -c "$root/runtime/$s.c" -o "$o" || { echo "cannot build runtime/$s.c"; echo "0 passed, 1 failed"; exit 1; }
+    rtobjs="$rtobjs $o"
+  done
+}
+
+# kernel_files K D: D/gen/K.h, K.c (and K.s) from $GEN_DIR, else `tilegen gen`
+# of $SPECS/K.yaml; log in D/gen.log. Sets ok=0 and why on a failure.
+kernel_files() {
+  rm -rf "$2"; mkdir -p "$2/gen"
+  if [ -n "$GEN_DIR" ]; then
+    cp "$GEN_DIR/$1.h" "$GEN_DIR/$1.c" "$2/gen/" >"$2/gen.log" 2>&1 || { ok=0; why="no $GEN_DIR/$1.c"; }
+    [ -f "$GEN_DIR/$1.s" ] && cp "$GEN_DIR/$1.s" "$2/gen/"
+  elif ! "$TILEGEN" gen -o "$2/gen" "$SPECS/$1.yaml" >"$2/gen.log" 2>&1; then
+    ok=0; why="tilegen gen failed"
+  fi
+}
