@@ -10,6 +10,11 @@
 # A failure is tagged [nan-bits] when every differing element is a NaN on both
 # sides, else [values]; FUZZ_DIFF_NANBITS=ignore counts [nan-bits] seeds apart
 # (kept in fail-SEED, not failed), for long runs hunting other bugs.
+# A spec may come with `-D NAME=VALUE` overrides (DIR/defines) for check and
+# gen. A spec `tilegen gen` refuses with E100 ("not supported by the C back
+# end yet") is counted apart as unsupported, neither passed nor failed; any
+# other gen failure of a checked spec fails. Also reports which ops, dtypes
+# and features the passing specs covered.
 # Env: TILEGEN, PYTHON, CC, BUILD, JOBS (default 2), RTOBJS (runtime objects
 # to link; default: compile runtime/ into $BUILD/fuzz-diff/rt).
 TILEGEN=${TILEGEN:-bin/tilegen}
@@ -31,13 +36,20 @@ one() {
   while :; do
     rm -rf "$d/in"; mkdir -p "$d/in"
     "$PYTHON" "$here/fuzz_diff.py" gen "$s" "$d/in" >"$d/log" 2>&1 || { echo "FAIL $seed fuzz_diff.py failed"; return; }
-    if "$TILEGEN" check "$d/in/fz.yaml" >>"$d/log" 2>&1; then break; fi
+    defs=$(cat "$d/in/defines")
+    # shellcheck disable=SC2086 # defs is a list of arguments
+    if "$TILEGEN" check $defs "$d/in/fz.yaml" >>"$d/log" 2>&1; then break; fi
     echo "REJECTED $seed $s $(grep -m1 -o 'error\[E[0-9]*\].*' "$d/log")"
     k=$((k+1)); [ $k -ge 5 ] && { echo "FAIL $seed every attempt rejected"; return; }
     s=$((seed*100+k))
   done
   why=; mkdir -p "$d/gen"
-  if ! "$TILEGEN" gen -o "$d/gen" "$d/in/fz.yaml" >>"$d/log" 2>&1; then why="tilegen gen failed"
+  # shellcheck disable=SC2086
+  if ! "$TILEGEN" gen $defs -o "$d/gen" "$d/in/fz.yaml" >>"$d/log" 2>&1; then
+    if grep -q 'error\[E100\]' "$d/log" && ! grep 'error\[' "$d/log" | grep -qv 'error\[E100\]'; then
+      echo "UNSUPPORTED $seed $(grep -m1 -o 'error\[E100\].*' "$d/log")"; rm -rf "$d"; return
+    fi
+    why="tilegen gen failed: $(grep -m1 -o 'error\[E[0-9]*\].*' "$d/log")"
   elif ! "$TILEGEN" asm "$d/gen/fz.s" -o "$d/fz.bin" >>"$d/log" 2>&1; then why="tilegen asm failed"
   elif ! $CC $HOSTFLAGS -I"$d/gen" '-DKERNEL_H="fz.h"' -DKERNEL_DESC=fz_kernel \
         "$here/iss_agree.c" "$d/gen/fz.c" $rtobjs -o "$d/agree" >>"$d/log" 2>&1; then why="harness build failed"
@@ -65,6 +77,11 @@ one() {
     echo "PASS $seed"
     # what the C back end transformed (the comments it leaves, docs/ir.md)
     for t in forwarded sunk folded; do echo "COVER $t $(grep -c "$t" "$d/gen/fz.c")"; done
+    # what the spec used: ops, dtypes, trn2, -D, carried loops
+    { sed -n 's/^ *- \([a-z_]*\):.*/\1/p' "$d/in/fz.yaml"; grep -o 'dtype: [a-z0-9_]*' "$d/in/fz.yaml" | cut -c8-
+      grep -q '^target: trn2' "$d/in/fz.yaml" && echo target-trn2
+      [ -n "$defs" ] && echo D-override; grep -q 'carried: true' "$d/in/fz.yaml" && echo carried-loop
+    } | sort -u | sed 's/^/USES /'
   fi
   rm -rf "$d"
 }
@@ -101,7 +118,12 @@ done
 nanonly=$(grep -c '^NANONLY' "$res")
 [ "$nanonly" != 0 ] && echo "disagreeing only in NaN payload/sign bits (FUZZ_DIFF_NANBITS=ignore): $nanonly, seeds $(grep '^NANONLY' "$res" | cut -d' ' -f2 | sort -n | tr '\n' ' ')"
 pass=$(grep -c '^PASS' "$res"); fail=$(grep -c '^FAIL' "$res"); rej=$(grep -c '^REJECTED' "$res")
-echo "specs rejected by tilegen check and regenerated: $rej (of $((pass + fail + rej)) generated)"
+uns=$(grep -c '^UNSUPPORTED' "$res")
+echo "specs rejected by tilegen check and regenerated: $rej (of $((pass + fail + rej + uns)) generated)"
+echo "specs gen refused with E100 (not supported by the C back end yet; neither passed nor failed): $uns"
+grep '^UNSUPPORTED' "$res" | cut -d' ' -f3- | sed 's/[^:]*:[0-9]*:[0-9]*: //' | sort | uniq -c | sort -rn | sed 's/^/  /'
+grep '^USES' "$res" | awk '{ n[$2]++ } END { for (k in n) printf "%s %d\n", k, n[k] }' | sort |
+  tr '\n' ' ' | sed 's/^/passing specs using each op, dtype, feature: /; s/$/\n/'
 awk '$1 == "COVER" { n[$2] += $3; if ($3 > 0) k[$2]++ }
      END { printf "C back end transforms in passing specs: %d loads forwarded (%d specs), %d stores sunk (%d specs), %d copy loops folded (%d specs)\n",
            n["forwarded"], k["forwarded"], n["sunk"], k["sunk"], n["folded"], k["folded"] }' "$res"
