@@ -526,10 +526,14 @@ static int tensor_engine(E *e, IrInst *in, tpl_value *m)
     if (!d || !a || (in->op == IR_OP_MATMUL && !b))
         return 0;
     int64_t pd = pconst(&in->dst), p0 = pconst(&in->src[0]);
-    int ok = pd > 0 && p0 > 0 && p0 <= TG_PARTITIONS;
+    /* matmul: a ragged contraction (K = min(...) partitions, the same
+     * expression on both inputs) is a loop bound and an argument, K <= 128
+     * by sema; everything else must be constant */
+    int ragged_k = in->op == IR_OP_MATMUL && p0 < 0 && !strcmp(cx(e, in->src[0].pcount), cx(e, in->src[1].pcount));
+    int ok = pd > 0 && (ragged_k || (p0 > 0 && p0 <= TG_PARTITIONS));
     if (in->op == IR_OP_MATMUL) /* dst[M,N] += stat[K,M]^T mov[K,N] */
-        ok = ok && pconst(&in->src[1]) == p0 && pd == n0 && nd == n1 && n0 <= TG_MATMUL_STATIONARY_FMAX &&
-             n1 <= TG_MATMUL_MOVING_FMAX;
+        ok = ok && (ragged_k || pconst(&in->src[1]) == p0) && pd == n0 && nd == n1 &&
+             n0 <= TG_MATMUL_STATIONARY_FMAX && n1 <= TG_MATMUL_MOVING_FMAX;
     else /* dst[F,P] = src[P,F]^T */
         ok = ok && pd == n0 && nd == p0 && n0 <= TG_PARTITIONS;
     if (!ok) {
@@ -540,7 +544,7 @@ static int tensor_engine(E *e, IrInst *in, tpl_value *m)
     put(e, m, "a", a);
     if (b)
         put(e, m, "b", b);
-    put_int(e, m, "K", p0);
+    put(e, m, "K", ragged_k ? str(e, "(int)(%s)", cx(e, in->src[0].pcount)) : str(e, "%lld", (long long)p0));
     put_int(e, m, "M", n0);
     put_int(e, m, "N", n1);
     put_bool(e, m, "accumulate", in->accumulate);

@@ -91,6 +91,11 @@ check "folding: fold.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" fold >"$w/fold.log" 2>&1'
 check "folding: fold.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" fold >"$w/fold-iss.log" 2>&1'
+# A matmul with a ragged contraction (K = min(...) partitions): numpy exact, ISS bit for bit.
+check "ragged-K matmul (ragged_k.yaml) matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" ragged_k >"$w/ragged_k.log" 2>&1'
+check "ragged-K matmul: C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" ragged_k >"$w/ragged_k-iss.log" 2>&1'
 # The disagreements the differential fuzzer found (tests/numerics/fuzz_diff_cases/
 # <case>/fz.yaml + its inputs) stay fixed: C simulation and ISS bit for bit.
 agree_case() { # agree_case DIR: 0 when the C simulation and the ISS agree

@@ -413,6 +413,20 @@ def _ref_fold(p, x):
     return {"yi": (yi, "exact"), "yi2": (yi, "exact"), "yf": (yf, "exact")}
 
 
+def _inputs_ragged_k(p, r):
+    return {"a": r.standard_normal((300, 64)), "b": r.standard_normal((300, 96))}
+
+
+def _ref_ragged_k(p, x):
+    # bf16 products are exact in fp32; the Tensor engine sums them in fp32 in
+    # increasing k from the memset's +0 (SPEC.md §5) -> modelled step by step, exact
+    a, b = x["a"].astype(np.float32), x["b"].astype(np.float32)
+    acc = np.zeros((64, 96), np.float32)
+    for k in range(a.shape[0]):
+        acc = f32(acc + np.outer(a[k], b[k]).astype(np.float32))
+    return {"y": (acc.astype(np.float64), "exact")}
+
+
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
 # gen-cli suite (check.sh with SPECS=tests/numerics/specs).
 TEST_SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
@@ -429,6 +443,8 @@ TEST_KERNELS = {
                    ("y4", "float32", "N, F"), ("y5", "float32", "N, F"), ("y6", "float32", "N, F"),
                    ("y7", "float32", "N, F"), ("y8", "float32", "N, F"), ("y9", "float32", "128, F")],
                   _inputs_forward, _ref_forward),
+    "ragged_k": _k({}, [("a", "bfloat16", "300, 64"), ("b", "bfloat16", "300, 96")],
+                   [("y", "float32", "64, 96")], _inputs_ragged_k, _ref_ragged_k),
     "fold": _k({"R": 12, "C": 20},
                [("xi", "int32", "128, R, C"), ("xf", "float32", "128, R, C")],
                [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],
