@@ -102,9 +102,9 @@ static void attention_body(tg_core *core, const uint16_t *q, const uint16_t *k, 
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
                     float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                    tg_r = tg_k++ ? tg_alu_maximum(tg_r, tg_x) : tg_x;
+                    tg_r = tg_k++ ? tg_alu_raw_maximum(tg_r, tg_x) : tg_x;
                 }
-                tg_wr_f32(tg_d, 0, -tg_r);
+                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
             }
             { /* attention.yaml:55: act.activation */
                 uint8_t *tg_d = core->sbuf[tg_p] + 0;
@@ -119,11 +119,11 @@ static void attention_body(tg_core *core, const uint16_t *q, const uint16_t *k, 
                         tg_buf[tg_j0 - tg_c] = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
                     }
                     for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                        tg_sum = tg_alu_add(tg_sum, tg_buf[tg_j0 - tg_c]);
+                        tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
                         tg_wr_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
                     }
                 }
-                tg_wr_f32(core->sbuf[tg_p] + 12288, 0, tg_sum);
+                tg_wr_f32(core->sbuf[tg_p] + 12288, 0, tg_nan_canon(tg_sum));
             }
         }
         for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:57 */

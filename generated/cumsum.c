@@ -41,8 +41,8 @@ static void cumsum_body(tg_core *core, const float *x, float *y)
                     float tg_r = tg_rd_f32(core->sbuf[tg_p] + 10240, 0);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                        tg_r = tg_alu_add(tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_r), tg_rd_f32(tg_s1, tg_j0));
-                        tg_wr_f32(tg_d, tg_j0, tg_r);
+                        tg_r = tg_alu_raw_add(tg_alu_raw_multiply(tg_rd_f32(tg_s0, tg_j0), tg_r), tg_rd_f32(tg_s1, tg_j0));
+                        tg_wr_f32(tg_d, tg_j0, tg_nan_canon(tg_r));
                     }
                 }
                 { /* cumsum.yaml:32: dve.tensor_copy */

@@ -50,9 +50,9 @@ static void rmsnorm_body(tg_core *core, const float *x, const float *g, float *y
                activation loop above has no carried sum and vectorizes */
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                tg_sum = tg_alu_add(tg_sum, tg_rd_f32(tg_d, tg_j0));
+                tg_sum = tg_alu_raw_add(tg_sum, tg_rd_f32(tg_d, tg_j0));
             }
-            tg_wr_f32(core->sbuf[tg_p] + 8256, 0, tg_sum);
+            tg_wr_f32(core->sbuf[tg_p] + 8256, 0, tg_nan_canon(tg_sum));
         }
         /* rmsnorm.yaml:37: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {

@@ -28,9 +28,9 @@ static void softmax_body(tg_core *core, const float *x, float *y)
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                     float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                    tg_r = tg_k++ ? tg_alu_maximum(tg_r, tg_x) : tg_x;
+                    tg_r = tg_k++ ? tg_alu_raw_maximum(tg_r, tg_x) : tg_x;
                 }
-                tg_wr_f32(tg_d, 0, -tg_r);
+                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
             }
             { /* softmax.yaml:29: act.activation */
                 uint8_t *tg_d = core->sbuf[tg_p] + 4096;
@@ -47,9 +47,9 @@ static void softmax_body(tg_core *core, const float *x, float *y)
                    activation loop above has no carried sum and vectorizes */
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    tg_sum = tg_alu_add(tg_sum, tg_rd_f32(tg_d, tg_j0));
+                    tg_sum = tg_alu_raw_add(tg_sum, tg_rd_f32(tg_d, tg_j0));
                 }
-                tg_wr_f32(core->sbuf[tg_p] + 6208, 0, tg_sum);
+                tg_wr_f32(core->sbuf[tg_p] + 6208, 0, tg_nan_canon(tg_sum));
             }
             { /* softmax.yaml:30: dve.reciprocal */
                 uint8_t *tg_d = core->sbuf[tg_p] + 6144;

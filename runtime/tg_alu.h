@@ -68,26 +68,38 @@ float tg_alu(tg_alu_op op, float a, float b);
 uint32_t tg_alu_bits(tg_alu_op op, uint32_t a, uint32_t b);
 
 /* ---- per-op functions ------------------------------------------------------ */
-static inline float tg_alu_add(float a, float b) { return tg_nan_canon(a + b); }
-static inline float tg_alu_subtract(float a, float b) { return tg_nan_canon(a - b); }
-static inline float tg_alu_multiply(float a, float b) { return tg_nan_canon(a * b); }
-static inline float tg_alu_divide(float a, float b) { return tg_nan_canon(a / b); }
-static inline float tg_alu_maximum(float a, float b)
+/* tg_alu_raw_<op>: the op with whatever NaN the host makes; tg_alu_<op>: the
+ * same with the canonical NaN (tg_nan_canon). A left fold may run on the raw
+ * ops and canonicalize once at the end (and a scan each output): whether a
+ * result is NaN never depends on which NaN went in, so the bits are those of
+ * the canonical op at every step, without a NaN check on the fold's chain. */
+static inline float tg_alu_raw_add(float a, float b) { return a + b; }
+static inline float tg_alu_raw_subtract(float a, float b) { return a - b; }
+static inline float tg_alu_raw_multiply(float a, float b) { return a * b; }
+static inline float tg_alu_raw_divide(float a, float b) { return a / b; }
+static inline float tg_alu_raw_maximum(float a, float b)
 {
     if (a != a || b != b)
-        return tg_nan_canon(a + b);
+        return a + b;
     if (a == b) /* ±0: prefer +0 */
         return (tg_f32_bits(a) >> 31) ? b : a;
     return a > b ? a : b;
 }
-static inline float tg_alu_minimum(float a, float b)
+static inline float tg_alu_raw_minimum(float a, float b)
 {
     if (a != a || b != b)
-        return tg_nan_canon(a + b);
+        return a + b;
     if (a == b) /* ±0: prefer −0 */
         return (tg_f32_bits(a) >> 31) ? a : b;
     return a < b ? a : b;
 }
+static inline float tg_alu_raw_power(float a, float b) { return tg_math_pow(a, b); }
+static inline float tg_alu_add(float a, float b) { return tg_nan_canon(a + b); }
+static inline float tg_alu_subtract(float a, float b) { return tg_nan_canon(a - b); }
+static inline float tg_alu_multiply(float a, float b) { return tg_nan_canon(a * b); }
+static inline float tg_alu_divide(float a, float b) { return tg_nan_canon(a / b); }
+static inline float tg_alu_maximum(float a, float b) { return tg_nan_canon(tg_alu_raw_maximum(a, b)); }
+static inline float tg_alu_minimum(float a, float b) { return tg_nan_canon(tg_alu_raw_minimum(a, b)); }
 static inline float tg_alu_power(float a, float b) { return tg_nan_canon(tg_math_pow(a, b)); }
 static inline float tg_alu_equal(float a, float b) { return a == b ? 1.0f : 0.0f; }
 static inline float tg_alu_not_equal(float a, float b) { return a != b ? 1.0f : 0.0f; }
@@ -136,5 +148,15 @@ static inline float tg_alu_abs(float a, float b)
     (void)b;
     return tg_act_abs(a);
 }
+
+/* The ops that never make a NaN (comparisons, logical, bitvec, abs) are
+ * their own raw versions. */
+#define TG_ALU_SAME_RAW(id)                                                                                       \
+    static inline float tg_alu_raw_##id(float a, float b) { return tg_alu_##id(a, b); }
+TG_ALU_SAME_RAW(equal) TG_ALU_SAME_RAW(not_equal) TG_ALU_SAME_RAW(greater) TG_ALU_SAME_RAW(greater_equal)
+TG_ALU_SAME_RAW(less) TG_ALU_SAME_RAW(less_equal) TG_ALU_SAME_RAW(logical_and) TG_ALU_SAME_RAW(logical_or)
+TG_ALU_SAME_RAW(logical_xor) TG_ALU_SAME_RAW(bitwise_and) TG_ALU_SAME_RAW(bitwise_or)
+TG_ALU_SAME_RAW(bitwise_xor) TG_ALU_SAME_RAW(left_shift) TG_ALU_SAME_RAW(right_shift) TG_ALU_SAME_RAW(abs)
+#undef TG_ALU_SAME_RAW
 
 #endif /* TG_ALU_H */

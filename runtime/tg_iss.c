@@ -337,6 +337,7 @@ static int exec_reduce(iss *m, iss_engine *e, const tg_prog_inst *in)
             tg_iss_gather(&s, tg_iss_row(&s, p), &it, x, n);
             r = j0 ? tg_iss_fold(op, r, x, n) : tg_iss_fold(op, x[0], x + 1, n - 1);
         }
+        r = tg_nan_canon(r); /* the fold ran raw (tg_iss_fold) */
         r = negate ? -r : r;
         tg_iss_scatter_row(&d, p, &r);
     }

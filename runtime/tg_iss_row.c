@@ -140,13 +140,13 @@ float tg_iss_fold(tg_alu_op op, float r, const float *x, int64_t n)
 #define ISS_FOLD_CASE(ID, id)        \
     case TG_ALU_##ID:                \
         for (i = 0; i < n; i++)      \
-            r = tg_alu_##id(r, x[i]); \
+            r = tg_alu_raw_##id(r, x[i]); \
         break;
         TG_ALU_OPS(ISS_FOLD_CASE)
 #undef ISS_FOLD_CASE
     default:
         for (i = 0; i < n; i++)
-            r = tg_op_alu(op, r, x[i]);
+            r = tg_op_alu_raw(op, r, x[i]);
         break;
     }
     return r;
@@ -449,8 +449,8 @@ int tg_iss_ew_row(const tg_iss_ew *w, const tg_iss_ap *d, const tg_iss_ap *s0, c
             break;
         case TG_ISS_SCAN:
             for (i = 0; i < n; i++) {
-                r = tg_op_alu(w->op1, tg_op_alu(w->op0, x0[i], r), x1[i]);
-                y[i] = r;
+                r = tg_op_alu_raw(w->op1, tg_op_alu_raw(w->op0, x0[i], r), x1[i]);
+                y[i] = tg_nan_canon(r); /* the chain raw, each output canonical (tg_alu.h) */
             }
             break;
         case TG_ISS_MEMSET:
@@ -466,6 +466,7 @@ int tg_iss_ew_row(const tg_iss_ew *w, const tg_iss_ap *d, const tg_iss_ap *s0, c
     }
     if (w->kind == TG_ISS_ACT && w->has_reduce) {
         tg_iss_it_init(&id, 0);
+        sum = tg_nan_canon(sum); /* the fold ran raw (tg_iss_fold) */
         tg_iss_scatter(&w->red, tg_iss_row(&w->red, p), &id, &sum, 1);
     }
     return 0;

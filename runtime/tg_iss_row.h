@@ -83,7 +83,8 @@ void tg_iss_gather_row(const tg_iss_ap *a, int64_t p, float *x);
 /* x[0..a->count) into the whole of row p. */
 void tg_iss_scatter_row(const tg_iss_ap *a, int64_t p, const float *x);
 
-/* r op x[0] op ... op x[n-1], left to right (tg_op_alu per step). */
+/* r op x[0] op ... op x[n-1], left to right, on the raw ops (tg_alu.h): the
+ * caller makes a NaN result canonical (tg_nan_canon). */
 float tg_iss_fold(tg_alu_op op, float r, const float *x, int64_t n);
 
 /* A scalar operand: a [P,1] access pattern (element 0 of each row) or a number. */

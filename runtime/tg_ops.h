@@ -47,6 +47,17 @@ static inline float tg_op_alu(tg_alu_op op, float a, float b)
     }
 }
 
+/* a op b with the host's NaN (tg_alu_raw_*): for the chain of a fold. */
+static inline float tg_op_alu_raw(tg_alu_op op, float a, float b)
+{
+    switch (op) {
+#define TG_OPS_ALU_RAW_CASE(ID, id) case TG_ALU_##ID: return tg_alu_raw_##id(a, b);
+        TG_ALU_OPS(TG_OPS_ALU_RAW_CASE)
+#undef TG_OPS_ALU_RAW_CASE
+    default: return tg_bits_f32(0x7fc00000u);
+    }
+}
+
 /* f(x), inlined; same results as tg_act(). */
 static inline float tg_op_act(tg_act_func f, float x)
 {
@@ -167,7 +178,8 @@ static inline float tg_reduce_row(const float *x, size_t n, tg_alu_op op, int ne
         return tg_bits_f32(0x7fc00000u);
     r = x[0];
     for (j = 1; j < n; j++)
-        r = tg_op_alu(op, r, x[j]);
+        r = tg_op_alu_raw(op, r, x[j]);
+    r = tg_nan_canon(r); /* the raw fold's bits, NaN made canonical once (tg_alu.h) */
     return negate ? -r : r;
 }
 
@@ -197,10 +209,10 @@ static inline void tg_scan_row(float *dst, const float *a, const float *b, size_
 {
     float r = initial;
     size_t j;
-    for (j = 0; j < n; j++) {
-        float t = tg_op_alu(op0, a[j], r);
-        r = tg_op_alu(op1, t, b[j]);
-        dst[j] = r;
+    for (j = 0; j < n; j++) { /* the chain raw, each output canonical (tg_alu.h) */
+        float t = tg_op_alu_raw(op0, a[j], r);
+        r = tg_op_alu_raw(op1, t, b[j]);
+        dst[j] = tg_nan_canon(r);
     }
 }
 
