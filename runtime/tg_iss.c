@@ -435,6 +435,8 @@ static int exec_preduce(iss *m, iss_engine *e, const tg_prog_inst *in)
                 acc[i] = tg_op_alu(op, acc[i], x[i]);
         }
         is = ip;
+        for (int64_t i = 0; i < n; i++) /* a fold's result is canonical, one partition too */
+            acc[i] = tg_nan_canon(acc[i]);
         tg_iss_scatter(&d, tg_iss_row(&d, 0), &id, acc, n);
     }
     m->st->eng[TG_ENG_POOL].elems += (uint64_t)d.count;

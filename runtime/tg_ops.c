@@ -327,6 +327,8 @@ void tg_partition_reduce_f32(float *dst, const float *src, ptrdiff_t ss, int P, 
             break;
         }
     }
+    for (f = 0; f < F; f++) /* a fold's result is canonical, one partition too */
+        dst[f] = tg_nan_canon(dst[f]);
 }
 
 void tg_partition_reduce_bits(uint32_t *dst, const uint32_t *src, ptrdiff_t ss, int P, size_t F,
