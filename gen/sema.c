@@ -1481,16 +1481,22 @@ static void check_unwritten(Sema *s)
         R.first[s->acc[i].seq] = i;
     }
     qsort(R.ops, (size_t)R.nops, sizeof *R.ops, cmp_opseq);
-    for (int i = 0; i < s->nacc; i++) { /* reads with no write of their tile earlier in the text: W001's */
-        const Access *r = &s->acc[i];
-        if (r->is_write || r->ref->is_tensor)
-            continue;
-        int earlier = 0;
-        for (int j = 0; j < s->nacc && !earlier; j++)
-            earlier = s->acc[j].is_write && !s->acc[j].ref->is_tensor && s->acc[j].ref->index == r->ref->index &&
-                      s->acc[j].seq < r->seq;
-        R.done[i] = !earlier;
+    /* reads with no write of their tile in an earlier op of the text are
+     * W001's; acc is in program order, each op's accesses together */
+    char *seen = calloc((size_t)sp->ntiles + 1, 1);
+    if (!seen)
+        goto out;
+    for (int i = 0, next; i < s->nacc; i = next) {
+        for (next = i; next < s->nacc && s->acc[next].seq == s->acc[i].seq; next++) {
+            const Access *a = &s->acc[next];
+            if (!a->is_write && !a->ref->is_tensor && a->ref->index >= 0)
+                R.done[next] = !seen[a->ref->index];
+        }
+        for (int j = i; j < next; j++)
+            if (s->acc[j].is_write && !s->acc[j].ref->is_tensor && s->acc[j].ref->index >= 0)
+                seen[s->acc[j].ref->index] = 1;
     }
+    free(seen);
     for (int t = 0; t < sp->ntiles; t++) {
         const SpecTile *tile = &sp->tiles[t];
         int64_t nbits = 1;

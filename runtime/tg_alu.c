@@ -16,11 +16,7 @@ const char *tg_alu_name(tg_alu_op op)
 
 int tg_alu_from_name(const char *s, size_t len)
 {
-    int i;
-    for (i = 0; i < TG_ALU_COUNT; i++)
-        if (tg_name_eq(tg_alu_names[i], s, len))
-            return i;
-    return -1;
+    return tg_name_find(tg_alu_names, TG_ALU_COUNT, s, len);
 }
 
 int tg_alu_is_bitvec(tg_alu_op op)

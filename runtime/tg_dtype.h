@@ -79,6 +79,16 @@ static inline int tg_name_eq(const char *name, const char *s, size_t len)
     return k == len && name[k] == '\0';
 }
 
+/* Index of the name among names[0..n) that the `len` bytes at `s` spell, or -1. */
+static inline int tg_name_find(const char *const *names, int n, const char *s, size_t len)
+{
+    int i;
+    for (i = 0; i < n; i++)
+        if (tg_name_eq(names[i], s, len))
+            return i;
+    return -1;
+}
+
 /* ---- bit casts ------------------------------------------------------------ */
 typedef union tg_f32u {
     float f;    /* the value */

@@ -431,11 +431,11 @@ static int exec_preduce(iss *m, iss_engine *e, const tg_prog_inst *in)
         for (int64_t p = 1; p < s.pcount; p++) {
             ip = is;
             tg_iss_gather(&s, tg_iss_row(&s, p), &ip, x, n);
-            for (int64_t i = 0; i < n; i++)
-                acc[i] = tg_op_alu(op, acc[i], x[i]);
+            for (int64_t i = 0; i < n; i++) /* raw fold, canonical result below (tg_alu.h) */
+                acc[i] = tg_op_alu_raw(op, acc[i], x[i]);
         }
         is = ip;
-        for (int64_t i = 0; i < n; i++) /* a fold's result is canonical, one partition too */
+        for (int64_t i = 0; i < n; i++)
             acc[i] = tg_nan_canon(acc[i]);
         tg_iss_scatter(&d, tg_iss_row(&d, 0), &id, acc, n);
     }

@@ -435,11 +435,7 @@ const char *tg_act_name(tg_act_func f)
 
 int tg_act_from_name(const char *s, size_t len)
 {
-    int i;
-    for (i = 0; i < TG_ACT_COUNT; i++)
-        if (tg_name_eq(tg_act_names[i], s, len))
-            return i;
-    return -1;
+    return tg_name_find(tg_act_names, TG_ACT_COUNT, s, len);
 }
 
 float tg_act(tg_act_func f, float x)

@@ -315,19 +315,19 @@ void tg_partition_reduce_f32(float *dst, const float *src, ptrdiff_t ss, int P, 
         switch (op) { /* the common ops get loops the compiler can vectorize */
         case TG_ALU_ADD:
             for (f = 0; f < F; f++)
-                dst[f] = tg_alu_add(dst[f], row[f]);
+                dst[f] = tg_alu_raw_add(dst[f], row[f]);
             break;
         case TG_ALU_MAXIMUM:
             for (f = 0; f < F; f++)
-                dst[f] = tg_alu_maximum(dst[f], row[f]);
+                dst[f] = tg_alu_raw_maximum(dst[f], row[f]);
             break;
         default:
             for (f = 0; f < F; f++)
-                dst[f] = tg_alu(op, dst[f], row[f]);
+                dst[f] = tg_op_alu_raw(op, dst[f], row[f]);
             break;
         }
     }
-    for (f = 0; f < F; f++) /* a fold's result is canonical, one partition too */
+    for (f = 0; f < F; f++) /* the fold ran raw: its result canonical (tg_alu.h) */
         dst[f] = tg_nan_canon(dst[f]);
 }
 

@@ -87,6 +87,9 @@ void tpl_utf8_put(tpl_buf *b, uint32_t c);           /* append code point c as U
 /* Shortest digits that read back as the same float32, in Python repr layout
  * (numpy's str(np.float32(f))); non-finite values print as inf/-inf/nan. */
 void tpl_float32_repr(char *out, size_t n, float f);
+/* The same through snprintf + strtof (its fallback below 2^-18, where the
+ * exact 128-bit digit search does not fit; the tests' reference for it). */
+void tpl_float32_repr_printf(char *out, size_t n, float f);
 /* Python %-formatting of fmt with args (the `format` filter and str % x). */
 tpl_value *tpl_format(TplRender *r, const TplNode *at, const tpl_value *fmt,
                       tpl_value *const *args, size_t nargs);

@@ -631,18 +631,23 @@ static int float32_digits(float f, char *d, int *exp)
 }
 #endif
 
-void tpl_float32_repr(char *out, size_t n, float f)
+void tpl_float32_repr_printf(char *out, size_t n, float f)
 {
     char sci[48];
     if (non_finite(out, n, f))
         return;
-    int exp, nd = float32_digits(f, sci, &exp);
-    if (nd) {
-        python_layout(out, n, signbit(f) != 0, sci, nd, exp);
-        return;
-    }
     shortest_sci(sci, sizeof sci, (double)f, 9, 1);
     python_layout_sci(out, n, sci);
+}
+
+void tpl_float32_repr(char *out, size_t n, float f)
+{
+    char sci[48];
+    int exp, nd = isfinite(f) ? float32_digits(f, sci, &exp) : 0;
+    if (nd)
+        python_layout(out, n, signbit(f) != 0, sci, nd, exp);
+    else
+        tpl_float32_repr_printf(out, n, f);
 }
 
 static void repr_string(tpl_buf *b, const char *s, size_t n)

@@ -40,9 +40,7 @@ for k in "$@"; do
       if [ -n "$bad" ]; then ok=0; why="$cc object needs $(echo $bad)"; fi
     done
   fi
-  if [ $ok = 1 ] && ! $CC $HOSTFLAGS -I"$d/gen" "-DKERNEL_H=\"$k.h\"" -DKERNEL_DESC=${k}_kernel \
-      "$here/run_kernel.c" "$d/gen/$k.c" $rtobjs -o "$d/run" >>"$d/gen.log" 2>&1; then
-    ok=0; why="harness build failed"; fi
+  if [ $ok = 1 ] && ! build_harness "$k" "$d" run_kernel.c run; then ok=0; why="harness build failed"; fi
   if [ $ok = 1 ] && ! "$PYTHON" "$here/refs.py" inputs "$k" --seed 0 --dir "$d" >>"$d/gen.log" 2>&1; then
     ok=0; why="refs.py inputs failed"; fi
   if [ $ok = 1 ] && ! "$d/run" "$d" >>"$d/gen.log" 2>&1; then ok=0; why="kernel run failed"; fi
@@ -50,11 +48,7 @@ for k in "$@"; do
     if "$PYTHON" "$here/refs.py" compare "$k" --dir "$d" >"$d/compare.log" 2>&1; then :; else ok=0; why="refs.py compare failed"; fi
     sed "s/^/  /" "$d/compare.log"
   fi
-  if [ $ok = 1 ]; then
-    pass=$((pass+1)); echo "[       OK ] $k"
-  else
-    fail=$((fail+1)); echo "[  FAILED  ] $k: $why (log: $d/gen.log)"; sed 's/^/    /' "$d/gen.log" | head -20
-  fi
+  verdict "$k" "$d"
   if [ $ok = 1 ] && [ -n "$TIMING" ]; then
     c=$("$d/run" "$d" "$TIMING_N" | sed -n 's/^time_ms //p')
     n=$("$PYTHON" "$here/np_time.py" "$k" "$d" "$TIMING_N")

@@ -26,3 +26,20 @@ kernel_files() {
     ok=0; why="tilegen gen failed"
   fi
 }
+
+# build_harness K D MAIN OUT: D/OUT from the harness MAIN.c, D/gen/K.c and the
+# runtime objects (log appended to D/gen.log).
+build_harness() {
+  $CC $HOSTFLAGS -I"$2/gen" "-DKERNEL_H=\"$1.h\"" -DKERNEL_DESC="$1_kernel" \
+    "$here/$3" "$2/gen/$1.c" $rtobjs -o "$2/$4" >>"$2/gen.log" 2>&1
+}
+
+# verdict K D: count kernel K as passed or failed (ok, why) and print it, with
+# the head of D/gen.log on a failure.
+verdict() {
+  if [ $ok = 1 ]; then
+    pass=$((pass+1)); echo "[       OK ] $1"
+  else
+    fail=$((fail+1)); echo "[  FAILED  ] $1: $why (log: $2/gen.log)"; sed 's/^/    /' "$2/gen.log" | head -20
+  fi
+}

@@ -35,9 +35,7 @@ for k in "$@"; do
       else ok=0; why="no listing, no embedded program, no \$BIN_DIR/$k.bin"; fi
     fi
   fi
-  if [ $ok = 1 ] && ! $CC $HOSTFLAGS -I"$d/gen" "-DKERNEL_H=\"$k.h\"" -DKERNEL_DESC=${k}_kernel \
-      "$here/iss_agree.c" "$d/gen/$k.c" $rtobjs -o "$d/agree" >>"$d/gen.log" 2>&1; then
-    ok=0; why="harness build failed"; fi
+  if [ $ok = 1 ] && ! build_harness "$k" "$d" iss_agree.c agree; then ok=0; why="harness build failed"; fi
   if [ $ok = 1 ] && ! "$PYTHON" "$here/refs.py" inputs "$k" --seed "$SEED" --dir "$d" >>"$d/gen.log" 2>&1; then
     ok=0; why="refs.py inputs failed"; fi
   if [ $ok = 1 ]; then
@@ -48,11 +46,7 @@ for k in "$@"; do
     if "$PYTHON" "$here/refs.py" compare "$k" --dir "$d" >"$d/compare.log" 2>&1; then :; else ok=0; why="refs.py compare of the ISS outputs failed"; fi
     sed "s/^/  /" "$d/compare.log"
   fi
-  if [ $ok = 1 ]; then
-    pass=$((pass+1)); echo "[       OK ] $k"
-  else
-    fail=$((fail+1)); echo "[  FAILED  ] $k: $why (log: $d/gen.log)"; sed 's/^/    /' "$d/gen.log" | head -20
-  fi
+  verdict "$k" "$d"
   if [ $ok = 1 ] && [ -n "$TIMING" ]; then
     "$d/agree" "$d" 5 $prog | sed -n "s/^time_ms /  $k: /p"
   fi

@@ -1,7 +1,8 @@
 /* cmocka tests for ctemplate's printf-free float32 formatter (c_float and
  * tpl_float32_repr): its output is compared with the snprintf + strtof
- * reference it replaced (kept here verbatim), over a stride of all float32 bit
- * patterns and hand-picked edge cases, and every output must read back. */
+ * formatter it replaced (tpl_float32_repr_printf, still its fallback for tiny
+ * values), over a stride of all float32 bit patterns and hand-picked edge
+ * cases, and every output must read back. */
 #include <float.h>
 #include <math.h>
 #include <setjmp.h>
@@ -13,151 +14,6 @@
 #include <cmocka.h>
 
 #include "tpl_int.h"
-
-/* ---- reference: the former snprintf/strtof implementation ----------------- */
-/* Lay out the digits of a "%.*e" rendering the way Python's repr does:
- * positional for 1e-4 <= |x| < 1e16, else d.ddde+XX. */
-static void ref_layout(char *out, size_t n, const char *sci)
-{
-    char digits[24];
-    size_t nd = 0;
-    const char *p = sci;
-    int neg = 0;
-    if (*p == '-') {
-        neg = 1;
-        p++;
-    }
-    for (; *p && *p != 'e' && nd + 1 < sizeof digits; p++)
-        if (*p != '.')
-            digits[nd++] = *p;
-    while (nd > 1 && digits[nd - 1] == '0')
-        nd--;
-    digits[nd] = 0;
-    int exp = atoi(p + 1);
-    char *o = out;
-    size_t left = n;
-#define PUT(c) do { if (left > 1) { *o++ = (c); left--; } } while (0)
-    if (neg)
-        PUT('-');
-    if (exp >= -4 && exp < 16) {
-        if (exp >= 0) {
-            for (int i = 0; i <= exp; i++)
-                PUT(i < (int)nd ? digits[i] : '0');
-            PUT('.');
-            if ((int)nd > exp + 1)
-                for (size_t i = (size_t)exp + 1; i < nd; i++)
-                    PUT(digits[i]);
-            else
-                PUT('0');
-        } else {
-            PUT('0');
-            PUT('.');
-            for (int i = 0; i < -exp - 1; i++)
-                PUT('0');
-            for (size_t i = 0; i < nd; i++)
-                PUT(digits[i]);
-        }
-    } else {
-        PUT(digits[0]);
-        if (nd > 1) {
-            PUT('.');
-            for (size_t i = 1; i < nd; i++)
-                PUT(digits[i]);
-        }
-        PUT('e');
-        PUT(exp < 0 ? '-' : '+');
-        char e[16];
-        snprintf(e, sizeof e, "%02d", exp < 0 ? -exp : exp);
-        for (char *q = e; *q; q++)
-            PUT(*q);
-    }
-#undef PUT
-    *o = 0;
-}
-
-/* Shortest "%.*e"-style rendering of x that reads back as x (as a double, or
- * as a float when is_float). One printf gives maxp digits (always enough);
- * shorter candidates are made by rounding that digit string and checked with
- * strtod/strtof, binary-searching the length (round-tripping is monotonic).
- * A dropped tail of exactly "5000..." could be a double rounding, so that
- * length is re-printed by printf instead. */
-static void ref_shortest_sci(char *sci, size_t n, double x, int maxp, int is_float)
-{
-    char full[48];
-    snprintf(full, sizeof full, "%.*e", maxp - 1, x);
-    const char *p = full;
-    int neg = *p == '-';
-    p += neg;
-    char dig[24];
-    int nd = 0;
-    for (; *p && *p != 'e'; p++)
-        if (*p != '.')
-            dig[nd++] = *p;
-    int exp = atoi(p + 1);
-    int lo = 1, hi = maxp;
-    char best[48];
-    snprintf(best, sizeof best, "%s", full);
-    while (lo < hi) {
-        int mid = (lo + hi) / 2;
-        char cand[48];
-        int tie = dig[mid] == '5';
-        for (int i = mid + 1; i < nd && tie; i++)
-            tie = dig[i] == '0';
-        if (tie) {
-            snprintf(cand, sizeof cand, "%.*e", mid - 1, x);
-        } else {
-            char d[24];
-            memcpy(d, dig, (size_t)mid);
-            int e = exp, carry = dig[mid] >= '5';
-            for (int i = mid - 1; i >= 0 && carry; i--) {
-                if (d[i] == '9') {
-                    d[i] = '0';
-                } else {
-                    d[i]++;
-                    carry = 0;
-                }
-            }
-            if (carry) { /* 9.99 -> 10.0: one more power of ten */
-                d[0] = '1';
-                for (int i = 1; i < mid; i++)
-                    d[i] = '0';
-                e++;
-            }
-            char *c = cand;
-            if (neg)
-                *c++ = '-';
-            *c++ = d[0];
-            if (mid > 1) {
-                *c++ = '.';
-                memcpy(c, d + 1, (size_t)mid - 1);
-                c += mid - 1;
-            }
-            snprintf(c, sizeof cand - (size_t)(c - cand), "e%+03d", e);
-        }
-        int ok = is_float ? strtof(cand, NULL) == (float)x : strtod(cand, NULL) == x;
-        if (ok) {
-            hi = mid;
-            snprintf(best, sizeof best, "%s", cand);
-        } else {
-            lo = mid + 1;
-        }
-    }
-    snprintf(sci, n, "%s", best);
-}
-
-
-static void ref_float32_repr(char *out, size_t n, float f)
-{
-    char sci[48];
-    if (isnan(f))
-        snprintf(out, n, "nan");
-    else if (isinf(f))
-        snprintf(out, n, f < 0 ? "-inf" : "inf");
-    else {
-        ref_shortest_sci(sci, sizeof sci, (double)f, 9, 1);
-        ref_layout(out, n, sci);
-    }
-}
 
 /* ---- tests ---------------------------------------------------------------- */
 static float from_bits(uint32_t u)
@@ -174,7 +30,7 @@ static int check_bits(uint32_t u)
     float f = from_bits(u);
     char got[64], want[64];
     tpl_float32_repr(got, sizeof got, f);
-    ref_float32_repr(want, sizeof want, f);
+    tpl_float32_repr_printf(want, sizeof want, f);
     int bad = strcmp(got, want) != 0;
     if (isfinite(f)) {
         float back = strtof(got, NULL);
