@@ -44,9 +44,13 @@ struct TplRender {
     int nchain;         /* chain entries recorded for the current error */
     uint64_t iters;     /* loop iterations so far */
     const tpl_value *ctx; /* the context map (or NULL) */
+    int undef_line;     /* line of the last conditional that yielded undefined */
 };
 
-/* The value of an undefined lookup in non-strict position (is defined, default). */
+/* The value of an undefined lookup in non-strict position (is defined, default),
+ * and of a false conditional expression without `else` (Jinja's lenient
+ * Undefined: empty in output and `~`, false as a condition, passed on by
+ * `and`/`or`/`set`/nested conditionals; an error anywhere else). */
 static tpl_value undef_v = { TPL_NULL, { 0 } };
 static tpl_value *const UNDEF = &undef_v;
 static tpl_value range_v = { TPL_CALLABLE, { .call = { TPL_CALL_RANGE, NULL } } };
@@ -54,6 +58,7 @@ static tpl_value range_v = { TPL_CALLABLE, { .call = { TPL_CALL_RANGE, NULL } } 
 int tpl_is_undef(const tpl_value *v) { return v == UNDEF; }
 
 static tpl_value *eval(TplRender *r, TplScope *s, const TplNode *n);
+static tpl_value *eval_u(TplRender *r, TplScope *s, const TplNode *n);
 static int exec_body(TplRender *r, TplScope *s, const TplNodes *body);
 
 /* ---- errors ------------------------------------------------------------------ */
@@ -310,7 +315,7 @@ static tpl_value *eval_soft(TplRender *r, TplScope *s, const TplNode *n)
         tpl_value *k = eval(r, s, n->b);
         return k ? getitem(r, n, o, k, 0) : NULL;
     }
-    return eval(r, s, n);
+    return eval_u(r, s, n);
 }
 
 /* ---- arithmetic -------------------------------------------------------------- */
@@ -779,7 +784,20 @@ static tpl_value *eval_test(TplRender *r, TplScope *s, const TplNode *n)
 }
 
 /* ---- expressions ------------------------------------------------------------- */
+/* Evaluate n where an undefined value is an error. */
 static tpl_value *eval(TplRender *r, TplScope *s, const TplNode *n)
+{
+    tpl_value *v = eval_u(r, s, n);
+    if (v == UNDEF) {
+        tpl_render_fail(r, n, "the inline if-expression on line %d evaluated to false and "
+                        "no else section was defined", r->undef_line);
+        return NULL;
+    }
+    return v;
+}
+
+/* Evaluate n; the result may be UNDEF (a false conditional without `else`). */
+static tpl_value *eval_u(TplRender *r, TplScope *s, const TplNode *n)
 {
     tpl_value *a, *b, *v;
     switch (n->kind) {
@@ -829,24 +847,25 @@ static tpl_value *eval(TplRender *r, TplScope *s, const TplNode *n)
         }
         return tpl_int(r->a, n->kind == N_NEG ? -tpl_int_of(a) : tpl_int_of(a));
     case N_NOT:
-        return (a = eval(r, s, n->a)) ? tpl_bool(r->a, !tpl_truthy(a)) : NULL;
+        return (a = eval_u(r, s, n->a)) ? tpl_bool(r->a, !tpl_truthy(a)) : NULL;
     case N_AND:
-        if (!(a = eval(r, s, n->a)))
+        if (!(a = eval_u(r, s, n->a)))
             return NULL;
-        return tpl_truthy(a) ? eval(r, s, n->b) : a;
+        return tpl_truthy(a) ? eval_u(r, s, n->b) : a;
     case N_OR:
-        if (!(a = eval(r, s, n->a)))
+        if (!(a = eval_u(r, s, n->a)))
             return NULL;
-        return tpl_truthy(a) ? a : eval(r, s, n->b);
+        return tpl_truthy(a) ? a : eval_u(r, s, n->b);
     case N_CONCAT: {
         tpl_buf t;
         tmp_buf(r, &t);
         for (size_t i = 0; i < n->kids.n; i++) {
-            if (!(a = eval(r, s, n->kids.v[i]))) {
+            if (!(a = eval_u(r, s, n->kids.v[i]))) {
                 tpl_buf_free(&t);
                 return NULL;
             }
-            tpl_str_append(&t, a);
+            if (a != UNDEF)
+                tpl_str_append(&t, a);
         }
         return buf_string(r, n, &t);
     }
@@ -864,14 +883,14 @@ static tpl_value *eval(TplRender *r, TplScope *s, const TplNode *n)
         }
         return a ? tpl_bool(r->a, 1) : NULL;
     case N_COND:
-        if (!(a = eval(r, s, n->a)))
+        if (!(a = eval_u(r, s, n->a)))
             return NULL;
         if (tpl_truthy(a))
-            return eval(r, s, n->b);
+            return eval_u(r, s, n->b);
         if (n->c)
-            return eval(r, s, n->c);
-        tpl_render_fail(r, n, "conditional expression without 'else' is undefined");
-        return NULL;
+            return eval_u(r, s, n->c);
+        r->undef_line = n->line;
+        return UNDEF;
     case N_LIST:
         if (!(v = tpl_list(r->a)))
             return oom(r, n);
@@ -982,7 +1001,7 @@ static int exec_for(TplRender *r, TplScope *s, const TplNode *n)
             TplScope *sc = scope_new(r, s);
             if (!sc || count_iter(r, n) || bind_targets(r, sc, n, items->u.list.items[i]))
                 return sc ? -1 : (oom(r, n), -1);
-            tpl_value *c = eval(r, sc, n->c);
+            tpl_value *c = eval_u(r, sc, n->c);
             if (!c)
                 return -1;
             int keep = tpl_truthy(c);
@@ -1068,14 +1087,15 @@ static int exec_stmt(TplRender *r, TplScope *s, const TplNode *n)
         return out_check(r, n);
     case N_OUTPUT:
         m = tpl_mark(r->a);
-        if (!(v = eval(r, s, n->a)))
+        if (!(v = eval_u(r, s, n->a)))
             return -1;
-        tpl_str_append(r->out, v);
+        if (v != UNDEF)
+            tpl_str_append(r->out, v);
         tpl_reset(r->a, m);
         return out_check(r, n);
     case N_IF:
         m = tpl_mark(r->a);
-        if (!(v = eval(r, s, n->a)))
+        if (!(v = eval_u(r, s, n->a)))
             return -1;
         int t = tpl_truthy(v);
         tpl_reset(r->a, m);
@@ -1083,7 +1103,7 @@ static int exec_stmt(TplRender *r, TplScope *s, const TplNode *n)
     case N_FOR:
         return exec_for(r, s, n);
     case N_SET:
-        if (!(v = eval(r, s, n->a)))
+        if (!(v = eval_u(r, s, n->a)))
             return -1;
         return scope_set(r, s, n->name, n->namelen, n->hash, v) ? (oom(r, n), -1) : 0;
     case N_SETBLOCK: {
@@ -1132,7 +1152,7 @@ int tpl_render(tpl_env *env, tpl_template *t, const tpl_value *context, tpl_buf 
                  tpl_type_name(context));
         return -1;
     }
-    TplRender r = { env, tpl_arena_new(), out, err, 0, t, 0, 0, 0, context };
+    TplRender r = { env, tpl_arena_new(), out, err, 0, t, 0, 0, 0, context, 0 };
     if (!r.a) {
         snprintf(err->message, sizeof err->message, "out of memory");
         return -1;
