@@ -8,3 +8,12 @@ CMOCKA_LIBS = -lcmocka
 SUITES += numerics-refs
 suite-numerics-refs:
 	@$(PYTHON) tests/numerics/refs.py selftest
+
+# The timing model's calibration and validation cases (tests/cost/README.md):
+# the NKI matmul tutorial's four kernels (examples/) and the DMA transfers of
+# the NKI guides (tests/cost/specs/) check and generate at their published
+# size, run on the ISS at reduced sizes against numpy, and published.tsv names
+# specs that exist and check.
+SUITES += cost-specs
+suite-cost-specs: $(TILEGEN)
+	@TILEGEN=$(TILEGEN) $(PYTHON) tests/cost/run.py $(BUILD)/cost-specs
