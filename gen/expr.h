@@ -43,7 +43,7 @@ const char *expr_tok_name(ExprTokKind k);
 /* ---- trees ---- */
 typedef enum {
     EXPR_INT,   /* ival */
-    EXPR_FLOAT, /* fval (only as a whole scalar, never inside arithmetic) */
+    EXPR_FLOAT, /* fval (only in number fields, expr_parse_number) */
     EXPR_NAME,  /* name, not yet resolved */
     EXPR_VAR,   /* ival = env[] slot (p, f or a loop variable) */
     EXPR_NEG, EXPR_ADD, EXPR_SUB, EXPR_MUL, EXPR_DIV, EXPR_MOD, EXPR_MIN, EXPR_MAX
@@ -91,7 +91,7 @@ typedef struct ExprError {
 /* Parsers: text is a scalar node's value; `node` (may be NULL) gives locations.
  * Each returns NULL / 0 on failure with *err filled. */
 Expr *expr_parse_int(Arena *a, const SpecNode *node, const char *text, ExprError *err);
-/* A number: a float literal (1e-6, -inf) or an integer expression. */
+/* A number: an expression that may also hold float literals (1e-6, inf). */
 Expr *expr_parse_number(Arena *a, const SpecNode *node, const char *text, ExprError *err);
 int expr_parse_region(Arena *a, const SpecNode *node, const char *text, ExprRegion *out, ExprError *err);
 int expr_parse_pred(Arena *a, const SpecNode *node, const char *text, ExprPred *out, ExprError *err);
@@ -100,6 +100,12 @@ int expr_parse_pred(Arena *a, const SpecNode *node, const char *text, ExprPred *
 /* Value of e with variables from env[]. 0 on success; on overflow, division by
  * zero or an unresolved name returns -1 and fills err (if not NULL). */
 int expr_eval(const Expr *e, const int64_t *env, int64_t *out, ExprError *err);
+/* Value of a number field (SPEC.md §2.1): e evaluated in floating point —
+ * integers, params and loop variables convert exactly, `/` is true division,
+ * `%` the floored remainder, min/max as usual — then rounded once to float32.
+ * -1 with err (E018) on division by zero, an integer beyond 2^53, a result that
+ * is not a number or a finite result beyond float32's range. */
+int expr_eval_float(const Expr *e, const int64_t *env, double *out, ExprError *err);
 /* 1 if e is constant (no variables or names). */
 int expr_is_const(const Expr *e);
 /* Affine form: *c + sum coef[v]*env[v] over v < nvars. Returns 1 when e is

@@ -1,5 +1,5 @@
 /* expr.re - lexer (re2c) and Pratt parser of spec expressions (SPEC.md §2):
- * integer expressions, float scalars, regions `t[a:b, c:d:s, e, :]` and
+ * integer expressions, float expressions, regions `t[a:b, c:d:s, e, :]` and
  * predicates `e1 OP e2`. Errors carry the column inside the YAML string.
  * Evaluation lives in expr_eval.c. */
 #include "expr.h"
@@ -282,7 +282,9 @@ static int binop_prec(ExprTokKind k, ExprKind *kind)
     }
 }
 
-/* expr := unary (('+'|'-'|'*'|'/'|'%') unary)*   with * / % binding tighter */
+/* expr := unary (('+'|'-'|'*'|'/'|'%') unary)*   with * / % binding tighter.
+ * Float literals only parse where allow_float is set (number fields, which
+ * evaluate in floating point: expr_eval_float). */
 static Expr *parse_expr(Parser *p, int min_prec)
 {
     Expr *lhs = parse_unary(p);
@@ -296,12 +298,6 @@ static Expr *parse_expr(Parser *p, int min_prec)
         Expr *rhs = parse_expr(p, prec);
         if (!rhs)
             return NULL;
-        if (lhs->kind == EXPR_FLOAT || rhs->kind == EXPR_FLOAT) {
-            Expr *f = lhs->kind == EXPR_FLOAT ? lhs : rhs;
-            (void)f;
-            fail(p, off, "E009", "a float literal must stand alone; arithmetic is on integers only");
-            return NULL;
-        }
         Expr *e = node(p, kind, off);
         if (!e)
             return NULL;

@@ -1,9 +1,10 @@
 /* expr_eval.c - evaluation of parsed expressions: checked 64-bit integer
- * arithmetic with floor division, affine forms over loop variables, the set of
+ * arithmetic with floor division, floating point for number fields, affine forms over loop variables, the set of
  * variables an expression reads, and printing. (The lexer and parser are in
  * expr.re, which generates its own expr.c in the build tree.) */
 #include "expr.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -114,6 +115,77 @@ int expr_eval(const Expr *e, const int64_t *env, int64_t *out, ExprError *err)
     default:
         return eval_fail(err, e, "bad expression");
     }
+}
+
+/* An integer as a double, exactly (|v| <= 2^53). */
+static int exact_double(const Expr *e, int64_t v, double *out, ExprError *err)
+{
+    if (v > (INT64_C(1) << 53) || v < -(INT64_C(1) << 53))
+        return eval_fail(err, e, "integer too large to convert exactly to a float (limit 2^53)");
+    *out = (double)v;
+    return 0;
+}
+
+static int eval_double(const Expr *e, const int64_t *env, double *out, ExprError *err)
+{
+    double a = 0, b = 0;
+    switch (e->kind) {
+    case EXPR_INT:
+        return exact_double(e, e->ival, out, err);
+    case EXPR_VAR:
+        if (!env)
+            return eval_fail(err, e, "a loop variable is not allowed here");
+        return exact_double(e, env[e->ival], out, err);
+    case EXPR_FLOAT:
+        *out = e->fval;
+        return 0;
+    case EXPR_NAME:
+        return eval_fail(err, e, "unresolved name");
+    default:
+        break;
+    }
+    if (eval_double(e->a, env, &a, err))
+        return -1;
+    if (e->kind == EXPR_NEG) {
+        *out = -a;
+        return 0;
+    }
+    if (eval_double(e->b, env, &b, err))
+        return -1;
+    switch (e->kind) {
+    case EXPR_ADD: *out = a + b; return 0;
+    case EXPR_SUB: *out = a - b; return 0;
+    case EXPR_MUL: *out = a * b; return 0;
+    case EXPR_DIV:
+    case EXPR_MOD:
+        if (b == 0)
+            return eval_fail(err, e, e->kind == EXPR_DIV ? "division by zero" : "modulo by zero");
+        if (e->kind == EXPR_DIV) {
+            *out = a / b;
+        } else { /* floored: a nonzero result takes the divisor's sign (Python's %) */
+            double m = fmod(a, b);
+            *out = m != 0 && (m < 0) != (b < 0) ? m + b : m;
+        }
+        return 0;
+    case EXPR_MIN: *out = a < b ? a : b; return 0;
+    case EXPR_MAX: *out = a > b ? a : b; return 0;
+    default:
+        return eval_fail(err, e, "bad expression");
+    }
+}
+
+int expr_eval_float(const Expr *e, const int64_t *env, double *out, ExprError *err)
+{
+    double v;
+    if (eval_double(e, env, &v, err))
+        return -1;
+    if (v != v)
+        return eval_fail(err, e, "the value is not a number (NaN)");
+    float f = (float)v;
+    if (f - f != 0 && v - v == 0) /* finite, but beyond float32 */
+        return eval_fail(err, e, "number out of float32 range");
+    *out = f;
+    return 0;
 }
 
 int expr_is_const(const Expr *e)

@@ -26,7 +26,7 @@ FRONT_UNITS := load expr check sema
 FRONT_UNIT_BINS := $(FRONT_UNITS:%=$(BIN)/test_%)
 $(FRONT_UNIT_BINS): $(BIN)/test_%: $(BUILD)/tests/unit/test_%.o $(FRONT_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) -lyaml
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) -lyaml -lm
 
 SUITES += front-unit diag specs fuzz-spec
 TEST_DEPS += $(FRONT_UNIT_BINS)
@@ -51,7 +51,7 @@ FUZZ_SPEC = $(BUILD)/fuzz/fuzz_spec
 $(FUZZ_SPEC): tests/fuzz/fuzz_spec.c $(FRONT_SRCS) $(BUILD)/gen/expr.c runtime/tg_dtype.c
 	@mkdir -p $(dir $@)
 	clang -std=c11 -g -O1 -Igen -Iruntime -I$(BUILD)/gen -fsanitize=fuzzer,address,undefined \
-	  -fno-sanitize-recover=all -o $@ $^ -lyaml
+	  -fno-sanitize-recover=all -o $@ $^ -lyaml -lm
 suite-fuzz-spec:
 	@if command -v clang >/dev/null 2>&1; then \
 	  $(MAKE) -s --no-print-directory $(FUZZ_SPEC) && \

@@ -12,7 +12,7 @@ $(LOWER_OBJS): | $(BUILD)/gen/expr.c
 LOWER_TEST_BINS := $(BIN)/test_lower $(BIN)/test_plan
 $(LOWER_TEST_BINS): $(BIN)/test_%: $(BUILD)/tests/unit/test_%.o $(LOWER_OBJS) $(FRONT_OBJS) $(BUILD)/runtime/tg_prog.o
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) -lyaml
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) -lyaml -lm
 
 SUITES += lower plan
 TEST_DEPS += $(LOWER_TEST_BINS)

@@ -664,7 +664,8 @@ static int parse_ref(Checker *c, const SpecNode *n, SpecFieldKind kind, const ch
     return errs == 0;
 }
 
-/* A number field: a float literal or an integer expression over params. */
+/* A number field: an expression over params and float literals, evaluated in
+ * floating point and rounded once to float32 (SPEC.md §2.1: `1/D` is 1.0/D). */
 static int parse_number(Checker *c, const SpecNode *n, const char *fname, double *out)
 {
     if (!want(c, n, SPEC_NODE_SCALAR, fname))
@@ -675,18 +676,12 @@ static int parse_number(Checker *c, const SpecNode *n, const char *fname, double
         report_expr_error(c, &err);
         return 0;
     }
-    if (e->kind == EXPR_FLOAT) {
-        *out = e->fval;
-        return 1;
-    }
-    int64_t v;
     if (resolve(c, e, ALLOW_PARAMS, fname))
         return 0;
-    if (expr_eval(e, NULL, &v, &err)) {
+    if (expr_eval_float(e, NULL, out, &err)) {
         report_expr_error(c, &err);
         return 0;
     }
-    *out = (double)v;
     return 1;
 }
 

@@ -22,7 +22,7 @@ MEANING = {
     "E015": "unsupported schema version",
     "E016": "unknown op, or a statement without exactly one op key",
     "E017": "invalid identifier",
-    "E018": "integer too large, overflow or division by zero",
+    "E018": "integer too large, overflow or division by zero; a number field beyond float32 or NaN",
     "E019": "-D names a param the spec does not have",
     "E020": "undefined name",
     "E021": "name defined twice",

@@ -96,6 +96,11 @@ check "ragged-K matmul (ragged_k.yaml) matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" ragged_k >"$w/ragged_k.log" 2>&1'
 check "ragged-K matmul: C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" ragged_k >"$w/ragged_k-iss.log" 2>&1'
+# Number fields in floating point (SPEC.md §2.1): scale 1/D is float32(1/D), not 0.
+check "float fields: fscale.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" fscale >"$w/fscale.log" 2>&1'
+check "float fields: fscale.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" fscale >"$w/fscale-iss.log" 2>&1'
 # The disagreements the differential fuzzer found (tests/numerics/fuzz_diff_cases/
 # <case>/fz.yaml + its inputs) stay fixed: C simulation and ISS bit for bit.
 agree_case() { # agree_case DIR: 0 when the C simulation and the ISS agree

@@ -427,6 +427,26 @@ def _ref_ragged_k(p, x):
     return {"y": (acc.astype(np.float64), "exact")}
 
 
+def _inputs_fscale(p, r):
+    return {"x": r.standard_normal((128, p["D"]))}
+
+
+def _ref_fscale(p, x):
+    # Number fields in floating point, rounded once to fp32 (SPEC.md §2.1):
+    # scale 1/D = f32(1/D), D/8, 1/3, D/3 and -D/2.0 likewise. Each op is one
+    # fp32 rounding and the row sum a left fold (tg_ops.h) -> exact.
+    d, v = p["D"], f32(x["x"])
+    ys = f32(v * f32(1.0 / d))
+    acc = ys[:, 0].copy()
+    for j in range(1, d):
+        acc = f32(acc + ys[:, j])
+    yo = f32(f32(v + f32(d / 8)) * f32(1.0 / 3))
+    pi, fi = np.meshgrid(np.arange(128), np.arange(d), indexing="ij")
+    yc = np.where(fi < pi, f32(d / 3), f32(-d / 2.0))
+    return {"mean": (acc.reshape(128, 1).astype(np.float64), "exact"), "ys": (ys.astype(np.float64), "exact"),
+            "yo": (yo.astype(np.float64), "exact"), "yc": (yc.astype(np.float64), "exact")}
+
+
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
 # gen-cli suite (check.sh with SPECS=tests/numerics/specs).
 TEST_SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
@@ -445,6 +465,9 @@ TEST_KERNELS = {
                   _inputs_forward, _ref_forward),
     "ragged_k": _k({}, [("a", "bfloat16", "300, 64"), ("b", "bfloat16", "300, 96")],
                    [("y", "float32", "64, 96")], _inputs_ragged_k, _ref_ragged_k),
+    "fscale": _k({"D": 100}, [("x", "float32", "128, D")],
+                 [("mean", "float32", "128, 1"), ("ys", "float32", "128, D"), ("yo", "float32", "128, D"),
+                  ("yc", "float32", "128, D")], _inputs_fscale, _ref_fscale),
     "fold": _k({"R": 12, "C": 20},
                [("xi", "int32", "128, R, C"), ("xf", "float32", "128, R, C")],
                [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],

@@ -1,9 +1,11 @@
 /* test_expr.c - expression lexer, parser and evaluator: precedence, floor
- * division, min/max, overflow, error columns, regions, predicates, affine. */
+ * division, min/max, overflow, error columns, regions, predicates, affine,
+ * number fields in floating point. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "expr.h"
@@ -87,8 +89,71 @@ static void numbers(void **state)
     e = expr_parse_number(&a, NULL, "1e-6", &err);
     assert_non_null(e);
     assert_true(e->fval == 1e-6);
-    assert_null(expr_parse_number(&a, NULL, "1.5 * 2", &err));
     arena_free(&a);
+}
+
+/* A number field's value (expr_eval_float) with loop variable slot 2 = i. */
+static double eval_num(const char *s, int64_t i, const char **code)
+{
+    Arena a;
+    arena_init(&a);
+    ExprError err;
+    Expr *e = expr_parse_number(&a, NULL, s, &err);
+    assert_non_null(e);
+    Expr *stack[64];
+    int n = 0;
+    stack[n++] = e;
+    while (n) { /* the name i is loop variable slot EXPR_VAR_FIRST */
+        Expr *x = stack[--n];
+        if (x->kind == EXPR_NAME && !strcmp(x->name, "i")) {
+            x->kind = EXPR_VAR;
+            x->ival = EXPR_VAR_FIRST;
+        }
+        if (x->a)
+            stack[n++] = x->a;
+        if (x->b)
+            stack[n++] = x->b;
+    }
+    int64_t env[3] = {0, 0, i};
+    double v = -12345.0;
+    int rc = expr_eval_float(e, env, &v, &err);
+    *code = rc ? err.code : NULL;
+    arena_free(&a);
+    return v;
+}
+
+static void numbers_in_floating_point(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        int64_t i;
+        double want;
+    } ok[] = {
+        {"1/100", 0, (float)0.01},      /* true division, one fp32 rounding */
+        {"1/3", 0, (float)(1.0 / 3)},   {"7 / 2", 0, 3.5},
+        {"-7 % 2", 0, 1.0},             {"7.5 % -2", 0, -0.5}, /* floored remainder */
+        {"1.5 * 2", 0, 3.0},            {"min(1/3, 0.25)", 0, 0.25},
+        {"max(-inf, 2)", 0, 2.0},       {"2 * -inf", 0, -INFINITY},
+        {"16777217", 0, 16777216.0},    /* 2^24 + 1 rounds to even in fp32 */
+        {"0.1 + 0.2", 0, (float)(0.1 + 0.2)},
+        {"1 / (i + 1)", 3, 0.25},       {"i / 8 - 0.5", 5, 0.125},
+        {"9007199254740992", 0, 9007199254740992.0}, /* 2^53 converts exactly */
+    };
+    for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
+        const char *code;
+        double v = eval_num(ok[k].s, ok[k].i, &code);
+        assert_null(code);
+        assert_true(v == ok[k].want);
+        assert_true(v == (double)(float)v);
+    }
+    static const char *const bad[] = {"1/0", "1 % (2 - 2)", "1e39", "inf - inf", "9007199254740993", "1/(i - 2)"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        const char *code;
+        eval_num(bad[k], 2, &code);
+        assert_non_null(code);
+        assert_string_equal(code, "E018");
+    }
 }
 
 static void regions_and_preds(void **state)
@@ -149,6 +214,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(arithmetic), cmocka_unit_test(errors_located), cmocka_unit_test(overflow_and_zero),
         cmocka_unit_test(numbers),    cmocka_unit_test(regions_and_preds), cmocka_unit_test(affine),
+        cmocka_unit_test(numbers_in_floating_point),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
