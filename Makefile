@@ -38,6 +38,7 @@ include gen/gen.mk
 include gen/lower.mk
 include gen/emit.mk
 include gen/asm.mk
+include runtime/cost.mk
 include tests/tests.mk
 
 # bin/tilegen: every object the fragments contributed (prerequisites are fixed

@@ -760,9 +760,10 @@ static int instruction(A *a)
             return 0;
         skip_ws(a);
         int role = find_key(tg_isa_role_key, TG_ROLE_COUNT, key), imm = -1;
-        int is_ap = role >= 0 && (!strncmp(a->s + a->pos, "hbm:", a->len - a->pos < 4 ? 0 : 4) ||
-                                  !strncmp(a->s + a->pos, "sbuf:", a->len - a->pos < 5 ? 0 : 5) ||
-                                  !strncmp(a->s + a->pos, "psum:", a->len - a->pos < 5 ? 0 : 5));
+        size_t left = a->len - a->pos; /* a short value at the very end is no access pattern */
+        int is_ap = role >= 0 && ((left >= 4 && !strncmp(a->s + a->pos, "hbm:", 4)) ||
+                                  (left >= 5 && !strncmp(a->s + a->pos, "sbuf:", 5)) ||
+                                  (left >= 5 && !strncmp(a->s + a->pos, "psum:", 5)));
         if (!is_ap) {
             imm = find_key(tg_isa_imm_key, TG_IMM_COUNT, key);
             role = -1;

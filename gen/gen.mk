@@ -4,7 +4,8 @@
 # fuzz-spec; its benchmark: check.
 FRONT_SRCS := gen/arena.c gen/diag.c gen/driver.c gen/spec_load.c gen/expr_eval.c gen/spec_check.c gen/sema.c
 FRONT_RE   := gen/expr.re
-GEN_SRCS := gen/main.c gen/run_cmd.c $(FRONT_SRCS)
+GEN_SRCS := gen/main.c gen/run_cmd.c gen/profile_cmd.c gen/profile.c gen/profile_report.c \
+            gen/profile_trace.c gen/profile_svg.c $(FRONT_SRCS)
 GEN_RE   := $(FRONT_RE)
 GEN_OBJS += $(GEN_SRCS:%.c=$(BUILD)/%.o) $(GEN_RE:%.re=$(BUILD)/%.o)
 

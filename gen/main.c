@@ -11,6 +11,7 @@
 #include "diag.h"
 #include "driver.h"
 #include "gen_cmd.h"
+#include "profile_cmd.h"
 #include "run_cmd.h"
 #include "spec.h"
 #include "tpl_cmd.h"
@@ -20,6 +21,7 @@ static const char usage[] =
     "usage: tilegen check [-D N=V]... [--target T] SPEC...\n"
     "       tilegen gen [-o DIR] [-D N=V]... [--target T] [-MD] [--report] SPEC...\n"
     "       tilegen run SPEC [-D N=V]... [--target T] [--in NAME=F.npy]... [--out NAME=F.npy]... [--seed S]\n"
+    "       tilegen profile SPEC [-D N=V]... [--target T] [--json FILE|-] [--trace FILE] [--svg FILE]\n"
     "       tilegen asm FILE.s -o FILE.bin\n"
     "       tilegen disasm FILE.bin [-o FILE.s]\n"
     "       tilegen tpl TEMPLATE [--context FILE] [-I DIR]...\n"
@@ -121,6 +123,8 @@ int main(int argc, char **argv)
         return gen_cmd_main(argc, argv);
     if (!strcmp(cmd, "run"))
         return run_cmd_main(argv[0], argc - 1, argv + 1);
+    if (!strcmp(cmd, "profile"))
+        return profile_cmd_main(argv[0], argc - 1, argv + 1);
     if (!strcmp(cmd, "asm"))
         return asm_cmd_asm(argc - 1, argv + 1);
     if (!strcmp(cmd, "disasm"))

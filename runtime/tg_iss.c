@@ -674,3 +674,22 @@ int tg_iss_run_stats(tg_core *core, const tg_kernel *k, void *const tensors[], t
         return rc;
     return exec_decoded(&m);
 }
+
+int tg_iss_exec_inst(tg_core *core, const tg_prog *prog, void *const tensors[], const int64_t regs[TG_ISA_MAX_REGS],
+                     const tg_prog_inst *in, tg_iss_stats *stats)
+{
+    iss m;
+    iss_engine e;
+    memset(&e, 0, sizeof e);
+    memcpy(e.regs, regs, sizeof e.regs);
+    m.core = core;
+    m.prog = *prog;
+    m.tensors = tensors;
+    m.st = stats;
+    if (in->op == TG_OP_WAIT || in->op == TG_OP_SIGNAL || in->op == TG_OP_LOOP || in->op == TG_OP_ENDLOOP)
+        return 0;
+    int rc = exec_op(&m, &e, in);
+    if (!rc)
+        stats->eng[in->engine].insts++;
+    return rc;
+}

@@ -51,4 +51,13 @@ int tg_iss_run_stats(tg_core *core, const tg_kernel *k, void *const tensors[], t
  * TG_ECORE or TG_ETARGET. Memory written before an error stays written. */
 int tg_iss_exec(tg_core *core, const uint8_t *prog, size_t size, void *const tensors[], tg_iss_stats *stats);
 
+/* Execute one compute or DMA instruction `in` of the decoded program `prog`
+ * with loop registers regs[] (what the scheduler of another model, e.g. the
+ * timing model tg_cost.c, needs to produce the ISS's values). Loop control
+ * and semaphores are the caller's. 0 or a negative TG_E* code. */
+struct tg_prog;
+struct tg_prog_inst;
+int tg_iss_exec_inst(tg_core *core, const struct tg_prog *prog, void *const tensors[],
+                     const int64_t regs[TG_ISA_MAX_REGS], const struct tg_prog_inst *in, tg_iss_stats *stats);
+
 #endif /* TG_ISS_H */

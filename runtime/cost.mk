@@ -1,0 +1,38 @@
+# The timing model (runtime/tg_cost*.c): runs a binary program in time on a
+# model of a NeuronCore (docs/cost.md). Included by the top-level Makefile
+# after iss.mk and gen/asm.mk (the tests assemble listings). Suites: cost (cmocka: each cost rule against hand-computed
+# cycles, the scheduler on hand-built programs), cost-freestanding.
+COST_SRCS := runtime/tg_cost.c runtime/tg_cost_rules.c runtime/tg_cost_table.c
+COST_OBJS := $(COST_SRCS:%.c=$(BUILD)/%.o)
+RT_OBJS += $(COST_OBJS)
+
+$(BIN)/test_cost: $(BUILD)/tests/unit/test_cost.o $(COST_OBJS) $(ISS_DEPS) $(ASM_OBJS) $(LOWER_OBJS) \
+                  $(FRONT_OBJS) $(TPL_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $^ -o $@ $(CMOCKA_LIBS) -lyaml -lm
+
+SUITES += cost cost-freestanding
+TEST_DEPS += $(BIN)/test_cost
+.PHONY: suite-cost suite-cost-freestanding
+suite-cost: $(BIN)/test_cost
+	@tests/cmocka_count.sh $(BIN)/test_cost
+
+# As iss-freestanding: every undefined symbol is memcpy/memset or the runtime's.
+suite-cost-freestanding:
+	@d=$(BUILD)/cost-fs; mkdir -p $$d; p=0; f=0; \
+	for cc in gcc clang; do \
+	  : > $$d/$$cc.defs; \
+	  for u in $(ISS_FS_USES) $(ISS_SRCS) $(COST_SRCS); do \
+	    $$cc $(ISS_FS_FLAGS) -c $$u -o $$d/$$cc-dep.o && \
+	    nm --defined-only $$d/$$cc-dep.o | awk '{print $$NF}' >> $$d/$$cc.defs; \
+	  done; \
+	  for src in $(COST_SRCS); do \
+	    obj=$$d/$$cc-$$(basename $$src .c).o; \
+	    if ! $$cc $(ISS_FS_FLAGS) -c $$src -o $$obj; then \
+	      echo "FAIL: $$cc $$src does not build freestanding"; f=$$((f+1)); continue; fi; \
+	    bad=$$(nm -u $$obj | awk '{print $$NF}' | grep -vxF -f $$d/$$cc.defs | grep -vxE 'memcpy|memset'); \
+	    if [ -n "$$bad" ]; then echo "FAIL: $$cc $$src needs: $$bad"; f=$$((f+1)); \
+	    else echo "ok: $$cc $$src freestanding"; p=$$((p+1)); fi; \
+	  done; \
+	done; \
+	echo "$$p passed, $$f failed"
