@@ -74,30 +74,26 @@ static int line_cmp(const void *x, const void *y)
 /* Per-engine figures, DMA unions, HFU and the bottleneck. */
 static int derive_engines(Profile *p)
 {
-    Span *q = malloc((p->nev ? p->nev : 1) * sizeof *q), *x = malloc((p->nev ? p->nev : 1) * sizeof *x);
-    if (!q || !x) {
-        free(q);
-        free(x);
+    Span *q = malloc((p->nev ? p->nev : 1) * sizeof *q);
+    if (!q)
         return -1;
-    }
-    size_t nq = 0, nx = 0;
+    size_t nq = 0;
     for (size_t i = 0; i < p->nev; i++) {
         const tg_cost_event *e = &p->ev[i];
         int g = prof_engine_of_stream(e->stream);
-        if (g < 0)
+        if (g < 0 || e->kind != TG_COST_INST)
             continue;
-        if (e->kind == TG_COST_XFER) {
-            x[nx++] = (Span){e->start_ps, e->end_ps};
-        } else if (e->kind == TG_COST_INST && g == PROF_DMA) {
+        if (g == PROF_DMA)
             q[nq++] = (Span){e->start_ps, e->end_ps};
-        } else if (e->kind == TG_COST_INST) {
+        else
             p->busy_ps[g] += e->end_ps - e->start_ps;
-        }
     }
     p->busy_ps[PROF_DMA] = union_ps(q, nq);
-    p->dma_engine_busy_ps = union_ps(x, nx);
     free(q);
-    free(x);
+    uint64_t sum = 0;
+    for (int e = 0; e < TG_DMA_QUEUES; e++)
+        sum += p->st.dma_engine_ps[e];
+    p->dma_engine_busy_ps = p->tab->dma_engines ? sum / p->tab->dma_engines : 0;
     for (int s = 0; s < TG_COST_STREAMS; s++) {
         int g = prof_engine_of_stream(s);
         if (g >= 0)
@@ -183,7 +179,8 @@ static int derive_lines(Profile *p)
     return 0;
 }
 
-int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, char *msg, size_t msgsize)
+int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, int transfers, char *msg,
+                size_t msgsize)
 {
     tg_prog dec;
     if (tg_prog_decode(&dec, prog, len)) {
@@ -201,7 +198,7 @@ int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, char *
         snprintf(msg, msgsize, "out of memory");
         goto out;
     }
-    tg_cost_opts opts = {NULL, NULL, sink, p};
+    tg_cost_opts opts = {NULL, NULL, sink, p, transfers};
     if (execute) {
         for (uint32_t i = 0; i < dec.ntensors; i++) {
             tg_prog_tensor t;

@@ -43,7 +43,7 @@ typedef struct Profile {
     uint8_t *crit;                 /* per event: 1 when on the critical path */
     uint64_t busy_ps[PROF_NENG];   /* busy per engine (DMA: union of DMAs in flight) */
     uint64_t insts[PROF_NENG];     /* instructions per engine (semaphore ops included) */
-    uint64_t dma_engine_busy_ps;   /* union of the 16 DMA engines' transfers */
+    uint64_t dma_engine_busy_ps;   /* mean busy time of one DMA engine */
     double hfu;                    /* 0..1 */
     int bottleneck;                /* ProfEngine with the most busy time */
     ProfLine *lines;               /* by line, increasing; only lines with events */
@@ -51,9 +51,11 @@ typedef struct Profile {
 } Profile;
 
 /* Run the model over `len` bytes of program (execute: also compute values,
- * on a core of its own, inputs seeded). 0, or a negative TG_E* code with a
- * message in msg. The Profile must be released with profile_free. */
-int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, char *msg, size_t msgsize);
+ * on a core of its own, inputs zero; transfers: keep each DMA's part on each
+ * DMA engine, for the trace and the timeline). 0, or a negative TG_E* code
+ * with a message in msg. The Profile must be released with profile_free. */
+int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, int transfers, char *msg,
+                size_t msgsize);
 void profile_free(Profile *p);
 
 /* Picoseconds as nanoseconds (double). */

@@ -126,7 +126,7 @@ int profile_cmd_main(const char *argv0, int argc, char **argv)
         char msg[512];
         p.spec_text = text;
         p.spec_len = tlen;
-        int r = profile_run(&p, prog, size, c.execute, msg, sizeof msg);
+        int r = profile_run(&p, prog, size, c.execute, c.trace || c.svg, msg, sizeof msg);
         if (r) {
             fprintf(stderr, "tilegen profile: %s\n", msg);
             rc = 2;

@@ -41,7 +41,7 @@ int profile_write_summary(FILE *f, const Profile *p, int top)
                 prof_ns(p->busy_ps[g]) / 1000.0, pct(p->busy_ps[g], lat), g == PROF_DMA ? "  (DMAs in flight)" : "");
     double secs = (double)lat * 1e-12;
     double gbps = secs > 0 ? (double)p->st.dma_bytes / secs / 1e9 : 0.0;
-    fprintf(f, "  DMA: %llu transfers, %.3f MiB, %.1f GB/s achieved of %.0f GB/s peak (%.1f%%); DMA engines busy %.1f%%\n",
+    fprintf(f, "  DMA: %llu transfers, %.3f MiB, %.1f GB/s achieved of %.0f GB/s peak (%.1f%%); DMA engines busy %.1f%% (mean)\n",
             (unsigned long long)p->st.dma_transfers, (double)p->st.dma_bytes / 1048576.0, gbps, dma_peak(p),
             dma_peak(p) > 0 ? 100.0 * gbps / dma_peak(p) : 0.0, pct(p->dma_engine_busy_ps, lat));
     if (p->st.dma_small)

@@ -106,7 +106,7 @@ int profile_write_svg(FILE *f, const Profile *p)
         y_of[r] = used[r] ? nrows++ : -1;
     uint64_t lat = p->st.latency_ps ? p->st.latency_ps : 1;
     double scale = (double)(SVG_W - SVG_LEFT - SVG_RIGHT) / (double)lat;
-    int height = SVG_TOP + nrows * SVG_ROW + 50;
+    int height = SVG_TOP + nrows * SVG_ROW + 70;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
                "font-family=\"sans-serif\" font-size=\"12\">\n",
@@ -139,6 +139,16 @@ int profile_write_svg(FILE *f, const Profile *p)
         fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", x, SVG_TOP, x, ybase + 5);
         fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#555\">%.2f us</text>\n", x, ybase + 20,
                 prof_ns(lat) / 1000.0 * k / 10.0);
+    }
+    static const struct { const char *name, *colour; } legend[] = {
+        {"matmul", "#1f77b4"}, {"transpose", "#9ecae1"}, {"activation", "#ff7f0e"}, {"vector", "#2ca02c"},
+        {"gpsimd", "#9467bd"}, {"load", "#17becf"}, {"store", "#8c564b"}, {"dma copy", "#bcbd22"},
+        {"semaphore wait", "#c8c8c8"}};
+    for (size_t k = 0; k < sizeof legend / sizeof legend[0]; k++) {
+        double x = SVG_LEFT + 130.0 * (double)k;
+        fprintf(f, "<rect x=\"%.0f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>", x, ybase + 32,
+                legend[k].colour);
+        fprintf(f, "<text x=\"%.0f\" y=\"%.1f\">%s</text>\n", x + 16, ybase + 43, legend[k].name);
     }
     Box box[SVG_NROWS];
     memset(box, 0, sizeof box);

@@ -36,3 +36,11 @@ suite-cost-freestanding:
 	  done; \
 	done; \
 	echo "$$p passed, $$f failed"
+
+# `tilegen profile` on every bundled spec: the JSON fields of SPEC.md §6, the
+# trace and the SVG read back by a reader, schedule invariants, bufs 2 never
+# slower than bufs 1 (tests/cost/check_profile.py).
+SUITES += cost-profile
+.PHONY: suite-cost-profile
+suite-cost-profile: $(TILEGEN)
+	@$(PYTHON) tests/cost/check_profile.py $(TILEGEN) $(wildcard specs/*.yaml)

@@ -301,34 +301,29 @@ static int exec_dma(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst *in)
     x.row_bytes = row_bytes;
     x.run_bytes = run;
     uint64_t issue = s->t, start_floor = issue + m->tab->dma_issue_ps;
-    uint64_t done = issue + m->tab->dma_fixed_ps, done_id = 0;
-    tg_cost_event ev;
-    for (uint32_t e = 0; e < m->tab->dma_engines && e < TG_DMA_QUEUES; e++) {
+    uint64_t done = issue + m->tab->dma_fixed_ps;
+    uint64_t qcause = s->cause ? s->cause : s->last_id, cause = qcause;
+    uint64_t xs[TG_DMA_QUEUES], xe[TG_DMA_QUEUES], xc[TG_DMA_QUEUES];
+    uint32_t ne = m->tab->dma_engines < TG_DMA_QUEUES ? m->tab->dma_engines : TG_DMA_QUEUES;
+    for (uint32_t e = 0; e < ne; e++) {
         uint64_t busy = tg_cost_dma_engine_ps(m->tab, &x, e);
+        xe[e] = 0;
         if (!busy)
             continue;
-        memset(&ev, 0, sizeof ev);
-        ev.start_ps = umax(start_floor, m->dma_free[e]);
-        ev.cause = m->dma_free[e] > start_floor ? m->dma_id[e] : s->cause ? s->cause : s->last_id;
-        ev.end_ps = ev.start_ps + busy;
-        ev.pc = s->pc;
-        ev.line = in->line;
-        ev.op = (uint16_t)in->op;
-        ev.kind = TG_COST_XFER;
-        ev.engine = TG_ENG_DMA;
-        ev.stream = (uint8_t)sid;
-        ev.unit = (uint8_t)e;
-        emit(m, &ev);
-        m->dma_free[e] = ev.end_ps;
-        m->dma_id[e] = ev.id;
+        xs[e] = umax(start_floor, m->dma_free[e]);
+        xc[e] = m->dma_free[e] > start_floor ? m->dma_id[e] : qcause;
+        xe[e] = xs[e] + busy;
         m->st->dma_engine_ps[e] += busy;
-        if (ev.end_ps >= done) {
-            done = ev.end_ps;
-            done_id = ev.id;
+        if (xe[e] >= done) {
+            done = xe[e];
+            cause = xc[e];
         }
     }
+    /* the DMA first (its id is what later users of its engines wait on), then
+     * its part on each engine when asked for */
+    tg_cost_event ev;
     memset(&ev, 0, sizeof ev);
-    ev.cause = done_id ? done_id : s->cause;
+    ev.cause = cause;
     ev.start_ps = issue;
     ev.end_ps = done;
     ev.pc = s->pc;
@@ -341,6 +336,22 @@ static int exec_dma(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst *in)
     ev.row_bytes = row_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)row_bytes;
     ev.elems = (uint64_t)(rows * d.count);
     emit(m, &ev);
+    tg_cost_event xev = ev;
+    xev.kind = TG_COST_XFER;
+    xev.bytes = 0;
+    for (uint32_t e = 0; e < ne; e++) {
+        if (!xe[e])
+            continue;
+        m->dma_free[e] = xe[e];
+        m->dma_id[e] = ev.id;
+        if (m->opts && m->opts->transfers) {
+            xev.cause = xc[e];
+            xev.start_ps = xs[e];
+            xev.end_ps = xe[e];
+            xev.unit = (uint8_t)e;
+            emit(m, &xev);
+        }
+    }
     m->st->dma_bytes += ev.bytes;
     m->st->dma_transfers++;
     if (row_bytes < (int64_t)m->tab->dma_small_bytes) {
@@ -467,12 +478,14 @@ static int step(cmodel *m, uint32_t sid)
                 ss->sem_head[sem] = (ss->sem_head[sem] + 1) % TG_COST_SEM_DEPTH;
                 ss->sem_count[sem]--;
                 wake_all(m);
-                if (when > s->t) { /* it had to wait: the wake-up costs a hand-off */
+                if (when > s->t) {
+                    /* it had to wait: blocked until the signal, then the
+                     * wait instruction wakes the engine (the hand-off) */
                     tg_cost_event ev;
                     memset(&ev, 0, sizeof ev);
                     ev.cause = id;
                     ev.start_ps = s->t;
-                    ev.end_ps = when + m->tab->handoff_ps;
+                    ev.end_ps = when;
                     ev.pc = s->pc;
                     ev.line = in.line;
                     ev.op = (uint16_t)in.op;
@@ -481,8 +494,16 @@ static int step(cmodel *m, uint32_t sid)
                     ev.stream = (uint8_t)sid;
                     ev.sem = (uint16_t)sem;
                     emit(m, &ev);
-                    m->st->wait_ps[sid] += ev.end_ps - s->t;
+                    m->st->wait_ps[sid] += when - s->t;
+                    ev.cause = ev.id;
+                    ev.kind = TG_COST_INST;
+                    ev.start_ps = when;
+                    ev.end_ps = when + m->tab->handoff_ps;
+                    emit(m, &ev);
+                    m->st->busy_ps[sid] += m->tab->handoff_ps;
                     s->t = ev.end_ps;
+                    if (sid >= TG_ENG_COUNT && s->covered < ev.end_ps) /* a DMA queue: in its busy union */
+                        s->covered = ev.end_ps;
                     s->cause = ev.id;
                     s->last_id = ev.id;
                     s->waited = 1;

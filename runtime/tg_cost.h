@@ -135,6 +135,7 @@ typedef struct tg_cost_opts {
     void *const *tensors; /* with core: the tensors (program table order) */
     tg_cost_sink sink;    /* may be NULL */
     void *user;           /* passed to sink */
+    int transfers;        /* also report each DMA's part on each DMA engine (TG_COST_XFER) */
 } tg_cost_opts;
 
 /* Scratch of one run (large: caller-provided, static in firmware). */
