@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "driver.h"
@@ -86,6 +87,16 @@ static int write_view(const char *path, ViewFn fn, const Profile *p)
 {
     if (!strcmp(path, "-"))
         return fn(stdout, p) ? 2 : 0;
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) { /* a device or pipe: write it directly */
+        FILE *d = fopen(path, "wb");
+        int bad = !d || fn(d, p) != 0;
+        if (d)
+            bad |= fclose(d) != 0;
+        if (bad)
+            fprintf(stderr, "tilegen profile: cannot write '%s': %s\n", path, strerror(errno));
+        return bad ? 2 : 0;
+    }
     char tmp[4096];
     if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp%ld", path, (long)getpid()) >= sizeof tmp) {
         fprintf(stderr, "tilegen profile: path too long: %s\n", path);

@@ -1,9 +1,10 @@
 /* profile_svg.c - a Profile as one self-contained SVG timeline: a row per
  * engine, per DMA queue and per DMA engine, a rectangle per instruction
  * coloured by kind, its tooltip (<title>) naming the op, the spec line and
- * its text, start and duration. Events narrower than a pixel that touch the
- * previous rectangle of their row are merged into it (the tooltip says how
- * many), so a kernel of a million instructions stays a picture a browser opens. */
+ * its text, start and duration. Adjacent events of a row narrower than a
+ * pixel are merged into rectangles of a few pixels shown by their longest
+ * event (the tooltip says how many), so a kernel of a million instructions
+ * stays a picture a browser opens. */
 #include <string.h>
 
 #include "profile.h"
@@ -60,7 +61,7 @@ static void xml_text(FILE *f, const char *s, size_t n)
 typedef struct Box {
     int open;
     double x0, x1;
-    const tg_cost_event *e; /* first event in it */
+    const tg_cost_event *e; /* its longest event: colour and tooltip */
     uint64_t n;             /* events merged */
     uint64_t t0, t1;
 } Box;
@@ -74,7 +75,7 @@ static void flush(FILE *f, const Profile *p, Box *b, int row)
     fprintf(f, "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\"><title>", b->x0, y + 2, w,
             SVG_ROW - 4, colour(b->e));
     const tg_cost_event *e = b->e;
-    fprintf(f, "%s%s, %s:%u", e->kind == TG_COST_WAIT ? "wait " : "",
+    fprintf(f, "%s%s, %s:%u", e->kind == TG_COST_WAIT ? "blocked " : "",
             e->op < TG_OP_COUNT ? tg_isa_table[e->op].mnemonic : "?", p->spec_path, e->line);
     size_t n = 0;
     const char *txt = profile_line_text(p, e->line, &n);
@@ -137,8 +138,10 @@ int profile_write_svg(FILE *f, const Profile *p)
     for (int k = 0; k <= 10; k++) {
         double x = SVG_LEFT + (SVG_W - SVG_LEFT - SVG_RIGHT) * k / 10.0;
         fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>\n", x, SVG_TOP, x, ybase + 5);
-        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" fill=\"#555\">%.2f us</text>\n", x, ybase + 20,
-                prof_ns(lat) / 1000.0 * k / 10.0);
+        double us = prof_ns(lat) / 1000.0 * k / 10.0;
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"#555\">%.*f %s</text>\n", x, ybase + 20,
+                k == 10 ? "end" : "middle", lat >= 10000000000ull ? 1 : 2, lat >= 10000000000ull ? us / 1000.0 : us,
+                lat >= 10000000000ull ? "ms" : "us");
     }
     static const struct { const char *name, *colour; } legend[] = {
         {"matmul", "#1f77b4"}, {"transpose", "#9ecae1"}, {"activation", "#ff7f0e"}, {"vector", "#2ca02c"},
@@ -155,10 +158,13 @@ int profile_write_svg(FILE *f, const Profile *p)
     for (size_t i = 0; i < p->nev; i++) {
         const tg_cost_event *e = &p->ev[i];
         int r = row_of(e);
-        int async = r >= 4 && r < 4 + TG_DMA_QUEUES; /* DMAs in flight overlap: draw thin */
         double x0 = SVG_LEFT + (double)e->start_ps * scale, x1 = SVG_LEFT + (double)e->end_ps * scale;
         Box *b = &box[r];
-        if (b->open && !async && x0 - b->x1 < 1.0 && x1 - b->x0 < 3.0 && b->e->kind == e->kind) {
+        /* DMAs of one queue overlap in flight: their starts still increase, so the same merge holds */
+        int tiny = x1 - x0 < 1.0 || b->x1 - b->x0 < 1.0;
+        if (b->open && x0 - b->x1 < 1.0 && x1 - b->x0 < 3.0 && (tiny || b->e->kind == e->kind)) {
+            if (e->end_ps - e->start_ps > b->e->end_ps - b->e->start_ps)
+                b->e = e; /* the box shows its longest event */
             b->x1 = x1 > b->x1 ? x1 : b->x1;
             b->t1 = e->end_ps > b->t1 ? e->end_ps : b->t1;
             b->n++;
@@ -166,8 +172,6 @@ int profile_write_svg(FILE *f, const Profile *p)
         }
         flush(f, p, b, y_of[r]);
         *b = (Box){1, x0, x1, e, 1, e->start_ps, e->end_ps};
-        if (async)
-            flush(f, p, b, y_of[r]);
     }
     for (int r = 0; r < SVG_NROWS; r++)
         flush(f, p, &box[r], y_of[r]);

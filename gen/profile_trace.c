@@ -78,7 +78,7 @@ int profile_write_trace(FILE *f, const Profile *p)
             fprintf(f, ",\n{\"ph\": \"X\", \"pid\": 1, \"tid\": %d, \"ts\": %.3f, \"dur\": %.3f, \"name\": \"%s%s\", "
                        "\"cat\": \"%s\", \"args\": {\"line\": %u, \"pc\": %u, \"id\": %llu",
                     tid, prof_ns(e->start_ps) / 1000.0, prof_ns(e->end_ps - e->start_ps) / 1000.0,
-                    e->kind == TG_COST_WAIT ? "wait " : "", op_name(e->op), cat, e->line, e->pc,
+                    e->kind == TG_COST_WAIT ? "blocked " : "", op_name(e->op), cat, e->line, e->pc,
                     (unsigned long long)e->id);
         if (e->bytes)
             fprintf(f, ", \"bytes\": %llu, \"bytes_per_partition\": %u", (unsigned long long)e->bytes, e->row_bytes);

@@ -44,3 +44,16 @@ SUITES += cost-profile
 .PHONY: suite-cost-profile
 suite-cost-profile: $(TILEGEN)
 	@$(PYTHON) tests/cost/check_profile.py $(TILEGEN) $(wildcard specs/*.yaml)
+
+# The published calibration cases (tests/cost/published.tsv): the four NKI matmul
+# tutorial variants in order, block-free / fully-blocked and the DMA transfer
+# figures within 40 % (tests/cost/calibrate.py; `--report` prints the error table).
+SUITES += cost-calibration
+.PHONY: suite-cost-calibration bench-profile
+suite-cost-calibration: $(TILEGEN)
+	@$(PYTHON) tests/cost/calibrate.py $(TILEGEN)
+
+# `tilegen profile` (timing only) of the NKI-size matmuls: bar 1 s each.
+BENCHES += profile
+bench-profile: $(TILEGEN)
+	@$(PYTHON) tools/bench_profile.py $(TILEGEN)

@@ -303,19 +303,24 @@ static int exec_dma(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst *in)
     uint64_t issue = s->t, start_floor = issue + m->tab->dma_issue_ps;
     uint64_t done = issue + m->tab->dma_fixed_ps;
     uint64_t qcause = s->cause ? s->cause : s->last_id, cause = qcause;
-    uint64_t xs[TG_DMA_QUEUES], xe[TG_DMA_QUEUES], xc[TG_DMA_QUEUES];
+    uint64_t xs[TG_DMA_QUEUES], xe[TG_DMA_QUEUES], xh[TG_DMA_QUEUES], xc[TG_DMA_QUEUES];
     uint32_t ne = m->tab->dma_engines < TG_DMA_QUEUES ? m->tab->dma_engines : TG_DMA_QUEUES;
     for (uint32_t e = 0; e < ne; e++) {
         uint64_t busy = tg_cost_dma_engine_ps(m->tab, &x, e);
         xe[e] = 0;
         if (!busy)
             continue;
+        /* the engine moves the data in `busy` and is held for at least the
+         * fixed cost per transfer: small transfers are bound by the transfer
+         * rate, not the bandwidth (docs/cost.md, "DMA") */
+        uint64_t hold = umax(busy, m->tab->dma_transfer_ps);
         xs[e] = umax(start_floor, m->dma_free[e]);
         xc[e] = m->dma_free[e] > start_floor ? m->dma_id[e] : qcause;
         xe[e] = xs[e] + busy;
+        xh[e] = xs[e] + hold;
         m->st->dma_engine_ps[e] += busy;
-        if (xe[e] >= done) {
-            done = xe[e];
+        if (xh[e] >= done) { /* never before the trigger-to-completion latency */
+            done = xh[e];
             cause = xc[e];
         }
     }
@@ -342,7 +347,7 @@ static int exec_dma(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst *in)
     for (uint32_t e = 0; e < ne; e++) {
         if (!xe[e])
             continue;
-        m->dma_free[e] = xe[e];
+        m->dma_free[e] = xh[e];
         m->dma_id[e] = ev.id;
         if (m->opts && m->opts->transfers) {
             xev.cause = xc[e];

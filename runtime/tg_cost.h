@@ -38,7 +38,8 @@ typedef struct tg_cost_table {
     uint32_t dma_engines;         /* DMA engines per NeuronCore */
     uint32_t dma_partitions_per_engine; /* SBUF partitions one DMA engine serves */
     uint32_t dma_bytes_per_ns;    /* sustained bandwidth of one DMA engine */
-    uint32_t dma_fixed_ps;        /* trigger -> completion floor of one DMA */
+    uint32_t dma_fixed_ps;        /* trigger -> completion floor of one DMA (latency) */
+    uint32_t dma_transfer_ps;     /* least time a transfer holds its DMA engine (transfer rate) */
     uint32_t dma_issue_ps;        /* DMA queue occupancy to trigger one DMA */
     uint32_t dma_min_burst;       /* bytes a contiguous run is charged at least */
     uint32_t dma_small_bytes;     /* a transfer under this many bytes per partition is "small" */
