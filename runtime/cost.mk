@@ -57,3 +57,9 @@ suite-cost-calibration: $(TILEGEN)
 BENCHES += profile
 bench-profile: $(TILEGEN)
 	@$(PYTHON) tools/bench_profile.py $(TILEGEN)
+
+# `tilegen profile` at the command line: usage, exit codes, spec errors, views.
+SUITES += cli-profile
+.PHONY: suite-cli-profile
+suite-cli-profile: $(TILEGEN)
+	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) tests/cli/profile.sh
