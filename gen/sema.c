@@ -1067,24 +1067,22 @@ static CovResult mark_write(Sema *s, Cover *c, const Access *w, const Access *r,
     return res;
 }
 
-/* Does the element set written by w[0..nw) (the writes before read r in the
- * loop being checked) contain every element r reads, at every iteration of
- * r's loops? On COV_MISS, *what describes an element that is not. */
-static CovResult covers(Sema *s, const Access *const *w, int nw, const Access *r, const char **what)
+/* Size the bitmap for tile t (read by r, written by w[0..nw)) and start a
+ * read's work count; 0 when the check cannot run (then the read is accepted). */
+static int cover_init(Sema *s, const SpecTile *t, const Access *const *w, int nw, const Access *r)
 {
     Cover *c = &s->cov;
-    const SpecTile *t = ref_tile(s, r->ref);
     if (!t || t->bad || !t->rank || r->ref->rank != t->rank)
-        return COV_GIVE_UP;
+        return 0;
     int64_t nbits = 1;
     for (int d = 0; d < t->rank; d++) {
         if (t->shape[d] < 1 || t->shape[d] > SEMA_MAX_COVER_BITS / nbits)
-            return COV_GIVE_UP;
+            return 0;
         nbits *= t->shape[d];
     }
     for (int i = 0; i < nw; i++)
         if (w[i]->ref->rank != t->rank)
-            return COV_GIVE_UP;
+            return 0;
     size_t nwords = ((size_t)nbits + 63) / 64;
     if (c->cap < nwords) {
         free(c->bits);
@@ -1093,11 +1091,23 @@ static CovResult covers(Sema *s, const Access *const *w, int nw, const Access *r
         c->dlo = c->cap;
         c->dhi = 0;
         if (!c->bits)
-            return COV_GIVE_UP;
+            return 0;
     }
     c->t = t;
     c->nbits = (size_t)nbits;
     c->work = 0;
+    return 1;
+}
+
+/* Does the element set written by w[0..nw) (the writes before read r in the
+ * loop being checked) contain every element r reads, at every iteration of
+ * r's loops? On COV_MISS, *what describes an element that is not. */
+static CovResult covers(Sema *s, const Access *const *w, int nw, const Access *r, const char **what)
+{
+    Cover *c = &s->cov;
+    const SpecTile *t = ref_tile(s, r->ref);
+    if (!cover_init(s, t, w, nw, r))
+        return COV_GIVE_UP;
     size_t nslots = (size_t)s->spec->nslots;
     unsigned char *wused = calloc(nslots, 3), *rused = wused + nslots, *scratch = rused + nslots;
     if (!wused)
@@ -1166,6 +1176,165 @@ static CovResult covers(Sema *s, const Access *const *w, int nw, const Access *r
     return res;
 }
 
+/* ---------------------------------- values flowing between iterations (E054) */
+
+/* A read in independent loop L that finds elements not written earlier in the
+ * same iteration reads what was there before the loop: legal unless another
+ * iteration of L writes one of those elements (then what it reads depends on
+ * the order of the iterations). Decided exactly: for each combination of the
+ * loops around L, owner[e] is the one iteration of L (its variable's value)
+ * that writes element e anywhere in L's body (at every iteration of the loops
+ * inside L), or FLOW_NONE / FLOW_MANY; then at every iteration of r's loops
+ * from L inward, each element r reads that the earlier writes of the same
+ * iteration leave unwritten (the bitmap of `covers`) must be owned by nobody
+ * or by this iteration. Past SEMA_MAX_OWNERS elements or SEMA_MAX_MARKS work
+ * the check gives up, and the read is reported as without it. */
+enum { SEMA_MAX_OWNERS = 1 << 21 };
+#define FLOW_NONE INT64_MIN
+#define FLOW_MANY (INT64_MIN + 1)
+
+typedef struct Flow {
+    int64_t *owner;            /* per element of the tile, row-major */
+    int64_t iter;              /* L's value: the writer (marking) or the reader (checking) */
+    int check;                 /* 0: mark owners, 1: test the read */
+    int64_t at[SPEC_MAX_RANK]; /* checking: the element found */
+    int64_t other;             /* its owner */
+} Flow;
+
+/* Visit every element of r at the current env (clipped to the tile): mark its
+ * owner, or (check) find one that is unwritten so far in this iteration and
+ * owned by another. COV_MISS on a find, COV_GIVE_UP past the budget. */
+static CovResult flow_region(Sema *s, Flow *f, const SpecRef *r)
+{
+    Cover *c = &s->cov;
+    const SpecTile *t = c->t;
+    int rank = t->rank;
+    int64_t lo[SPEC_MAX_RANK], hi[SPEC_MAX_RANK], idx[SPEC_MAX_RANK];
+    for (int d = 0; d < rank; d++) {
+        int k = clip_dim(s, r, d, t->shape[d], &lo[d], &hi[d]);
+        if (k <= 0)
+            return k < 0 ? COV_GIVE_UP : COV_OK;
+        idx[d] = lo[d];
+    }
+    for (;;) {
+        size_t e = 0;
+        for (int d = 0; d < rank; d++)
+            e = e * (size_t)t->shape[d] + (size_t)idx[d];
+        int64_t *o = &f->owner[e];
+        if (!f->check) {
+            *o = *o == FLOW_NONE || *o == f->iter ? f->iter : FLOW_MANY;
+        } else if (!(c->bits[e / 64] >> (e % 64) & 1) && *o != FLOW_NONE && *o != f->iter) {
+            memcpy(f->at, idx, sizeof f->at);
+            f->other = *o;
+            return COV_MISS;
+        }
+        if (++c->work > SEMA_MAX_MARKS)
+            return COV_GIVE_UP;
+        int d = rank - 1;
+        while (d >= 0 && (idx[d] += r->step[d]) >= hi[d]) {
+            idx[d] = lo[d];
+            d--;
+        }
+        if (d < 0)
+            return COV_OK;
+    }
+}
+
+/* Mark the owners of everything ws[0..nw) (the writes of r's tile in L's
+ * body) write, at every iteration of L and of their loops inside L. */
+static CovResult flow_owners(Sema *s, Flow *f, int lpos, const Access *const *ws, int nw)
+{
+    CovResult res = COV_OK;
+    for (size_t e = 0; e < s->cov.nbits; e++)
+        f->owner[e] = FLOW_NONE;
+    s->cov.work += (int64_t)(s->cov.nbits / 8);
+    f->check = 0;
+    for (int i = 0; i < nw && res == COV_OK; i++) {
+        const Access *w = ws[i];
+        int v[SPEC_MAX_DEPTH], nv = 0, runs = 1;
+        for (int k = lpos; k < w->depth; k++) {
+            runs &= trip_count(w->chain[k]) >= 1;
+            v[nv++] = w->chain[k]->slot;
+        }
+        if (!runs)
+            continue;
+        first_iter(s, v, nv);
+        do {
+            f->iter = s->env[w->chain[lpos]->slot];
+            res = flow_region(s, f, w->ref);
+        } while (res == COV_OK && next_iter(s, v, nv));
+    }
+    return res;
+}
+
+/* Does a value flow into read r (in independent loop L) from another
+ * iteration of L? ws[0..nw) are the writes of r's tile in L's body. On
+ * COV_MISS, *what names the element and the iterations. */
+static CovResult flows(Sema *s, const SpecStmt *L, const Access *const *ws, int nw, const Access *r,
+                       const char **what)
+{
+    Cover *c = &s->cov;
+    const SpecTile *t = ref_tile(s, r->ref);
+    int lpos = 0;
+    while (lpos < r->depth && r->chain[lpos] != L)
+        lpos++;
+    if (lpos == r->depth || !cover_init(s, t, ws, nw, r) || c->nbits > SEMA_MAX_OWNERS)
+        return COV_GIVE_UP;
+    Flow f = {0};
+    size_t nslots = (size_t)s->spec->nslots;
+    f.owner = malloc(c->nbits * sizeof *f.owner);
+    const Access **earlier = malloc((size_t)nw * sizeof *earlier);
+    unsigned char *scratch = malloc(nslots ? nslots : 1);
+    int outer[SPEC_MAX_DEPTH], inner[SPEC_MAX_DEPTH], no = 0, ni = 0, ne = 0, runs = 1;
+    for (int i = 0; i < r->depth; i++) {
+        runs &= trip_count(r->chain[i]) >= 1;
+        if (i < lpos)
+            outer[no++] = r->chain[i]->slot;
+        else
+            inner[ni++] = r->chain[i]->slot;
+    }
+    for (int i = 0; i < nw; i++)
+        if (ws[i]->seq < r->seq && earlier)
+            earlier[ne++] = ws[i];
+    CovResult res = f.owner && earlier && scratch ? COV_OK : COV_GIVE_UP;
+    if (res == COV_OK && runs) {
+        first_iter(s, outer, no);
+        do {
+            res = flow_owners(s, &f, lpos, ws, nw);
+            f.check = 1;
+            if (res == COV_OK)
+                first_iter(s, inner, ni);
+            while (res == COV_OK) {
+                cover_clear(c);
+                for (int i = 0; i < ne && res == COV_OK; i++)
+                    res = mark_write(s, c, earlier[i], r, scratch);
+                f.iter = s->env[L->slot];
+                if (res == COV_OK)
+                    res = flow_region(s, &f, r->ref);
+                if (res != COV_OK || !next_iter(s, inner, ni))
+                    break;
+            }
+        } while (res == COV_OK && next_iter(s, outer, no));
+    }
+    if (res == COV_MISS) {
+        char el[96], other[64];
+        size_t n = 0;
+        for (int d = 0; d < t->rank && n < sizeof el; d++)
+            n += (size_t)snprintf(el + n, sizeof el - n, "%s%lld", d ? ", " : "", (long long)f.at[d]);
+        if (f.other == FLOW_MANY)
+            snprintf(other, sizeof other, "other iterations write it");
+        else
+            snprintf(other, sizeof other, "iteration %s = %lld writes it", L->var, (long long)f.other);
+        *what = arena_printf(s->arena, "%s[%s] is read when %s = %lld before that iteration writes it, and %s",
+                             t->name, el, L->var, (long long)f.iter, other);
+    }
+    cover_clear(c);
+    free(scratch);
+    free(earlier);
+    free(f.owner);
+    return res;
+}
+
 static int loop_in_chain(const Access *a, const SpecStmt *l)
 {
     for (int i = 0; i < a->depth; i++)
@@ -1177,7 +1346,8 @@ static int loop_in_chain(const Access *a, const SpecStmt *l)
 /* Tiles: an independent loop's iteration must not read what another wrote. */
 static void check_tile_deps(Sema *s, SpecStmt *L)
 {
-    const Access **earlier = malloc((size_t)(s->nacc ? s->nacc : 1) * sizeof *earlier);
+    size_t cap = (size_t)(s->nacc ? s->nacc : 1);
+    const Access **earlier = malloc(2 * cap * sizeof *earlier), **all = earlier + cap;
     if (!earlier)
         return;
     for (int i = 0; i < s->nacc; i++) {
@@ -1185,11 +1355,12 @@ static void check_tile_deps(Sema *s, SpecStmt *L)
         if (r->is_write || r->ref->is_tensor || !loop_in_chain(r, L))
             continue;
         const Access *other = NULL;
-        int nearlier = 0;
+        int nearlier = 0, nall = 0;
         for (int j = 0; j < s->nacc; j++) {
             const Access *w = &s->acc[j];
             if (!w->is_write || w->ref->is_tensor || w->ref->index != r->ref->index || !loop_in_chain(w, L))
                 continue;
+            all[nall++] = w;
             if (w->seq < r->seq)
                 earlier[nearlier++] = w;
             else if (!other)
@@ -1197,9 +1368,16 @@ static void check_tile_deps(Sema *s, SpecStmt *L)
         }
         if (!other && nearlier)
             other = earlier[0];
-        const char *what = NULL;
+        const char *what = NULL, *flow = NULL;
         if (!other || (nearlier && covers(s, earlier, nearlier, r, &what) != COV_MISS))
             continue;
+        /* some element is not written earlier in the iteration: an error only
+         * when another iteration writes it */
+        CovResult fr = flows(s, L, all, nall, r, &flow);
+        if (fr == COV_OK)
+            continue;
+        if (fr == COV_MISS)
+            what = flow;
         diag_error(s->diag, r->ref->region.loc, "E054",
                    "iterations of loop '%s' are independent, but this reads tile '%s', which the loop body writes "
                    "later or only in part; a value would flow from one iteration to the next",

@@ -447,6 +447,15 @@ def _ref_fscale(p, x):
             "yo": (yo.astype(np.float64), "exact"), "yc": (yc.astype(np.float64), "exact")}
 
 
+def _inputs_colacc(p, r):
+    return {"x": r.standard_normal((128, p["N"]))}
+
+
+def _ref_colacc(p, x):
+    # one fp32 add, then one fp32 multiply per element -> exact
+    return {"y": (f32(f32(f32(x["x"]) + 0.5) * 3.0), "exact")}
+
+
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
 # gen-cli suite (check.sh with SPECS=tests/numerics/specs).
 TEST_SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
@@ -468,6 +477,8 @@ TEST_KERNELS = {
     "fscale": _k({"D": 100}, [("x", "float32", "128, D")],
                  [("mean", "float32", "128, 1"), ("ys", "float32", "128, D"), ("yo", "float32", "128, D"),
                   ("yc", "float32", "128, D")], _inputs_fscale, _ref_fscale),
+    "colacc": _k({"N": 24}, [("x", "float32", "128, N")], [("y", "float32", "128, N")],
+                 _inputs_colacc, _ref_colacc),
     "fold": _k({"R": 12, "C": 20},
                [("xi", "int32", "128, R, C"), ("xf", "float32", "128, R, C")],
                [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],

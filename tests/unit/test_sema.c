@@ -92,13 +92,17 @@ static void dependences(void **state)
 }
 
 /* The E054 coverage test is exact: the hull of a write over its inner loop,
- * or of a strided write, does not count as written. */
+ * or of a strided write, does not count as written. Every case ends its body
+ * with a write of the whole tile (TAIL_T), so an element the earlier writes
+ * miss is one another iteration writes: a real flow, not a hole (E056). */
 static void coverage_exact(void **state)
 {
     (void)state;
 #define TILE_T                                                                                                    \
     "tiles: {t: {buffer: sbuf, dtype: float32, shape: [128, D]}}\nbody:\n  - for: {var: i, range: 2}\n    body:\n"
-#define STORE_T "      - store: {dst: \"y[i*128 : i*128+128, :]\", src: t}\n"
+#define STORE_T "      - store: {dst: \"y[i*128 : i*128+128, :]\", src: t}\n" TAIL_T
+#define TAIL_T "      - load: {dst: t, src: \"x[i*128 : i*128+128, :]\"}\n"
+#define FLOW_T(el) el " is read when i = 0 before that iteration writes it, and other iterations write it"
     static const struct {
         const char *body; /* after HDR */
         const char *code; /* first error, "" = clean */
@@ -109,7 +113,7 @@ static void coverage_exact(void **state)
                 "          - load: {dst: \"t[:, c*16 : c*16+16]\", src: \"x[i*128 : i*128+128, 0:16]\"}\n"
                 "      - for: {var: c, range: 2}\n        body:\n"
                 "          - load: {dst: \"t[:, 48-c*32 : 64-c*32]\", src: \"x[i*128 : i*128+128, 0:16]\"}\n" STORE_T,
-         "E054", "t[0, 32] is read here, but nothing earlier in the same iteration writes it"},
+         "E054", FLOW_T("t[0, 32]")},
         /* the same with the third quarter: covered */
         {TILE_T "      - for: {var: c, range: 2}\n        body:\n"
                 "          - load: {dst: \"t[:, c*16 : c*16+16]\", src: \"x[i*128 : i*128+128, 0:16]\"}\n"
@@ -118,10 +122,10 @@ static void coverage_exact(void **state)
          "", NULL},
         /* even columns only: the odd ones are gaps */
         {TILE_T "      - load: {dst: \"t[:, 0:64:2]\", src: \"x[i*128 : i*128+128, 0:32]\"}\n" STORE_T, "E054",
-         "t[0, 1] is read here, but nothing earlier in the same iteration writes it"},
+         FLOW_T("t[0, 1]")},
         /* even columns, then only they are read: covered */
         {TILE_T "      - load: {dst: \"t[:, 0:64:2]\", src: \"x[i*128 : i*128+128, 0:32]\"}\n"
-                "      - store: {dst: \"y[i*128 : i*128+128, 0:32]\", src: \"t[:, 0:64:2]\"}\n",
+                "      - store: {dst: \"y[i*128 : i*128+128, 0:32]\", src: \"t[:, 0:64:2]\"}\n" TAIL_T,
          "", NULL},
         /* even and odd columns from an inner loop: covered */
         {TILE_T "      - for: {var: c, range: 2}\n        body:\n"
@@ -130,10 +134,12 @@ static void coverage_exact(void **state)
         /* the lower partitions only in iteration 0 */
         {TILE_T "      - load: {dst: \"t[0 : 64 + i*64, :]\", src: \"x[i*128 : i*128+64+i*64, :]\"}\n"
                 "      - store: {dst: \"y[i*128 : i*128+128, :]\", src: t}\n",
-         "E054", "t[64, 0] is read here, but nothing earlier in the same iteration writes it (when i = 0)"},
+         "E054", "t[64, 0] is read when i = 0 before that iteration writes it, and iteration i = 1 writes it"},
     };
 #undef TILE_T
 #undef STORE_T
+#undef TAIL_T
+#undef FLOW_T
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[2048];
         snprintf(buf, sizeof buf, "%s%s", HDR, cases[i].body);
@@ -150,7 +156,8 @@ static void coverage_exact(void **state)
 }
 
 /* More earlier writes than the old hull check considered (16): 32 two-column
- * loads cover the tile; dropping any one of them leaves a hole. */
+ * loads cover the tile; dropping any one of them leaves a hole, which the
+ * whole-tile write after the read fills in the other iteration (a flow). */
 static void coverage_many_writes(void **state)
 {
     (void)state;
@@ -164,13 +171,16 @@ static void coverage_many_writes(void **state)
                 n += (size_t)snprintf(buf + n, sizeof buf - n,
                                       "      - load: {dst: \"t[:, %d:%d]\", src: \"x[i*128 : i*128+128, 0:2]\"}\n",
                                       2 * k, 2 * k + 2);
-        snprintf(buf + n, sizeof buf - n, "      - store: {dst: \"y[i*128 : i*128+128, :]\", src: t}\n");
+        snprintf(buf + n, sizeof buf - n,
+                 "      - store: {dst: \"y[i*128 : i*128+128, :]\", src: t}\n"
+                 "      - load: {dst: t, src: \"x[i*128 : i*128+128, :]\"}\n");
         FrontRun r;
         front_run(&r, buf, 3);
         assert_string_equal(front_first_code(&r), hole < 0 ? "" : "E054");
         if (hole >= 0) {
             char want[96];
-            snprintf(want, sizeof want, "t[0, %d] is read here, but nothing earlier in the same iteration writes it",
+            snprintf(want, sizeof want,
+                     "t[0, %d] is read when i = 0 before that iteration writes it, and other iterations write it",
                      2 * hole);
             assert_string_equal(front_first_error(&r)->next->text, want);
         }
