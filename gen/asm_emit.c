@@ -330,6 +330,10 @@ static void body(M *m, const IrStmt *st, int n)
         asm_prog_imm(&m->prog, TG_IMM_STEP, (uint64_t)lp->step);
         if (lp->carried)
             asm_prog_imm(&m->prog, TG_IMM_CARRIED, 1);
+        if (lp->start_e) /* bounds over enclosing loop registers, within start/stop */
+            asm_prog_imm(&m->prog, TG_IMM_LO, imm_expr(m, lp->start_e, lp->parent));
+        if (lp->stop_e)
+            asm_prog_imm(&m->prog, TG_IMM_HI, imm_expr(m, lp->stop_e, lp->parent));
         body(m, lp->body, lp->nbody);
         asm_prog_inst(&m->prog, TG_OP_ENDLOOP, TG_ENG_SYNC, (uint32_t)lp->loc.line);
         asm_prog_imm(&m->prog, TG_IMM_REG, (uint64_t)lp->depth);

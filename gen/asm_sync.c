@@ -288,7 +288,9 @@ static void skeleton(S *s, const IrStmt *st, int n)
  * loop iterations too) or memory runs out. */
 static int run(S *s)
 {
-    int64_t *iter = calloc((size_t)s->ir->nloops + 1, sizeof *iter);
+    /* loop values by slot, each loop's stop for the current entry */
+    size_t nslots = (size_t)s->ir->spec->nslots;
+    int64_t *iter = calloc((size_t)s->ir->nloops + 1 + nslots, sizeof *iter), *env = iter + s->ir->nloops + 1;
     uint64_t budget = 2ull * ASM_SYNC_MAX_TRACE;
     if (!iter)
         return s->oom = 1;
@@ -297,11 +299,19 @@ static int run(S *s)
         const Item *it = &s->items[pc];
         if (budget-- == 0)
             break;
-        if (it->kind == IT_LOOP) {
-            iter[it->lp->id] = 0;
-            pc = it->lp->trip > 0 ? pc + 1 : (size_t)it->ref + 1;
+        if (it->kind == IT_LOOP) { /* bounds over outer loops evaluated as the ISS does */
+            const IrLoop *lp = it->lp;
+            int64_t lo = lp->start, hi = lp->stop, b;
+            if (lp->start_e && !expr_eval(lp->start_e, env, &b, NULL) && b > lo)
+                lo = b;
+            if (lp->stop_e && !expr_eval(lp->stop_e, env, &b, NULL) && b < hi)
+                hi = b;
+            env[lp->slot] = lo;
+            iter[lp->id] = hi;
+            pc = lo < hi ? pc + 1 : (size_t)it->ref + 1;
         } else if (it->kind == IT_END) {
-            pc = ++iter[it->lp->id] < it->lp->trip ? (size_t)it->ref + 1 : pc + 1;
+            env[it->lp->slot] += it->lp->step;
+            pc = env[it->lp->slot] < iter[it->lp->id] ? (size_t)it->ref + 1 : pc + 1;
         } else {
             if (s->ntrace == ASM_SYNC_MAX_TRACE ||
                 !grow(s, (void **)&s->trace, &s->tcap, s->ntrace, sizeof *s->trace))

@@ -796,7 +796,8 @@ static int64_t loop_step(const E *e, const IrAp *ap, const IrLoop *lp)
 
 static tpl_value *transpose_fold(E *e, const IrLoop *lp)
 {
-    if (lp->carried || lp->nbody != 1 || lp->body[0].kind != IR_STMT_INST || lp->trip < 2)
+    if (lp->carried || lp->nbody != 1 || lp->body[0].kind != IR_STMT_INST || lp->trip < 2 || lp->start_e ||
+        lp->stop_e)
         return NULL;
     IrInst *in = current(e, lp->body[0].inst);
     if (!in || (in->op != IR_OP_LOAD && in->op != IR_OP_STORE && in->op != IR_OP_DMA_COPY &&
@@ -851,8 +852,14 @@ static tpl_value *loop(E *e, const IrLoop *lp)
         return NULL;
     put_str(e, m, "kind", "for");
     put(e, m, "var", str(e, "v_%s", lp->var));
-    put_int(e, m, "start", lp->start);
-    put_int(e, m, "stop", lp->stop);
+    if (lp->start_e) /* bounds over enclosing loop variables: C expressions */
+        put_str(e, m, "start", cx(e, lp->start_e));
+    else
+        put_int(e, m, "start", lp->start);
+    if (lp->stop_e)
+        put_str(e, m, "stop", cx(e, lp->stop_e));
+    else
+        put_int(e, m, "stop", lp->stop);
     put_int(e, m, "step", lp->step);
     put_bool(e, m, "carried", lp->carried);
     put_str(e, m, "where", where(e, lp->loc));

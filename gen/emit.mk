@@ -12,7 +12,7 @@ $(EMIT_OBJS) $(BUILD)/gen/main.o: | $(BUILD)/gen/expr.c
 
 # Kernels the C back end generates and matches against refs.py.
 GEN_NUMERICS_KERNELS ?= tensor_add tensor_add_bf16 transpose2d matmul softmax rmsnorm layernorm \
-                        avgpool2d cumsum rope mlp attention
+                        avgpool2d cumsum rope mlp attention attention_causal
 
 SUITES += gen-numerics gen-cli
 .PHONY: suite-gen-numerics suite-gen-cli bench-gen-numerics

@@ -102,7 +102,8 @@ int expr_parse_pred(Arena *a, const SpecNode *node, const char *text, ExprPred *
 int expr_eval(const Expr *e, const int64_t *env, int64_t *out, ExprError *err);
 /* Value of a number field (SPEC.md §2.1): e evaluated in floating point —
  * integers, params and loop variables convert exactly, `/` is true division,
- * `%` the floored remainder, min/max as usual — then rounded once to float32.
+ * `%` the floored remainder, min/max as usual. *out is that double; every use
+ * rounds it once to float32 (so listings keep `1e-05`, not its float32 digits).
  * -1 with err (E018) on division by zero, an integer beyond 2^53, a result that
  * is not a number or a finite result beyond float32's range. */
 int expr_eval_float(const Expr *e, const int64_t *env, double *out, ExprError *err);

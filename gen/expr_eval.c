@@ -184,7 +184,7 @@ int expr_eval_float(const Expr *e, const int64_t *env, double *out, ExprError *e
     float f = (float)v;
     if (f - f != 0 && v - v == 0) /* finite, but beyond float32 */
         return eval_fail(err, e, "number out of float32 range");
-    *out = f;
+    *out = v; /* the back ends round it to float32 where they use it: once */
     return 0;
 }
 

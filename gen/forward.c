@@ -265,6 +265,8 @@ static int forward_load(F *f, int t, int li)
 static int mark_writes(F *f, const IrAp *op, const IrLoop *lp, const IrLoop *outer, int64_t elems)
 {
     if (lp != outer) {
+        if (lp->start_e || lp->stop_e)
+            return 0; /* its range depends on loops enumerated after it: not proven */
         for (int64_t v = lp->start; v < lp->stop; v += lp->step) {
             f->env[lp->slot] = v;
             if (!mark_writes(f, op, lp->parent, outer, elems))
@@ -334,7 +336,11 @@ static int covered(F *f, int u, const IrInst *S, int64_t elems, const IrLoop *co
     if (n == 0)
         return covered_once(f, u, S, elems);
     const IrLoop *lp = chain[0];
-    for (int64_t v = lp->start; v < lp->stop; v += lp->step) {
+    int64_t lo = lp->start, hi = lp->stop; /* bounds over the outer loops: set in env */
+    if ((lp->start_e && expr_eval(lp->start_e, f->env, &lo, NULL)) ||
+        (lp->stop_e && expr_eval(lp->stop_e, f->env, &hi, NULL)))
+        return 0;
+    for (int64_t v = lo; v < hi; v += lp->step) {
         f->env[lp->slot] = v;
         if ((f->budget -= 1) < 0 || !covered(f, u, S, elems, chain + 1, n - 1))
             return 0;

@@ -122,7 +122,9 @@ struct IrLoop {
     int id;           /* pre-order index (Ir.loops[id] == this) */
     int slot;         /* env[] slot of the variable */
     const char *var;  /* its name */
-    int64_t start, stop, step, trip; /* range and iteration count */
+    int64_t start, stop, step, trip; /* range and iteration count; with bounds over
+                                        enclosing loop variables, over the hull */
+    Expr *start_e, *stop_e; /* such bounds (SPEC.md §2.1), per entry; NULL: constant */
     int carried;      /* iterations are sequential (carried: true) */
     IrStmt *body;     /* statements */
     int nbody;

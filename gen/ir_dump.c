@@ -191,8 +191,19 @@ static void dump_body(FILE *out, const Ir *ir, const IrStmt *body, int n, int de
             continue;
         }
         const IrLoop *lp = body[i].loop;
-        fprintf(out, "%*sloop %d: for %s in [%lld, %lld) step %lld  (%lld iterations%s)  ; %s:%d\n", 2 * depth, "",
-                lp->id, lp->var, (long long)lp->start, (long long)lp->stop, (long long)lp->step, (long long)lp->trip,
+        char lo[128] = "", hi[128] = ""; /* bounds over enclosing loops, per iteration */
+        int var = lp->start_e || lp->stop_e;
+        if (lp->start_e)
+            expr_format(lp->start_e, lo, sizeof lo);
+        else
+            snprintf(lo, sizeof lo, "%lld", (long long)lp->start);
+        if (lp->stop_e)
+            expr_format(lp->stop_e, hi, sizeof hi);
+        else
+            snprintf(hi, sizeof hi, "%lld", (long long)lp->stop);
+        fprintf(out, "%*sloop %d: for %s in [%lld, %lld)%s%s%s%s%s step %lld  (%lld iterations%s)  ; %s:%d\n",
+                2 * depth, "", lp->id, lp->var, (long long)lp->start, (long long)lp->stop,
+                var ? " within [" : "", var ? lo : "", var ? ", " : "", var ? hi : "", var ? ")" : "", (long long)lp->step, (long long)lp->trip,
                 lp->carried ? ", carried" : "", lp->loc.file ? lp->loc.file : "?", lp->loc.line);
         dump_body(out, ir, lp->body, lp->nbody, depth + 1);
         fprintf(out, "%*send loop %d\n", 2 * depth, "", lp->id);

@@ -134,7 +134,7 @@ static int range_of(Lower *L, const Expr *e, int64_t *lo, int64_t *hi)
         if (!lp || lp->step <= 0 || lp->stop <= lp->start)
             return 0;
         *lo = lp->start;
-        *hi = lp->start + (lp->stop - lp->start - 1) / lp->step * lp->step;
+        *hi = lp->start_e ? lp->stop - 1 : lp->start + (lp->stop - lp->start - 1) / lp->step * lp->step;
         return 1;
     }
     case EXPR_NEG:
@@ -667,6 +667,8 @@ static IrStmt *lower_body(Lower *L, SpecStmt *const *body, int n, IrLoop *parent
             lp->var = st->var;
             lp->start = st->start;
             lp->stop = st->stop;
+            lp->start_e = st->start_e;
+            lp->stop_e = st->stop_e;
             lp->step = st->step > 0 ? st->step : 1;
             lp->trip = st->stop > st->start ? (st->stop - st->start + lp->step - 1) / lp->step : 0;
             lp->carried = st->carried;

@@ -108,27 +108,84 @@ static const char *iter_text(Sema *s, const unsigned char *used)
     return arena_printf(s->arena, " (when %s)", buf);
 }
 
-/* Odometer over the slots listed in v[0..n): sets env to the first
- * combination; next_iter advances, returning 0 after the last. */
-static void first_iter(Sema *s, const int *v, int n)
+/* Range of loop l in the current env: a bound over enclosing loop variables
+ * (SPEC.md §2.1) is evaluated there, and may leave the loop empty. */
+static void loop_range(const Sema *s, const SpecStmt *l, int64_t *lo, int64_t *hi)
 {
-    for (int i = 0; i < n; i++)
-        s->env[v[i]] = s->spec->slot_loop[v[i]]->start;
+    *lo = l->start;
+    *hi = l->stop;
+    if (l->start_e && expr_eval(l->start_e, s->env, lo, NULL))
+        *hi = *lo; /* cannot happen: spec_check evaluated it over the loops' hulls */
+    if (l->stop_e && expr_eval(l->stop_e, s->env, hi, NULL))
+        *hi = *lo;
 }
 
-static int next_iter(Sema *s, const int *v, int n)
+/* Set v[k..n) to their first values, outermost first; the position of the
+ * first loop that is empty in this env, or n. */
+static int iter_reset(Sema *s, const int *v, int k, int n)
 {
-    for (int i = n - 1; i >= 0; i--) {
+    for (int i = k; i < n; i++) {
+        int64_t lo, hi;
+        loop_range(s, s->spec->slot_loop[v[i]], &lo, &hi);
+        if (lo >= hi)
+            return i;
+        s->env[v[i]] = lo;
+    }
+    return n;
+}
+
+/* Advance position i or an outer one (resetting those inside): 0 after the
+ * last combination. */
+static int iter_advance(Sema *s, const int *v, int n, int i)
+{
+    while (i >= 0) {
         SpecStmt *l = s->spec->slot_loop[v[i]];
-        if (s->env[v[i]] + l->step < l->stop) {
+        int64_t lo, hi;
+        loop_range(s, l, &lo, &hi);
+        if (s->env[v[i]] + l->step < hi) {
             s->env[v[i]] += l->step;
-            return 1;
+            int j = iter_reset(s, v, i + 1, n);
+            if (j == n)
+                return 1;
+            i = j - 1; /* an inner loop is empty here: move the one around it */
+        } else {
+            i--;
         }
-        s->env[v[i]] = l->start;
     }
     return 0;
 }
 
+/* Odometer over the slots listed in v[0..n) (outer loops before the loops
+ * whose bounds read them): sets env to the first combination, 0 if there is
+ * none; next_iter advances, returning 0 after the last. */
+static int first_iter(Sema *s, const int *v, int n)
+{
+    int j = iter_reset(s, v, 0, n);
+    return j == n || iter_advance(s, v, n, j - 1);
+}
+
+static int next_iter(Sema *s, const int *v, int n)
+{
+    return iter_advance(s, v, n, n - 1);
+}
+
+/* Add to `used` the loops of chain[0..depth) whose bounds vary (they may skip
+ * an access in some iterations) and every loop the bounds of a used one read,
+ * so that enumerations over `used` evaluate each range in its real env. */
+static void chain_vars(const Sema *s, SpecStmt *const *chain, int depth, unsigned char *used)
+{
+    for (int i = depth - 1; i >= 0; i--) {
+        const SpecStmt *l = chain[i];
+        if (l->start_e || l->stop_e)
+            used[l->slot] = 1;
+        if (used[l->slot]) {
+            expr_vars_used(l->start_e, used, s->spec->nslots);
+            expr_vars_used(l->stop_e, used, s->spec->nslots);
+        }
+    }
+}
+
+/* Iterations over the loop's hull (its bounds' extremes): an upper bound. */
 static int64_t trip_count(const SpecStmt *l)
 {
     return (l->stop - l->start + l->step - 1) / l->step;
@@ -774,6 +831,7 @@ static void check_op(Sema *s, SpecStmt *st)
     }
     int vs[SPEC_MAX_DEPTH];
     int64_t count;
+    chain_vars(s, s->loops, s->nloops, used);
     int nv = used_slots(s, used, vs, &count);
     if (count > SEMA_MAX_ENUM) {
         diag_error(s->diag, st->loc, "E057", "checking this op needs more than %d loop iterations; split the loops",
@@ -783,8 +841,7 @@ static void check_op(Sema *s, SpecStmt *st)
     /* inference pass: max extents of sources; bounds of every read */
     Shape maxsh[SEMA_NREF];
     memset(maxsh, 0, sizeof maxsh);
-    first_iter(s, vs, nv);
-    do {
+    for (int go = first_iter(s, vs, nv); go; go = ok && next_iter(s, vs, nv)) {
         for (int f = 0; f < SEMA_NREF && ok; f++) {
             SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
             if (!o.ref[f] || (t && !t->rank))
@@ -799,7 +856,7 @@ static void check_op(Sema *s, SpecStmt *st)
                 if (sh.d[d] > maxsh[f].d[d])
                     maxsh[f].d[d] = sh.d[d];
         }
-    } while (ok && next_iter(s, vs, nv));
+    }
     if (!ok)
         return;
     for (int f = 0; f < SEMA_NREF; f++) {
@@ -812,14 +869,13 @@ static void check_op(Sema *s, SpecStmt *st)
     }
     check_rules(s, &o);
     /* shape pass, per iteration */
-    first_iter(s, vs, nv);
-    do {
+    for (int go = first_iter(s, vs, nv); go; go = ok && next_iter(s, vs, nv)) {
         for (int f = 0; f < SEMA_NREF && ok; f++)
             if (o.ref[f] && !eval_ref(s, o.ref[f], &o.sh[f], used))
                 ok = 0;
         if (ok && !check_shapes(s, &o))
             ok = 0;
-    } while (ok && next_iter(s, vs, nv));
+    }
     /* accesses for the dependence checks; a matmul that accumulates reads its dst */
     for (int f = 0; f < SEMA_NREF; f++) {
         if (!o.ref[f])
@@ -1047,6 +1103,7 @@ static CovResult mark_write(Sema *s, Cover *c, const Access *w, const Access *r,
     int v[SPEC_MAX_DEPTH], nv = 0;
     memset(used, 0, (size_t)s->spec->nslots);
     ref_vars(w->ref, used, s->spec->nslots);
+    chain_vars(s, w->chain, w->depth, used);
     for (int i = 0; i < w->depth; i++) {
         SpecStmt *l = w->chain[i];
         if (i < r->depth && r->chain[i] == l)
@@ -1056,14 +1113,13 @@ static CovResult mark_write(Sema *s, Cover *c, const Access *w, const Access *r,
         if (used[l->slot])
             v[nv++] = l->slot;
     }
-    CovResult res;
-    first_iter(s, v, nv);
-    do {
+    CovResult res = COV_OK;
+    for (int go = first_iter(s, v, nv); go; go = res == COV_OK && next_iter(s, v, nv)) {
         c->work++;
         res = cover_region(s, c, w->ref, 0);
         if (res == COV_OK && c->work > SEMA_MAX_MARKS)
             res = COV_GIVE_UP;
-    } while (res == COV_OK && next_iter(s, v, nv));
+    }
     return res;
 }
 
@@ -1112,9 +1168,12 @@ static CovResult covers(Sema *s, const Access *const *w, int nw, const Access *r
     unsigned char *wused = calloc(nslots, 3), *rused = wused + nslots, *scratch = rused + nslots;
     if (!wused)
         return COV_GIVE_UP;
-    for (int i = 0; i < nw; i++)
+    for (int i = 0; i < nw; i++) {
         ref_vars(w[i]->ref, wused, s->spec->nslots);
+        chain_vars(s, w[i]->chain, w[i]->depth, wused);
+    }
     ref_vars(r->ref, rused, s->spec->nslots);
+    chain_vars(s, r->chain, r->depth, rused);
     /* r's loops that the regions use; those the writes use first (outer), so
      * the marks are redone only when one of them moves */
     int vs[SPEC_MAX_DEPTH], nv = 0, nwv = 0;
@@ -1131,10 +1190,8 @@ static CovResult covers(Sema *s, const Access *const *w, int nw, const Access *r
             nwv = nv;
     }
     CovResult res = count > SEMA_MAX_MARKS ? COV_GIVE_UP : COV_OK;
-    int fresh = 1, full = 0;
-    if (res == COV_OK)
-        first_iter(s, vs, nv);
-    while (res == COV_OK) {
+    int fresh = 1, full = 0, go = res == COV_OK && first_iter(s, vs, nv);
+    while (go && res == COV_OK) {
         int moved = fresh;
         for (int k = 0; k < nwv; k++) {
             moved |= prev[k] != s->env[vs[k]];
@@ -1258,11 +1315,10 @@ static CovResult flow_owners(Sema *s, Flow *f, int lpos, const Access *const *ws
         }
         if (!runs)
             continue;
-        first_iter(s, v, nv);
-        do {
+        for (int go = first_iter(s, v, nv); go; go = res == COV_OK && next_iter(s, v, nv)) {
             f->iter = s->env[w->chain[lpos]->slot];
             res = flow_region(s, f, w->ref);
-        } while (res == COV_OK && next_iter(s, v, nv));
+        }
     }
     return res;
 }
@@ -1298,23 +1354,18 @@ static CovResult flows(Sema *s, const SpecStmt *L, const Access *const *ws, int 
             earlier[ne++] = ws[i];
     CovResult res = f.owner && earlier && scratch ? COV_OK : COV_GIVE_UP;
     if (res == COV_OK && runs) {
-        first_iter(s, outer, no);
-        do {
+        for (int go = first_iter(s, outer, no); go; go = res == COV_OK && next_iter(s, outer, no)) {
             res = flow_owners(s, &f, lpos, ws, nw);
             f.check = 1;
-            if (res == COV_OK)
-                first_iter(s, inner, ni);
-            while (res == COV_OK) {
+            for (int in = res == COV_OK && first_iter(s, inner, ni); in; in = res == COV_OK && next_iter(s, inner, ni)) {
                 cover_clear(c);
                 for (int i = 0; i < ne && res == COV_OK; i++)
                     res = mark_write(s, c, earlier[i], r, scratch);
                 f.iter = s->env[L->slot];
                 if (res == COV_OK)
                     res = flow_region(s, &f, r->ref);
-                if (res != COV_OK || !next_iter(s, inner, ni))
-                    break;
             }
-        } while (res == COV_OK && next_iter(s, outer, no));
+        }
     }
     if (res == COV_MISS) {
         char el[96], other[64];
@@ -1468,6 +1519,7 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
                 break;
             ref_vars(a->ref, used, s->spec->nslots);
             used[L->slot] = 1;
+            chain_vars(s, a->chain, a->depth, used);
             for (int k = 0; k < a->depth; k++)
                 if (used[a->chain[k]->slot]) {
                     if (a->chain[k] == L)
@@ -1482,8 +1534,7 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
                 too_many = 1;
                 break;
             }
-            first_iter(s, vs, nv);
-            do {
+            for (int go = first_iter(s, vs, nv); go; go = next_iter(s, vs, nv)) {
                 if (nb == cap) {
                     cap = cap ? cap * 2 : 64;
                     Box *v = realloc(boxes, cap * sizeof *v);
@@ -1501,7 +1552,7 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
                     b->key = b->key * 1000003 + s->env[vs[k]];
                 if (box_of(s, a->ref, b->lo, b->hi))
                     nb++;
-            } while (next_iter(s, vs, nv));
+            }
         }
         if (too_many)
             diag_error(s->diag, L->loc, "E057", "checking loop '%s' needs more than %d iterations; split the loops",
@@ -1633,7 +1684,9 @@ static void run_body(Sema *s, Run *R, SpecStmt **body, int n)
             run_op(s, R, st);
             continue;
         }
-        for (int64_t v = st->start; v < st->stop && !R->stop; v += st->step) {
+        int64_t lo, hi;
+        loop_range(s, st, &lo, &hi);
+        for (int64_t v = lo; v < hi && !R->stop; v += st->step) {
             s->env[st->slot] = v;
             if (++R->work > SEMA_MAX_RUN)
                 R->stop = 1;

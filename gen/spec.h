@@ -162,7 +162,10 @@ typedef struct SpecStmt {
     /* loops */
     const char *var;          /* loop variable name */
     int slot;                 /* its env[] slot (>= EXPR_VAR_FIRST) */
-    int64_t start, stop, step;/* range: start, start+step, ... < stop */
+    int64_t start, stop, step;/* range: start, start+step, ... < stop; with bounds over
+                                 enclosing loop variables, their least start and
+                                 greatest stop over those loops (the hull) */
+    Expr *start_e, *stop_e;   /* such bounds, evaluated per iteration (NULL: constant) */
     int carried;              /* carried: true (sequential iterations) */
     struct SpecStmt **body;   /* statements of the loop body */
     int nbody;

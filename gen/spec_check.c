@@ -847,6 +847,89 @@ static int add_slot(Checker *c, SpecStmt *loop)
     return sp->nslots++;
 }
 
+enum { CHECK_MAX_BOUND_ENUM = 1 << 22 }; /* enclosing iterations a loop bound is evaluated at */
+
+/* Least (lo) or greatest value of bound e over the ranges of the enclosing
+ * loops it reads (their hulls), in *out; 0 after reporting an error. */
+static int bound_extreme(Checker *c, const SpecNode *n, Expr *e, int lo, int64_t *out)
+{
+    Spec *sp = c->spec;
+    unsigned char *used = arena_alloc(c->arena, (size_t)sp->nslots + 1);
+    int64_t *env = arena_alloc(c->arena, ((size_t)sp->nslots + 1) * sizeof *env);
+    if (!used || !env)
+        return 0;
+    memset(used, 0, (size_t)sp->nslots + 1);
+    expr_vars_used(e, used, sp->nslots);
+    int v[CHECK_MAX_SCOPE], nv = 0;
+    int64_t count = 1;
+    for (int slot = EXPR_VAR_FIRST; slot < sp->nslots; slot++) {
+        if (!used[slot])
+            continue;
+        const SpecStmt *l = sp->slot_loop[slot];
+        if (l->bad || l->stop <= l->start)
+            return 0; /* reported there */
+        v[nv++] = slot;
+        env[slot] = l->start;
+        count *= (l->stop - l->start + l->step - 1) / l->step;
+        if (count > CHECK_MAX_BOUND_ENUM) {
+            diag_error(c->diag, n->loc, "E057", "evaluating this loop bound needs more than %d iterations of the "
+                       "enclosing loops", CHECK_MAX_BOUND_ENUM);
+            return 0;
+        }
+    }
+    int first = 1;
+    for (;;) {
+        int64_t x;
+        ExprError err;
+        if (expr_eval(e, env, &x, &err)) {
+            report_expr_error(c, &err);
+            return 0;
+        }
+        if (first || (lo ? x < *out : x > *out))
+            *out = x;
+        first = 0;
+        int i = nv - 1;
+        for (; i >= 0; i--) {
+            const SpecStmt *l = sp->slot_loop[v[i]];
+            if (env[v[i]] + l->step < l->stop) {
+                env[v[i]] += l->step;
+                break;
+            }
+            env[v[i]] = l->start;
+        }
+        if (i < 0)
+            return 1;
+    }
+}
+
+/* A loop's start (lo) or stop: an integer expression over params and the
+ * variables of the enclosing loops (SPEC.md §2.1). Constant: *v is its value
+ * and *e NULL; else *e is kept for per-iteration evaluation and *v is its
+ * extreme over the enclosing loops (the loop's hull). 0 after an error. */
+static int loop_bound(Checker *c, const SpecNode *n, int lo, int64_t *v, Expr **e)
+{
+    *e = NULL;
+    if (!want(c, n, SPEC_NODE_SCALAR, "a loop range"))
+        return 0;
+    ExprError err;
+    Expr *x = expr_parse_int(c->arena, n, n->text, &err);
+    if (!x) {
+        report_expr_error(c, &err);
+        return 0;
+    }
+    if (resolve(c, x, ALLOW_VARS, "a loop range"))
+        return 0;
+    if (expr_is_const(x)) {
+        if (expr_eval(x, NULL, v, &err)) {
+            report_expr_error(c, &err);
+            return 0;
+        }
+        return 1;
+    }
+    *e = x;
+    return bound_extreme(c, n, x, lo, v);
+}
+
 static SpecStmt *check_loop(Checker *c, const SpecNode *stmt)
 {
     static const char *const stmt_keys[] = {"for", "body", NULL};
@@ -891,14 +974,16 @@ static SpecStmt *check_loop(Checker *c, const SpecNode *stmt)
                 diag_error(c->diag, range->loc, "E053", "a range list is [start, stop] or [start, stop, step]");
                 ok = 0;
             } else {
-                for (int i = 0; i < range->n; i++)
-                    ok &= const_int(c, range->items[i], "a loop range", &v[i]);
+                ok &= loop_bound(c, range->items[0], 1, &v[0], &s->start_e);
+                ok &= loop_bound(c, range->items[1], 0, &v[1], &s->stop_e);
+                if (range->n == 3)
+                    ok &= const_int(c, range->items[2], "a loop step", &v[2]);
             }
             s->start = v[0];
             s->stop = v[1];
             s->step = v[2];
         } else if (range) {
-            ok &= const_int(c, range, "a loop range", &s->stop);
+            ok &= loop_bound(c, range, 0, &s->stop, &s->stop_e);
         } else {
             ok = 0;
         }
@@ -906,7 +991,7 @@ static SpecStmt *check_loop(Checker *c, const SpecNode *stmt)
             if (s->step < 1) {
                 diag_error(c->diag, range->loc, "E053", "loop step is %lld; it must be positive", (long long)s->step);
                 ok = 0;
-            } else if (s->stop <= s->start) {
+            } else if (s->stop <= s->start) { /* bounds over loop variables: in no iteration */
                 diag_error(c->diag, range->loc, "E053", "loop '%s' has no iterations (range %lld to %lld)",
                            s->var ? s->var : "?", (long long)s->start, (long long)s->stop);
                 ok = 0;

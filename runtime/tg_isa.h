@@ -12,7 +12,7 @@
 
 #define TG_ISA_MAGIC "TGNC"    /* bytes 0..3 of every program */
 #define TG_ISA_VERSION_MAJOR 1 /* incompatible layout changes */
-#define TG_ISA_VERSION_MINOR 0 /* compatible additions */
+#define TG_ISA_VERSION_MINOR 1 /* compatible additions (1: loop lo/hi) */
 
 enum {
     TG_ISA_MAX_REGS = 8,       /* loop registers r0..r7 (loop nesting depth) */

@@ -495,9 +495,21 @@ static int engine_step(iss *m, iss_engine *e, tg_isa_engine eng)
         if (in.op == TG_OP_LOOP) {
             uint32_t end = tg_prog_loop_match(&m->prog, e->pc);
             uint32_t r = (uint32_t)imm(m, &in, TG_IMM_REG, 0);
-            int64_t start = (int64_t)imm(m, &in, TG_IMM_START, 0);
+            int64_t start = (int64_t)imm(m, &in, TG_IMM_START, 0), b;
+            uint64_t x;
             e->stop[r] = (int64_t)imm(m, &in, TG_IMM_STOP, 0);
             e->step[r] = (int64_t)imm(m, &in, TG_IMM_STEP, 1);
+            /* lo/hi: bounds over the outer registers, clamped to [start, stop) */
+            if (tg_prog_find_imm(&m->prog, &in, TG_IMM_LO, &x)) {
+                if (tg_prog_eval(&m->prog, (uint32_t)x, e->regs, 0, 0, &b))
+                    return TG_EPROGRAM;
+                start = b > start ? b : start;
+            }
+            if (tg_prog_find_imm(&m->prog, &in, TG_IMM_HI, &x)) {
+                if (tg_prog_eval(&m->prog, (uint32_t)x, e->regs, 0, 0, &b))
+                    return TG_EPROGRAM;
+                e->stop[r] = b < e->stop[r] ? b : e->stop[r];
+            }
             if (start >= e->stop[r] || !has_work(&m->prog, e->pc, end, eng)) {
                 e->pc = end + 1;
                 continue;

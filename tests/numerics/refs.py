@@ -361,6 +361,11 @@ KERNELS = {
                     [("q", "bfloat16", "S, D"), ("k", "bfloat16", "S, D"),
                      ("v", "bfloat16", "S, D")],
                     [("o", "bfloat16", "S, D")], _inputs_attention, _ref_attention),
+    # the same math with the fully masked key blocks skipped (they added exact zeros)
+    "attention_causal": _k({"S": 1024, "D": 128},
+                           [("q", "bfloat16", "S, D"), ("k", "bfloat16", "S, D"),
+                            ("v", "bfloat16", "S, D")],
+                           [("o", "bfloat16", "S, D")], _inputs_attention, _ref_attention),
 }
 
 

@@ -211,7 +211,7 @@ def _emulate(kernel, x):
     if kernel == "mlp":
         hg, hu = x["x"] @ x["wg"], x["x"] @ x["wu"]
         return {"y": r16(r16(hg / (f(1) + np.exp(-hg)) * hu) @ x["wd"])}
-    if kernel == "attention":
+    if kernel in ("attention", "attention_causal"):
         s = (x["q"] @ x["k"].T) * f(0.08838834764831845)
         n = s.shape[0]
         s = np.where(np.arange(n)[None, :] <= np.arange(n)[:, None], s, -np.inf).astype(f)

@@ -58,7 +58,7 @@ static inline int64_t lower_eval(const Ir *ir, const Expr *e, const char *const 
 }
 
 /* The bundled specs (specs/NAME.yaml), for whole-spec property tests. */
-static const char *const lower_bundled[] = {"attention", "avgpool2d", "cumsum", "layernorm", "matmul", "mlp",
+static const char *const lower_bundled[] = {"attention", "attention_causal", "avgpool2d", "cumsum", "layernorm", "matmul", "mlp",
                                             "rmsnorm", "rope", "softmax", "tensor_add", "tensor_add_bf16",
                                             "transpose2d"};
 enum { LOWER_NBUNDLED = sizeof lower_bundled / sizeof *lower_bundled };

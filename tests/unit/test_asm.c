@@ -135,7 +135,7 @@ static void listing_shape(void **state)
 {
     (void)state;
     Listing l;
-    listing_make(&l, 8); /* softmax */
+    listing_make_path(&l, "specs/softmax.yaml");
     const char *t = l.text.data;
     assert_non_null(strstr(t, ".kernel softmax\n.target trn1\n.spec \"specs/softmax.yaml\"\n"));
     assert_non_null(strstr(t, "loop reg=r0, var=i, start=0, stop=8, step=1  ; specs/softmax.yaml:23\n"));
@@ -155,7 +155,7 @@ static void listing_shape(void **state)
     assert_int_equal(annotated, lines);
     listing_free(&l);
     /* ragged tails stay min() forms evaluated per iteration */
-    listing_make(&l, 6); /* rmsnorm */
+    listing_make_path(&l, "specs/rmsnorm.yaml");
     assert_non_null(strstr(l.text.data, "xt.(r0 % 2)[0:+min(128, 300 - r0 * 128)]"));
     listing_free(&l);
 }
@@ -177,17 +177,37 @@ typedef struct Engine {
     int done;
 } Engine;
 
+/* The range of loop li with the outer registers in regs: start/stop
+ * narrowed by the lo/hi expressions when present (docs/asm.md). */
+static void loop_range(const tg_prog *p, const tg_prog_inst *li, const int64_t *regs, int64_t *start, int64_t *stop)
+{
+    uint64_t a, b, x;
+    int64_t v;
+    tg_prog_find_imm(p, li, TG_IMM_START, &a);
+    tg_prog_find_imm(p, li, TG_IMM_STOP, &b);
+    *start = (int64_t)a;
+    *stop = (int64_t)b;
+    if (tg_prog_find_imm(p, li, TG_IMM_LO, &x)) {
+        assert_int_equal(tg_prog_eval(p, (uint32_t)x, regs, 0, 0, &v), 0);
+        *start = v > *start ? v : *start;
+    }
+    if (tg_prog_find_imm(p, li, TG_IMM_HI, &x)) {
+        assert_int_equal(tg_prog_eval(p, (uint32_t)x, regs, 0, 0, &v), 0);
+        *stop = v < *stop ? v : *stop;
+    }
+}
+
 /* Loop control at en->pc (in): enter, repeat or leave a loop; 0 if in is
  * not loop control. */
 static int loop_control(const tg_prog *p, Engine *en, const tg_prog_inst *in)
 {
-    uint64_t reg, start, stop, stp;
+    uint64_t reg, stp;
+    int64_t start, stop;
     if (in->op == TG_OP_LOOP) {
         tg_prog_find_imm(p, in, TG_IMM_REG, &reg);
-        tg_prog_find_imm(p, in, TG_IMM_START, &start);
-        tg_prog_find_imm(p, in, TG_IMM_STOP, &stop);
-        en->regs[reg] = (int64_t)start;
-        en->pc = (int64_t)start < (int64_t)stop ? en->pc + 1 : tg_prog_loop_match(p, en->pc) + 1;
+        loop_range(p, in, en->regs, &start, &stop);
+        en->regs[reg] = start;
+        en->pc = start < stop ? en->pc + 1 : tg_prog_loop_match(p, en->pc) + 1;
         return 1;
     }
     if (in->op == TG_OP_ENDLOOP) {
@@ -195,10 +215,10 @@ static int loop_control(const tg_prog *p, Engine *en, const tg_prog_inst *in)
         tg_prog_inst li;
         tg_prog_get_inst(p, lp, &li);
         tg_prog_find_imm(p, &li, TG_IMM_REG, &reg);
-        tg_prog_find_imm(p, &li, TG_IMM_STOP, &stop);
         tg_prog_find_imm(p, &li, TG_IMM_STEP, &stp);
+        loop_range(p, &li, en->regs, &start, &stop); /* the outer registers have not moved */
         en->regs[reg] += (int64_t)stp;
-        en->pc = en->regs[reg] < (int64_t)stop ? lp + 1 : en->pc + 1;
+        en->pc = en->regs[reg] < stop ? lp + 1 : en->pc + 1;
         return 1;
     }
     return 0;
@@ -599,7 +619,7 @@ static void corrupted_rejected(void **state)
 {
     (void)state;
     Listing l;
-    listing_make(&l, 9); /* tensor_add */
+    listing_make_path(&l, "specs/tensor_add.yaml");
     tg_prog p;
     uint8_t *b = malloc(l.len);
     assert_non_null(b);

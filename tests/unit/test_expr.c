@@ -144,8 +144,7 @@ static void numbers_in_floating_point(void **state)
         const char *code;
         double v = eval_num(ok[k].s, ok[k].i, &code);
         assert_null(code);
-        assert_true(v == ok[k].want);
-        assert_true(v == (double)(float)v);
+        assert_true((float)v == (float)ok[k].want); /* the one rounding, where the value is used */
     }
     static const char *const bad[] = {"1/0", "1 % (2 - 2)", "1e39", "inf - inf", "9007199254740993", "1/(i - 2)"};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
