@@ -59,7 +59,10 @@ typedef struct E {
 typedef struct Nest {
     int n;                                     /* loops */
     int64_t count[EMIT_MAX_DIMS];              /* iterations, outer first */
+    const char *ncount[EMIT_MAX_DIMS];         /* ragged: the count as a C expression, else NULL */
     int64_t step[IR_MAX_OPERANDS][EMIT_MAX_DIMS]; /* per operand, elements */
+    const char *idx[IR_MAX_OPERANDS];          /* ragged, dims that do not line up: the
+                                                  operand's element index (C), else NULL */
 } Nest;
 
 /* ---- values ------------------------------------------------------------------ */
@@ -256,8 +259,14 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
         row = arena_printf(e->arena, "core->%s[%s] + %s", ap->mem == IR_MEM_PSUM ? "psum" : "sbuf", part, byte);
     }
     const char *idx = "0", *idx2 = "0";
-    int even = nest && nest->n > 0 && !skip_inner && nest->step[k][nest->n - 1] == 2;
+    int even = nest && nest->n > 0 && !skip_inner && nest->step[k][nest->n - 1] == 2 && !nest->idx[k];
     for (int d = 0; nest && d < nest->n - (skip_inner ? 1 : 0); d++) {
+        if (nest->ncount[d])
+            even = 0;
+        if (nest->idx[k]) {
+            idx = nest->idx[k];
+            break;
+        }
         int64_t s = nest->step[k][d];
         if (!s)
             continue;
@@ -287,6 +296,80 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
     return m;
 }
 
+/* The free element count of ap as C: a constant, or the product of its
+ * dims' counts (ragged). */
+static const char *free_count_c(E *e, const IrAp *ap)
+{
+    int64_t n = ir_ap_free_elems(ap);
+    if (n >= 0)
+        return arena_printf(e->arena, "%lld", (long long)n);
+    const char *c = NULL;
+    for (int d = 0; d < ap->nfree; d++)
+        c = c ? arena_printf(e->arena, "%s * (%s)", c, cx(e, ap->free[d].num))
+              : arena_printf(e->arena, "(%s)", cx(e, ap->free[d].num));
+    if (!c)
+        e->oom = 1;
+    return c ? c : "0";
+}
+
+/* refine() for operands with a free dim whose size varies between
+ * iterations (ragged). Operands whose dims have the same counts (the same
+ * expressions) share one loop per dim; otherwise one loop runs over the flat
+ * free index and each operand finds its element by division. A one-element
+ * operand broadcasts. Sema checked that the free sizes agree per iteration. */
+static int refine_ragged(E *e, IrAp *const *aps, int n, const int64_t *tot, Nest *nest, SrcLoc loc)
+{
+    const IrAp *ref = NULL;
+    int same = 1;
+    for (int k = 0; k < n; k++) {
+        if (tot[k] == 1)
+            continue; /* broadcast */
+        if (!ref) {
+            ref = aps[k];
+            continue;
+        }
+        same = same && aps[k]->nfree == ref->nfree;
+        for (int d = 0; same && d < ref->nfree; d++)
+            same = !strcmp(cx(e, aps[k]->free[d].num), cx(e, ref->free[d].num));
+    }
+    if (!ref || ref->nfree > EMIT_MAX_DIMS) {
+        unsupported(e, loc, "this many free loops are");
+        return 0;
+    }
+    if (same) {
+        nest->n = ref->nfree;
+        for (int d = 0; d < ref->nfree; d++) {
+            if (!ir_expr_const(ref->free[d].num, &nest->count[d]))
+                nest->ncount[d] = cx(e, ref->free[d].num);
+            for (int k = 0; k < n; k++)
+                nest->step[k][d] = tot[k] == 1 ? 0 : aps[k]->free[d].step;
+        }
+        return 1;
+    }
+    nest->n = 1;
+    nest->ncount[0] = free_count_c(e, ref);
+    for (int k = 0; k < n; k++) {
+        if (tot[k] == 1) {
+            nest->idx[k] = "0";
+            continue;
+        }
+        const char *idx = "0", *inner = NULL;
+        for (int d = aps[k]->nfree - 1; d >= 0; d--) {
+            const char *num = cx(e, aps[k]->free[d].num);
+            const char *j = inner ? arena_printf(e->arena, "tg_j0 / (%s)", inner) : "tg_j0";
+            const char *t = d == 0 ? arena_printf(e->arena, "(%s) * %lld", j ? j : "0", (long long)aps[k]->free[d].step)
+                                   : arena_printf(e->arena, "(%s) %% (%s) * %lld", j ? j : "0", num,
+                                                  (long long)aps[k]->free[d].step);
+            idx = cadd(e, idx, t ? t : "0");
+            inner = inner ? arena_printf(e->arena, "%s * (%s)", inner, num) : arena_printf(e->arena, "(%s)", num);
+            if (!inner || !t)
+                e->oom = 1;
+        }
+        nest->idx[k] = idx;
+    }
+    return 1;
+}
+
 /* Common refinement of the free dims of aps[0..n): loops whose every
  * boundary is a boundary (product of inner counts) of each operand, so each
  * operand has one constant stride per loop. A one-element operand ([P,1])
@@ -296,14 +379,14 @@ static int refine(E *e, IrAp *const *aps, int n, Nest *nest, SrcLoc loc)
     int64_t tot[IR_MAX_OPERANDS], maxtot = 1, bnd[IR_MAX_OPERANDS * (IR_MAX_FREE + 1)];
     int nb = 0;
     memset(nest, 0, sizeof *nest);
+    int ragged = 0;
     for (int k = 0; k < n; k++) {
         tot[k] = ir_ap_free_elems(aps[k]);
-        if (tot[k] < 0) {
-            unsupported(e, aps[k]->loc, "a free dim whose size varies between iterations is");
-            return 0;
-        }
+        ragged |= tot[k] < 0;
         maxtot = tot[k] > maxtot ? tot[k] : maxtot;
     }
+    if (ragged)
+        return refine_ragged(e, aps, n, tot, nest, loc);
     for (int k = 0; k < n; k++) {
         if (tot[k] == 1 && maxtot > 1)
             continue; /* broadcast */
@@ -370,18 +453,26 @@ static void put_nest(E *e, tpl_value *in, const Nest *nest, int skip_inner)
         if (!m)
             return;
         put(e, m, "var", str(e, "tg_j%d", d));
-        put_int(e, m, "n", nest->count[d]);
+        if (nest->ncount[d])
+            put_str(e, m, "n", nest->ncount[d]);
+        else
+            put_int(e, m, "n", nest->count[d]);
         append(e, dims, m);
     }
     put(e, in, "dims", dims);
     /* flat free index of the dst (iota's f) */
-    const char *f = "0";
-    int64_t inner = 1;
+    const char *f = "0", *inner = "1";
     for (int d = nest->n - 1; d >= 0; d--) {
-        const char *t = inner == 1 ? arena_printf(e->arena, "tg_j%d", d)
-                                   : arena_printf(e->arena, "tg_j%d * %lld", d, (long long)inner);
+        const char *t = !strcmp(inner, "1") ? arena_printf(e->arena, "tg_j%d", d)
+                                            : arena_printf(e->arena, "tg_j%d * %s", d, inner);
         f = cadd(e, t ? t : "0", f);
-        inner *= nest->count[d];
+        const char *c = nest->ncount[d] ? arena_printf(e->arena, "(%s)", nest->ncount[d])
+                                        : arena_printf(e->arena, "%lld", (long long)nest->count[d]);
+        inner = !strcmp(inner, "1") ? c : arena_printf(e->arena, "%s * %s", inner, c ? c : "1");
+        if (!inner || !c) {
+            e->oom = 1;
+            return;
+        }
     }
     put_str(e, in, "f", f);
 }
@@ -463,11 +554,12 @@ static int elementwise(E *e, IrInst *in, tpl_value *m, int raw)
     for (int i = 0; i < in->nsrc; i++)
         alias |= partial_alias(e, &in->dst, &in->src[i]);
     put_bool(e, m, "alias", alias);
-    int inner = raw && !alias && nest.n > 0 && nest.step[0][nest.n - 1] == 1 && nest.step[1][nest.n - 1] == 1;
+    int fixed = nest.n > 0 && !nest.ncount[nest.n - 1] && !nest.idx[0]; /* constant innermost count */
+    int inner = raw && !alias && fixed && nest.step[0][nest.n - 1] == 1 && nest.step[1][nest.n - 1] == 1;
     put_int(e, m, "memcpy_n", inner ? nest.count[nest.n - 1] : 1);
     /* chunk: the template may split the innermost loop into blocks of this
      * many (a constant trip count the compiler vectorizes), or 0 */
-    put_int(e, m, "chunk", nest.n > 0 && nest.count[nest.n - 1] % EMIT_CHUNK == 0 ? EMIT_CHUNK : 0);
+    put_int(e, m, "chunk", fixed && nest.count[nest.n - 1] % EMIT_CHUNK == 0 ? EMIT_CHUNK : 0);
     put_nest(e, m, &nest, inner);
     put(e, m, "dst", operand(e, &in->dst, &nest, 0, 1, inner));
     tpl_value *src = new_list(e);
@@ -501,10 +593,13 @@ static tpl_value *walk(E *e, IrAp *ap, int writable, SrcLoc loc, int64_t *count)
     tpl_value *m = new_map(e);
     if (!m)
         return NULL;
-    *count = ir_ap_free_elems(ap);
+    *count = ir_ap_free_elems(ap); /* -1: ragged */
     put_nest(e, m, &nest, 0);
     put(e, m, "o", operand(e, ap, &nest, 0, writable, 0));
-    put_int(e, m, "count", *count);
+    if (*count >= 0)
+        put_int(e, m, "count", *count);
+    else
+        put_str(e, m, "count", free_count_c(e, ap));
     put_str(e, m, "pcount", cx(e, ap->pcount));
     return m;
 }
@@ -526,27 +621,29 @@ static int tensor_engine(E *e, IrInst *in, tpl_value *m)
     if (!d || !a || (in->op == IR_OP_MATMUL && !b))
         return 0;
     int64_t pd = pconst(&in->dst), p0 = pconst(&in->src[0]);
-    /* matmul: a ragged contraction (K = min(...) partitions, the same
-     * expression on both inputs) is a loop bound and an argument, K <= 128
-     * by sema; everything else must be constant */
-    int ragged_k = in->op == IR_OP_MATMUL && p0 < 0 && !strcmp(cx(e, in->src[0].pcount), cx(e, in->src[1].pcount));
-    int ok = pd > 0 && (ragged_k || (p0 > 0 && p0 <= TG_PARTITIONS));
+    /* Sizes that vary between iterations (ragged K = the stationary's
+     * partitions, M its free size, N the moving's free size) are loop bounds
+     * and arguments as C expressions; sema checked the operands agree and
+     * fit one PE pass at every iteration. Constant ones are checked here. */
+    int ok = 1;
     if (in->op == IR_OP_MATMUL) /* dst[M,N] += stat[K,M]^T mov[K,N] */
-        ok = ok && (ragged_k || pconst(&in->src[1]) == p0) && pd == n0 && nd == n1 &&
-             n0 <= TG_MATMUL_STATIONARY_FMAX && n1 <= TG_MATMUL_MOVING_FMAX;
+        ok = (pd < 0 || n0 < 0 || pd == n0) && (nd < 0 || n1 < 0 || nd == n1) && n0 <= TG_MATMUL_STATIONARY_FMAX &&
+             n1 <= TG_MATMUL_MOVING_FMAX && p0 <= TG_PARTITIONS;
     else /* dst[F,P] = src[P,F]^T */
-        ok = ok && pd == n0 && nd == p0 && n0 <= TG_PARTITIONS;
+        ok = (pd < 0 || n0 < 0 || pd == n0) && (nd < 0 || p0 < 0 || nd == p0) && n0 <= TG_PARTITIONS &&
+             p0 <= TG_PARTITIONS;
     if (!ok) {
-        unsupported(e, in->loc, "this operand shape (ragged or beyond one PE pass) is");
+        unsupported(e, in->loc, "this operand shape (beyond one PE pass) is");
         return 0;
     }
     put(e, m, "d", d);
     put(e, m, "a", a);
     if (b)
         put(e, m, "b", b);
-    put(e, m, "K", ragged_k ? str(e, "(int)(%s)", cx(e, in->src[0].pcount)) : str(e, "%lld", (long long)p0));
-    put_int(e, m, "M", n0);
-    put_int(e, m, "N", n1);
+    put(e, m, "K", p0 >= 0 ? str(e, "%lld", (long long)p0) : str(e, "(int)(%s)", cx(e, in->src[0].pcount)));
+    put(e, m, "M", n0 >= 0 ? str(e, "%lld", (long long)n0) : str(e, "(int)(%s)", free_count_c(e, &in->src[0])));
+    put(e, m, "N", in->op != IR_OP_MATMUL || n1 >= 0 ? str(e, "%lld", (long long)n1)
+                                                     : str(e, "(int)(%s)", free_count_c(e, &in->src[1])));
     put_bool(e, m, "accumulate", in->accumulate);
     return 1;
 }
@@ -561,11 +658,16 @@ static int row_call(E *e, IrInst *in, tpl_value *m)
     if (!d || !a)
         return 0;
     int stats = in->op == IR_OP_BN_STATS;
-    if (nd != (stats ? TG_BN_STATS_RECORD : 2) || ns < 1 || ns > (stats ? TG_BN_STATS_FMAX : 4096) ||
-        (!stats && ns % 3)) {
+    /* bn_aggr's records: sema bounds them by the source tile's free size */
+    int64_t cap = ns >= 0 ? ns : stats ? TG_BN_STATS_FMAX : e->ir->spec->tiles[in->src[0].index].shape[1];
+    for (int dd = 2; ns < 0 && dd < e->ir->spec->tiles[in->src[0].index].rank; dd++)
+        cap *= e->ir->spec->tiles[in->src[0].index].shape[dd];
+    if (nd != (stats ? TG_BN_STATS_RECORD : 2) || (ns >= 0 && ns < 1) || cap > (stats ? TG_BN_STATS_FMAX : TG_BN_AGGR_FMAX) ||
+        (!stats && ns >= 0 && ns % 3)) {
         unsupported(e, in->loc, "this operand shape is");
         return 0;
     }
+    put_int(e, m, "cap", cap);
     put(e, m, "d", d);
     put(e, m, "a", a);
     put_str(e, m, "fn", stats ? "tg_bn_stats_f32" : "tg_bn_aggr_f32");

@@ -118,6 +118,9 @@ void expr_vars_used(const Expr *e, unsigned char *used, int nvars);
 void expr_format(const Expr *e, char *buf, size_t size);
 /* A constant node. */
 Expr *expr_new_int(Arena *a, int64_t v, SrcLoc loc);
+/* An operator node l k r (r unused for EXPR_NEG); NULL when an operand is
+ * NULL (an earlier allocation failed) or memory runs out. */
+Expr *expr_new_op(Arena *a, ExprKind k, Expr *l, Expr *r, SrcLoc loc);
 const char *expr_cmp_name(ExprCmp c);
 int expr_cmp_eval(ExprCmp c, int64_t l, int64_t r);
 

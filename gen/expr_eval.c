@@ -393,6 +393,20 @@ Expr *expr_new_int(Arena *a, int64_t v, SrcLoc loc)
     return e;
 }
 
+Expr *expr_new_op(Arena *a, ExprKind k, Expr *l, Expr *r, SrcLoc loc)
+{
+    if (!l || (k != EXPR_NEG && !r))
+        return NULL;
+    Expr *e = arena_alloc(a, sizeof *e);
+    if (e) {
+        e->kind = k;
+        e->a = l;
+        e->b = r;
+        e->loc = loc;
+    }
+    return e;
+}
+
 const char *expr_cmp_name(ExprCmp c)
 {
     static const char *const n[] = {"<", "<=", ">", ">=", "==", "!="};

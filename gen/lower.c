@@ -18,19 +18,7 @@ typedef struct Lower {
 
 /* ---- expressions ---------------------------------------------------------- */
 
-static Expr *mk(Lower *L, ExprKind k, Expr *a, Expr *b, SrcLoc loc)
-{
-    if (!a || (k != EXPR_NEG && !b))
-        return NULL;
-    Expr *e = arena_alloc(L->arena, sizeof *e);
-    if (e) {
-        e->kind = k;
-        e->a = a;
-        e->b = b;
-        e->loc = loc;
-    }
-    return e;
-}
+static Expr *mk(Lower *L, ExprKind k, Expr *a, Expr *b, SrcLoc loc) { return expr_new_op(L->arena, k, a, b, loc); }
 
 static Expr *mk_int(Lower *L, int64_t v, SrcLoc loc) { return expr_new_int(L->arena, v, loc); }
 
@@ -416,7 +404,9 @@ static int ap_hbm(Lower *L, const SpecRef *r, HbmMode mode, const IrAp *pair, Ir
         pdim = nd[1];
     } else if (n > 0) {
         pdim = nd[0];
-        if (n == 1 && mode == HBM_PLAIN && pair && ir_expr_is(pair->pcount, 1))
+        /* a one-dim region lies along the free dim of a one-partition
+         * pattern, and a broadcast's 1-D row (x[0:D], x[r, :]) is all free */
+        if (n == 1 && ((mode == HBM_PLAIN && pair && ir_expr_is(pair->pcount, 1)) || mode == HBM_BROADCAST))
             pdim = -1;
     }
     if (pdim < 0) {

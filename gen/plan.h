@@ -11,7 +11,7 @@
 #include "ir.h"
 
 enum {
-    PLAN_SBUF_ALIGN = 64, /* bytes: every SBUF copy starts on this boundary */
+    PLAN_SBUF_ALIGN = SPEC_SBUF_ALIGN, /* bytes: every SBUF copy starts on this boundary */
 };
 
 /* Where one tile lives. */

@@ -301,7 +301,7 @@ static int eval_ref(Sema *s, const SpecRef *r, Shape *sh, const unsigned char *u
     const int64_t *shape = target_shape(s, r, &rank);
     sh->rank = 0;
     for (int d = 0; d < r->rank; d++) {
-        int64_t a, b;
+        int64_t a, b, size = shape[d];
         ExprError err;
         if (expr_eval(r->start[d], s->env, &a, &err) || expr_eval(r->stop[d], s->env, &b, &err)) {
             diag_error(s->diag, err.loc, err.code, "%s%s", err.msg, iter_text(s, used));
@@ -309,9 +309,9 @@ static int eval_ref(Sema *s, const SpecRef *r, Shape *sh, const unsigned char *u
         }
         SrcLoc loc = d < r->region.nslices ? r->region.slice[d].loc : r->region.loc;
         const char *kind = r->is_tensor ? "tensor" : "tile";
-        if (a < 0 || b > shape[d] || a >= shape[d]) {
+        if (a < 0 || b > size || a >= size) {
             diag_error(s->diag, loc, "E050", "%s '%s' dimension %d is [%lld, %lld) but its size is %lld%s", kind,
-                       ref_name(r), d, (long long)a, (long long)b, (long long)shape[d], iter_text(s, used));
+                       ref_name(r), d, (long long)a, (long long)b, (long long)size, iter_text(s, used));
             return 0;
         }
         if (b <= a) {
@@ -505,6 +505,11 @@ static int check_shapes(Sema *s, OpCtx *o)
                        TG_BN_STATS_FMAX, (long long)free_size(a), iter_text(s, o->used));
             return 0;
         }
+        if (st->op == SPEC_OP_BN_AGGR && free_size(a) > TG_BN_AGGR_FMAX) {
+            diag_error(s->diag, fld_loc(o, F(SRC)), "E038", "bn_aggr reads at most %d free elements; 'src' has %lld%s",
+                       TG_BN_AGGR_FMAX, (long long)free_size(a), iter_text(s, o->used));
+            return 0;
+        }
         if (st->op == SPEC_OP_BN_AGGR && free_size(a) % TG_BN_STATS_RECORD) {
             diag_error(s->diag, fld_loc(o, F(SRC)), "E038",
                        "bn_aggr reads whole %d-element bn_stats records; 'src' has %lld free elements%s",
@@ -533,6 +538,82 @@ static int check_shapes(Sema *s, OpCtx *o)
         return same_shape(s, o, F(DST), F(SRC));
     default:
         return 1;
+    }
+}
+
+static Expr *mk_bin(Sema *s, ExprKind k, Expr *a, Expr *b, SrcLoc loc) { return expr_new_op(s->arena, k, a, b, loc); }
+
+/* Indices of dimension d of normalised r: (stop - start + step - 1) / step. */
+static Expr *dim_extent(Sema *s, const SpecRef *r, int d)
+{
+    SrcLoc loc = r->region.loc;
+    Expr *n = mk_bin(s, EXPR_SUB, r->stop[d], r->start[d], loc);
+    if (r->step[d] != 1)
+        n = mk_bin(s, EXPR_DIV, mk_bin(s, EXPR_ADD, n, expr_new_int(s->arena, r->step[d] - 1, loc), loc),
+                   expr_new_int(s->arena, r->step[d], loc), loc);
+    return n;
+}
+
+/* The v1 rule for DMAs (SPEC.md §2): when the tile side of a load, store or
+ * dma_copy is a whole tile (no brackets) and the HBM region is shorter, the
+ * DMA moves that many leading partitions, and, dimension for dimension when
+ * the region has the tile's rank, that many leading elements: the tile
+ * reference becomes [0 : min(region extent, tile extent)] per such dim. */
+static void clip_whole_tile(Sema *s, OpCtx *o, const int *vs, int nv)
+{
+    SpecStmt *st = o->st;
+    if ((st->op != SPEC_OP_LOAD && st->op != SPEC_OP_STORE && st->op != SPEC_OP_DMA_COPY) ||
+        (st->f[SPEC_F_BROADCAST].present && st->f[SPEC_F_BROADCAST].boolean))
+        return;
+    SpecRef *t = o->ref[SPEC_F_DST], *h = o->ref[SPEC_F_SRC];
+    if (t && t->is_tensor) {
+        SpecRef *x = t;
+        t = h;
+        h = x;
+    }
+    if (!t || !h || t->is_tensor || !h->is_tensor || t->region.bracketed || !t->normalized || !h->normalized)
+        return;
+    int kept[SPEC_MAX_RANK], n = 0, map[SPEC_MAX_RANK];
+    for (int d = 0; d < h->rank; d++)
+        if (!h->dropped[d])
+            kept[n++] = d;
+    for (int d = 0; d < t->rank; d++)
+        map[d] = -1;
+    if (st->f[SPEC_F_TRANSPOSE].present && st->f[SPEC_F_TRANSPOSE].boolean) {
+        if (n != 2 || t->rank != 2)
+            return;
+        map[0] = kept[1];
+        map[1] = kept[0];
+    } else if (n == t->rank) {
+        for (int d = 0; d < n; d++)
+            map[d] = kept[d];
+    } else if (n > 0) {
+        map[0] = kept[0];
+    }
+    for (int d = 0; d < t->rank; d++) {
+        if (map[d] < 0)
+            continue;
+        /* clip only where some iteration's region is shorter (and none is
+         * empty: that is the region's E051) */
+        Expr *ext = dim_extent(s, h, map[d]);
+        int shorter = 0, bad = !ext;
+        int64_t lo = INT64_MAX, hi = INT64_MIN;
+        first_iter(s, vs, nv);
+        do {
+            int64_t a, b;
+            if (bad || expr_eval(ext, s->env, &a, NULL) || expr_eval(t->stop[d], s->env, &b, NULL) || a < 1) {
+                bad = 1;
+                break;
+            }
+            shorter |= a < b;
+            lo = a < lo ? a : lo;
+            hi = a > hi ? a : hi;
+        } while (next_iter(s, vs, nv));
+        if (bad || !shorter)
+            continue;
+        Expr *c = lo == hi ? expr_new_int(s->arena, lo, t->region.loc) : mk_bin(s, EXPR_MIN, ext, t->stop[d], t->region.loc);
+        if (c)
+            t->stop[d] = c;
     }
 }
 
@@ -838,6 +919,7 @@ static void check_op(Sema *s, SpecStmt *st)
                    SEMA_MAX_ENUM);
         return;
     }
+    clip_whole_tile(s, &o, vs, nv);
     /* inference pass: max extents of sources; bounds of every read */
     Shape maxsh[SEMA_NREF];
     memset(maxsh, 0, sizeof maxsh);
@@ -902,6 +984,12 @@ static void walk(Sema *s, SpecStmt **body, int n)
         if (st->kind == SPEC_STMT_LOOP) {
             if (st->bad || s->nloops >= SPEC_MAX_DEPTH)
                 continue;
+            if (s->nloops == SPEC_MAX_LOOP_DEPTH) {
+                diag_error(s->diag, st->loc, "E058", "loop '%s' nests %d deep; loops nest at most %d deep (the "
+                           "machine's loop registers)", st->var, s->nloops + 1, SPEC_MAX_LOOP_DEPTH);
+                diag_note(s->diag, s->loops[0]->loc, "the outermost enclosing loop");
+                continue;
+            }
             s->loops[s->nloops++] = st;
             walk(s, st->body, st->nbody);
             s->nloops--;
@@ -1763,6 +1851,40 @@ out:
 
 /* ------------------------------------------------------------- capacity */
 
+/* Bytes per partition one copy of SBUF tile t reserves: its size rounded up
+ * to the planner's alignment. */
+static int64_t sbuf_slot(const SpecTile *t)
+{
+    int64_t bytes = (int64_t)tg_dtype_size(t->dtype);
+    for (int d = 1; d < t->rank; d++)
+        bytes *= t->shape[d];
+    return (bytes + SPEC_SBUF_ALIGN - 1) / SPEC_SBUF_ALIGN * SPEC_SBUF_ALIGN;
+}
+
+/* Limits of the binary program (spec.h): checked here so that a spec `check`
+ * accepts also assembles. */
+static void check_program_limits(Sema *s)
+{
+    Spec *sp = s->spec;
+    SrcLoc top = {sp->file, sp->root->loc.line, sp->root->loc.col};
+    for (int i = 0; i < sp->ntensors; i++) {
+        const SpecTensor *t = &sp->tensors[i];
+        int64_t n = 1;
+        for (int d = 0; d < t->rank && n <= SPEC_MAX_TENSOR_ELEMS; d++)
+            n = t->shape[d] > SPEC_MAX_TENSOR_ELEMS ? SPEC_MAX_TENSOR_ELEMS + 1 : n * t->shape[d];
+        if (n > SPEC_MAX_TENSOR_ELEMS)
+            diag_error(s->diag, t->loc, "E037", "tensor '%s' has more than 2^31 - 1 elements; a kernel's tensors "
+                       "hold at most %lld (the binary program's 32-bit strides)", t->name,
+                       (long long)SPEC_MAX_TENSOR_ELEMS);
+    }
+    if (sp->ntensors > SPEC_MAX_TABLE)
+        diag_error(s->diag, top, "E062", "the spec has %d tensors; a kernel has at most %d", sp->ntensors,
+                   SPEC_MAX_TABLE);
+    if (sp->ntiles > SPEC_MAX_TABLE)
+        diag_error(s->diag, top, "E062", "the spec has %d tiles (declared and inferred); a kernel has at most %d",
+                   sp->ntiles, SPEC_MAX_TABLE);
+}
+
 static void check_capacity(Sema *s)
 {
     Spec *sp = s->spec;
@@ -1772,11 +1894,8 @@ static void check_capacity(Sema *s)
         SpecTile *t = &sp->tiles[i];
         if (t->bad || !t->rank)
             continue;
-        int64_t bytes = (int64_t)tg_dtype_size(t->dtype);
-        for (int d = 1; d < t->rank; d++)
-            bytes *= t->shape[d];
         if (t->buffer == SPEC_BUF_SBUF)
-            sbuf += bytes * t->bufs;
+            sbuf += sbuf_slot(t) * t->bufs;
         else
             banks += t->bufs;
     }
@@ -1788,9 +1907,7 @@ static void check_capacity(Sema *s)
             SpecTile *t = &sp->tiles[i];
             if (t->bad || !t->rank || t->buffer != SPEC_BUF_SBUF)
                 continue;
-            int64_t bytes = (int64_t)tg_dtype_size(t->dtype);
-            for (int d = 1; d < t->rank; d++)
-                bytes *= t->shape[d];
+            int64_t bytes = sbuf_slot(t);
             diag_note(s->diag, t->loc, "'%s' takes %lld bytes per partition (%lld x %d bufs)", t->name,
                       (long long)(bytes * t->bufs), (long long)bytes, t->bufs);
         }
@@ -1822,6 +1939,7 @@ int sema_check(Spec *spec, Diag *diag, Arena *arena)
     if (diag->nerrors == s.errors0) /* E054 and the like first: their reads would repeat here */
         check_unwritten(&s);
     check_capacity(&s);
+    check_program_limits(&s);
     for (int i = spec->ninputs; i < spec->ntensors; i++) {
         int written = 0;
         for (int j = 0; j < s.nacc && !written; j++)

@@ -353,9 +353,9 @@ static int exec_bn(iss *m, iss_engine *e, const tg_prog_inst *in)
     if ((rc = need(m, e, in, TG_ROLE_DST, 1, &d)) || (rc = need(m, e, in, TG_ROLE_SRC, 0, &s)))
         return rc;
     if (d.count != (stats ? TG_BN_STATS_RECORD : 2) || s.pcount != d.pcount ||
-        s.count > (stats ? TG_BN_STATS_FMAX : 4096) || (!stats && s.count % 3))
+        s.count > (stats ? TG_BN_STATS_FMAX : TG_BN_AGGR_FMAX) || (!stats && s.count % 3))
         return TG_EPROGRAM;
-    float x[4096], out[TG_BN_STATS_RECORD];
+    float x[TG_BN_AGGR_FMAX], out[TG_BN_STATS_RECORD];
     for (int64_t p = 0; p < d.pcount; p++) {
         tg_iss_gather_row(&s, p, x);
         if (stats)

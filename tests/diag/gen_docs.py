@@ -36,7 +36,8 @@ MEANING = {
     "E034": "too many indices, or an integer index on a tile's partition dim",
     "E035": "dimension not positive",
     "E036": "operand must be a [P, 1] column",
-    "E038": "bn_stats / bn_aggr size rule",
+    "E037": "tensor with more than 2^31 - 1 elements (the binary program's 32-bit strides)",
+    "E038": "bn_stats / bn_aggr size rule (bn_stats <= 512, bn_aggr <= 4096 free elements, whole records)",
     "E040": "Tensor-engine input not in SBUF",
     "E041": "Tensor-engine output not in PSUM",
     "E042": "PSUM tile not float32",
@@ -52,12 +53,36 @@ MEANING = {
     "E055": "independent loop iterations write overlapping output regions",
     "E056": "read of tile elements that nothing has written yet",
     "E057": "too many iterations to check",
-    "E060": "SBUF capacity exceeded",
+    "E058": "loops nested deeper than 8 (the machine's loop registers)",
+    "E060": "SBUF capacity exceeded (each copy of a tile counted at its 64-byte aligned size)",
     "E061": "PSUM capacity exceeded",
+    "E062": "more than 255 tensors, or 255 tiles, in one kernel",
     "W001": "tile read before anything writes it",
     "W002": "output never written",
     "W003": "empty body",
 }
+
+# Codes the phases after `check` can raise (gen, asm, run). `check` rejects
+# every spec that would reach one of them with the front-end code named here
+# (SPEC.md §2.1: a spec `check` accepts is one that `gen`, `run` and `profile`
+# accept), so each is an internal consistency guard with no failing spec of
+# its own; the differential fuzzer (tests/numerics/fuzz_diff.py) fails on any.
+BACKEND = [
+    ("E090", "lowering: a region the IR cannot express (partition step, transposed or broadcast load shape)",
+     "E051, E032"),
+    ("E091", "out of memory in a back-end phase", "none: the machine ran out of memory"),
+    ("E092", "planner: a tile too large to place", "E035, E060"),
+    ("E093", "planner: PSUM tile larger than one bank", "E043"),
+    ("E094", "planner: SBUF overflow after placement", "E060 (counts aligned copies, no reuse)"),
+    ("E095", "planner: PSUM overflow after placement", "E061"),
+    ("E100", "C back end: an access pattern it cannot express", "E032, E036, E046"),
+    ("E110", "assembly: an expression or address the encoding cannot express", "E058, E020"),
+    ("E111", "assembly: a step beyond the encoding's 32-bit fields", "E037"),
+    ("E112", "assembly: more engine dependencies than the 256 semaphores", "none known (the fuzzer would report it)"),
+    ("E113", "assembly: loops nested deeper than the 8 loop registers", "E058"),
+    ("E114", "assembly: more than 255 tensors or tiles", "E062"),
+    ("E115", "assembly: the emitted program does not validate", "E037, E038"),
+]
 
 here = os.path.dirname(os.path.abspath(__file__))
 cases = {}
@@ -79,6 +104,15 @@ out = ["# tilegen diagnostics", "",
        "| code | meaning |", "| --- | --- |"]
 for code in sorted(MEANING):
     out.append("| %s | %s%s |" % (code, MEANING[code], "" if code in cases else " (no test case yet)"))
+out += ["", "## Codes of the later phases", "",
+        "`tilegen gen`, `asm` and `run` can raise these, but `check` rejects every spec that would reach",
+        "one first, with the code in the last column (whose case below is the minimal failing spec), so",
+        "each is an internal consistency guard: a spec that `check` accepts and a later phase refuses is a",
+        "bug (the differential fuzzer, `make suite-fuzz-diff`, fails on one). The assembler's own codes",
+        "for hand-written `.s` files (A001-A013) are listed in [asm.md](asm.md).", "",
+        "| code | raised by | check reports instead |", "| --- | --- | --- |"]
+for code, what, instead in BACKEND:
+    out.append("| %s | %s | %s |" % (code, what, instead))
 out.append("")
 for code in sorted(cases):
     size, spec, text = cases[code]

@@ -461,6 +461,28 @@ def _ref_colacc(p, x):
     return {"y": (f32(f32(f32(x["x"]) + 0.5) * 3.0), "exact")}
 
 
+def _inputs_shapes(p, r):
+    n, d = p["N"], p["D"]
+    return {"g": r.standard_normal(d), "h": r.standard_normal((1, d)), "s": r.standard_normal((44, d)),
+            "x": r.standard_normal((n, d)), "w": r.standard_normal((128, 96))}
+
+
+def _ref_shapes(p, x):
+    # copies and 2x are exact, 2x + x one rounding (of an exact 2x); the matmul
+    # sums its 128 products in increasing k in fp32 (SPEC.md §5): modelled step
+    # by step, exact. y6: chunks of 2 * (rest // 2) columns (D even: all of them).
+    g, h, s, v, w = (f32(x[k]) for k in ("g", "h", "s", "x", "w"))
+    d = p["D"]
+    acc = np.outer(w[0], v[0]).astype(np.float32)
+    for k in range(1, 128):
+        acc = f32(acc + np.outer(w[k], v[k]).astype(np.float32))
+    assert d % 2 == 0
+    y6 = 2 * v[:128]
+    out = {"y1": np.broadcast_to(g, (128, d)), "y2": np.broadcast_to(h, (128, d)), "y3": 2 * s,
+           "y4": f32(2 * v + v), "y5": acc, "y6": y6}
+    return {k: (np.asarray(a, np.float64), "exact") for k, a in out.items()}
+
+
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
 # gen-cli suite (check.sh with SPECS=tests/numerics/specs).
 TEST_SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
@@ -484,6 +506,12 @@ TEST_KERNELS = {
                   ("yc", "float32", "128, D")], _inputs_fscale, _ref_fscale),
     "colacc": _k({"N": 24}, [("x", "float32", "128, N")], [("y", "float32", "128, N")],
                  _inputs_colacc, _ref_colacc),
+    "shapes": _k({"N": 200, "D": 700},
+                 [("g", "float32", "D"), ("h", "float32", "1, D"), ("s", "float32", "44, D"),
+                  ("x", "float32", "N, D"), ("w", "float32", "128, 96")],
+                 [("y1", "float32", "128, D"), ("y2", "float32", "128, D"), ("y3", "float32", "44, D"),
+                  ("y4", "float32", "N, D"), ("y5", "float32", "96, D"), ("y6", "float32", "128, D")],
+                 _inputs_shapes, _ref_shapes),
     "fold": _k({"R": 12, "C": 20},
                [("xi", "int32", "128, R, C"), ("xf", "float32", "128, R, C")],
                [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],
