@@ -120,9 +120,11 @@ static int derive_lines(Profile *p)
         maxline = p->ev[i].line > maxline ? p->ev[i].line : maxline;
     ProfLine *by = calloc((size_t)maxline + 1, sizeof *by);
     size_t *prev = malloc((p->nev ? p->nev : 1) * sizeof *prev);
-    if (!p->crit || !by || !prev) {
+    uint64_t *cover = calloc((size_t)maxline + 1, sizeof *cover);
+    if (!p->crit || !by || !prev || !cover) {
         free(by);
         free(prev);
+        free(cover);
         return -1;
     }
     /* previous INST/WAIT event of the same stream, SIZE_MAX when none */
@@ -155,7 +157,16 @@ static int derive_lines(Profile *p)
         ProfLine *l = &by[e->line];
         int g = prof_engine_of_stream(e->stream);
         l->line = e->line;
-        if (e->kind == TG_COST_INST) { /* DMA: time in flight, as the engine table counts it */
+        if (e->kind == TG_COST_INST && g == PROF_DMA) {
+            /* DMA: the union of the line's DMAs in flight, as the engine
+             * table counts it (a line's DMAs issue in order on its queue) */
+            l->insts++;
+            uint64_t from = e->start_ps > cover[e->line] ? e->start_ps : cover[e->line];
+            if (e->end_ps > from)
+                l->busy_ps[g] += e->end_ps - from;
+            if (e->end_ps > cover[e->line])
+                cover[e->line] = e->end_ps;
+        } else if (e->kind == TG_COST_INST) {
             l->insts++;
             if (g >= 0)
                 l->busy_ps[g] += e->end_ps - e->start_ps;
@@ -176,6 +187,7 @@ static int derive_lines(Profile *p)
     p->lines = by;
     p->nlines = n;
     free(prev);
+    free(cover);
     return 0;
 }
 

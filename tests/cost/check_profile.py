@@ -61,6 +61,8 @@ def check_json(name, js, nlines):
     crit = sum(l["ns"] for l in js["lines"])
     check(crit <= lat * (1 + 1e-9) + 1e-3, f"{name}: critical path by line {crit} > latency {lat}")
     check(all(1 <= l["line"] <= nlines for l in js["lines"]), f"{name}: a line outside the spec")
+    check(all(l["engines"][e] <= lat + eps for l in js["lines"] for e in ENGINES),
+          f"{name}: a line busier on one engine than the whole run")
     check(js["flops"] == 0 or js["engines"]["pe"]["instructions"] > 0, f"{name}: FLOPs without PE work")
     return True
 
