@@ -10,7 +10,7 @@
 #include "profile.h"
 #include "tg_prog.h"
 
-enum { SVG_W = 1600, SVG_LEFT = 150, SVG_RIGHT = 20, SVG_ROW = 22, SVG_TOP = 60, SVG_NROWS = 4 + 2 * TG_DMA_QUEUES };
+enum { SVG_MAX_XFERS = 20000, SVG_W = 1600, SVG_LEFT = 150, SVG_RIGHT = 20, SVG_ROW = 22, SVG_TOP = 60, SVG_NROWS = 4 + 2 * TG_DMA_QUEUES };
 
 /* Row of an event: engines 0..3, DMA queues 4.., DMA engines after them. */
 static int row_of(const tg_cost_event *e)
@@ -61,10 +61,24 @@ static void xml_text(FILE *f, const char *s, size_t n)
 typedef struct Box {
     int open;
     double x0, x1;
-    const tg_cost_event *e; /* its longest event: colour and tooltip */
+    const tg_cost_event *e; /* shown: the longest event of the kind with most time */
+    const tg_cost_event *longest[2]; /* longest work / wait event merged */
+    uint64_t time[2];       /* time of work / of waits merged */
     uint64_t n;             /* events merged */
     uint64_t t0, t1;
 } Box;
+
+static void box_add(Box *b, const tg_cost_event *e)
+{
+    int k = e->kind == TG_COST_WAIT;
+    uint64_t d = e->end_ps - e->start_ps;
+    b->time[k] += d;
+    if (!b->longest[k] || d > b->longest[k]->end_ps - b->longest[k]->start_ps)
+        b->longest[k] = e;
+    b->e = b->longest[b->time[1] > b->time[0] ? 1 : 0];
+    if (!b->e)
+        b->e = e;
+}
 
 static void flush(FILE *f, const Profile *p, Box *b, int row)
 {
@@ -101,8 +115,15 @@ int profile_write_svg(FILE *f, const Profile *p)
 {
     int used[SVG_NROWS], y_of[SVG_NROWS], nrows = 0;
     memset(used, 0, sizeof used);
+    size_t nxfer = 0;
     for (size_t i = 0; i < p->nev; i++)
-        used[row_of(&p->ev[i])] = 1;
+        nxfer += p->ev[i].kind == TG_COST_XFER;
+    /* a long run's 16 DMA-engine rows repeat the DMA queue rows at picture
+     * scale: the trace keeps them, the picture drops them */
+    int engines = nxfer <= SVG_MAX_XFERS;
+    for (size_t i = 0; i < p->nev; i++)
+        if (engines || p->ev[i].kind != TG_COST_XFER)
+            used[row_of(&p->ev[i])] = 1;
     for (int r = 0; r < SVG_NROWS; r++)
         y_of[r] = used[r] ? nrows++ : -1;
     uint64_t lat = p->st.latency_ps ? p->st.latency_ps : 1;
@@ -118,6 +139,10 @@ int profile_write_svg(FILE *f, const Profile *p)
     fprintf(f, "<text x=\"10\" y=\"42\" fill=\"#555\">tilegen timing model (docs/cost.md); hover a slice for its "
                "spec line. bottleneck: %s, HFU %.1f%%</text>\n",
             prof_engine_title[p->bottleneck], 100.0 * p->hfu);
+    if (!engines)
+        fprintf(f, "<text x=\"700\" y=\"42\" fill=\"#555\">%zu DMA-engine transfers: their rows are in the "
+                   "--trace output</text>\n",
+                nxfer);
     for (int r = 0; r < SVG_NROWS; r++) {
         if (y_of[r] < 0)
             continue;
@@ -158,20 +183,24 @@ int profile_write_svg(FILE *f, const Profile *p)
     for (size_t i = 0; i < p->nev; i++) {
         const tg_cost_event *e = &p->ev[i];
         int r = row_of(e);
+        if (y_of[r] < 0)
+            continue;
         double x0 = SVG_LEFT + (double)e->start_ps * scale, x1 = SVG_LEFT + (double)e->end_ps * scale;
         Box *b = &box[r];
         /* DMAs of one queue overlap in flight: their starts still increase, so the same merge holds */
-        int tiny = x1 - x0 < 1.0 || b->x1 - b->x0 < 1.0;
-        if (b->open && x0 - b->x1 < 1.0 && x1 - b->x0 < 3.0 && (tiny || b->e->kind == e->kind)) {
-            if (e->end_ps - e->start_ps > b->e->end_ps - b->e->start_ps)
-                b->e = e; /* the box shows its longest event */
+        int tiny = x1 - x0 < 1.0 || b->x1 - b->x0 < 1.0 || e->kind == TG_COST_WAIT || b->e->kind == TG_COST_WAIT;
+        int queue = r >= 4 && r < 4 + TG_DMA_QUEUES; /* DMAs in flight overlap: one band while they do */
+        if (b->open && x0 - b->x1 < 1.0 && (queue || x1 - b->x0 < 3.0) && (tiny || b->e->kind == e->kind)) {
+            box_add(b, e);
             b->x1 = x1 > b->x1 ? x1 : b->x1;
             b->t1 = e->end_ps > b->t1 ? e->end_ps : b->t1;
             b->n++;
             continue;
         }
         flush(f, p, b, y_of[r]);
-        *b = (Box){1, x0, x1, e, 1, e->start_ps, e->end_ps};
+        memset(b, 0, sizeof *b);
+        *b = (Box){1, x0, x1, e, {NULL, NULL}, {0, 0}, 1, e->start_ps, e->end_ps};
+        box_add(b, e);
     }
     for (int r = 0; r < SVG_NROWS; r++)
         flush(f, p, &box[r], y_of[r]);
