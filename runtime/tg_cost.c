@@ -434,9 +434,21 @@ static int step(cmodel *m, uint32_t sid)
         if (in.op == TG_OP_LOOP) {
             uint32_t end = tg_prog_loop_match(&m->prog, s->pc);
             uint32_t r = (uint32_t)imm(m, &in, TG_IMM_REG, 0);
-            int64_t start = (int64_t)imm(m, &in, TG_IMM_START, 0);
+            int64_t start = (int64_t)imm(m, &in, TG_IMM_START, 0), b;
+            uint64_t x;
             s->stop[r] = (int64_t)imm(m, &in, TG_IMM_STOP, 0);
             s->step[r] = (int64_t)imm(m, &in, TG_IMM_STEP, 1);
+            /* lo/hi: bounds over the outer registers, clamped to [start, stop) (as the ISS) */
+            if (tg_prog_find_imm(&m->prog, &in, TG_IMM_LO, &x)) {
+                if (tg_prog_eval(&m->prog, (uint32_t)x, s->regs, 0, 0, &b))
+                    return TG_EPROGRAM;
+                start = b > start ? b : start;
+            }
+            if (tg_prog_find_imm(&m->prog, &in, TG_IMM_HI, &x)) {
+                if (tg_prog_eval(&m->prog, (uint32_t)x, s->regs, 0, 0, &b))
+                    return TG_EPROGRAM;
+                s->stop[r] = b < s->stop[r] ? b : s->stop[r];
+            }
             if (start >= s->stop[r] || !has_work(m, s->pc, end, sid)) {
                 s->pc = end + 1;
                 continue;

@@ -132,6 +132,14 @@ def main():
             continue
         check_trace(name, tr, js["latency_ns"], nlines)
         check_svg(name, svg)
+        # the model executes exactly the program the ISS executes: the same
+        # instructions per engine as `tilegen run` counts
+        rr = subprocess.run([tilegen, "run", spec], capture_output=True, text=True)
+        if check(rr.returncode == 0, f"{name}: tilegen run failed: {rr.stderr}"):
+            iss = {m.group(1): int(m.group(2)) for m in re.finditer(r"^  (dma|pe|dve|act|pool)\s+(\d+)", rr.stdout, re.M)}
+            check(all(js["engines"][e]["instructions"] == iss.get(e, 0) for e in ENGINES),
+                  f"{name}: instructions per engine differ from the ISS: {iss} vs "
+                  f"{ {e: js['engines'][e]['instructions'] for e in ENGINES} }")
         rx = profile(tilegen, spec, "--json", "-", "--execute")
         check(rx.returncode == 0 and json.loads(rx.stdout)["latency_ns"] == js["latency_ns"],
               f"{name}: --execute changes the times or fails: {rx.stderr}")
