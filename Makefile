@@ -39,6 +39,7 @@ include gen/lower.mk
 include gen/emit.mk
 include gen/asm.mk
 include runtime/cost.mk
+include gen/pipe.mk
 include tests/tests.mk
 
 # bin/tilegen: every object the fragments contributed (prerequisites are fixed

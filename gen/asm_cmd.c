@@ -1,6 +1,6 @@
-/* asm_cmd.c - the assembler and disassembler as subcommands, and the listing
- * hook of `tilegen gen`: reads files, runs gen/asm.c or gen/disasm.c, prints
- * the diagnostics, writes the result. */
+/* asm_cmd.c - the assembler and disassembler as subcommands: reads files,
+ * runs gen/asm.c or gen/disasm.c, prints the diagnostics, writes the result.
+ * (The listing `tilegen gen` writes comes from the pipeline, pipeline.c.) */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,7 +8,6 @@
 
 #include "asm.h"
 #include "asm_cmd.h"
-#include "asm_emit.h"
 #include "driver.h"
 
 static const char asm_usage[] = "usage: tilegen asm FILE.s -o FILE.bin\n"
@@ -113,35 +112,5 @@ int asm_cmd_disasm(int argc, char **argv)
     }
     free(text);
     free(data);
-    return rc;
-}
-
-int asm_emit_listing(tpl_env *env, const Ir *ir, const Plan *plan, const char *spec_name, const char *version,
-                     Diag *diag, tpl_buf *listing, uint8_t **bin, size_t *binlen, char *msg, size_t msgsize)
-{
-    AsmEmitInfo info = {spec_name, version};
-    msg[0] = '\0';
-    if (asm_emit_program(ir, plan, &info, diag, bin, binlen))
-        return -1;
-    tpl_arena *ta = tpl_arena_new();
-    tpl_value *ctx = ta ? asm_emit_context(ta, *bin, *binlen) : NULL;
-    tpl_error err;
-    memset(&err, 0, sizeof err);
-    int rc = -1;
-    if (!ctx) {
-        snprintf(msg, msgsize, "out of memory while building the listing\n");
-    } else {
-        tpl_template *t = tpl_load_file(env, ASM_TEMPLATE, &err);
-        if (t && tpl_render(env, t, ctx, listing, &err) == 0 && !listing->over)
-            rc = 0;
-        else
-            tpl_error_format(&err, msg, msgsize);
-    }
-    tpl_arena_free(ta);
-    if (rc) {
-        free(*bin);
-        *bin = NULL;
-        *binlen = 0;
-    }
     return rc;
 }

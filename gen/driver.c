@@ -1,6 +1,6 @@
-/* driver.c - the pieces `tilegen check` and `tilegen gen` share: spec
- * options on the command line, reading a spec file, and the front end as one
- * call (see driver.h). */
+/* driver.c - the pieces the commands share: spec options on the command
+ * line, reading a file, and the front end as one call for the pipeline (see
+ * driver.h). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>

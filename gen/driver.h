@@ -1,6 +1,6 @@
-/* driver.h - what the spec-reading subcommands (check, gen) share: the -D /
- * --target options, reading a spec file, and the front end (load -> schema ->
- * semantics) as one call. Nothing here prints; callers report. */
+/* driver.h - what the commands share on the command line: the -D / --target
+ * options, reading a file, and the front end (load -> schema -> semantics) as
+ * one call, the pipeline's first phase (pipeline.h). Nothing here prints. */
 #ifndef TILEGEN_DRIVER_H
 #define TILEGEN_DRIVER_H
 

@@ -1,17 +1,17 @@
-/* tilegen command line: dispatches the subcommands of SPEC.md §3.
- * Each subcommand runs the pipeline as a list of phase calls with a check
- * between phases; only this file and the diagnostics module write to stderr. */
-#include <errno.h>
+/* tilegen command line: dispatches the subcommands of SPEC.md §3 and is
+ * `tilegen check` itself (the pipeline to PIPE_FRONT). The spec-reading
+ * commands run the pipeline (pipeline.h) and print what it hands back; only
+ * the command modules and the diagnostics module write to stderr. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
 #include "asm_cmd.h"
 #include "diag.h"
 #include "driver.h"
 #include "gen_cmd.h"
 #include "profile_cmd.h"
+#include "pipeline.h"
 #include "run_cmd.h"
 #include "spec.h"
 #include "tpl_cmd.h"
@@ -70,21 +70,13 @@ static int parse_cli(int argc, char **argv, Cli *cli)
  * reported) or 2 (I/O). */
 static int check_one(const char *path, const SpecOptions *opt)
 {
-    size_t len;
-    char *text = driver_read_file(path, &len);
-    if (!text) {
-        fprintf(stderr, "tilegen: cannot read '%s': %s\n", path, driver_io_error(errno));
-        return 2;
-    }
-    Arena arena;
-    arena_init(&arena);
-    Diag diag;
-    diag_init(&diag, &arena);
-    driver_front_end(&arena, &diag, path, text, len, opt);
-    diag_print(&diag, stderr);
-    int rc = diag.nerrors ? 1 : 0;
-    arena_free(&arena);
-    free(text);
+    PipeRequest rq = {path, opt, PIPE_FRONT, NULL};
+    Pipe p;
+    int rc = pipe_run(&p, &rq);
+    diag_print(&p.diag, stderr);
+    if (rc == 2)
+        fprintf(stderr, "tilegen: %s", p.msg);
+    pipe_free(&p);
     return rc;
 }
 

@@ -1,6 +1,6 @@
 /* profile_cmd.c - `tilegen profile SPEC [-D N=V]... [--target T] [--json FILE|-]
  * [--trace FILE] [--svg FILE] [--execute] [--top N]`: builds the spec's program
- * through the pipeline, runs the timing model over it (profile.c) and writes
+ * through the pipeline (to PIPE_PROGRAM), runs the timing model over it (profile.c) and writes
  * the summary to stdout and each requested view to its file (SPEC.md §6). */
 #include <errno.h>
 #include <stdio.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "driver.h"
-#include "gen_cmd.h"
+#include "pipeline.h"
 #include "profile.h"
 #include "profile_cmd.h"
 
@@ -126,18 +126,20 @@ int profile_cmd_main(const char *argv0, int argc, char **argv)
         free(c.opt.defines);
         return rc < 0 ? 0 : rc;
     }
-    uint8_t *prog = NULL;
-    size_t size = 0;
-    rc = gen_program(argv0, c.spec, &c.opt, &prog, &size);
+    char tplbuf[4096];
+    PipeRequest rq = {c.spec, &c.opt, PIPE_PROGRAM, pipe_find_templates(argv0, tplbuf, sizeof tplbuf)};
+    Pipe pp;
+    rc = pipe_run(&pp, &rq);
+    diag_print(&pp.diag, stderr);
+    if (rc == 2)
+        fprintf(stderr, "tilegen profile: %s", pp.msg);
     Profile p;
     memset(&p, 0, sizeof p);
-    size_t tlen = 0;
-    char *text = rc ? NULL : driver_read_file(c.spec, &tlen);
     if (!rc) {
         char msg[512];
-        p.spec_text = text;
-        p.spec_len = tlen;
-        int r = profile_run(&p, prog, size, c.execute, c.trace || c.svg, msg, sizeof msg);
+        p.spec_text = pp.text;
+        p.spec_len = pp.len;
+        int r = profile_run(&p, pp.prog, pp.prog_len, c.execute, c.trace || c.svg, msg, sizeof msg);
         if (r) {
             fprintf(stderr, "tilegen profile: %s\n", msg);
             rc = 2;
@@ -152,8 +154,7 @@ int profile_cmd_main(const char *argv0, int argc, char **argv)
     if (!rc && c.svg)
         rc = write_view(c.svg, profile_write_svg, &p);
     profile_free(&p);
-    free(text);
-    free(prog);
+    pipe_free(&pp);
     free(c.opt.defines);
     return rc;
 }

@@ -1,6 +1,6 @@
 /* run_cmd.c - `tilegen run SPEC [-D N=V]... [--target T] [--in NAME=F.npy]...
- * [--out NAME=F.npy]... [--seed S]`: builds the spec's binary program (the gen
- * pipeline, no C compiler), executes it on the ISS with the inputs read from
+ * [--out NAME=F.npy]... [--seed S]`: builds the spec's binary program (the
+ * pipeline up to PIPE_PROGRAM, no C compiler), executes it on the ISS with the inputs read from
  * .npy files or seeded random, writes the requested outputs and prints a
  * per-engine summary (SPEC.md §3). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "driver.h"
-#include "gen_cmd.h"
+#include "pipeline.h"
 #include "run_cmd.h"
 #include "tg_iss.h"
 #include "host/tg_npy.h"
@@ -253,13 +253,18 @@ int run_cmd_main(const char *argv0, int argc, char **argv)
     RunCli c;
     memset(&c, 0, sizeof c);
     int rc = parse(argc, argv, &c);
-    uint8_t *prog = NULL;
-    size_t size = 0;
-    if (!rc)
-        rc = gen_program(argv0, c.spec, &c.opt, &prog, &size);
-    if (!rc)
-        rc = execute(&c, prog, size);
-    free(prog);
+    if (!rc) {
+        char tplbuf[4096];
+        PipeRequest rq = {c.spec, &c.opt, PIPE_PROGRAM, pipe_find_templates(argv0, tplbuf, sizeof tplbuf)};
+        Pipe p;
+        rc = pipe_run(&p, &rq);
+        diag_print(&p.diag, stderr);
+        if (rc == 2)
+            fprintf(stderr, "tilegen run: %s", p.msg);
+        if (!rc)
+            rc = execute(&c, p.prog, p.prog_len);
+        pipe_free(&p);
+    }
     free(c.opt.defines);
     free(c.in);
     free(c.out);

@@ -29,6 +29,17 @@ if "$T" gen -o "$out" --dump=ir specs/softmax.yaml | grep -q 'act.activation' &&
   pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL dump-ir"; fi
 if "$T" gen --dump=plan specs/softmax.yaml | grep -q 'SBUF peak'; then
   pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL dump-plan"; fi
+# the pipeline stops after the plan: exit 0, nothing on stderr (it used to go
+# on to a false "out of memory", exit 2)
+"$T" gen -o "$out" --dump=plan specs/softmax.yaml >/dev/null 2>"$out.err"; rc=$?
+if [ "$rc" -eq 0 ] && [ ! -s "$out.err" ] && [ -z "$(ls "$out")" ]; then
+  pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL dump-plan-exit (exit $rc: $(cat "$out.err"))"; fi
+rm -f "$out.err"
+# an unreadable spec is named by the command that read it
+"$T" run tests/no-such-spec.yaml >/dev/null 2>"$out.err"; rc=$?
+if [ "$rc" -eq 2 ] && grep -q "^tilegen run: cannot read 'tests/no-such-spec.yaml': " "$out.err"; then
+  pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL run-unreadable (exit $rc: $(cat "$out.err"))"; fi
+rm -f "$out.err"
 for spec in specs/*.yaml; do
   k=$(basename "$spec" .yaml)
   if "$T" gen -o "$out" "$spec" && "$T" gen --dump=ctx "$spec" >"$out/$k.json" &&

@@ -12,43 +12,37 @@
 #include <unistd.h>
 
 #include "asm.h"
-#include "asm_cmd.h"
 #include "driver.h"
 #include "lower_test.h"
+#include "pipeline.h"
 #include "plan.h"
 #include "tg_runtime.h"
 
 /* One bundled spec's listing and program. */
 typedef struct Listing {
-    LowerRun run;
+    Pipe pipe;
     tpl_buf text;
     uint8_t *bin;
     size_t len;
 } Listing;
 
-/* The listing of the spec at path (specs/NAME.yaml or a test kernel). */
+/* The listing of the spec at path (specs/NAME.yaml or a test kernel): the
+ * pipeline up to the program, as `tilegen gen` and `tilegen run` build it. */
 static void listing_make_path(Listing *l, const char *path)
 {
     memset(l, 0, sizeof *l);
-    Ir *ir = lower_file(&l->run, path);
-    if (!ir)
-        fprintf(stderr, "%s did not lower\n", path);
-    assert_non_null(ir);
-    Plan *plan = plan_build(&l->run.front.arena, ir, &l->run.front.diag, 1);
-    assert_non_null(plan);
-    tpl_env *env = tpl_env_new();
-    assert_non_null(env);
-    assert_int_equal(tpl_env_add_path(env, "templates"), 0);
-    tpl_buf_init(&l->text);
-    char msg[4096];
-    int rc = asm_emit_listing(env, ir, plan, path, "test", &l->run.front.diag, &l->text, &l->bin, &l->len, msg,
-                              sizeof msg);
+    PipeRequest rq = {path, NULL, PIPE_PROGRAM, "templates"};
+    int rc = pipe_run(&l->pipe, &rq);
     if (rc) {
-        diag_print(&l->run.front.diag, stderr);
-        fprintf(stderr, "%s", msg);
+        diag_print(&l->pipe.diag, stderr);
+        fprintf(stderr, "%s: %s", path, l->pipe.msg);
     }
     assert_int_equal(rc, 0);
-    tpl_env_free(env);
+    l->text = l->pipe.out[PIPE_S];
+    tpl_buf_init(&l->pipe.out[PIPE_S]);
+    l->bin = l->pipe.prog;
+    l->len = l->pipe.prog_len;
+    l->pipe.prog = NULL;
 }
 
 static void listing_make(Listing *l, int k)
@@ -62,7 +56,7 @@ static void listing_free(Listing *l)
 {
     tpl_buf_free(&l->text);
     free(l->bin);
-    arena_free(&l->run.front.arena);
+    pipe_free(&l->pipe);
 }
 
 /* Assemble text; fails the test on errors. */
