@@ -437,6 +437,9 @@ static int dir_tile(A *a)
     if ((uint64_t)t.base + (uint64_t)t.slot * t.bufs > cap)
         return err(a, at(a, st), "A013", "tile '%s' ends at byte %llu, beyond the %s's %llu bytes per partition", name,
                    (unsigned long long)((uint64_t)t.base + (uint64_t)t.slot * t.bufs), sp, (unsigned long long)cap);
+    if (!tg_prog_aligned(&t, tg_dtype_size(t.dtype)))
+        return err(a, at(a, st), "A014", "tile '%s' (byte %u, slot %u) is not aligned for %s's %u bytes", name,
+                   (unsigned)t.base, (unsigned)t.slot, tg_dtype_name(t.dtype), (unsigned)tg_dtype_size(t.dtype));
     strcpy(a->tile_names[a->prog.ntiles], name);
     a->tiles[a->prog.ntiles] = t;
     t.name = name;
@@ -502,6 +505,19 @@ static int directive(A *a)
 
 /* ---- instructions ---------------------------------------------------------- */
 
+/* 1 and *v if the pooled expression at off is one constant. */
+static int pool_const(const A *a, uint32_t off, int64_t *v)
+{
+    const AsmBuf *x = &a->prog.exprs;
+    if (off > x->len || x->len - off < 10 || x->data[off] != TG_X_CONST || x->data[off + 9] != TG_X_END)
+        return 0;
+    uint64_t u = 0;
+    for (int i = 7; i >= 0; i--)
+        u = u << 8 | x->data[off + 1 + (uint32_t)i];
+    *v = (int64_t)u;
+    return 1;
+}
+
 /* sbuf:t.(buf)[ps:+pc] @off dtype [[s,n],...] | hbm:x[+pc sN] @off dtype [...] */
 static int operand(A *a, tg_isa_role role, tg_prog_operand *o)
 {
@@ -555,7 +571,10 @@ static int operand(A *a, tg_isa_role role, tg_prog_operand *o)
             !pool_expr(a, &o->pcount, 0) || !expect(a, ']'))
             return 0;
     }
-    if (!expect(a, '@') || !pool_expr(a, &o->offset, 0))
+    if (!expect(a, '@'))
+        return 0;
+    size_t so = (skip_ws(a), a->pos);
+    if (!pool_expr(a, &o->offset, 0))
         return 0;
     size_t sd = (skip_ws(a), a->pos);
     if (!dtype_word(a, &o->dtype))
@@ -563,6 +582,16 @@ static int operand(A *a, tg_isa_role role, tg_prog_operand *o)
     if (want != TG_DTYPE_COUNT && o->dtype != want)
         return err(a, at(a, sd), "A012", "tensor '%s' is %s, not %s", name, tg_dtype_name(want),
                    tg_dtype_name(o->dtype));
+    /* alignment (docs/iss.md, the ISS's contract): what is known here */
+    uint32_t es = (uint32_t)tg_dtype_size(o->dtype);
+    int64_t off;
+    if (o->space != TG_SPACE_HBM && !tg_prog_aligned(&a->tiles[o->index], es))
+        return err(a, at(a, sd), "A014", "tile '%s' (byte %u, slot %u) is not aligned for %s's %u bytes", name,
+                   (unsigned)a->tiles[o->index].base, (unsigned)a->tiles[o->index].slot, tg_dtype_name(o->dtype),
+                   (unsigned)es);
+    if (pool_const(a, o->offset, &off) && off % (int64_t)es != 0)
+        return err(a, at(a, so), "A014", "byte offset %lld is not a multiple of %s's %u bytes", (long long)off,
+                   tg_dtype_name(o->dtype), (unsigned)es);
     if (!expect(a, '['))
         return 0;
     do {
@@ -784,6 +813,8 @@ static int instruction(A *a)
         if (role >= 0) {
             if (nops >= TG_ISA_MAX_OPERANDS || !operand(a, (tg_isa_role)role, &ops[nops]))
                 return 0;
+            if (eng == TG_ENG_POOL && ops[nops].space == TG_SPACE_PSUM)
+                return err(a, at(a, sk), "A015", "%s cannot access PSUM (GpSimd reads and writes SBUF only)", w);
             nops++;
             roles |= 1u << role;
         } else {

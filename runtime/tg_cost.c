@@ -117,11 +117,13 @@ static int resolve(const cmodel *m, const cstream *s, const tg_prog_inst *in, tg
         o->count *= num;
         if (o->count > COST_MAX_COUNT)
             return TG_EBOUNDS;
-        int64_t span = (int64_t)po.step[k] * (num - 1);
+        int64_t span = (int64_t)po.step[k] * (num - 1); /* |step| < 2^31, num ≤ 2^31 */
         if (span < 0)
             fmin += span;
         else
             fmax += span;
+        if (fmin < -COST_FAR || fmax > COST_FAR)
+            return TG_EBOUNDS; /* as the ISS: no footprint arithmetic can overflow */
         if (contiguous && (num == 1 || po.step[k] == expect)) {
             o->run *= num;
             expect *= num;

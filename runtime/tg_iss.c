@@ -115,8 +115,8 @@ static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *
         int64_t pt = (pc - 1) * (int64_t)o->pstep;
         int64_t lo = off + a->esize * (fmin + (pt < 0 ? pt : 0));
         int64_t hi = off + a->esize * (fmax + (pt > 0 ? pt : 0) + 1);
-        if ((write && !t.is_output) || lo < 0 || hi > bytes)
-            return TG_EBOUNDS;
+        if ((write && !t.is_output) || lo < 0 || hi > bytes || off % a->esize != 0)
+            return TG_EBOUNDS; /* outside the tensor, an input written, or misaligned */
         uint8_t *base = (uint8_t *)m->tensors[o->index];
         a->p0 = base + off;
         a->prow = (ptrdiff_t)o->pstep * a->esize;
@@ -134,6 +134,8 @@ static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *
     /* tile bases, slots and partitions are validated against the target's
      * capacity by tg_prog_decode, and the core's target matches */
     int64_t col = (int64_t)t.base + copy * (int64_t)t.slot;
+    if ((col + off) % a->esize != 0)
+        return TG_EBOUNDS; /* misaligned for the operand's dtype (docs/iss.md, contract) */
     uint32_t p = t.pstart + (uint32_t)ps;
     if (o->space == TG_SPACE_SBUF) {
         a->p0 = &m->core->sbuf[p][col + off];
@@ -470,6 +472,48 @@ static int has_work(const tg_prog *p, uint32_t from, uint32_t to, tg_isa_engine 
     return 0;
 }
 
+/* ---- budget ----------------------------------------------------------------- */
+
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+static uint64_t sat_mul(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+
+/* Instructions plus loop iterations engine `eng` steps through in
+ * instructions [from, to) (whole loops), as engine_step counts them:
+ * saturating at UINT64_MAX. Loop bounds are immediates, so this is exact. */
+static uint64_t work_in(const tg_prog *p, uint32_t from, uint32_t to, tg_isa_engine eng)
+{
+    uint64_t n = 0;
+    for (uint32_t i = from; i < to; i++) {
+        tg_prog_inst in;
+        tg_prog_get_inst(p, i, &in);
+        if (in.op == TG_OP_LOOP) {
+            uint32_t end = tg_prog_loop_match(p, i);
+            uint64_t start = 0, stop = 0, step = 1;
+            tg_prog_find_imm(p, &in, TG_IMM_START, &start);
+            tg_prog_find_imm(p, &in, TG_IMM_STOP, &stop);
+            tg_prog_find_imm(p, &in, TG_IMM_STEP, &step);
+            /* bounds within ±2^40, step in [1, 2^40] (tg_prog_decode) */
+            if ((int64_t)start < (int64_t)stop && has_work(p, i, end, eng)) {
+                uint64_t trips = ((uint64_t)((int64_t)stop - (int64_t)start) + step - 1) / step;
+                n = sat_add(n, sat_mul(trips, sat_add(1, work_in(p, i + 1, end, eng))));
+            }
+            i = end;
+        } else if (in.op != TG_OP_ENDLOOP && in.engine == eng) {
+            n = sat_add(n, 1);
+        }
+    }
+    return n;
+}
+
+uint64_t tg_iss_work(const tg_prog *p)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < TG_ENG_COUNT; k++)
+        if (k != TG_ENG_SYNC)
+            n = sat_add(n, work_in(p, 0, p->ninsts, (tg_isa_engine)k));
+    return n;
+}
+
 enum { STEP_RAN, STEP_BLOCKED, STEP_DONE };
 
 /* 1 when the budget of instructions plus loop iterations is spent. */
@@ -606,6 +650,12 @@ static int exec_decoded(iss *m)
     for (uint32_t i = 0; i < m->prog.ntensors; i++)
         if (!m->tensors[i])
             return TG_EINVAL;
+    if (m->st->limit == 0) { /* the default budget: exactly what the program needs */
+        uint64_t work = tg_iss_work(&m->prog);
+        if (work > TG_ISS_DEFAULT_CAP)
+            return TG_ELIMIT; /* refused before executing anything */
+        m->st->limit = work ? work : 1;
+    }
     memset(m->sem, 0, sizeof m->sem);
     int rc = schedule(m);
     if (!rc) {

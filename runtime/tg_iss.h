@@ -24,7 +24,8 @@ typedef struct tg_iss_engine_stats {
 
 /* Counters of one run. `limit` is an input; everything else is output. */
 typedef struct tg_iss_stats {
-    uint64_t limit;      /* in: max instructions + loop iterations over all engines, 0 = none */
+    uint64_t limit;      /* in: max instructions + loop iterations over all engines, 0 = the default
+                          * budget (tg_iss_work, refused above TG_ISS_DEFAULT_CAP); out: the budget used */
     tg_iss_engine_stats eng[TG_ENG_COUNT]; /* per engine, indexed by tg_isa_engine */
     uint64_t insts;      /* sum of eng[].insts */
     uint64_t loop_iters; /* sum of eng[].loop_iters */
@@ -33,30 +34,44 @@ typedef struct tg_iss_stats {
     int32_t fault_engine; /* engine of the error, -1 = none / decoding */
 } tg_iss_stats;
 
+/* The default budget's cap: a program whose complete run takes more
+ * instructions plus loop iterations than this (2^32, minutes of ISS time) is
+ * refused with TG_ELIMIT before it executes, unless the caller passes an
+ * explicit tg_iss_stats.limit (UINT64_MAX: no budget in practice). */
+#define TG_ISS_DEFAULT_CAP ((uint64_t)1 << 32)
+
 /* Run the program of kernel `k` (k->program, k->program_size) on `core`
  * with the tensors of SPEC.md §4. Checks the core (TG_ECORE, TG_ETARGET),
  * that the kernel carries a program (TG_EUNSUPPORTED) and that the
  * program's tensor table equals the kernel descriptor (TG_ETENSOR), then
  * tg_iss_exec. 0 or a negative TG_E* code. */
 int tg_iss_run(tg_core *core, const tg_kernel *k, void *const tensors[]);
-/* The same, filling *stats (may be NULL; its `limit` is read first). */
+/* The same, filling *stats (may be NULL; its `limit` is read first: 0 or
+ * NULL means the default budget). */
 int tg_iss_run_stats(tg_core *core, const tg_kernel *k, void *const tensors[], tg_iss_stats *stats);
 
 /* Validate and execute `size` bytes of program at `prog`. tensors[] has one
- * pointer per entry of the program's tensor table, sized by that table.
- * `stats` may be NULL (no limit then); when given, it is zeroed except
- * `limit` and filled. Returns 0, TG_EPROGRAM (malformed program, or a shape
+ * pointer per entry of the program's tensor table, sized by that table and
+ * aligned for its dtype. `stats` may be NULL (the default budget then); when
+ * given, it is zeroed except `limit` and filled. Returns 0, TG_EPROGRAM (malformed program, or a shape
  * the op cannot take), TG_EBOUNDS (an access outside SBUF/PSUM/a tensor or
  * its tile, or a write to an input), TG_EDEADLOCK, TG_ELIMIT, TG_EINVAL,
  * TG_ECORE or TG_ETARGET. Memory written before an error stays written. */
 int tg_iss_exec(tg_core *core, const uint8_t *prog, size_t size, void *const tensors[], tg_iss_stats *stats);
 
+struct tg_prog;
+struct tg_prog_inst;
+
+/* Instructions plus loop iterations a complete run of the decoded program
+ * executes over all engines (what tg_iss_stats counts against `limit`):
+ * exact, since loop bounds are immediates; saturates at UINT64_MAX. The
+ * default budget of a run. */
+uint64_t tg_iss_work(const struct tg_prog *p);
+
 /* Execute one compute or DMA instruction `in` of the decoded program `prog`
  * with loop registers regs[] (what the scheduler of another model, e.g. the
  * timing model tg_cost.c, needs to produce the ISS's values). Loop control
  * and semaphores are the caller's. 0 or a negative TG_E* code. */
-struct tg_prog;
-struct tg_prog_inst;
 int tg_iss_exec_inst(tg_core *core, const struct tg_prog *prog, void *const tensors[],
                      const int64_t regs[TG_ISA_MAX_REGS], const struct tg_prog_inst *in, tg_iss_stats *stats);
 

@@ -403,16 +403,31 @@ static int check_tables(const tg_prog *p)
         uint64_t cap = t.space == TG_SPACE_SBUF ? sbuf : TG_PSUM_PARTITION_BYTES;
         if (bytes > t.slot || (uint64_t)t.base + (uint64_t)t.slot * t.bufs > cap)
             return 0;
+        if (!tg_prog_aligned(&t, tg_dtype_size(t.dtype)))
+            return 0; /* every copy starts on an element of the tile's dtype */
     }
+    return 1;
+}
+
+int tg_prog_aligned(const tg_prog_tile *t, uint32_t esize)
+{
+    return esize > 0 && t->base % esize == 0 && (t->bufs <= 1 || t->slot % esize == 0);
+}
+
+int tg_prog_const(const tg_prog *p, uint32_t off, int64_t *v)
+{
+    const uint8_t *x = p->data + p->expr_off;
+    if (!(off < p->expr_size && p->expr_size - off >= 10 && x[off] == TG_X_CONST && x[off + 9] == TG_X_END))
+        return 0;
+    *v = (int64_t)tg_rd_le64(x + off + 1);
     return 1;
 }
 
 /* 1 if the pool holds exactly the constant 0 at off (HBM pstart and buf). */
 static int is_zero(const tg_prog *p, uint32_t off)
 {
-    const uint8_t *x = p->data + p->expr_off;
-    return off < p->expr_size && p->expr_size - off >= 10 && x[off] == TG_X_CONST && tg_rd_le64(x + off + 1) == 0 &&
-           x[off + 9] == TG_X_END;
+    int64_t v;
+    return tg_prog_const(p, off, &v) && v == 0;
 }
 
 /* Operand record i of an instruction at loop depth `depth`. */
@@ -437,12 +452,15 @@ static int check_operand(const tg_prog *p, uint32_t i, uint32_t depth, uint32_t 
         if (o.index >= p->ntiles)
             return 0;
         tg_prog_get_tile(p, o.index, &t);
-        if (t.space != o.space || o.pstep != 1)
+        if (t.space != o.space || o.pstep != 1 || !tg_prog_aligned(&t, tg_dtype_size(o.dtype)))
             return 0;
     }
     if (check_expr(p, o.buf, depth, 0) || check_expr(p, o.pstart, depth, 0) ||
         check_expr(p, o.pcount, depth, 0) || check_expr(p, o.offset, depth, 0))
         return 0;
+    int64_t off;
+    if (tg_prog_const(p, o.offset, &off) && off % (int64_t)tg_dtype_size(o.dtype) != 0)
+        return 0; /* a constant byte offset on an element boundary (others: at run time) */
     for (uint32_t k = 0; k < TG_ISA_MAX_FREE; k++) {
         if (k < o.nfree ? check_expr(p, o.num[k], depth, 0) != 0 : (o.step[k] != 0 || o.num[k] != 0))
             return 0;
@@ -539,9 +557,13 @@ static int check_insts(tg_prog *p)
         uint32_t roles = 0;
         uint64_t imms = 0;
         uint32_t d = depth; /* a loop's own fields see only the outer registers */
-        for (uint32_t k = 0; k < in.nops; k++)
+        for (uint32_t k = 0; k < in.nops; k++) {
             if (!check_operand(p, in.first_op + k, d, &roles))
                 return 0;
+            if (in.engine == TG_ENG_POOL && p->data[p->ops_off + (size_t)(in.first_op + k) * TG_ISA_OPERAND_BYTES + 1] ==
+                                                TG_SPACE_PSUM)
+                return 0; /* GpSimd cannot access PSUM (SPEC §1) */
+        }
         for (uint32_t k = 0; k < in.nimms; k++)
             if (!check_imm(p, in.first_imm + k, d, &imms))
                 return 0;

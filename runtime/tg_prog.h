@@ -1,7 +1,7 @@
 /* tg_prog.h - decoding and validating a binary program (tg_isa.h format) for
  * the ISS and the disassembler. tg_prog_decode checks every byte once (sizes,
- * checksum, table bounds, opcodes, operand kinds, expressions, loop nesting);
- * afterwards the accessors cannot fail. Freestanding C99, no heap: a tg_prog
+ * checksum, table bounds, opcodes, operand kinds, alignment, expressions, loop
+ * nesting: the ISS's contract, docs/iss.md); afterwards the accessors cannot fail. Freestanding C99, no heap: a tg_prog
  * only points into the caller's buffer. */
 #ifndef TG_PROG_H
 #define TG_PROG_H
@@ -97,6 +97,14 @@ uint32_t tg_prog_loop_match(const tg_prog *p, uint32_t pc);
 /* Value of the expression at pool offset `expr` with loop registers regs[]
  * and indices p, f. 0, or TG_EPROGRAM on overflow or division by zero. */
 int tg_prog_eval(const tg_prog *p, uint32_t expr, const int64_t *regs, int64_t pidx, int64_t fidx, int64_t *out);
+
+/* 1 if every copy of tile t starts on a multiple of esize bytes (its base,
+ * and its slot when it has more than one copy): what an access of that
+ * element size needs besides an aligned byte offset. */
+int tg_prog_aligned(const tg_prog_tile *t, uint32_t esize);
+/* 1 and *v if the expression at pool offset `off` is one constant (CONST,
+ * END), else 0. Safe on any offset. */
+int tg_prog_const(const tg_prog *p, uint32_t off, int64_t *v);
 
 /* FNV-1a 32-bit hash of n bytes. */
 uint32_t tg_fnv1a32(const uint8_t *data, size_t n);

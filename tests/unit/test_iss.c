@@ -935,6 +935,239 @@ static void test_deadlock_and_budget(void **state)
     assert_true(st.insts + st.loop_iters == 1000);
 }
 
+/* ---- the ISS's contract (docs/iss.md): one program per property ------------- */
+
+/* Each value breaks exactly one property of a program that otherwise decodes
+ * and runs (C_OK). Static ones fail tg_prog_decode (TG_EPROGRAM), C_RUN_*
+ * only resolve at run time (TG_EBOUNDS). */
+enum {
+    C_OK,
+    C_TILE_BASE_ALIGN,   /* a float32 tile at byte 2 */
+    C_TILE_SLOT_ALIGN,   /* a float32 tile of two copies 34 bytes apart */
+    C_OPND_TILE_ALIGN,   /* a bfloat16 tile at byte 66 read as float32 */
+    C_OPND_OFF_ALIGN,    /* a constant byte offset 2 on a float32 operand */
+    C_POOL_PSUM,         /* pool.iota writing PSUM */
+    C_TILE_BASE_CAP,     /* a tile past the end of SBUF */
+    C_TILE_SLOT_SMALL,   /* a slot smaller than the tile's row */
+    C_TILE_PARTS,        /* partitions past 128 */
+    C_TILE_BUFS,         /* zero copies */
+    C_OPND_TILE_INDEX,   /* an operand naming a tile that does not exist */
+    C_OPND_SPACE,        /* an SBUF operand on a PSUM tile */
+    C_OPND_NFREE,        /* 5 free dims */
+    C_OPND_HBM_DTYPE,    /* an HBM operand of another dtype than its tensor */
+    C_OPND_HBM_BUF,      /* an HBM operand with a copy index */
+    C_OPND_ROLE,         /* the same role twice */
+    C_EXPR_REG,          /* an expression reading r1 inside one loop */
+    C_EXPR_STACK,        /* an expression 17 values deep */
+    C_EXPR_BYTES,        /* an expression of 520 bytes */
+    C_EXPR_PF,           /* p in an address */
+    C_LOOP_REG,          /* a loop on r1 at depth 0 */
+    C_ENDLOOP_REG,       /* endloop r1 closing r0 */
+    C_LOOP_STEP,         /* step 0 */
+    C_LOOP_RANGE,        /* stop 2^40 + 1 */
+    C_SEM_ID,            /* semaphore 256 */
+    C_OPCODE,            /* an opcode past the table */
+    C_ENGINE,            /* a DVE instruction on the ACT queue */
+    C_ALU,               /* an ALU op past the table */
+    C_IMM_MISSING,       /* tensor_tensor without op */
+    C_RUN_TILE_OFF,      /* a tile offset 2*i: misaligned in iteration 1 */
+    C_RUN_HBM_OFF,       /* an HBM offset misaligned in iteration 1 (in bounds) */
+    C_COUNT
+};
+
+static uint32_t deep_expr(int depth, int64_t v) /* v as 0 + 0 + ... + v, depth values deep */
+{
+    uint8_t code[400];
+    int n = 0;
+    for (int k = 0; k < depth; k++) {
+        code[n++] = TG_X_CONST;
+        put64(code + n, (uint64_t)(k == depth - 1 ? v : 0));
+        n += 8;
+    }
+    for (int k = 1; k < depth; k++)
+        code[n++] = TG_X_ADD;
+    return XB(code, n);
+}
+
+static uint32_t long_expr(int pairs, int64_t v) /* v + 0 + 0 ..., 10 bytes per pair, END included */
+{
+    uint8_t code[1024];
+    int n = 0;
+    code[n++] = TG_X_CONST;
+    put64(code + n, (uint64_t)v);
+    n += 8;
+    for (int k = 0; k < pairs; k++) {
+        code[n++] = TG_X_CONST;
+        put64(code + n, 0);
+        n += 8;
+        code[n++] = TG_X_ADD;
+    }
+    return XB(code, n);
+}
+
+static void build_contract(int v)
+{
+    b_init();
+    int32_t st1[5] = {1, 1, 1, 1, 1};
+    uint32_t nm[5];
+    int tx = b_tensor("x", TG_FLOAT32, 0, 2 * P, F), ty = b_tensor("y", TG_FLOAT32, 1, P, F);
+    int ts = b_tile("s", TG_SPACE_SBUF, TG_FLOAT32, v == C_TILE_BUFS ? 0 : 2, v == C_TILE_BASE_ALIGN ? 2 : 0,
+                    v == C_TILE_SLOT_ALIGN ? F * 4 + 2 : v == C_TILE_SLOT_SMALL ? F * 4 - 4 : F * 4, 0, P, P, F);
+    int th = b_tile("h", TG_SPACE_SBUF, TG_BFLOAT16, 1, 66, 16, 0, P, P, 8);
+    int tw = b_tile("w", TG_SPACE_SBUF, TG_FLOAT32, 1, v == C_TILE_BASE_CAP ? TG_TRN1_SBUF_PARTITION_BYTES - 8 : 128,
+                    16, v == C_TILE_PARTS ? TG_PARTITIONS - P + 1 : 0, P, P, 4);
+    int tz = b_tile("z", TG_SPACE_SBUF, TG_FLOAT32, 1, 256, F * 4, 0, P, P, F);
+    int ta = b_tile("acc", TG_SPACE_PSUM, TG_FLOAT32, 1, 0, 2048, 0, P, P, F);
+    b_loop(0, 0, v == C_LOOP_RANGE ? ((int64_t)1 << 40) + 1 : 2, v == C_LOOP_STEP ? 0 : 1);
+    if (v == C_LOOP_REG)
+        put64(b.imms[b.nm - 5] + 4, 1);
+    /* dma.load s.(r0)[0:+P] <- x rows r0*P.. (pcount 16 values deep) */
+    b_inst(TG_OP_LOAD, TG_ENG_DMA);
+    nm[0] = X(F);
+    b_op(TG_ROLE_DST, TG_SPACE_SBUF, TG_FLOAT32, ts, 1, XR(1, 0, 0), X(0), X(P), X(0), 1, st1, nm);
+    b_op(v == C_OPND_ROLE ? TG_ROLE_DST : TG_ROLE_SRC, TG_SPACE_HBM, v == C_OPND_HBM_DTYPE ? TG_INT32 : TG_FLOAT32, tx,
+         F, v == C_OPND_HBM_BUF ? X(1) : X(0), X(0), v == C_EXPR_STACK ? deep_expr(17, P) : deep_expr(16, P),
+         v == C_RUN_HBM_OFF ? XR(P * F * 4 - 2, 0, 0) : XR(P * F * 4, 0, 0), 1, st1, nm);
+    b_sync(TG_OP_SIGNAL, TG_ENG_DMA, v == C_SEM_ID ? TG_ISA_MAX_SEMS : 0);
+    b_sync(TG_OP_WAIT, TG_ENG_DVE, 0);
+    /* dve.memset w[0:+P] @4*r0 (a register offset, aligned) */
+    b_inst(TG_OP_MEMSET, TG_ENG_DVE);
+    b_imm(TG_IMM_VALUE, fbits(0.5));
+    nm[0] = X(1);
+    b_op(TG_ROLE_DST, TG_SPACE_SBUF, TG_FLOAT32, v == C_OPND_TILE_INDEX ? 9 : tw, 1, X(0), X(0), X(P),
+         v == C_RUN_TILE_OFF ? XR(2, 0, 0) : v == C_EXPR_REG ? XR(4, 1, 0) : XR(4, 0, 0), 1, st1, nm);
+    b_endloop(v == C_ENDLOOP_REG ? 1 : 0);
+    /* dve.memset h (bfloat16 at byte 66) */
+    b_inst(TG_OP_MEMSET, TG_ENG_DVE);
+    b_imm(TG_IMM_VALUE, fbits(1.0));
+    nm[0] = X(v == C_OPND_TILE_ALIGN ? 4 : 8);
+    b_op(TG_ROLE_DST, TG_SPACE_SBUF, v == C_OPND_TILE_ALIGN ? TG_FLOAT32 : TG_BFLOAT16, th, 1, X(0), X(0), X(P), X(0),
+         1, st1, nm);
+    /* pool.iota z = p + f */
+    static const uint8_t pf[] = {TG_X_P, TG_X_F, TG_X_ADD};
+    b_inst(TG_OP_IOTA, TG_ENG_POOL);
+    b_imm(TG_IMM_EXPR, XB(pf, (int)sizeof pf));
+    nm[0] = X(F);
+    b_op(TG_ROLE_DST, v == C_POOL_PSUM ? TG_SPACE_PSUM : TG_SPACE_SBUF, TG_FLOAT32, v == C_POOL_PSUM ? ta : tz, 1,
+         X(0), X(0), X(P), X(0), 1, st1, nm);
+    /* dve.memset acc (PSUM) @0: 5 free dims when asked */
+    b_inst(TG_OP_MEMSET, TG_ENG_DVE);
+    b_imm(TG_IMM_VALUE, fbits(0.0));
+    for (int k = 0; k < 5; k++)
+        nm[k] = X(k ? 1 : F);
+    b_op(TG_ROLE_DST, v == C_OPND_SPACE ? TG_SPACE_SBUF : TG_SPACE_PSUM, TG_FLOAT32, ta, 1, X(0),
+         v == C_EXPR_PF ? XB(pf, 1) : X(0), X(P), v == C_OPND_OFF_ALIGN ? X(2) : X(0), v == C_OPND_NFREE ? 5 : 1, st1,
+         nm);
+    /* dve.tensor_tensor z = z + z */
+    b_inst(TG_OP_TENSOR_TENSOR, v == C_ENGINE ? TG_ENG_ACT : TG_ENG_DVE);
+    if (v == C_OPCODE)
+        b.insts[b.ni - 1][0] = TG_OP_COUNT;
+    if (v != C_IMM_MISSING)
+        b_imm(TG_IMM_OP, v == C_ALU ? TG_ALU_COUNT : TG_ALU_ADD);
+    b_tap(TG_ROLE_DST, tz, TG_FLOAT32, 0, P, 0, F);
+    b_tap(TG_ROLE_A, tz, TG_FLOAT32, 0, P, 0, F);
+    b_tap(TG_ROLE_B, tz, TG_FLOAT32, 0, P, 0, F);
+    /* dma.store y <- s.(1) (src pcount: a 510-byte expression) */
+    b_sync(TG_OP_SIGNAL, TG_ENG_DVE, 1);
+    b_sync(TG_OP_WAIT, TG_ENG_DMA, 1);
+    b_inst(TG_OP_STORE, TG_ENG_DMA);
+    nm[0] = X(F);
+    b_op(TG_ROLE_DST, TG_SPACE_HBM, TG_FLOAT32, ty, F, X(0), X(0), X(P), X(0), 1, st1, nm);
+    b_op(TG_ROLE_SRC, TG_SPACE_SBUF, TG_FLOAT32, ts, 1, X(1), X(0), long_expr(v == C_EXPR_BYTES ? 51 : 50, P), X(0), 1,
+         st1, nm);
+    b_finish();
+}
+
+static void test_contract_each_property(void **state)
+{
+    (void)state;
+    static float x[2 * P * F], y[P * F];
+    void *t[2] = {x, y};
+    for (int i = 0; i < 2 * P * F; i++)
+        x[i] = (float)i;
+    for (int v = 0; v < C_COUNT; v++) {
+        build_contract(v);
+        tg_prog p;
+        int dec = tg_prog_decode(&p, b.out, b.size);
+        int rc = run(t, NULL);
+        int want = v == C_OK ? 0 : v >= C_RUN_TILE_OFF ? TG_EBOUNDS : TG_EPROGRAM;
+        if (rc != want || (dec != 0) != (want == TG_EPROGRAM))
+            fail_msg("contract case %d: decode %d, run %d, want %d", v, dec, rc, want);
+        if (v == C_OK)
+            for (int i = 0; i < P * F; i++)
+                assert_true(same_bits(y[i], (float)(P * F + i)));
+    }
+}
+
+/* The default budget: exactly the work of a complete run; a program that
+ * needs more than TG_ISS_DEFAULT_CAP is refused before it runs; an explicit
+ * limit still stops a run where it says. */
+static void test_default_budget(void **state)
+{
+    (void)state;
+    build_add(1);
+    fill_ab();
+    void *t[3] = {A, Bv, C};
+    tg_prog p;
+    assert_int_equal(tg_prog_decode(&p, b.out, b.size), 0);
+    uint64_t work = tg_iss_work(&p);
+    tg_iss_stats st;
+    memset(&st, 0, sizeof st);
+    assert_int_equal(run(t, &st), 0);
+    assert_true(work > 0 && st.insts + st.loop_iters == work && st.limit == work);
+    memset(&st, 0, sizeof st);
+    st.limit = work - 1;
+    assert_int_equal(run(t, &st), TG_ELIMIT);
+    assert_int_equal(run(t, NULL), 0);
+    /* nested loops: trips multiply, per engine, only where there is work */
+    b.ni = 0, b.no = 0, b.nm = 0;
+    b_loop(0, -3, 7, 3); /* -3, 0, 3, 6: 4 trips */
+    b_loop(1, 0, 5, 1);  /* 5 trips */
+    b_sync(TG_OP_SIGNAL, TG_ENG_ACT, 1);
+    b_sync(TG_OP_WAIT, TG_ENG_ACT, 1);
+    b_endloop(1);
+    b_sync(TG_OP_SIGNAL, TG_ENG_POOL, 2);
+    b_loop(1, 4, 4, 1); /* empty */
+    b_sync(TG_OP_SIGNAL, TG_ENG_POOL, 3);
+    b_endloop(1);
+    b_endloop(0);
+    b_finish();
+    assert_int_equal(tg_prog_decode(&p, b.out, b.size), 0);
+    /* ACT: 4 * (1 + 5 * (1 + 2)) = 64; POOL: 4 * (1 + 1) = 8 */
+    assert_true(tg_iss_work(&p) == 64 + 8);
+    memset(&st, 0, sizeof st);
+    assert_int_equal(run(t, &st), 0);
+    assert_true(st.insts + st.loop_iters == 72 && st.limit == 72);
+    /* 2^40 trips of 2^40 trips: refused at once, nothing executed */
+    b.ni = 0, b.no = 0, b.nm = 0;
+    b_loop(0, 0, (int64_t)1 << 40, 1);
+    b_loop(1, 0, (int64_t)1 << 40, 1);
+    b_sync(TG_OP_SIGNAL, TG_ENG_ACT, 1);
+    b_endloop(1);
+    b_endloop(0);
+    b_finish();
+    assert_int_equal(tg_prog_decode(&p, b.out, b.size), 0);
+    assert_true(tg_iss_work(&p) == UINT64_MAX);
+    memset(&st, 0, sizeof st);
+    assert_int_equal(run(t, &st), TG_ELIMIT);
+    assert_true(st.insts == 0 && st.loop_iters == 0);
+    assert_int_equal(run(t, NULL), TG_ELIMIT);
+    /* just over the cap: refused; an explicit limit runs to it */
+    b.ni = 0, b.no = 0, b.nm = 0;
+    b_loop(0, 0, (int64_t)(TG_ISS_DEFAULT_CAP / 2), 1);
+    b_sync(TG_OP_SIGNAL, TG_ENG_ACT, 1);
+    b_endloop(0);
+    b_sync(TG_OP_SIGNAL, TG_ENG_ACT, 1);
+    b_finish();
+    assert_int_equal(tg_prog_decode(&p, b.out, b.size), 0);
+    assert_true(tg_iss_work(&p) == TG_ISS_DEFAULT_CAP + 1);
+    assert_int_equal(run(t, NULL), TG_ELIMIT);
+    memset(&st, 0, sizeof st);
+    st.limit = 5000;
+    assert_int_equal(run(t, &st), TG_ELIMIT);
+    assert_true(st.insts + st.loop_iters == 5000);
+}
+
 static void test_run_checks_descriptor(void **state)
 {
     (void)state;
@@ -1229,6 +1462,8 @@ int main(void)
         cmocka_unit_test(test_out_of_bounds_at_run_time),
         cmocka_unit_test(test_deadlock_and_budget),
         cmocka_unit_test(test_run_checks_descriptor),
+        cmocka_unit_test(test_contract_each_property),
+        cmocka_unit_test(test_default_budget),
         cmocka_unit_test(test_row_gather_scatter_walks),
         cmocka_unit_test(test_row_block_decision),
         cmocka_unit_test(test_row_elementwise_orders),
