@@ -115,8 +115,8 @@ static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *
         int64_t pt = (pc - 1) * (int64_t)o->pstep;
         int64_t lo = off + a->esize * (fmin + (pt < 0 ? pt : 0));
         int64_t hi = off + a->esize * (fmax + (pt > 0 ? pt : 0) + 1);
-        if ((write && !t.is_output) || lo < 0 || hi > bytes || off % a->esize != 0)
-            return TG_EBOUNDS; /* outside the tensor, an input written, or misaligned */
+        if ((write && !t.is_output) || lo < 0 || hi > bytes || off % a->esize != 0 || a->count * a->esize > bytes)
+            return TG_EBOUNDS; /* outside the tensor, an input written, misaligned, or more elements than it has */
         uint8_t *base = (uint8_t *)m->tensors[o->index];
         a->p0 = base + off;
         a->prow = (ptrdiff_t)o->pstep * a->esize;
@@ -129,8 +129,9 @@ static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *
     int64_t copy = buf % (int64_t)t.bufs;
     copy += copy < 0 ? (int64_t)t.bufs : 0;
     int64_t lo = off + a->esize * fmin, hi = off + a->esize * (fmax + 1);
-    if (ps < 0 || ps > (int64_t)t.pcount || pc > (int64_t)t.pcount - ps || lo < 0 || hi > (int64_t)t.slot)
-        return TG_EBOUNDS;
+    if (ps < 0 || ps > (int64_t)t.pcount || pc > (int64_t)t.pcount - ps || lo < 0 || hi > (int64_t)t.slot ||
+        a->count * a->esize > (int64_t)t.slot)
+        return TG_EBOUNDS; /* outside the copy, or a row of more elements than the copy holds */
     /* tile bases, slots and partitions are validated against the target's
      * capacity by tg_prog_decode, and the core's target matches */
     int64_t col = (int64_t)t.base + copy * (int64_t)t.slot;

@@ -972,6 +972,7 @@ enum {
     C_IMM_MISSING,       /* tensor_tensor without op */
     C_RUN_TILE_OFF,      /* a tile offset 2*i: misaligned in iteration 1 */
     C_RUN_HBM_OFF,       /* an HBM offset misaligned in iteration 1 (in bounds) */
+    C_RUN_COUNT,         /* a row of 5 elements (step 0) in a 4-element tile copy */
     C_COUNT
 };
 
@@ -1033,9 +1034,10 @@ static void build_contract(int v)
     /* dve.memset w[0:+P] @4*r0 (a register offset, aligned) */
     b_inst(TG_OP_MEMSET, TG_ENG_DVE);
     b_imm(TG_IMM_VALUE, fbits(0.5));
-    nm[0] = X(1);
+    int32_t st0[1] = {0};
+    nm[0] = X(v == C_RUN_COUNT ? 5 : 4);
     b_op(TG_ROLE_DST, TG_SPACE_SBUF, TG_FLOAT32, v == C_OPND_TILE_INDEX ? 9 : tw, 1, X(0), X(0), X(P),
-         v == C_RUN_TILE_OFF ? XR(2, 0, 0) : v == C_EXPR_REG ? XR(4, 1, 0) : XR(4, 0, 0), 1, st1, nm);
+         v == C_RUN_TILE_OFF ? XR(2, 0, 0) : v == C_EXPR_REG ? XR(4, 1, 0) : XR(4, 0, 0), 1, st0, nm);
     b_endloop(v == C_ENDLOOP_REG ? 1 : 0);
     /* dve.memset h (bfloat16 at byte 66) */
     b_inst(TG_OP_MEMSET, TG_ENG_DVE);
