@@ -51,6 +51,30 @@ suite-iss-freestanding:
 	done; \
 	echo "$$p passed, $$f failed"
 
+# libFuzzer over the ISS's contract (docs/iss.md): fuzz-iss decodes arbitrary
+# bytes (size and checksum fixed up) and runs what decodes on the ISS and the
+# timing model with a small budget; fuzz-prog-mut mutates 1-3 trusted fields
+# of the bundled kernels' programs (tests/fuzz/corpus_prog/, reassemble with
+# `tilegen asm generated/K.s`) and runs them the same way. Smoke runs: a
+# fixed seed and run count; exploratory: FUZZ_SECONDS=600 make suite-fuzz-iss.
+FUZZ_PROG_SRCS = runtime/tg_prog.c runtime/tg_iss.c runtime/tg_iss_row.c runtime/tg_cost.c runtime/tg_cost_rules.c \
+                 runtime/tg_cost_table.c runtime/tg_core.c runtime/tg_ops.c runtime/tg_dtype.c runtime/tg_math.c \
+                 runtime/tg_alu.c
+FUZZ_ISS = $(BUILD)/fuzz/fuzz_iss
+FUZZ_PROG_MUT = $(BUILD)/fuzz/fuzz_prog_mut
+$(FUZZ_ISS) $(FUZZ_PROG_MUT): $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz_exec.h $(FUZZ_PROG_SRCS)
+	@mkdir -p $(dir $@)
+	clang -std=c11 -g -O1 -Iruntime -ffp-contract=off -fsanitize=fuzzer,address,undefined \
+	  -fno-sanitize-recover=all -o $@ $< $(FUZZ_PROG_SRCS) -lm
+SUITES += fuzz-iss fuzz-prog-mut
+.PHONY: suite-fuzz-iss suite-fuzz-prog-mut
+suite-fuzz-iss suite-fuzz-prog-mut: suite-%:
+	@if command -v clang >/dev/null 2>&1; then \
+	  $(MAKE) -s --no-print-directory $(BUILD)/fuzz/$(subst -,_,$*) && \
+	  FUZZ_RUNS=$${FUZZ_RUNS:-4000} FUZZ_MAX_LEN=16384 \
+	  tests/fuzz/run_fuzz_spec.sh $(BUILD)/fuzz/$(subst -,_,$*) tests/fuzz/corpus_prog; \
+	else echo "$*: clang not found: 1 skipped"; echo "0 passed, 0 failed"; fi
+
 # Every bundled spec: the ISS outputs bit-identical to the C simulation's on
 # refs.py's seeded inputs, and within the numpy reference's tolerance. Needs
 # `tilegen gen` to write <k>.s (or embed the program in <k>.c).

@@ -5,7 +5,8 @@
 # Prints "N passed, M failed" (1 check each).
 # Usage: run_fuzz_spec.sh FUZZER CORPUS_DIR
 # Env: FUZZ_RUNS (default 100000); FUZZ_SEED (default 1; 0 = random) and
-# FUZZ_SECONDS (a time limit instead of FUZZ_RUNS) for exploratory runs.
+# FUZZ_SECONDS (a time limit instead of FUZZ_RUNS) for exploratory runs;
+# FUZZ_MAX_LEN (default 4096) for targets whose seeds are larger.
 # A crashing input is kept in $FUZZ_KEEP (default build/fuzz-crashes).
 fz=$1; corpus=$2; keep=${FUZZ_KEEP:-build/fuzz-crashes}
 if [ -n "$FUZZ_SECONDS" ]; then budget="-max_total_time=$FUZZ_SECONDS"; else budget="-runs=${FUZZ_RUNS:-100000}"; fi
@@ -14,7 +15,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 if "$fz" -runs=0 "$corpus" >"$work/replay.log" 2>&1; then pass=$((pass+1)); else fail=$((fail+1)); echo "FAIL replay"; tail -n 30 "$work/replay.log"; fi
 mkdir -p "$work/new"
-if "$fz" $budget -seed="${FUZZ_SEED:-1}" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/" "$work/new" "$corpus" >"$work/fuzz.log" 2>&1; then
+if "$fz" $budget -seed="${FUZZ_SEED:-1}" -max_len="${FUZZ_MAX_LEN:-4096}" -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$work/" "$work/new" "$corpus" >"$work/fuzz.log" 2>&1; then
   pass=$((pass+1))
 else
   fail=$((fail+1)); tail -n 30 "$work/fuzz.log"
