@@ -189,7 +189,7 @@ static int arg_bool(const tpl_args *a, size_t pos, const char *kw, int dflt)
 static tpl_value *attr_path(TplRender *r, const TplNode *at, tpl_value *v,
                             const tpl_value *path, int *missing)
 {
-    const char *p = path->u.str.s, *e = p + path->u.str.n;
+    const char *p = path->u.str.s ? path->u.str.s : "", *e = p + path->u.str.n; /* "" may have no buffer */
     while (v) {
         const char *dot = memchr(p, '.', (size_t)(e - p));
         const char *end = dot ? dot : e;
