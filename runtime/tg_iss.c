@@ -480,7 +480,9 @@ static uint64_t sat_mul(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a
 
 /* Instructions plus loop iterations engine `eng` steps through in
  * instructions [from, to) (whole loops), as engine_step counts them:
- * saturating at UINT64_MAX. Loop bounds are immediates, so this is exact. */
+ * saturating at UINT64_MAX. Loop bounds are immediates, so this is exact;
+ * a loop's lo/hi (evaluated per entry) only narrow [start, stop), so with
+ * them it is an upper bound. */
 static uint64_t work_in(const tg_prog *p, uint32_t from, uint32_t to, tg_isa_engine eng)
 {
     uint64_t n = 0;

@@ -64,8 +64,9 @@ struct tg_prog_inst;
 
 /* Instructions plus loop iterations a complete run of the decoded program
  * executes over all engines (what tg_iss_stats counts against `limit`):
- * exact, since loop bounds are immediates; saturates at UINT64_MAX. The
- * default budget of a run. */
+ * exact, since loop bounds are immediates (an upper bound when loops narrow
+ * their range with lo/hi); saturates at UINT64_MAX. The default budget of a
+ * run. */
 uint64_t tg_iss_work(const struct tg_prog *p);
 
 /* Execute one compute or DMA instruction `in` of the decoded program `prog`

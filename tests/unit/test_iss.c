@@ -1140,6 +1140,22 @@ static void test_default_budget(void **state)
     memset(&st, 0, sizeof st);
     assert_int_equal(run(t, &st), 0);
     assert_true(st.insts + st.loop_iters == 72 && st.limit == 72);
+    /* hi = r0 + 1 narrows the inner loop per entry: the static hull bounds
+     * the work from above (ACT: 4 * (1 + 4 * 3) = 52, runs 4 + 10 * 3 = 34) */
+    b.ni = 0, b.no = 0, b.nm = 0;
+    b_loop(0, 0, 4, 1);
+    b_loop(1, 0, 4, 1);
+    b_imm(TG_IMM_HI, XR(1, 0, 1));
+    b_sync(TG_OP_SIGNAL, TG_ENG_ACT, 1);
+    b_sync(TG_OP_WAIT, TG_ENG_ACT, 1);
+    b_endloop(1);
+    b_endloop(0);
+    b_finish();
+    assert_int_equal(tg_prog_decode(&p, b.out, b.size), 0);
+    assert_true(tg_iss_work(&p) == 52);
+    memset(&st, 0, sizeof st);
+    assert_int_equal(run(t, &st), 0);
+    assert_true(st.insts + st.loop_iters == 34 && st.limit == 52);
     /* 2^40 trips of 2^40 trips: refused at once, nothing executed */
     b.ni = 0, b.no = 0, b.nm = 0;
     b_loop(0, 0, (int64_t)1 << 40, 1);
