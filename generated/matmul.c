@@ -2,6 +2,8 @@
  * The C simulation: every instruction is a loop over partitions and free
  * elements with constant counts and strides; operands are widened to fp32,
  * computed with the runtime's ops and rounded to the destination dtype. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include <stdint.h>
 
 #include "matmul.h"
@@ -333,3 +335,5 @@ const tg_kernel matmul_kernel = {
     matmul_program, sizeof matmul_program,
     MATMUL_SBUF_PEAK_BYTES, MATMUL_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES,
 };
+
+#include "tg_fp_end.h"

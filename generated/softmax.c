@@ -2,6 +2,8 @@
  * The C simulation: every instruction is a loop over partitions and free
  * elements with constant counts and strides; operands are widened to fp32,
  * computed with the runtime's ops and rounded to the destination dtype. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include <stdint.h>
 
 #include "softmax.h"
@@ -266,3 +268,5 @@ const tg_kernel softmax_kernel = {
     softmax_program, sizeof softmax_program,
     SOFTMAX_SBUF_PEAK_BYTES, SOFTMAX_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES,
 };
+
+#include "tg_fp_end.h"

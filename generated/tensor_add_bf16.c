@@ -2,6 +2,8 @@
  * The C simulation: every instruction is a loop over partitions and free
  * elements with constant counts and strides; operands are widened to fp32,
  * computed with the runtime's ops and rounded to the destination dtype. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include <stdint.h>
 
 #include "tensor_add_bf16.h"
@@ -189,3 +191,5 @@ const tg_kernel tensor_add_bf16_kernel = {
     tensor_add_bf16_program, sizeof tensor_add_bf16_program,
     TENSOR_ADD_BF16_SBUF_PEAK_BYTES, TENSOR_ADD_BF16_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES,
 };
+
+#include "tg_fp_end.h"

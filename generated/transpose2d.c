@@ -2,6 +2,8 @@
  * The C simulation: every instruction is a loop over partitions and free
  * elements with constant counts and strides; operands are widened to fp32,
  * computed with the runtime's ops and rounded to the destination dtype. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include <stdint.h>
 
 #include "transpose2d.h"
@@ -144,3 +146,5 @@ const tg_kernel transpose2d_kernel = {
     transpose2d_program, sizeof transpose2d_program,
     TRANSPOSE2D_SBUF_PEAK_BYTES, TRANSPOSE2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES,
 };
+
+#include "tg_fp_end.h"

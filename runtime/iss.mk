@@ -9,7 +9,7 @@ ISS_SRCS := runtime/tg_iss.c runtime/tg_iss_row.c
 ISS_OBJS := $(ISS_SRCS:%.c=$(BUILD)/%.o)
 RT_OBJS += $(ISS_OBJS)
 
-$(ISS_OBJS) $(BUILD)/tests/unit/test_iss.o: CFLAGS += -ffp-contract=off
+$(BUILD)/tests/unit/test_iss.o: CFLAGS += -ffp-contract=off
 
 # tg_prog.o (the decoder) is the assembler module's; listed here so the test
 # links whether or not its fragment is included yet ($^ drops duplicates).

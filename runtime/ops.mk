@@ -6,15 +6,15 @@
 #
 # TG_OPS_ARCH: code-generation flags for tg_ops.o (default: this host's SIMD,
 # so the matmul micro-kernel gets AVX/AVX-512). Results do not depend on it:
-# -ffp-contract=off forbids FMA and SIMD lanes are independent elements.
+# tg_fp.h forbids FMA and SIMD lanes are independent elements.
 # Override with TG_OPS_ARCH= for a portable object.
 TG_OPS_ARCH ?= -march=native
 OPS_SRCS := runtime/tg_ops.c
 OPS_OBJS := $(OPS_SRCS:%.c=$(BUILD)/%.o)
 RT_OBJS += $(OPS_OBJS)
 
-$(OPS_OBJS) $(BUILD)/tests/unit/test_ops.o $(BUILD)/tools/bench_ops.o: \
-	CFLAGS += -ffp-contract=off $(TG_OPS_ARCH)
+$(OPS_OBJS): CFLAGS += $(TG_OPS_ARCH)
+$(BUILD)/tests/unit/test_ops.o $(BUILD)/tools/bench_ops.o: CFLAGS += -ffp-contract=off $(TG_OPS_ARCH)
 
 OPS_DEPS := $(OPS_OBJS) $(BUILD)/runtime/tg_dtype.o $(BUILD)/runtime/tg_math.o \
             $(BUILD)/runtime/tg_alu.o

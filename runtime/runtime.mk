@@ -1,6 +1,7 @@
 # The runtime: freestanding core (RT_OBJS) and host-only helpers (RT_HOST_OBJS).
-# Runtime objects build with -ffp-contract=off so no host fuses a*b+c into an
-# FMA behind our back: the numerics are bit-identical on every host and target.
+# Every runtime source includes tg_fp.h first, so no compiler fuses a*b+c into
+# an FMA whatever the flags: the numerics are bit-identical on every host and
+# target (suite numerics-flags, tests/tests.mk).
 # Suites: dtype, alu, math (cmocka), freestanding (gcc+clang -ffreestanding
 # -nostdlib -std=c99 and `nm -u` ⊆ {memcpy, memset}); bench: rt (ulp table).
 RT_SRCS := runtime/tg_core.c runtime/tg_dtype.c runtime/tg_math.c runtime/tg_alu.c
@@ -9,7 +10,6 @@ RT_OBJS += $(RT_SRCS:%.c=$(BUILD)/%.o)
 RT_HOST_OBJS := $(RT_HOST_SRCS:%.c=$(BUILD)/%.o)
 
 RT_FPFLAGS = -ffp-contract=off
-$(RT_SRCS:%.c=$(BUILD)/%.o): CFLAGS += $(RT_FPFLAGS)
 
 # Unit tests of the numerics core (tests may use libm; the runtime may not).
 RT_NUM_OBJS := $(BUILD)/runtime/tg_dtype.o $(BUILD)/runtime/tg_math.o $(BUILD)/runtime/tg_alu.o

@@ -1,6 +1,8 @@
 /* tg_alu.c — the ALU operator table: names, lookup, the dispatcher over the
  * static inline per-op functions of tg_alu.h, and the bitvec ops on raw
  * 32-bit patterns for integer tiles. Freestanding C99. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include "tg_alu.h"
 
 static const char *const tg_alu_names[TG_ALU_COUNT] = {
@@ -46,3 +48,5 @@ uint32_t tg_alu_bits(tg_alu_op op, uint32_t a, uint32_t b)
     default: return 0;
     }
 }
+
+#include "tg_fp_end.h"

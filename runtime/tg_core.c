@@ -1,5 +1,7 @@
 /* tg_core.c — the simulated core's life cycle and the checks every kernel
  * entry point makes before touching memory. Freestanding: memset only. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include "tg_mem.h"
 
 #include "tg_runtime.h"
@@ -65,3 +67,5 @@ size_t tg_tensor_elems(const tg_tensor_desc *t)
         n *= t->shape[d];
     return n;
 }
+
+#include "tg_fp_end.h"

@@ -5,6 +5,8 @@
  * engines serving their partitions, trn1's shared ports serialize DVE/Pool on
  * SBUF and DVE/ACT on PSUM. With a core, each instruction is also executed by
  * the ISS's executor, so values are the ISS's. Freestanding C99. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include "tg_cost.h"
 
 #include "tg_mem.h"
@@ -602,3 +604,5 @@ int tg_cost_run(const uint8_t *prog, size_t size, const tg_cost_opts *opts, tg_c
     }
     return schedule(m);
 }
+
+#include "tg_fp_end.h"

@@ -3,6 +3,8 @@
  * DMA engine for its part of a transfer. Pure functions of an instruction's
  * shape and the target's table (tg_cost_table.c); docs/cost.md states each
  * rule with its source. Freestanding C99. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include "tg_cost.h"
 
 #include "tg_alu.h"
@@ -108,3 +110,5 @@ uint64_t tg_cost_dma_engine_ps(const tg_cost_table *t, const tg_cost_dma *d, uin
     uint64_t bytes = (uint64_t)(hi - lo) * (uint64_t)runs * (uint64_t)charged;
     return (bytes * 1000u + t->dma_bytes_per_ns - 1) / t->dma_bytes_per_ns;
 }
+
+#include "tg_fp_end.h"

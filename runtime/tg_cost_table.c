@@ -4,6 +4,8 @@
  * [DMA-BW] DMA bandwidth guide, [DMA-OV] DMA overview, [NPROF] legacy profiler
  * screenshot). Entries marked ASSUMPTION have no published figure; docs/cost.md
  * says why the value was chosen. Freestanding C99. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include "tg_cost.h"
 
 static const tg_cost_table tables[TG_TARGET_COUNT] = {
@@ -80,3 +82,5 @@ const tg_cost_table *tg_cost_table_of(tg_target t)
 {
     return &tables[t == TG_TRN2 ? TG_TRN2 : TG_TRN1];
 }
+
+#include "tg_fp_end.h"

@@ -1,6 +1,8 @@
 /* tg_dtype.c — the dtype table (names, sizes) and the out-of-line conversions:
  * one element of any dtype, and whole rows between any two dtypes.
  * The per-value rounding rules live in tg_dtype.h. Freestanding C99. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include "tg_dtype.h"
 
 /* One row of the dtype table. */
@@ -155,3 +157,5 @@ int tg_cvt_row(void *dst, tg_dtype dt, const void *src, tg_dtype st, size_t n)
     }
     return 0;
 }
+
+#include "tg_fp_end.h"

@@ -4,6 +4,8 @@
  * tg_ops/tg_alu/tg_dtype; the row loops are tg_iss_row.c's), and the engine
  * scheduler (one program counter and register file per engine, counting
  * semaphores, round-robin). Freestanding C99: memcpy only. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include "tg_iss.h"
 
 #include "tg_mem.h"
@@ -758,3 +760,5 @@ int tg_iss_exec_inst(tg_core *core, const tg_prog *prog, void *const tensors[], 
         stats->eng[in->engine].insts++;
     return rc;
 }
+
+#include "tg_fp_end.h"

@@ -3,6 +3,8 @@
  * with the dtype and op switched outside the loops, then the same per-element
  * helpers (tg_sim.h accessors, tg_ops.h/tg_alu.h math) in the same order as
  * the C simulation, so results stay bit-identical. Freestanding C99. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include "tg_iss_row.h"
 
 #include "tg_mem.h"
@@ -526,3 +528,5 @@ void tg_iss_copy_row(const tg_iss_ap *d, const tg_iss_ap *s, int64_t p, int over
         j += r;
     }
 }
+
+#include "tg_fp_end.h"

@@ -3,8 +3,10 @@
  * functions built on them. Each fp32 function evaluates in fp64 with range
  * reduction + polynomial (or series / continued fraction) and rounds once to
  * fp32, so results are within ~1 ulp of the correctly rounded value; sqrt is
- * exact (integer square root). Built with -ffp-contract=off: bit-identical on
- * every host. Measured accuracy: tg_math.h and docs/numerics.md. */
+ * exact (integer square root). tg_fp.h forbids FMA contraction: bit-identical
+ * on every host, whatever the flags. Measured accuracy: tg_math.h and docs/numerics.md. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include "tg_math.h"
 
 #include "tg_dtype.h"
@@ -465,3 +467,5 @@ void tg_act_row(tg_act_func f, float *dst, const float *src, size_t n, float sca
         break;
     }
 }
+
+#include "tg_fp_end.h"

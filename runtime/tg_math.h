@@ -1,8 +1,8 @@
 /* tg_math.h — activation functions of the Scalar engine (SPEC.md §2) on fp32,
  * with the runtime's own implementations (no libm): the table of functions
  * (enum, names, dispatcher, row helper) and a static inline entry point per
- * function. Freestanding C99; the out-of-line cores are built with
- * -ffp-contract=off, so results are bit-identical on every host.
+ * function. Freestanding C99; the out-of-line cores include tg_fp.h (no FMA
+ * contraction whatever the flags), so results are bit-identical on every host.
  *
  * Semantics: every function takes the fp32 input exactly as given — outside
  * NKI's documented valid input ranges (log [2^-64, 2^64], sin [-π, π],
@@ -100,9 +100,10 @@ typedef union tg_math_f32u {
  * gathers the table). They are the only implementation: tg_math_exp,
  * tg_math_exp_d, tg_math_sigmoid and tg_math_silu call them, so the accuracy
  * table above measures exactly this code. Each fp operation is its own
- * statement: with gcc in ISO mode (-std=c99/c11) or -ffp-contract=off, and
- * with clang's default (contraction within one expression only), nothing is
- * fused into an FMA, so an includer gets the runtime's bits. */
+ * statement and the runtime and generated kernels include tg_fp.h first, so
+ * nothing is fused into an FMA there. Other includers get the runtime's bits
+ * when they do not contract across statements (gcc -std=c99/c11 or
+ * -ffp-contract=off; clang's default contracts within an expression only). */
 extern const double tg_math_exp_tab[32]; /* 2^(i/32), i = 0..31 */
 
 typedef union tg_math_f64u {

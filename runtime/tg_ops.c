@@ -1,7 +1,9 @@
 /* tg_ops.c — the out-of-line op semantics of tg_ops.h: matmul (packed,
  * register-tiled, order-preserving), transpose, bn_stats/bn_aggr,
  * partition_reduce, bitvec reductions and iota casts. Freestanding C99;
- * built with -ffp-contract=off so no product is fused into an add. */
+ * tg_fp.h keeps every product out of an FMA. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include "tg_mem.h"
 
 #include "tg_ops.h"
@@ -425,3 +427,5 @@ int tg_iota_cast(void *base, tg_dtype dt, size_t i, int64_t v)
         return -1;
     return tg_cvt_row((unsigned char *)base + i * sz, dt, &w, TG_INT32, 1);
 }
+
+#include "tg_fp_end.h"

@@ -6,10 +6,10 @@
  * Freestanding C99: no heap, stdio, exit or libm.
  *
  * Determinism: each fp32 operation is written as its own statement and the
- * runtime builds with -ffp-contract=off, so nothing is fused into an FMA.
- * The static inline helpers below compile in the caller's translation unit:
- * build generated code in ISO mode (-std=c99/c11, where gcc does not
- * contract) or with -ffp-contract=off as well.
+ * runtime's and generated kernels' sources include tg_fp.h first, so nothing
+ * is fused into an FMA whatever the flags. The static inline helpers below
+ * compile in the caller's translation unit: other callers need a TU that does
+ * not contract across statements (tg_fp.h first, or -ffp-contract=off).
  *
  * Orders (the ISS must reproduce exactly these — it does, by calling them):
  *  - matmul: dst[m][n] = (((c + p0) + p1) + ...) + p(K-1), p_k = fl(stat[k][m]

@@ -3,6 +3,8 @@
  * before anyone executes or prints a program, so a truncated, corrupted or
  * hostile buffer yields TG_EPROGRAM and never an out-of-bounds read.
  * Freestanding C99, no heap. */
+#include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
+
 #include "tg_prog.h"
 
 #include "tg_alu.h"
@@ -632,3 +634,5 @@ int tg_prog_decode(tg_prog *p, const uint8_t *data, size_t size)
         return TG_EPROGRAM;
     return 0;
 }
+
+#include "tg_fp_end.h"

@@ -17,3 +17,13 @@ suite-numerics-refs:
 SUITES += cost-specs
 suite-cost-specs: $(TILEGEN)
 	@TILEGEN=$(TILEGEN) $(PYTHON) tests/cost/run.py $(BUILD)/cost-specs
+
+# Bit identity whatever the caller's flags: every bundled kernel (generated/)
+# and the runtime built under a matrix of compilers and flags (gcc and clang,
+# -O0..-O3, -std=gnu11, -march=native, -ffp-contract=fast), outputs compared
+# bit for bit with the reference build (tests/numerics/flags_check.sh).
+FLAGS_KERNELS = $(patsubst specs/%.yaml,%,$(wildcard specs/*.yaml))
+SUITES += numerics-flags
+.PHONY: suite-numerics-flags
+suite-numerics-flags:
+	@PYTHON=$(PYTHON) BUILD=$(BUILD) tests/numerics/flags_check.sh $(FLAGS_KERNELS)

@@ -1,0 +1,21 @@
+/* tg_fp.h — no FMA contraction in this translation unit, whatever the
+ * caller's flags: included first by every runtime .c and generated kernel .c
+ * (never by a public header: the pragmas hold to the end of the file), paired
+ * with tg_fp_end.h as the last line. docs/numerics.md "Determinism". */
+#ifndef TG_FP_H
+#define TG_FP_H
+#if defined(__clang__)
+/* Honoured under clang's default -ffp-contract=on and =off. Under =fast clang
+ * disregards pragmas; on x86 no FMA instruction exists for a function built
+ * without the fma feature (inlining into an FMA-capable caller stays legal). */
+#pragma STDC FP_CONTRACT OFF
+#if defined(__x86_64__) || defined(__i386__)
+#pragma clang attribute push(__attribute__((target("no-fma"))), apply_to = function)
+#define TG_FP_CLANG_PUSHED 1
+#endif
+#elif defined(__GNUC__)
+/* gcc ignores the STDC pragma (and contracts across statements under its
+ * default -std=gnu*); the per-function option overrides the command line. */
+#pragma GCC optimize("fp-contract=off")
+#endif
+#endif
