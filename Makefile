@@ -1,6 +1,7 @@
 # tilegen — top-level Makefile.
 # `make` builds bin/tilegen; `make generate` expands every spec in specs/ into
-# generated/; `make test` runs every suite and ends with "N passed, N failed".
+# generated/; `make test` runs every suite and ends with "N passed, N failed";
+# `make install PREFIX=...` / `make uninstall` (tools/install.mk).
 # Each module adds its sources, binaries and suites in its own fragment (*.mk).
 
 CC      ?= cc
@@ -41,6 +42,7 @@ include gen/asm.mk
 include runtime/cost.mk
 include gen/pipe.mk
 include tests/tests.mk
+include tools/install.mk
 
 # bin/tilegen: every object the fragments contributed (prerequisites are fixed
 # when a rule is read, so this comes after all of them).

@@ -181,5 +181,9 @@ const char *pipe_find_templates(const char *argv0, char *buf, size_t size)
         if (access(probe, R_OK) == 0)
             return buf;
     }
+#ifdef TILEGEN_TEMPLATE_DIR
+    return TILEGEN_TEMPLATE_DIR; /* `make install`: PREFIX/share/tilegen/templates */
+#else
     return "templates";
+#endif
 }

@@ -72,9 +72,10 @@ int pipe_reached(const Pipe *p, PipePhase ph);
 
 void pipe_free(Pipe *p);
 
-/* The templates directory: $TILEGEN_TEMPLATES, ./templates, or next to the
+/* The templates directory: $TILEGEN_TEMPLATES, ./templates, next to the
  * binary argv0 (bin/tilegen -> templates, build/x/bin/tilegen ->
- * ../../../templates); buf holds the result when it is built. */
+ * ../../../templates), else TILEGEN_TEMPLATE_DIR when compiled in (make
+ * install); buf holds the result when it is built. */
 const char *pipe_find_templates(const char *argv0, char *buf, size_t size);
 
 #endif
