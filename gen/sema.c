@@ -1936,7 +1936,10 @@ int sema_check(Spec *spec, Diag *diag, Arena *arena)
             check_tile_decl(&s, &spec->tiles[i]);
     walk(&s, spec->body, spec->nbody);
     check_loops(&s, spec->body, spec->nbody);
-    if (diag->nerrors == s.errors0) /* E054 and the like first: their reads would repeat here */
+    /* E054 and the like first: their reads would repeat here; and a spec with
+     * errors of any phase is not built, so it is not run (its loops may be
+     * of any trip count) */
+    if (diag->nerrors == 0)
         check_unwritten(&s);
     check_capacity(&s);
     check_program_limits(&s);
