@@ -801,6 +801,8 @@ static int instruction(A *a)
             return err(a, at(a, sk), "A003", "unknown field '%s'", key);
         int allowed = role >= 0 ? ((info->roles_req | info->roles_opt) >> role & 1u)
                                 : (int)((info->imms_req | info->imms_opt) >> imm & 1u);
+        if (imm == TG_IMM_QUEUE && eng != TG_ENG_DMA)
+            allowed = 0; /* DMA queues: dma.* instructions and dma.signal/dma.wait only */
         if (!allowed)
             return err(a, at(a, sk), "A003", "%s takes no %s '%s'", w, role >= 0 ? "operand" : "field", key);
         int dup = 0;
@@ -823,6 +825,8 @@ static int instruction(A *a)
             imms[nimms].key = (tg_isa_imm)imm;
             if (!imm_value(a, (tg_isa_imm)imm, &imms[nimms].value))
                 return 0;
+            if (imm == TG_IMM_QUEUE && imms[nimms].value >= TG_DMA_QUEUES)
+                return err(a, at(a, sk), "A007", "a DMA queue is 0..%d", TG_DMA_QUEUES - 1);
             nimms++;
             ims |= 1ull << imm;
         }

@@ -1,8 +1,8 @@
 /* asm_emit.c - the assembly back end: walks the lowered IR and the plan and
  * builds the binary program (asm_prog.c) - hardware loops on loop registers
  * r<depth>, operands with addresses affine in them, rotating copies as a
- * buffer expression, the semaphore actions asm_sync.c derived and reduced
- * placed around the statements - then turns the decoded program into the listing's context,
+ * buffer expression, each DMA statement on its own queue (asm_sync.c), the
+ * semaphore actions asm_sync.c derived and reduced placed around the statements - then turns the decoded program into the listing's context,
  * printing every instruction with the disassembler so that text and binary
  * always agree. Sync rule: see docs/asm.md "Semaphores". */
 #include <stdio.h>
@@ -293,6 +293,8 @@ static void instruction(M *m, IrInst *in)
     default:
         break;
     }
+    if (tg_isa_table[op].engine == TG_ENG_DMA)
+        asm_prog_imm(&m->prog, TG_IMM_QUEUE, m->syncs.queue ? (uint64_t)m->syncs.queue[in->id] : 0);
 }
 
 /* ---- program order ----------------------------------------------------------- */
@@ -302,6 +304,8 @@ static void syncs(M *m, const AsmSync *s)
     for (; s; s = s->next) {
         asm_prog_inst(&m->prog, s->is_wait ? TG_OP_WAIT : TG_OP_SIGNAL, s->eng, s->line);
         asm_prog_imm(&m->prog, TG_IMM_SEM, (uint64_t)s->sem);
+        if (s->eng == TG_ENG_DMA)
+            asm_prog_imm(&m->prog, TG_IMM_QUEUE, (uint64_t)s->queue);
     }
 }
 

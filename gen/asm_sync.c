@@ -1,6 +1,7 @@
 /* asm_sync.c - the semaphores of the assembly back end. Derives dependency
- * edges between engine queues (conflicting placed bytes, latest producer per
- * engine, loop-carried edges), then drops every edge whose orderings the
+ * edges between streams - the compute engines and the DMA queues -
+ * (conflicting placed bytes or HBM tensors, latest producer per stream,
+ * loop-carried edges), then drops every edge whose orderings the
  * happens-before order of the remaining ones already implies - checked
  * exactly on the unrolled sequential run with vector clocks - and places the
  * rest as signal/wait actions. Rules and soundness: docs/asm.md "Semaphores". */
@@ -10,14 +11,14 @@
 #include "asm_sync.h"
 
 
-enum { NENG = TG_ENG_SYNC }; /* engines with queues */
+enum { NSTR = TG_STREAM_COUNT }; /* in-order streams (tg_isa.h) */
 
 /* One dependency edge between two statements of one loop body. */
 typedef struct Edge {
     int backward;         /* loop-carried: producer later in the body */
     int loop;             /* common loop id, -1 top level */
     int from, to;         /* anchor statement keys */
-    tg_isa_engine fe, te; /* producer and consumer engines */
+    int fs, ts;           /* producer and consumer streams */
     uint32_t pl, cl;      /* spec lines of producer and consumer */
     SrcLoc loc;           /* the consumer's location (E112) */
     int keep;             /* still needed */
@@ -29,17 +30,17 @@ typedef struct Edge {
 enum { IT_INST, IT_SIGNAL, IT_WAIT, IT_LOOP, IT_END };
 typedef struct Item {
     int kind;             /* IT_* */
-    tg_isa_engine eng;    /* IT_INST, IT_SIGNAL, IT_WAIT: the engine */
+    int str;              /* IT_INST, IT_SIGNAL, IT_WAIT: the stream */
     int ref;              /* instruction id, edge index, or the matching IT_END / IT_LOOP item */
     const IrLoop *lp;     /* IT_LOOP, IT_END: the loop */
 } Item;
 
 /* An ordering the semaphores must guarantee: the instruction at step `pos`
- * of the sequential run comes after the first `need` instructions of `eng`. */
+ * of the sequential run comes after the first `need` instructions of `str`. */
 typedef struct Req {
     uint32_t pos;         /* step of the consumer */
-    uint32_t need;        /* instructions of eng that must happen before it */
-    tg_isa_engine eng;    /* the producer's engine */
+    uint32_t need;        /* instructions of str that must happen before it */
+    int str;              /* the producer's stream */
 } Req;
 
 /* Builder state. */
@@ -57,7 +58,7 @@ typedef struct S {
     uint32_t nsignals;    /* signals in the run */
     Req *reqs;            /* orderings to guarantee, by step */
     size_t nreqs, rcap;
-    uint32_t *snap;       /* NENG clocks per signal of the run */
+    uint32_t *snap;       /* NSTR clocks per signal of the run */
     int oom;
 } S;
 
@@ -83,24 +84,26 @@ static int key_loop(const S *s, const IrLoop *lp) { return s->ir->ninsts + lp->i
 /* ---- derivation ------------------------------------------------------------- */
 
 /* Placed bytes of an access: space, partitions and bytes of the whole tile
- * (every copy), so tiles sharing space through reuse conflict too. */
+ * (every copy), so tiles sharing space through reuse conflict too; an HBM
+ * access stands for its whole tensor (partition range = tensor index). */
 typedef struct Region {
     int space;            /* IrMem */
-    int64_t p0, p1;       /* partitions [p0, p1) */
+    int64_t p0, p1;       /* partitions [p0, p1) (HBM: [tensor, tensor + 1)) */
     int64_t b0, b1;       /* bytes per partition [b0, b1) */
 } Region;
 
-static int region_of(const S *s, const IrAp *ap, Region *r)
+static void region_of(const S *s, const IrAp *ap, Region *r)
 {
-    if (ap->mem == IR_MEM_HBM)
-        return 0;
+    if (ap->mem == IR_MEM_HBM) {
+        *r = (Region){IR_MEM_HBM, ap->index, ap->index + 1, 0, 1};
+        return;
+    }
     const PlanTile *t = &s->plan->tiles[ap->index];
     r->space = ap->mem;
     r->p0 = t->pstart;
     r->p1 = t->pstart + t->pcount;
     r->b0 = ap->mem == IR_MEM_PSUM ? (int64_t)t->bank * TG_PSUM_BANK_BYTES : t->offset;
     r->b1 = r->b0 + t->slot * t->bufs;
-    return 1;
 }
 
 static int overlap(const Region *a, const Region *b)
@@ -108,7 +111,8 @@ static int overlap(const Region *a, const Region *b)
     return a->space == b->space && a->p0 < b->p1 && b->p0 < a->p1 && a->b0 < b->b1 && b->b0 < a->b1;
 }
 
-/* 1 when a and b touch overlapping SBUF/PSUM bytes and one of them writes. */
+/* 1 when a and b touch overlapping SBUF/PSUM bytes or the same HBM tensor
+ * and one of them writes. */
 static int conflict(const S *s, IrInst *a, IrInst *b)
 {
     IrOperand oa[IR_MAX_OPERANDS], ob[IR_MAX_OPERANDS];
@@ -116,14 +120,44 @@ static int conflict(const S *s, IrInst *a, IrInst *b)
     for (int i = 0; i < na; i++)
         for (int j = 0; j < nb; j++) {
             Region ra, rb;
-            if ((oa[i].is_write || ob[j].is_write) && region_of(s, oa[i].ap, &ra) && region_of(s, ob[j].ap, &rb) &&
-                overlap(&ra, &rb))
+            if (!oa[i].is_write && !ob[j].is_write)
+                continue;
+            region_of(s, oa[i].ap, &ra);
+            region_of(s, ob[j].ap, &rb);
+            if (overlap(&ra, &rb))
                 return 1;
         }
     return 0;
 }
 
 static tg_isa_engine engine_of(const IrInst *in) { return tg_isa_table[ir_isa_op(in->op)].engine; }
+
+/* The stream that runs in: its engine, or TG_ENG_COUNT + its DMA queue. */
+static int stream_of(const S *s, const IrInst *in)
+{
+    return engine_of(in) == TG_ENG_DMA ? TG_ENG_COUNT + s->out->queue[in->id] : (int)engine_of(in);
+}
+
+/* DMA queues: the k-th DMA statement of the kernel in program order (IR
+ * instructions with the same spec location are one statement) runs on
+ * queue k mod TG_DMA_QUEUES. */
+static void assign_queues(S *s)
+{
+    int n = 0;
+    for (int i = 0; i < s->ir->ninsts; i++) {
+        const IrInst *in = s->ir->insts[i];
+        if (engine_of(in) != TG_ENG_DMA)
+            continue;
+        int q = -1;
+        for (int j = 0; j < i && q < 0; j++) {
+            const IrInst *o = s->ir->insts[j];
+            if (engine_of(o) == TG_ENG_DMA && o->loc.line == in->loc.line && o->loc.col == in->loc.col &&
+                o->loc.file == in->loc.file)
+                q = s->out->queue[j];
+        }
+        s->out->queue[i] = q >= 0 ? q : n++ % TG_DMA_QUEUES;
+    }
+}
 
 /* The innermost loop containing both a and b, NULL for none. */
 static const IrLoop *common(const IrInst *a, const IrInst *b)
@@ -150,20 +184,20 @@ static int anchor(const S *s, const IrInst *in, const IrLoop *l)
 static void edge(S *s, IrInst *prod, IrInst *cons, const IrLoop *l, int backward)
 {
     int from = anchor(s, prod, l), to = anchor(s, cons, l), loop = l ? l->id : -1;
-    tg_isa_engine fe = engine_of(prod), te = engine_of(cons);
+    int fs = stream_of(s, prod), ts = stream_of(s, cons);
     for (size_t i = 0; i < s->nedges; i++) {
         const Edge *e = &s->edges[i];
-        if (e->backward == backward && e->loop == loop && e->from == from && e->to == to && e->fe == fe &&
-            e->te == te)
+        if (e->backward == backward && e->loop == loop && e->from == from && e->to == to && e->fs == fs &&
+            e->ts == ts)
             return;
     }
     if (!grow(s, (void **)&s->edges, &s->ecap, s->nedges, sizeof *s->edges))
         return;
-    s->edges[s->nedges++] = (Edge){backward, loop, from, to, fe, te, (uint32_t)prod->loc.line,
+    s->edges[s->nedges++] = (Edge){backward, loop, from, to, fs, ts, (uint32_t)prod->loc.line,
                                    (uint32_t)cons->loc.line, cons->loc, 1, -1, 0};
 }
 
-/* For each consumer b and each other engine f, only the producers on f that
+/* For each consumer b and each other stream f, only the producers on f that
  * ran last before b need an edge (f runs in order, so its signal after them
  * covers everything f did earlier): the latest conflicting instruction
  * before b in program order (forward edge at their common loop lf), and, for
@@ -174,12 +208,12 @@ static void derive(S *s)
     const Ir *ir = s->ir;
     for (int j = 0; j < ir->ninsts; j++) {
         IrInst *b = ir->insts[j];
-        for (int f = 0; f < NENG; f++) {
-            if ((tg_isa_engine)f == engine_of(b))
+        for (int f = 0; f < NSTR; f++) {
+            if (f == stream_of(s, b))
                 continue;
             IrInst *fwd = NULL;
             for (int i = j - 1; i >= 0 && !fwd; i--)
-                if (engine_of(ir->insts[i]) == (tg_isa_engine)f && conflict(s, ir->insts[i], b))
+                if (stream_of(s, ir->insts[i]) == f && conflict(s, ir->insts[i], b))
                     fwd = ir->insts[i];
             const IrLoop *lf = fwd ? common(fwd, b) : NULL;
             if (fwd)
@@ -187,7 +221,7 @@ static void derive(S *s)
             for (const IrLoop *l = b->loop; l && l != lf; l = l->parent) {
                 IrInst *back = NULL;
                 for (int i = l->last; i > j && !back; i--)
-                    if (engine_of(ir->insts[i]) == (tg_isa_engine)f && common(ir->insts[i], b) == l &&
+                    if (stream_of(s, ir->insts[i]) == f && common(ir->insts[i], b) == l &&
                         conflict(s, ir->insts[i], b))
                         back = ir->insts[i];
                 if (back)
@@ -199,14 +233,15 @@ static void derive(S *s)
 
 /* ---- placement -------------------------------------------------------------- */
 
-static void place(S *s, AsmSync **list, int sem, tg_isa_engine eng, int is_wait, uint32_t line)
+static void place(S *s, AsmSync **list, int sem, int str, int is_wait, uint32_t line)
 {
     AsmSync *a = calloc(1, sizeof *a);
     if (!a) {
         s->oom = 1;
         return;
     }
-    *a = (AsmSync){sem, eng, is_wait, line, NULL};
+    *a = (AsmSync){sem, str >= TG_ENG_COUNT ? TG_ENG_DMA : (tg_isa_engine)str,
+                   str >= TG_ENG_COUNT ? str - TG_ENG_COUNT : 0, is_wait, line, NULL};
     while (*list) /* append: actions keep the order their edges were derived in */
         list = &(*list)->next;
     *list = a;
@@ -219,12 +254,12 @@ static void place_all(S *s)
 {
     for (size_t i = 0; i < s->nedges; i++) {
         const Edge *e = &s->edges[i];
-        place(s, &s->out->after[e->from], (int)i, e->fe, 0, e->pl);
-        place(s, &s->out->before[e->to], (int)i, e->te, 1, e->cl);
+        place(s, &s->out->after[e->from], (int)i, e->fs, 0, e->pl);
+        place(s, &s->out->before[e->to], (int)i, e->ts, 1, e->cl);
         if (e->backward) {
             int lk = key_loop(s, s->ir->loops[e->loop]);
-            place(s, &s->out->before[lk], (int)i, e->fe, 0, e->pl);
-            place(s, &s->out->after[lk], (int)i, e->te, 1, e->cl);
+            place(s, &s->out->before[lk], (int)i, e->fs, 0, e->pl);
+            place(s, &s->out->after[lk], (int)i, e->ts, 1, e->cl);
         }
     }
 }
@@ -246,18 +281,19 @@ static void prune(S *s, AsmSync **list)
 
 /* ---- the skeleton and its sequential run ------------------------------------ */
 
-static size_t item(S *s, int kind, tg_isa_engine eng, int ref, const IrLoop *lp)
+static size_t item(S *s, int kind, int str, int ref, const IrLoop *lp)
 {
     if (!grow(s, (void **)&s->items, &s->icap, s->nitems, sizeof *s->items))
         return 0;
-    s->items[s->nitems] = (Item){kind, eng, ref, lp};
+    s->items[s->nitems] = (Item){kind, str, ref, lp};
     return s->nitems++;
 }
 
 static void skel_syncs(S *s, const AsmSync *a)
 {
     for (; a; a = a->next)
-        item(s, a->is_wait ? IT_WAIT : IT_SIGNAL, a->eng, a->sem, NULL);
+        item(s, a->is_wait ? IT_WAIT : IT_SIGNAL, a->eng == TG_ENG_DMA ? TG_ENG_COUNT + a->queue : (int)a->eng,
+             a->sem, NULL);
 }
 
 /* The program's statements and actions in the order asm_emit lays them out. */
@@ -267,7 +303,7 @@ static void skeleton(S *s, const IrStmt *st, int n)
         if (st[i].kind == IR_STMT_INST) {
             int k = st[i].inst->id;
             skel_syncs(s, s->out->before[k]);
-            item(s, IT_INST, engine_of(st[i].inst), k, NULL);
+            item(s, IT_INST, stream_of(s, st[i].inst), k, NULL);
             skel_syncs(s, s->out->after[k]);
             continue;
         }
@@ -323,7 +359,7 @@ static int run(S *s)
     return pc < s->nitems;
 }
 
-/* Conflicting instructions on other engines, per instruction (CSR lists). */
+/* Conflicting instructions on other streams, per instruction (CSR lists). */
 static int conflict_lists(S *s, int **start, int **list)
 {
     int n = s->ir->ninsts;
@@ -336,7 +372,7 @@ static int conflict_lists(S *s, int **start, int **list)
         (*start)[b] = (int)len;
         for (int a = 0; a < n; a++) {
             IrInst *ia = s->ir->insts[a], *ib = s->ir->insts[b];
-            if (engine_of(ia) == engine_of(ib) || !conflict(s, ia, ib))
+            if (stream_of(s, ia) == stream_of(s, ib) || !conflict(s, ia, ib))
                 continue;
             if (!grow(s, (void **)list, &cap, len, sizeof **list))
                 return 0;
@@ -350,7 +386,7 @@ static int conflict_lists(S *s, int **start, int **list)
 /* Match every wait of the run with its signal (the k-th wait of an edge
  * takes the k-th signal: one signalling and one waiting engine per edge),
  * count each edge's actions, and list the orderings to guarantee: for each
- * instruction b and each other engine F, the last instruction of F before b
+ * instruction b and each other stream F, the last instruction of F before b
  * in the run that conflicts with b (F runs in order: that covers every
  * earlier one). 0 on OOM or a wait the run reaches before its signal. */
 static int analyse(S *s)
@@ -358,7 +394,7 @@ static int analyse(S *s)
     int *cstart = NULL, *clist = NULL, ok = 0;
     uint32_t *qnext = malloc((s->ntrace + 1) * sizeof *qnext);
     uint32_t *qhead = malloc((s->nedges + 1) * sizeof *qhead), *qtail = malloc((s->nedges + 1) * sizeof *qtail);
-    uint32_t *last = calloc((size_t)s->ir->ninsts + 1, sizeof *last), cnt[NENG] = {0};
+    uint32_t *last = calloc((size_t)s->ir->ninsts + 1, sizeof *last), cnt[NSTR] = {0};
     s->aux = malloc((s->ntrace + 1) * sizeof *s->aux);
     if (!qnext || !qhead || !qtail || !last || !s->aux || !conflict_lists(s, &cstart, &clist)) {
         s->oom = 1;
@@ -387,22 +423,22 @@ static int analyse(S *s)
                 qtail[it->ref] = UINT32_MAX;
             s->edges[it->ref].cost++;
         } else {
-            uint32_t need[NENG] = {0};
+            uint32_t need[NSTR] = {0};
             for (int c = cstart[it->ref]; c < cstart[it->ref + 1]; c++) {
-                tg_isa_engine f = engine_of(s->ir->insts[clist[c]]);
+                int f = stream_of(s, s->ir->insts[clist[c]]);
                 need[f] = last[clist[c]] > need[f] ? last[clist[c]] : need[f];
             }
-            for (int f = 0; f < NENG; f++) {
+            for (int f = 0; f < NSTR; f++) {
                 if (!need[f])
                     continue;
                 if (!grow(s, (void **)&s->reqs, &s->rcap, s->nreqs, sizeof *s->reqs))
                     goto out;
-                s->reqs[s->nreqs++] = (Req){pos, need[f], (tg_isa_engine)f};
+                s->reqs[s->nreqs++] = (Req){pos, need[f], f};
             }
-            last[it->ref] = ++cnt[it->eng];
+            last[it->ref] = ++cnt[it->str];
         }
     }
-    s->snap = malloc(((size_t)s->nsignals + 1) * NENG * sizeof *s->snap);
+    s->snap = malloc(((size_t)s->nsignals + 1) * NSTR * sizeof *s->snap);
     ok = s->snap != NULL;
     s->oom |= !ok;
 out:
@@ -416,27 +452,27 @@ out:
 }
 
 /* 1 when the kept edges guarantee every ordering of the run in every
- * schedule: vector clocks over program order per engine plus "k-th signal
+ * schedule: vector clocks over program order per stream plus "k-th signal
  * of an edge before its k-th wait" (the only order a schedule must keep). */
 static int holds(S *s)
 {
-    uint32_t vc[NENG][NENG];
+    uint32_t vc[NSTR][NSTR];
     memset(vc, 0, sizeof vc);
     size_t r = 0;
     for (uint32_t pos = 0; pos < s->ntrace; pos++) {
         const Item *it = &s->items[s->trace[pos]];
-        uint32_t *c = vc[it->eng];
+        uint32_t *c = vc[it->str];
         if (it->kind == IT_INST) {
-            c[it->eng]++;
+            c[it->str]++;
             for (; r < s->nreqs && s->reqs[r].pos == pos; r++)
-                if (c[s->reqs[r].eng] < s->reqs[r].need)
+                if (c[s->reqs[r].str] < s->reqs[r].need)
                     return 0;
         } else if (s->edges[it->ref].keep) {
-            uint32_t *sn = &s->snap[(size_t)s->aux[pos] * NENG];
+            uint32_t *sn = &s->snap[(size_t)s->aux[pos] * NSTR];
             if (it->kind == IT_SIGNAL)
-                memcpy(sn, c, NENG * sizeof *c);
+                memcpy(sn, c, NSTR * sizeof *c);
             else
-                for (int k = 0; k < NENG; k++)
+                for (int k = 0; k < NSTR; k++)
                     c[k] = sn[k] > c[k] ? sn[k] : c[k];
         }
     }
@@ -499,10 +535,12 @@ int asm_sync_build(const Ir *ir, const Plan *plan, Diag *diag, AsmSyncs *out)
     out->nkeys = ir->ninsts + ir->nloops;
     out->before = calloc((size_t)out->nkeys + 1, sizeof *out->before);
     out->after = calloc((size_t)out->nkeys + 1, sizeof *out->after);
+    out->queue = calloc((size_t)ir->ninsts + 1, sizeof *out->queue);
     int rc = 0;
-    if (!out->before || !out->after) {
+    if (!out->before || !out->after || !out->queue) {
         s.oom = 1;
     } else {
+        assign_queues(&s);
         derive(&s);
         place_all(&s);
         out->nderived = (int)s.nedges;
@@ -551,5 +589,6 @@ void asm_sync_free(AsmSyncs *s)
     }
     free(s->before);
     free(s->after);
+    free(s->queue);
     memset(s, 0, sizeof *s);
 }

@@ -1,5 +1,6 @@
-/* asm_sync.h - the semaphores of the assembly back end: dependency edges
- * between engine queues derived from the tile IR and the plan, reduced to the
+/* asm_sync.h - the semaphores of the assembly back end: the DMA queue of
+ * each DMA instruction, dependency edges between streams (engines and DMA
+ * queues) derived from the tile IR and the plan, reduced to the
  * ones no chain of other edges and in-order queues already implies, and
  * placed as signal/wait actions around the IR's statements (docs/asm.md,
  * "Semaphores"). */
@@ -28,6 +29,7 @@
 typedef struct AsmSync {
     int sem;             /* semaphore */
     tg_isa_engine eng;   /* engine that executes it */
+    int queue;           /* its DMA queue (eng == TG_ENG_DMA), else 0 */
     int is_wait;         /* wait (else signal) */
     uint32_t line;       /* spec line of the instruction it serves */
     struct AsmSync *next;
@@ -38,6 +40,7 @@ typedef struct AsmSyncs {
     AsmSync **before;    /* per statement key (instruction id, or ninsts + loop id): before it */
     AsmSync **after;     /* ... and after it (a loop: after its endloop) */
     int nkeys;           /* entries of before[] and after[] */
+    int *queue;          /* per instruction id: DMA queue (0 for non-DMA instructions) */
     int nsems;           /* semaphores used (kept edges) */
     int nderived;        /* edges derived before the reduction */
     int reduced;         /* 1 when the reduction ran (0: run too long, every edge kept) */

@@ -9,10 +9,11 @@
 #include <stdint.h>
 
 #include "tg_isa.def"
+#include "tg_machine.h" /* TG_DMA_QUEUES = 16 */
 
 #define TG_ISA_MAGIC "TGNC"    /* bytes 0..3 of every program */
 #define TG_ISA_VERSION_MAJOR 1 /* incompatible layout changes */
-#define TG_ISA_VERSION_MINOR 1 /* compatible additions (1: loop lo/hi) */
+#define TG_ISA_VERSION_MINOR 2 /* compatible additions (1: loop lo/hi, 2: DMA queues) */
 
 enum {
     TG_ISA_MAX_REGS = 8,       /* loop registers r0..r7 (loop nesting depth) */
@@ -42,6 +43,14 @@ typedef enum tg_isa_engine {
 #undef TG_ISA_ENG_ENUM
     TG_ENG_COUNT
 } tg_isa_engine;
+
+/* DMA queues and instruction streams. Every DMA instruction (and every
+ * DMA-tagged signal/wait) names one of TG_DMA_QUEUES in-order queues (its
+ * `queue` immediate, 0 when absent); the queues run independently of each
+ * other. A stream is what runs in order: a non-DMA instruction's stream is
+ * its engine id, a DMA one's TG_ENG_COUNT + queue (tg_prog_stream).
+ * TG_DMA_QUEUES (16) is tg_machine.h's. */
+enum { TG_STREAM_COUNT = TG_ENG_COUNT + TG_DMA_QUEUES };
 
 typedef enum tg_isa_role {
 #define TG_ISA_ROLE_ENUM(ID, key) TG_ROLE_##ID,

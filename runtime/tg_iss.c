@@ -2,8 +2,9 @@
  * with bounds checks, each instruction's shape checks and per-op semantics
  * (the C simulation's element order and math, kernel.c.j2, through
  * tg_ops/tg_alu/tg_dtype; the row loops are tg_iss_row.c's), and the engine
- * scheduler (one program counter and register file per engine, counting
- * semaphores, round-robin). Freestanding C99: memcpy only. */
+ * scheduler (one program counter and register file per stream - each
+ * compute engine and each DMA queue - counting semaphores, round-robin).
+ * Freestanding C99: memcpy only. */
 #include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
 
 #include "tg_iss.h"
@@ -26,7 +27,8 @@
 
 /* ---- state ------------------------------------------------------------------ */
 
-/* One engine's view of the program: its own pc and loop registers. */
+/* One stream's view of the program (an engine, or one DMA queue): its own
+ * pc and loop registers. */
 typedef struct iss_engine {
     uint32_t pc;                          /* next instruction */
     int done;                             /* ran off the end */
@@ -463,13 +465,13 @@ static int exec_op(iss *m, iss_engine *e, const tg_prog_inst *in)
 
 /* ---- scheduler -------------------------------------------------------------- */
 
-/* 1 if an instruction of engine `eng` lies in (from, to). */
-static int has_work(const tg_prog *p, uint32_t from, uint32_t to, tg_isa_engine eng)
+/* 1 if an instruction of stream `stream` lies in (from, to). */
+static int has_work(const tg_prog *p, uint32_t from, uint32_t to, uint32_t stream)
 {
     for (uint32_t i = from + 1; i < to; i++) {
         tg_prog_inst in;
         tg_prog_get_inst(p, i, &in);
-        if (in.engine == eng)
+        if (tg_prog_stream(&in) == stream)
             return 1;
     }
     return 0;
@@ -480,12 +482,12 @@ static int has_work(const tg_prog *p, uint32_t from, uint32_t to, tg_isa_engine 
 static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 static uint64_t sat_mul(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
 
-/* Instructions plus loop iterations engine `eng` steps through in
+/* Instructions plus loop iterations stream `stream` steps through in
  * instructions [from, to) (whole loops), as engine_step counts them:
  * saturating at UINT64_MAX. Loop bounds are immediates, so this is exact;
  * a loop's lo/hi (evaluated per entry) only narrow [start, stop), so with
- * them it is an upper bound. */
-static uint64_t work_in(const tg_prog *p, uint32_t from, uint32_t to, tg_isa_engine eng)
+ * them it is an upper bound. Each DMA queue steps its loops itself. */
+static uint64_t work_in(const tg_prog *p, uint32_t from, uint32_t to, uint32_t stream)
 {
     uint64_t n = 0;
     for (uint32_t i = from; i < to; i++) {
@@ -498,12 +500,12 @@ static uint64_t work_in(const tg_prog *p, uint32_t from, uint32_t to, tg_isa_eng
             tg_prog_find_imm(p, &in, TG_IMM_STOP, &stop);
             tg_prog_find_imm(p, &in, TG_IMM_STEP, &step);
             /* bounds within ±2^40, step in [1, 2^40] (tg_prog_decode) */
-            if ((int64_t)start < (int64_t)stop && has_work(p, i, end, eng)) {
+            if ((int64_t)start < (int64_t)stop && has_work(p, i, end, stream)) {
                 uint64_t trips = ((uint64_t)((int64_t)stop - (int64_t)start) + step - 1) / step;
-                n = sat_add(n, sat_mul(trips, sat_add(1, work_in(p, i + 1, end, eng))));
+                n = sat_add(n, sat_mul(trips, sat_add(1, work_in(p, i + 1, end, stream))));
             }
             i = end;
-        } else if (in.op != TG_OP_ENDLOOP && in.engine == eng) {
+        } else if (in.op != TG_OP_ENDLOOP && tg_prog_stream(&in) == stream) {
             n = sat_add(n, 1);
         }
     }
@@ -513,10 +515,16 @@ static uint64_t work_in(const tg_prog *p, uint32_t from, uint32_t to, tg_isa_eng
 uint64_t tg_iss_work(const tg_prog *p)
 {
     uint64_t n = 0;
-    for (int k = 0; k < TG_ENG_COUNT; k++)
-        if (k != TG_ENG_SYNC)
-            n = sat_add(n, work_in(p, 0, p->ninsts, (tg_isa_engine)k));
+    for (uint32_t k = 0; k < TG_STREAM_COUNT; k++)
+        if (k != TG_ENG_SYNC && k != TG_ENG_DMA)
+            n = sat_add(n, work_in(p, 0, p->ninsts, k));
     return n;
+}
+
+/* The engine whose statistics a stream's work counts to. */
+static tg_isa_engine stream_engine(uint32_t stream)
+{
+    return stream >= TG_ENG_COUNT ? TG_ENG_DMA : (tg_isa_engine)stream;
 }
 
 enum { STEP_RAN, STEP_BLOCKED, STEP_DONE };
@@ -527,12 +535,12 @@ static int over_limit(const iss *m)
     return m->st->limit && m->st->insts + m->st->loop_iters >= m->st->limit;
 }
 
-/* Advance engine `eng` through loop control and other engines'
+/* Advance stream `stream` through loop control and other streams'
  * instructions to its next own instruction and execute it. STEP_* or a
  * negative TG_E* code. */
-static int engine_step(iss *m, iss_engine *e, tg_isa_engine eng)
+static int engine_step(iss *m, iss_engine *e, uint32_t stream)
 {
-    tg_iss_engine_stats *es = &m->st->eng[eng];
+    tg_iss_engine_stats *es = &m->st->eng[stream_engine(stream)];
     for (;;) {
         if (e->pc >= m->prog.ninsts) {
             e->done = 1;
@@ -559,7 +567,7 @@ static int engine_step(iss *m, iss_engine *e, tg_isa_engine eng)
                     return TG_EPROGRAM;
                 e->stop[r] = b < e->stop[r] ? b : e->stop[r];
             }
-            if (start >= e->stop[r] || !has_work(&m->prog, e->pc, end, eng)) {
+            if (start >= e->stop[r] || !has_work(&m->prog, e->pc, end, stream)) {
                 e->pc = end + 1;
                 continue;
             }
@@ -586,7 +594,7 @@ static int engine_step(iss *m, iss_engine *e, tg_isa_engine eng)
             }
             continue;
         }
-        if (in.engine != eng) {
+        if (tg_prog_stream(&in) != stream) {
             e->pc++;
             continue;
         }
@@ -617,19 +625,21 @@ static int engine_step(iss *m, iss_engine *e, tg_isa_engine eng)
     }
 }
 
-/* Round-robin over the engines until all are done or none can move. */
+/* Round-robin over the streams in id order (engines, then DMA queues 0..15)
+ * until all are done or none can move. The DMA engine's own stream id and
+ * SYNC never run an instruction (DMA work is on the queue streams). */
 static int schedule(iss *m)
 {
-    iss_engine eng[TG_ENG_COUNT];
+    iss_engine eng[TG_STREAM_COUNT];
     memset(eng, 0, sizeof eng);
     for (;;) {
         int ran = 0, live = 0;
         m->st->rounds++;
-        for (int k = 0; k < TG_ENG_COUNT; k++) {
-            if (k == TG_ENG_SYNC || eng[k].done)
+        for (int k = 0; k < TG_STREAM_COUNT; k++) {
+            if (k == TG_ENG_SYNC || k == TG_ENG_DMA || eng[k].done)
                 continue;
-            m->st->fault_engine = k;
-            int rc = engine_step(m, &eng[k], (tg_isa_engine)k);
+            m->st->fault_engine = stream_engine((uint32_t)k);
+            int rc = engine_step(m, &eng[k], (uint32_t)k);
             if (rc < 0)
                 return rc;
             ran |= rc == STEP_RAN;

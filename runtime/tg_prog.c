@@ -290,6 +290,16 @@ void tg_prog_get_inst(const tg_prog *p, uint32_t i, tg_prog_inst *in)
     in->first_op = tg_rd_le32(r + 4);
     in->first_imm = tg_rd_le32(r + 8);
     in->line = tg_rd_le32(r + 12);
+    in->queue = 0;
+    for (uint32_t k = 0; in->engine == TG_ENG_DMA && in->first_imm <= p->nimms && k < in->nimms &&
+                         k < p->nimms - in->first_imm;
+         k++) {
+        const uint8_t *m = p->data + p->imms_off + (size_t)(in->first_imm + k) * TG_ISA_IMM_BYTES;
+        if (m[0] == TG_IMM_QUEUE) {
+            uint64_t q = tg_rd_le64(m + 4);
+            in->queue = q < TG_DMA_QUEUES ? (uint32_t)q : TG_DMA_QUEUES; /* out of range: rejected by decode */
+        }
+    }
 }
 
 void tg_prog_get_operand(const tg_prog *p, uint32_t i, tg_prog_operand *o)
@@ -516,6 +526,8 @@ static int check_combos(const tg_prog *p, const tg_prog_inst *in, uint32_t roles
         return 0;
     if (in->op == TG_OP_TENSOR_TENSOR_SCAN && !(HAS_R(INITIAL) || HAS_I(INITIAL_NUM)))
         return 0;
+    if (HAS_I(QUEUE) && (in->engine != TG_ENG_DMA || in->queue >= TG_DMA_QUEUES))
+        return 0; /* a DMA queue, on DMA instructions and DMA-tagged signal/wait only */
 #undef HAS_R
 #undef HAS_I
     if (in->op == TG_OP_LOOP) {

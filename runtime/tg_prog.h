@@ -68,7 +68,15 @@ typedef struct tg_prog_inst {
     uint32_t nops, first_op;     /* operands [first_op, first_op+nops) */
     uint32_t nimms, first_imm;   /* immediates [first_imm, first_imm+nimms) */
     uint32_t line;               /* spec line it came from, 0 = none */
+    uint32_t queue;              /* DMA queue (`queue` immediate), 0 for non-DMA */
 } tg_prog_inst;
+
+/* The in-order stream that runs `in` (tg_isa.h): its engine, or
+ * TG_ENG_COUNT + queue for the DMA engine. */
+static inline uint32_t tg_prog_stream(const tg_prog_inst *in)
+{
+    return in->engine == TG_ENG_DMA ? (uint32_t)TG_ENG_COUNT + in->queue : (uint32_t)in->engine;
+}
 
 typedef struct tg_prog_imm {
     tg_isa_imm key;              /* which immediate */

@@ -134,7 +134,9 @@ static void listing_shape(void **state)
     assert_non_null(strstr(t, ".kernel softmax\n.target trn1\n.spec \"specs/softmax.yaml\"\n"));
     assert_non_null(strstr(t, "loop reg=r0, var=i, start=0, stop=8, step=1  ; specs/softmax.yaml:23\n"));
     assert_non_null(strstr(t, "    dma.load dst=sbuf:xt.(r0 % 2)[0:+128] @0 float32 [[1,512]], "
-                              "src=hbm:x[+128 s512] @r0 * 262144 float32 [[1,512]]  ; specs/softmax.yaml:25\n"));
+                              "src=hbm:x[+128 s512] @r0 * 262144 float32 [[1,512]], queue=0  ; specs/softmax.yaml:25\n"));
+    /* each DMA statement on its own queue: the store is the second one */
+    assert_non_null(strstr(t, "src=sbuf:yt.(r0 % 2)[0:+128] @0 float32 [[1,512]], queue=1  ; specs/softmax.yaml:32\n"));
     int lines = 0, annotated = 0;
     const char *body = strstr(t, "\n\n");
     assert_non_null(body);
@@ -164,7 +166,7 @@ typedef struct Dyn {
     uint32_t seq;  /* position in sequential program order */
 } Dyn;
 
-/* One engine's walk through the program (or the sequential stream). */
+/* One stream's walk through the program (or the sequential run). */
 typedef struct Engine {
     uint32_t pc;                     /* next instruction */
     int64_t regs[TG_ISA_MAX_REGS];   /* loop registers */
@@ -218,7 +220,7 @@ static int loop_control(const tg_prog *p, Engine *en, const tg_prog_inst *in)
     return 0;
 }
 
-/* Step engine e (or the single sequential stream when e < 0) up to and
+/* Step stream e (or the single sequential run when e < 0) up to and
  * including one compute instruction it owns (*ran_pc, return 1); 0 when it
  * blocks or ends first (*moved set if it got past any sync on the way). */
 static int step(const tg_prog *p, Engine *en, int e, int *sems, uint32_t *ran_pc, int *moved)
@@ -229,7 +231,7 @@ static int step(const tg_prog *p, Engine *en, int e, int *sems, uint32_t *ran_pc
         uint64_t v;
         if (loop_control(p, en, &in))
             continue;
-        if (e >= 0 && (int)in.engine != e) {
+        if (e >= 0 && (int)tg_prog_stream(&in) != e) {
             en->pc++;
             continue;
         }
@@ -258,7 +260,8 @@ static int step(const tg_prog *p, Engine *en, int e, int *sems, uint32_t *ran_pc
     return 0;
 }
 
-/* Placed byte ranges of two instructions overlap with a write (as the emitter's rule). */
+/* Placed byte ranges of two instructions overlap, or they touch the same
+ * HBM tensor, with a write (as the emitter's rule). */
 static int conflicts(const tg_prog *p, uint32_t a, uint32_t b)
 {
     tg_prog_inst ia, ib;
@@ -271,8 +274,13 @@ static int conflicts(const tg_prog *p, uint32_t a, uint32_t b)
             tg_prog_get_operand(p, ib.first_op + j, &ob);
             int wa = oa.role == TG_ROLE_DST || oa.role == TG_ROLE_REDUCE_DST;
             int wb = ob.role == TG_ROLE_DST || ob.role == TG_ROLE_REDUCE_DST;
-            if (oa.space == TG_SPACE_HBM || ob.space != oa.space || !(wa || wb))
+            if (ob.space != oa.space || !(wa || wb))
                 continue;
+            if (oa.space == TG_SPACE_HBM) {
+                if (oa.index == ob.index)
+                    return 1;
+                continue;
+            }
             tg_prog_tile ta, tb;
             tg_prog_get_tile(p, oa.index, &ta);
             tg_prog_get_tile(p, ob.index, &tb);
@@ -285,13 +293,13 @@ static int conflicts(const tg_prog *p, uint32_t a, uint32_t b)
 
 static void check_schedule(const tg_prog *p, const int *prio, Dyn *order, uint32_t nseq, const char *name)
 {
-    Engine en[TG_ENG_SYNC];
+    Engine en[TG_STREAM_COUNT];
     int sems[TG_ISA_MAX_SEMS] = {0};
     uint32_t count[4096] = {0}, n = 0;
     memset(en, 0, sizeof en);
     for (;;) {
         int progressed = 0, alldone = 1;
-        for (int k = 0; k < TG_ENG_SYNC && !progressed; k++) {
+        for (int k = 0; k < TG_STREAM_COUNT && !progressed; k++) {
             int e = prio[k];
             uint32_t pc;
             if (en[e].done)
@@ -305,14 +313,14 @@ static void check_schedule(const tg_prog *p, const int *prio, Dyn *order, uint32
                 progressed = 1;
             }
         }
-        for (int k = 0; k < TG_ENG_SYNC; k++)
+        for (int k = 0; k < TG_STREAM_COUNT; k++)
             alldone &= en[k].done;
         if (alldone)
             break;
         if (!progressed) {
             fprintf(stderr, "%s: deadlock at", name);
-            for (int e = 0; e < TG_ENG_SYNC; e++)
-                fprintf(stderr, " %s:%u", tg_isa_engine_prefix[e], en[e].done ? 9999u : en[e].pc);
+            for (int e = 0; e < TG_STREAM_COUNT; e++)
+                fprintf(stderr, " %d:%u", e, en[e].done ? 9999u : en[e].pc);
             fprintf(stderr, "\n");
             fail();
         }
@@ -330,8 +338,25 @@ static void syncs_order_conflicts(void **state)
     (void)state;
     static Dyn seq[SK_MAX_DYN], sched[SK_MAX_DYN];
     static uint32_t seqno[SK_MAX_DYN];
-    static const int prios[][TG_ENG_SYNC] = {{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 3, 0, 4, 1},
-                                             {3, 2, 4, 1, 0}, {1, 4, 0, 2, 3}, {0, 4, 1, 3, 2}};
+    static const int eprios[][TG_ENG_SYNC] = {{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 3, 0, 4, 1},
+                                              {3, 2, 4, 1, 0}, {1, 4, 0, 2, 3}, {0, 4, 1, 3, 2}};
+    /* stream priorities: each engine order with the DMA queues in its DMA
+     * slot, ascending in even and descending in odd schedules */
+    int prios[sizeof eprios / sizeof *eprios][TG_STREAM_COUNT];
+    for (size_t s = 0; s < sizeof eprios / sizeof *eprios; s++) {
+        int n = 0;
+        for (int k = 0; k < TG_ENG_SYNC; k++) {
+            if (eprios[s][k] != TG_ENG_DMA) {
+                prios[s][n++] = eprios[s][k];
+                continue;
+            }
+            for (int q = 0; q < TG_DMA_QUEUES; q++)
+                prios[s][n++] = TG_ENG_COUNT + (s % 2 ? TG_DMA_QUEUES - 1 - q : q);
+        }
+        prios[s][n++] = TG_ENG_DMA; /* the DMA engine's own stream and SYNC run nothing */
+        prios[s][n++] = TG_ENG_SYNC;
+        assert_int_equal(n, TG_STREAM_COUNT);
+    }
     for (int k = 0; k < LOWER_NBUNDLED; k++) {
         Listing l;
         listing_make(&l, k);
@@ -357,7 +382,7 @@ static void syncs_order_conflicts(void **state)
             first[i + 1] = first[i] + count[i];
         for (uint32_t i = 0; i < n; i++)
             seqno[first[seq[i].pc] + seq[i].seq] = i;
-        for (size_t s = 0; s < sizeof prios / sizeof *prios; s++) {
+        for (size_t s = 0; s < sizeof eprios / sizeof *eprios; s++) {
             check_schedule(&p, prios[s], sched, n, lower_bundled[k]);
             /* every conflicting cross-engine pair runs in program order */
             for (uint32_t i = 0; i < n; i++) {
@@ -367,7 +392,7 @@ static void syncs_order_conflicts(void **state)
                 for (uint32_t j = i + 1; j < n; j++) {
                     tg_prog_inst b;
                     tg_prog_get_inst(&p, sched[j].pc, &b);
-                    if (a.engine == b.engine)
+                    if (tg_prog_stream(&a) == tg_prog_stream(&b))
                         continue;
                     uint32_t sj = seqno[first[sched[j].pc] + sched[j].seq];
                     if (sj < si && conflicts(&p, sched[i].pc, sched[j].pc)) {
@@ -394,7 +419,7 @@ static void syncs_order_conflicts(void **state)
 
 enum { HB_MAX_STEPS = 1 << 20, HB_QUEUE = 64, HB_MAX_PAIRS = 1 << 20 };
 
-/* Conflicting instructions on other engines, per instruction (CSR). */
+/* Conflicting instructions on other streams, per instruction (CSR). */
 typedef struct HbConf {
     uint32_t start[4097];       /* per pc: first entry in list[] */
     uint32_t list[HB_MAX_PAIRS]; /* conflicting pcs */
@@ -410,7 +435,7 @@ static void hb_conflicts(const tg_prog *p, HbConf *cf)
         for (uint32_t a = 0; a < p->ninsts; a++) {
             tg_prog_inst ia;
             tg_prog_get_inst(p, a, &ia);
-            if (ia.engine != ib.engine && ia.engine < TG_ENG_SYNC && ib.engine < TG_ENG_SYNC &&
+            if (tg_prog_stream(&ia) != tg_prog_stream(&ib) && ia.engine < TG_ENG_SYNC && ib.engine < TG_ENG_SYNC &&
                 conflicts(p, a, b)) {
                 assert_true(n < HB_MAX_PAIRS);
                 cf->list[n++] = a;
@@ -422,22 +447,22 @@ static void hb_conflicts(const tg_prog *p, HbConf *cf)
 
 /* Semaphore state of the check: pending signals' clocks, FIFO per semaphore. */
 typedef struct HbSems {
-    uint32_t clock[TG_ISA_MAX_SEMS][HB_QUEUE][TG_ENG_SYNC];
+    uint32_t clock[TG_ISA_MAX_SEMS][HB_QUEUE][TG_STREAM_COUNT];
     uint32_t head[TG_ISA_MAX_SEMS], count[TG_ISA_MAX_SEMS];
-    int signaller[TG_ISA_MAX_SEMS], waiter[TG_ISA_MAX_SEMS]; /* engine, -1 none yet */
+    int signaller[TG_ISA_MAX_SEMS], waiter[TG_ISA_MAX_SEMS]; /* stream, -1 none yet */
 } HbSems;
 
 /* 0 when every schedule runs each conflicting pair of instructions on
- * different engines in program order, with semaphore `skip` (-1: none)
+ * different streams in program order, with semaphore `skip` (-1: none)
  * ignored; else 1 with the first unordered pair in why. Fails the test when
  * the program breaks the check's premises (a semaphore on two signalling or
- * waiting engines, a wait before its signal in the sequential run, a token
+ * waiting streams, a wait before its signal in the sequential run, a token
  * left at the end). */
 static int hb_unordered(const tg_prog *p, const HbConf *cf, int skip, char *why, size_t nwhy)
 {
     static HbSems h;
-    static uint32_t last[4096]; /* per pc: its engine's count at its last run, 0 = not run */
-    uint32_t vc[TG_ENG_SYNC][TG_ENG_SYNC];
+    static uint32_t last[4096]; /* per pc: its stream's count at its last run, 0 = not run */
+    uint32_t vc[TG_STREAM_COUNT][TG_STREAM_COUNT];
     memset(&h, 0, sizeof h);
     memset(last, 0, sizeof last);
     memset(vc, 0, sizeof vc);
@@ -452,13 +477,13 @@ static int hb_unordered(const tg_prog *p, const HbConf *cf, int skip, char *why,
         if (loop_control(p, &en, &in))
             continue;
         assert_true(++steps < HB_MAX_STEPS);
-        uint32_t pc = en.pc++, *c = vc[in.engine];
+        uint32_t pc = en.pc++, str = tg_prog_stream(&in), *c = vc[str];
         if (in.op == TG_OP_SIGNAL || in.op == TG_OP_WAIT) {
             uint64_t s;
             assert_true(tg_prog_find_imm(p, &in, TG_IMM_SEM, &s));
             int *owner = in.op == TG_OP_SIGNAL ? &h.signaller[s] : &h.waiter[s];
-            assert_true(*owner < 0 || *owner == (int)in.engine);
-            *owner = (int)in.engine;
+            assert_true(*owner < 0 || *owner == (int)str);
+            *owner = (int)str;
             if ((int)s == skip)
                 continue;
             if (in.op == TG_OP_SIGNAL) {
@@ -467,25 +492,25 @@ static int hb_unordered(const tg_prog *p, const HbConf *cf, int skip, char *why,
             } else {
                 assert_true(h.count[s] > 0);
                 const uint32_t *sc = h.clock[s][h.head[s]];
-                for (int k = 0; k < TG_ENG_SYNC; k++)
+                for (int k = 0; k < TG_STREAM_COUNT; k++)
                     c[k] = sc[k] > c[k] ? sc[k] : c[k];
                 h.head[s] = (h.head[s] + 1) % HB_QUEUE;
                 h.count[s]--;
             }
             continue;
         }
-        c[in.engine]++;
+        c[str]++;
         for (uint32_t k = cf->start[pc]; k < cf->start[pc + 1]; k++) {
             uint32_t a = cf->list[k];
             tg_prog_inst ia;
             tg_prog_get_inst(p, a, &ia);
-            if (last[a] && c[ia.engine] < last[a]) {
-                snprintf(why, nwhy, "inst %u (%s) is not ordered before inst %u (%s), step %u", a,
-                         tg_isa_engine_prefix[ia.engine], pc, tg_isa_engine_prefix[in.engine], steps);
+            if (last[a] && c[tg_prog_stream(&ia)] < last[a]) {
+                snprintf(why, nwhy, "inst %u (stream %u) is not ordered before inst %u (stream %u), step %u", a,
+                         tg_prog_stream(&ia), pc, str, steps);
                 return 1;
             }
         }
-        last[pc] = c[in.engine];
+        last[pc] = c[str];
     }
     for (int s = 0; s < TG_ISA_MAX_SEMS; s++)
         assert_int_equal(h.count[s], 0);

@@ -1186,6 +1186,74 @@ static void test_default_budget(void **state)
     assert_true(st.insts + st.loop_iters == 5000);
 }
 
+/* DMA queues run independently: queue 0's wait comes first in program order
+ * but is satisfied only after queue 1's load (through DVE), which a single
+ * in-order DMA queue would deadlock on. */
+static void build_two_queues(uint64_t q0, uint64_t q1)
+{
+    b_init();
+    int tx = b_tensor("x", TG_FLOAT32, 0, P, F), ty = b_tensor("y", TG_FLOAT32, 1, P, F);
+    int sa = b_tile("a", TG_SPACE_SBUF, TG_FLOAT32, 1, 0, F * 4, 0, P, P, F);
+    int sc = b_tile("c", TG_SPACE_SBUF, TG_FLOAT32, 1, F * 4, F * 4, 0, P, P, F);
+    b_sync(TG_OP_WAIT, TG_ENG_DMA, 0);
+    b_imm(TG_IMM_QUEUE, q0);
+    b_inst(TG_OP_STORE, TG_ENG_DMA);
+    b_hap(TG_ROLE_DST, ty, 0, P, F, F);
+    b_tap(TG_ROLE_SRC, sc, TG_FLOAT32, 0, P, 0, F);
+    b_imm(TG_IMM_QUEUE, q0);
+    b_inst(TG_OP_LOAD, TG_ENG_DMA);
+    b_tap(TG_ROLE_DST, sa, TG_FLOAT32, 0, P, 0, F);
+    b_hap(TG_ROLE_SRC, tx, 0, P, F, F);
+    b_imm(TG_IMM_QUEUE, q1);
+    b_sync(TG_OP_SIGNAL, TG_ENG_DMA, 1);
+    b_imm(TG_IMM_QUEUE, q1);
+    b_sync(TG_OP_WAIT, TG_ENG_DVE, 1);
+    b_inst(TG_OP_TENSOR_COPY, TG_ENG_DVE);
+    b_tap(TG_ROLE_DST, sc, TG_FLOAT32, 0, P, 0, F);
+    b_tap(TG_ROLE_SRC, sa, TG_FLOAT32, 0, P, 0, F);
+    b_sync(TG_OP_SIGNAL, TG_ENG_DVE, 0);
+    b_finish();
+}
+
+static void test_dma_queues_independent(void **state)
+{
+    (void)state;
+    float x[P * F], y[P * F];
+    void *t[2] = {x, y};
+    for (int i = 0; i < P * F; i++)
+        x[i] = (float)i - 7.5f, y[i] = 0.0f;
+    build_two_queues(0, 1);
+    tg_prog p;
+    assert_int_equal(tg_prog_decode(&p, b.out, b.size), 0);
+    tg_prog_inst in;
+    tg_prog_get_inst(&p, 2, &in); /* the load */
+    assert_int_equal(in.queue, 1);
+    assert_int_equal(tg_prog_stream(&in), TG_ENG_COUNT + 1);
+    tg_prog_get_inst(&p, 4, &in); /* dve.wait */
+    assert_int_equal(in.queue, 0);
+    assert_int_equal(tg_prog_stream(&in), TG_ENG_DVE);
+    tg_iss_stats st;
+    memset(&st, 0, sizeof st);
+    assert_int_equal(run(t, &st), 0);
+    for (int i = 0; i < P * F; i++)
+        assert_true(same_bits(y[i], x[i]));
+    assert_int_equal(st.eng[TG_ENG_DMA].insts, 4); /* both queues summed */
+    assert_int_equal(st.eng[TG_ENG_DVE].insts, 3);
+    /* on one queue the wait blocks the load behind it */
+    build_two_queues(3, 3);
+    assert_int_equal(run(t, NULL), TG_EDEADLOCK);
+    /* queue 16 does not exist; a queue on a DVE instruction is malformed */
+    build_two_queues(0, TG_DMA_QUEUES);
+    assert_int_equal(run(t, NULL), TG_EPROGRAM);
+    build_two_queues(0, 1);
+    b.ni = 0, b.no = 0, b.nm = 0;
+    b_sync(TG_OP_SIGNAL, TG_ENG_DVE, 0);
+    b_imm(TG_IMM_QUEUE, 0);
+    b_sync(TG_OP_WAIT, TG_ENG_DVE, 0);
+    b_finish();
+    assert_int_equal(run(t, NULL), TG_EPROGRAM);
+}
+
 static void test_run_checks_descriptor(void **state)
 {
     (void)state;
@@ -1479,6 +1547,7 @@ int main(void)
         cmocka_unit_test(test_malformed_programs),
         cmocka_unit_test(test_out_of_bounds_at_run_time),
         cmocka_unit_test(test_deadlock_and_budget),
+        cmocka_unit_test(test_dma_queues_independent),
         cmocka_unit_test(test_run_checks_descriptor),
         cmocka_unit_test(test_contract_each_property),
         cmocka_unit_test(test_default_budget),

@@ -25,7 +25,7 @@ loop reg=r0, var=i, start=0, stop=3, step=1  ; small.yaml:4
     endloop reg=r1  ; small.yaml:7
     dve.tensor_copy dst=sbuf:yt[0:+128] @0 bfloat16 [[1,64]], src=sbuf:xt.(r0 % 2)[0:+128] @0 float32 [[1,64]]  ; small.yaml:9
     dve.signal sem=s2  ; small.yaml:9
-    dma.wait sem=s2  ; small.yaml:10
-    dma.store dst=hbm:y[+min(128, 300 - r0 * 128) s64] @r0 * 16384 bfloat16 [[1,64]], src=sbuf:yt[0:+min(128, 300 - r0 * 128)] @0 bfloat16 [[1,64]]  ; small.yaml:10
+    dma.wait sem=s2, queue=5  ; small.yaml:10
+    dma.store dst=hbm:y[+min(128, 300 - r0 * 128) s64] @r0 * 16384 bfloat16 [[1,64]], src=sbuf:yt[0:+min(128, 300 - r0 * 128)] @0 bfloat16 [[1,64]], queue=5  ; small.yaml:10
 endloop reg=r0  ; small.yaml:4
 pool.wait sem=s0
