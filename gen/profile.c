@@ -148,6 +148,7 @@ static int derive_lines(Profile *p)
         p->crit[i] = 1;
         const tg_cost_event *e = &p->ev[i];
         size_t next = e->cause ? (size_t)(e->cause - 1) : prev[i];
+        prev[i] = next; /* from here on: the event before i on the path */
         if (next != (size_t)-1 && next >= i)
             break; /* causes point backwards; stop on anything else */
         i = next;
@@ -172,10 +173,12 @@ static int derive_lines(Profile *p)
                 l->busy_ps[g] += e->end_ps - e->start_ps;
         }
         if (p->crit[i]) {
-            /* the part of the path this event accounts for: from its start or its cause's end */
+            /* the part of the path this event accounts for: from its start or the end of
+             * the event before it on the path (its cause, or the previous one of its
+             * stream, which may still be in flight: DMA transfers overlap) */
             uint64_t from = e->start_ps;
-            if (e->cause && p->ev[e->cause - 1].end_ps > from)
-                from = p->ev[e->cause - 1].end_ps;
+            if (prev[i] < i && p->ev[prev[i]].end_ps > from)
+                from = p->ev[prev[i]].end_ps;
             l->crit_ps += e->end_ps > from ? e->end_ps - from : 0;
         }
     }
