@@ -1,21 +1,22 @@
 /* asm_sync.c - the semaphores of the assembly back end. Derives dependency
- * edges between streams - the compute engines and the DMA queues -
- * (conflicting placed bytes or HBM tensors, latest producer per stream,
- * loop-carried edges), then drops every edge whose orderings the
+ * edges between streams - the compute engines and the DMA queues - from the
+ * unrolled sequential run (conflicting bytes of the rotating copy each access
+ * touches, or HBM tensors; latest producer per stream; edges reaching up to
+ * `bufs` iterations back), then drops every edge whose orderings the
  * happens-before order of the remaining ones already implies - checked
- * exactly on the unrolled sequential run with vector clocks - and places the
- * rest as signal/wait actions. Rules and soundness: docs/asm.md "Semaphores". */
+ * exactly on the run with vector clocks - and places the rest as signal/wait
+ * actions. Rules and soundness: docs/asm.md "Semaphores". */
 #include <stdlib.h>
 #include <string.h>
 
 #include "asm_sync.h"
-
+#include "expr.h"
 
 enum { NSTR = TG_STREAM_COUNT }; /* in-order streams (tg_isa.h) */
 
 /* One dependency edge between two statements of one loop body. */
 typedef struct Edge {
-    int backward;         /* loop-carried: producer later in the body */
+    int dist;             /* 0: same iteration; k >= 1: from iteration t-k to t (k tokens, k drains) */
     int loop;             /* common loop id, -1 top level */
     int from, to;         /* anchor statement keys */
     int fs, ts;           /* producer and consumer streams */
@@ -59,6 +60,12 @@ typedef struct S {
     Req *reqs;            /* orderings to guarantee, by step */
     size_t nreqs, rcap;
     uint32_t *snap;       /* NSTR clocks per signal of the run */
+    struct Acc *acc;      /* every operand of every instruction */
+    int *acc0;            /* per instruction: its first entry in acc[] (ninsts + 1) */
+    uint32_t nrec;        /* history records: one per operand and rotating copy */
+    int maxd;             /* loop nesting depth + 1 */
+    int derive;           /* analyse(): derive edges from the orderings too */
+    int bad;              /* a copy could not be evaluated, or an ordering ran backwards */
     int oom;
 } S;
 
@@ -180,30 +187,34 @@ static int anchor(const S *s, const IrInst *in, const IrLoop *l)
     return key_loop(s, x);
 }
 
-/* Edge producer -> consumer; backward: producer(k) -> consumer(k+1) in loop l. */
-static void edge(S *s, IrInst *prod, IrInst *cons, const IrLoop *l, int backward)
+/* Edge producer(t - dist) -> consumer(t) in loop l (dist 0: same iteration,
+ * producer first). Edges with the same anchors and streams are one, with the
+ * smaller distance (which implies the larger). */
+static void edge(S *s, IrInst *prod, IrInst *cons, const IrLoop *l, int dist)
 {
     int from = anchor(s, prod, l), to = anchor(s, cons, l), loop = l ? l->id : -1;
     int fs = stream_of(s, prod), ts = stream_of(s, cons);
     for (size_t i = 0; i < s->nedges; i++) {
-        const Edge *e = &s->edges[i];
-        if (e->backward == backward && e->loop == loop && e->from == from && e->to == to && e->fs == fs &&
-            e->ts == ts)
+        Edge *e = &s->edges[i];
+        if (e->loop == loop && e->from == from && e->to == to && e->fs == fs && e->ts == ts) {
+            e->dist = dist < e->dist ? dist : e->dist;
             return;
+        }
     }
     if (!grow(s, (void **)&s->edges, &s->ecap, s->nedges, sizeof *s->edges))
         return;
-    s->edges[s->nedges++] = (Edge){backward, loop, from, to, fs, ts, (uint32_t)prod->loc.line,
+    s->edges[s->nedges++] = (Edge){dist, loop, from, to, fs, ts, (uint32_t)prod->loc.line,
                                    (uint32_t)cons->loc.line, cons->loc, 1, -1, 0};
 }
 
-/* For each consumer b and each other stream f, only the producers on f that
- * ran last before b need an edge (f runs in order, so its signal after them
+/* The static derivation (whole tiles, one iteration back), used when the
+ * run is too long to derive from: for each consumer b and each other stream
+ * f, only the producers on f that ran last before b need an edge (f runs in order, so its signal after them
  * covers everything f did earlier): the latest conflicting instruction
  * before b in program order (forward edge at their common loop lf), and, for
  * each loop around b deeper than lf, the last conflicting instruction after
  * b in that loop's body (loop-carried edge from the previous iteration). */
-static void derive(S *s)
+static void derive_static(S *s)
 {
     const Ir *ir = s->ir;
     for (int j = 0; j < ir->ninsts; j++) {
@@ -249,14 +260,14 @@ static void place(S *s, AsmSync **list, int sem, int str, int is_wait, uint32_t 
 
 /* Every derived edge's actions, tagged with the edge index for now: F
  * signals after the producer's statement, E waits before the consumer's;
- * a loop-carried edge adds a token before the loop and a drain after it. */
+ * an edge of distance k adds k tokens before the loop and k drains after it. */
 static void place_all(S *s)
 {
     for (size_t i = 0; i < s->nedges; i++) {
         const Edge *e = &s->edges[i];
         place(s, &s->out->after[e->from], (int)i, e->fs, 0, e->pl);
         place(s, &s->out->before[e->to], (int)i, e->ts, 1, e->cl);
-        if (e->backward) {
+        for (int k = 0; k < e->dist; k++) {
             int lk = key_loop(s, s->ir->loops[e->loop]);
             place(s, &s->out->before[lk], (int)i, e->fs, 0, e->pl);
             place(s, &s->out->after[lk], (int)i, e->ts, 1, e->cl);
@@ -319,9 +330,23 @@ static void skeleton(S *s, const IrStmt *st, int n)
     }
 }
 
+/* The bounds of loop lp's entry with the outer loop values in env: the
+ * static range narrowed by lo/hi over the outer loops, as the ISS does. */
+static void loop_bounds(const IrLoop *lp, const int64_t *env, int64_t *lo, int64_t *hi)
+{
+    int64_t b;
+    *lo = lp->start;
+    *hi = lp->stop;
+    if (lp->start_e && !expr_eval(lp->start_e, env, &b, NULL) && b > *lo)
+        *lo = b;
+    if (lp->stop_e && !expr_eval(lp->stop_e, env, &b, NULL) && b < *hi)
+        *hi = b;
+}
+
 /* The sequential run: item indices of every instruction and action, loops
- * unrolled. 0, or 1 when it exceeds ASM_SYNC_MAX_TRACE steps (counting
- * loop iterations too) or memory runs out. */
+ * unrolled, with each loop entry that iterates (IT_LOOP) and each endloop
+ * step (IT_END). 0, or 1 when it exceeds ASM_SYNC_MAX_TRACE steps or memory
+ * runs out. */
 static int run(S *s)
 {
     /* loop values by slot, each loop's stop for the current entry */
@@ -335,24 +360,24 @@ static int run(S *s)
         const Item *it = &s->items[pc];
         if (budget-- == 0)
             break;
-        if (it->kind == IT_LOOP) { /* bounds over outer loops evaluated as the ISS does */
-            const IrLoop *lp = it->lp;
-            int64_t lo = lp->start, hi = lp->stop, b;
-            if (lp->start_e && !expr_eval(lp->start_e, env, &b, NULL) && b > lo)
-                lo = b;
-            if (lp->stop_e && !expr_eval(lp->stop_e, env, &b, NULL) && b < hi)
-                hi = b;
-            env[lp->slot] = lo;
-            iter[lp->id] = hi;
-            pc = lo < hi ? pc + 1 : (size_t)it->ref + 1;
-        } else if (it->kind == IT_END) {
+        if (it->kind == IT_LOOP) {
+            int64_t lo, hi;
+            loop_bounds(it->lp, env, &lo, &hi);
+            if (lo >= hi) {
+                pc = (size_t)it->ref + 1;
+                continue;
+            }
+            env[it->lp->slot] = lo;
+            iter[it->lp->id] = hi;
+        }
+        if (s->ntrace == ASM_SYNC_MAX_TRACE || !grow(s, (void **)&s->trace, &s->tcap, s->ntrace, sizeof *s->trace))
+            break;
+        s->trace[s->ntrace++] = (uint32_t)pc;
+        if (it->kind == IT_END) {
             env[it->lp->slot] += it->lp->step;
             pc = env[it->lp->slot] < iter[it->lp->id] ? (size_t)it->ref + 1 : pc + 1;
         } else {
-            if (s->ntrace == ASM_SYNC_MAX_TRACE ||
-                !grow(s, (void **)&s->trace, &s->tcap, s->ntrace, sizeof *s->trace))
-                break;
-            s->trace[s->ntrace++] = (uint32_t)pc++;
+            pc++;
         }
     }
     free(iter);
@@ -383,28 +408,149 @@ static int conflict_lists(S *s, int **start, int **list)
     return 1;
 }
 
+/* ---- accesses: the rotating copy each operand touches ------------------------ */
+
+/* One operand of one instruction, as placed. */
+typedef struct Acc {
+    int space;            /* IrMem (an HBM tensor stands for itself) */
+    int64_t p0, p1;       /* partitions [p0, p1) (HBM: [tensor, tensor + 1)) */
+    int64_t b0, slot;     /* copy c: bytes [b0 + c*slot, b0 + (c+1)*slot) per partition */
+    int bufs;             /* rotating copies (1: HBM, or whole tiles) */
+    int write;            /* the instruction writes it */
+    const Expr *buf;      /* which copy, per iteration */
+    uint32_t rec;         /* its first history record (one per copy) */
+} Acc;
+
+/* Every operand's placement; with `whole`, a tile is one copy spanning all
+ * of them (the static rule). 0 on OOM. */
+static int accesses(S *s, int whole)
+{
+    const Ir *ir = s->ir;
+    size_t cap = 0, n = 0;
+    free(s->acc);
+    free(s->acc0);
+    s->acc = NULL;
+    s->nrec = 0;
+    s->maxd = 1;
+    s->acc0 = calloc((size_t)ir->ninsts + 1, sizeof *s->acc0);
+    if (!s->acc0)
+        return !(s->oom = 1);
+    for (int l = 0; l < ir->nloops; l++)
+        s->maxd = ir->loops[l]->depth + 2 > s->maxd ? ir->loops[l]->depth + 2 : s->maxd;
+    for (int i = 0; i < ir->ninsts; i++) {
+        IrOperand o[IR_MAX_OPERANDS];
+        int no = ir_operands(ir->insts[i], o);
+        s->acc0[i] = (int)n;
+        for (int k = 0; k < no; k++) {
+            if (!grow(s, (void **)&s->acc, &cap, n, sizeof *s->acc))
+                return 0;
+            Region r;
+            region_of(s, o[k].ap, &r);
+            Acc *a = &s->acc[n++];
+            *a = (Acc){r.space, r.p0, r.p1, r.b0, r.b1 - r.b0, 1, o[k].is_write, NULL, s->nrec};
+            if (o[k].ap->mem != IR_MEM_HBM && !whole) {
+                a->bufs = s->plan->tiles[o[k].ap->index].bufs;
+                a->slot /= a->bufs;
+                a->buf = o[k].ap->buf;
+            }
+            s->nrec += (uint32_t)a->bufs;
+        }
+    }
+    s->acc0[ir->ninsts] = (int)n;
+    return 1;
+}
+
+/* The copy access a touches with the loop variables in env. */
+static int copy_of(S *s, const Acc *a, const int64_t *env)
+{
+    int64_t v = 0;
+    if (a->bufs <= 1)
+        return 0;
+    if (!a->buf || expr_eval(a->buf, env, &v, NULL)) {
+        s->bad = 1;
+        return 0;
+    }
+    v %= a->bufs;
+    return (int)(v < 0 ? v + a->bufs : v);
+}
+
+/* 1 when copy ca of a and copy cb of b share a placed byte and one writes. */
+static int acc_conflict(const Acc *a, int ca, const Acc *b, int cb)
+{
+    int64_t x = a->b0 + ca * a->slot, y = b->b0 + cb * b->slot;
+    return (a->write || b->write) && a->space == b->space && a->p0 < b->p1 && b->p0 < a->p1 && x < y + b->slot &&
+           y < x + a->slot;
+}
+
+/* The edge for one ordering: producer a's execution (history record r, its
+ * iterations in hiter) before consumer b now (iterations in iter). The
+ * outermost loop whose iteration differs carries it, at that distance;
+ * none: a forward edge in their innermost common loop. */
+static void derive_edge(S *s, int ai, const uint32_t *hiter, int bi, const uint32_t *iter)
+{
+    IrInst *a = s->ir->insts[ai], *b = s->ir->insts[bi];
+    const IrLoop *lc = common(a, b), *chain[TG_ISA_MAX_REGS * 8];
+    int n = 0;
+    for (const IrLoop *l = lc; l && n < (int)(sizeof chain / sizeof *chain); l = l->parent)
+        chain[n++] = l;
+    while (n-- > 0) {
+        const IrLoop *l = chain[n];
+        uint32_t x = hiter[l->depth], y = iter[l->id];
+        if (x != y) {
+            if (x > y)
+                s->bad = 1;
+            else
+                edge(s, a, b, l, (int)(y - x));
+            return;
+        }
+    }
+    edge(s, a, b, lc, 0);
+}
+
 /* Match every wait of the run with its signal (the k-th wait of an edge
- * takes the k-th signal: one signalling and one waiting engine per edge),
+ * takes the k-th signal: one signalling and one waiting stream per edge),
  * count each edge's actions, and list the orderings to guarantee: for each
  * instruction b and each other stream F, the last instruction of F before b
- * in the run that conflicts with b (F runs in order: that covers every
- * earlier one). 0 on OOM or a wait the run reaches before its signal. */
+ * in the run that conflicts with b - per rotating copy, each operand's copy
+ * evaluated at that iteration - (F runs in order: that covers every earlier
+ * one); with s->derive, derive the edge for each of them too. 0 on OOM, a
+ * wait the run reaches before its signal, or a copy that cannot be
+ * evaluated (s->bad). */
 static int analyse(S *s)
 {
+    const Ir *ir = s->ir;
     int *cstart = NULL, *clist = NULL, ok = 0;
     uint32_t *qnext = malloc((s->ntrace + 1) * sizeof *qnext);
     uint32_t *qhead = malloc((s->nedges + 1) * sizeof *qhead), *qtail = malloc((s->nedges + 1) * sizeof *qtail);
-    uint32_t *last = calloc((size_t)s->ir->ninsts + 1, sizeof *last), cnt[NSTR] = {0};
+    uint32_t *hcnt = calloc((size_t)s->nrec + 1, sizeof *hcnt), cnt[NSTR] = {0};
+    uint32_t *hiter = calloc(((size_t)s->nrec + 1) * (size_t)s->maxd, sizeof *hiter);
+    uint32_t *iter = calloc((size_t)ir->nloops + 1, sizeof *iter);
+    int64_t *env = calloc((size_t)ir->spec->nslots + 1, sizeof *env);
+    free(s->aux);
+    free(s->snap);
+    s->snap = NULL;
+    s->nreqs = 0;
+    s->nsignals = 0;
     s->aux = malloc((s->ntrace + 1) * sizeof *s->aux);
-    if (!qnext || !qhead || !qtail || !last || !s->aux || !conflict_lists(s, &cstart, &clist)) {
+    if (!qnext || !qhead || !qtail || !hcnt || !hiter || !iter || !env || !s->aux ||
+        !conflict_lists(s, &cstart, &clist)) {
         s->oom = 1;
         goto out;
     }
-    for (size_t e = 0; e < s->nedges; e++)
+    for (size_t e = 0; e < s->nedges; e++) {
         qhead[e] = qtail[e] = UINT32_MAX;
-    for (uint32_t pos = 0; pos < s->ntrace; pos++) {
+        s->edges[e].cost = 0;
+    }
+    for (uint32_t pos = 0; pos < s->ntrace && !s->bad; pos++) {
         const Item *it = &s->items[s->trace[pos]];
-        if (it->kind == IT_SIGNAL) {
+        if (it->kind == IT_LOOP || it->kind == IT_END) {
+            const IrLoop *lp = it->lp;
+            int64_t lo, hi;
+            if (it->kind == IT_LOOP)
+                loop_bounds(lp, env, &lo, &hi);
+            iter[lp->id] = it->kind == IT_LOOP ? 0 : iter[lp->id] + 1;
+            env[lp->slot] = it->kind == IT_LOOP ? lo : env[lp->slot] + lp->step;
+        } else if (it->kind == IT_SIGNAL) {
             s->aux[pos] = s->nsignals++;
             qnext[pos] = UINT32_MAX;
             if (qtail[it->ref] == UINT32_MAX)
@@ -423,10 +569,22 @@ static int analyse(S *s)
                 qtail[it->ref] = UINT32_MAX;
             s->edges[it->ref].cost++;
         } else {
-            uint32_t need[NSTR] = {0};
-            for (int c = cstart[it->ref]; c < cstart[it->ref + 1]; c++) {
-                int f = stream_of(s, s->ir->insts[clist[c]]);
-                need[f] = last[clist[c]] > need[f] ? last[clist[c]] : need[f];
+            int b = it->ref, nb = s->acc0[b + 1] - s->acc0[b], cb[IR_MAX_OPERANDS], from[NSTR];
+            const Acc *ab = &s->acc[s->acc0[b]];
+            uint32_t need[NSTR] = {0}, rec[NSTR] = {0};
+            for (int k = 0; k < nb; k++)
+                cb[k] = copy_of(s, &ab[k], env);
+            for (int c = cstart[b]; c < cstart[b + 1]; c++) {
+                int a = clist[c], f = stream_of(s, ir->insts[a]);
+                for (int ka = s->acc0[a]; ka < s->acc0[a + 1]; ka++) {
+                    const Acc *x = &s->acc[ka];
+                    for (int cp = 0; cp < x->bufs; cp++) {
+                        uint32_t r = x->rec + (uint32_t)cp;
+                        for (int k = 0; k < nb && hcnt[r] > need[f]; k++)
+                            if (acc_conflict(x, cp, &ab[k], cb[k]))
+                                need[f] = hcnt[r], rec[f] = r, from[f] = a;
+                    }
+                }
             }
             for (int f = 0; f < NSTR; f++) {
                 if (!need[f])
@@ -434,18 +592,29 @@ static int analyse(S *s)
                 if (!grow(s, (void **)&s->reqs, &s->rcap, s->nreqs, sizeof *s->reqs))
                     goto out;
                 s->reqs[s->nreqs++] = (Req){pos, need[f], f};
+                if (s->derive)
+                    derive_edge(s, from[f], &hiter[(size_t)rec[f] * (size_t)s->maxd], b, iter);
             }
-            last[it->ref] = ++cnt[it->str];
+            cnt[it->str]++;
+            for (int k = 0; k < nb; k++) {
+                uint32_t r = ab[k].rec + (uint32_t)cb[k];
+                hcnt[r] = cnt[it->str];
+                for (const IrLoop *l = ir->insts[b]->loop; l; l = l->parent)
+                    hiter[(size_t)r * (size_t)s->maxd + (size_t)l->depth] = iter[l->id];
+            }
         }
     }
     s->snap = malloc(((size_t)s->nsignals + 1) * NSTR * sizeof *s->snap);
-    ok = s->snap != NULL;
-    s->oom |= !ok;
+    ok = s->snap != NULL && !s->bad;
+    s->oom |= !s->snap;
 out:
     free(qnext);
     free(qhead);
     free(qtail);
-    free(last);
+    free(hcnt);
+    free(hiter);
+    free(iter);
+    free(env);
     free(cstart);
     free(clist);
     return ok;
@@ -461,6 +630,8 @@ static int holds(S *s)
     size_t r = 0;
     for (uint32_t pos = 0; pos < s->ntrace; pos++) {
         const Item *it = &s->items[s->trace[pos]];
+        if (it->kind == IT_LOOP || it->kind == IT_END)
+            continue;
         uint32_t *c = vc[it->str];
         if (it->kind == IT_INST) {
             c[it->str]++;
@@ -480,10 +651,10 @@ static int holds(S *s)
 }
 
 /* Removal order: the edges that cost most in the run first, then the
- * loop-carried ones, then the later-derived ones. */
+ * longer-distance ones, then the later-derived ones. */
 typedef struct Cand {
     uint64_t cost;        /* Edge.cost */
-    int backward;         /* Edge.backward */
+    int dist;             /* Edge.dist */
     size_t index;         /* into S.edges */
 } Cand;
 
@@ -492,27 +663,38 @@ static int cmp_cand(const void *pa, const void *pb)
     const Cand *a = pa, *b = pb;
     if (a->cost != b->cost)
         return a->cost > b->cost ? -1 : 1;
-    if (a->backward != b->backward)
-        return b->backward - a->backward;
+    if (a->dist != b->dist)
+        return b->dist - a->dist;
     return a->index > b->index ? -1 : a->index < b->index;
 }
 
-/* Greedy reduction: drop each edge in turn unless the others no longer
- * guarantee every ordering; what stays is minimal (each kept edge needed). */
-static void reduce(S *s)
+/* The skeleton with the actions placed so far, and its sequential run. 0,
+ * or 1 when it is too long (or memory ran out). */
+static int trace(S *s)
 {
+    s->nitems = 0;
+    s->ntrace = 0;
     skeleton(s, s->ir->body, s->ir->nbody);
-    if (s->oom || run(s) || !analyse(s) || !holds(s))
-        return; /* too long to check (or inconsistent): keep every edge */
+    return s->oom || run(s);
+}
+
+/* Greedy reduction: drop each edge in turn unless the others no longer
+ * guarantee every ordering; what stays is minimal (each kept edge needed).
+ * 0 when the edges were checked against every ordering (and reduced unless
+ * that costs too much), 1 when the run cannot check them. */
+static int reduce(S *s)
+{
+    if (trace(s) || !analyse(s) || !holds(s))
+        return 1;
     if ((uint64_t)s->nedges * (s->ntrace + s->nreqs) > ASM_SYNC_MAX_WORK)
-        return;
+        return 0;
     Cand *order = malloc((s->nedges + 1) * sizeof *order);
     if (!order) {
         s->oom = 1;
-        return;
+        return 1;
     }
     for (size_t i = 0; i < s->nedges; i++)
-        order[i] = (Cand){s->edges[i].cost, s->edges[i].backward, i};
+        order[i] = (Cand){s->edges[i].cost, s->edges[i].dist, i};
     qsort(order, s->nedges, sizeof *order, cmp_cand);
     for (size_t i = 0; i < s->nedges; i++) {
         Edge *e = &s->edges[order[i].index];
@@ -522,6 +704,56 @@ static void reduce(S *s)
     }
     free(order);
     s->out->reduced = 1;
+    return 0;
+}
+
+static void free_list(AsmSync **list)
+{
+    while (*list) {
+        AsmSync *next = (*list)->next;
+        free(*list);
+        *list = next;
+    }
+}
+
+/* The static rule on whole tiles (sound by construction, no run needed). */
+static void derive_whole(S *s)
+{
+    for (int k = 0; k < s->out->nkeys; k++) {
+        free_list(&s->out->before[k]);
+        free_list(&s->out->after[k]);
+    }
+    s->nedges = 0;
+    s->bad = 0;
+    if (!accesses(s, 1))
+        return;
+    derive_static(s);
+    place_all(s);
+    s->out->nderived = (int)s->nedges;
+    reduce(s);
+}
+
+/* Edges from the orderings of the unsynchronised run, per rotating copy
+ * (each one reaching as many iterations back as its ordering needs), placed
+ * and reduced; when the run is too long, a copy cannot be evaluated or the
+ * placed edges fail the check, the whole-tile static rule instead. */
+static void derive_all(S *s)
+{
+    if (!accesses(s, 0))
+        return;
+    s->derive = 1;
+    int dyn = !trace(s) && analyse(s);
+    s->derive = 0;
+    if (s->oom)
+        return;
+    if (!dyn) {
+        derive_whole(s);
+        return;
+    }
+    place_all(s);
+    s->out->nderived = (int)s->nedges;
+    if (!s->oom && reduce(s) && !s->oom)
+        derive_whole(s);
 }
 
 int asm_sync_build(const Ir *ir, const Plan *plan, Diag *diag, AsmSyncs *out)
@@ -541,11 +773,7 @@ int asm_sync_build(const Ir *ir, const Plan *plan, Diag *diag, AsmSyncs *out)
         s.oom = 1;
     } else {
         assign_queues(&s);
-        derive(&s);
-        place_all(&s);
-        out->nderived = (int)s.nedges;
-        if (!s.oom)
-            reduce(&s);
+        derive_all(&s);
     }
     for (size_t i = 0; !s.oom && i < s.nedges; i++) {
         Edge *e = &s.edges[i];
@@ -572,6 +800,8 @@ int asm_sync_build(const Ir *ir, const Plan *plan, Diag *diag, AsmSyncs *out)
     free(s.aux);
     free(s.reqs);
     free(s.snap);
+    free(s.acc);
+    free(s.acc0);
     return rc;
 }
 

@@ -24,69 +24,67 @@
 .tile ot sbuf bfloat16 [128, 128] bufs 2 p[0:+128] @0 slot 256
 
 dma.load dst=sbuf:kT[0:+128] @0 bfloat16 [[1,1024]], src=hbm:k[+128 s1] @0 bfloat16 [[128,1024]], queue=0  ; specs/attention.yaml:39
-dma.signal sem=s3, queue=0  ; specs/attention.yaml:39
+dma.signal sem=s0, queue=0  ; specs/attention.yaml:39
 loop reg=r0, var=j, start=0, stop=8, step=1  ; specs/attention.yaml:40
     dma.load dst=sbuf:vs[0:+128] @r0 * 256 bfloat16 [[1,128]], src=hbm:v[+128 s128] @r0 * 32768 bfloat16 [[1,128]], queue=1  ; specs/attention.yaml:42
 endloop reg=r0  ; specs/attention.yaml:40
-dma.signal sem=s13, queue=1  ; specs/attention.yaml:42
-act.signal sem=s0  ; specs/attention.yaml:55
-dve.signal sem=s1  ; specs/attention.yaml:69
-pe.wait sem=s3  ; specs/attention.yaml:50
-dma.signal sem=s6, queue=3  ; specs/attention.yaml:70
-pe.wait sem=s13  ; specs/attention.yaml:64
+dma.signal sem=s9, queue=1  ; specs/attention.yaml:42
+pe.wait sem=s0  ; specs/attention.yaml:50
+pe.wait sem=s9  ; specs/attention.yaml:64
+act.signal sem=s12  ; specs/attention.yaml:55
+dve.signal sem=s13  ; specs/attention.yaml:69
+dma.signal sem=s14, queue=3  ; specs/attention.yaml:70
 loop reg=r0, var=i, start=0, stop=8, step=1  ; specs/attention.yaml:43
-    dma.wait sem=s0, queue=2  ; specs/attention.yaml:45
+    dma.wait sem=s12, queue=2  ; specs/attention.yaml:45
     dma.load dst=sbuf:qT.(r0 % 2)[0:+128] @0 bfloat16 [[1,128]], src=hbm:q[+128 s1] @r0 * 32768 bfloat16 [[128,128]], queue=2  ; specs/attention.yaml:45
-    dma.signal sem=s4, queue=2  ; specs/attention.yaml:45
+    dma.signal sem=s1, queue=2  ; specs/attention.yaml:45
     pe.wait sem=s1  ; specs/attention.yaml:50
-    act.signal sem=s2  ; specs/attention.yaml:51
-    pe.wait sem=s4  ; specs/attention.yaml:50
-    act.wait sem=s6  ; specs/attention.yaml:51
+    pe.wait sem=s13  ; specs/attention.yaml:50
+    act.wait sem=s14  ; specs/attention.yaml:51
     loop reg=r1, var=c, start=0, stop=2, step=1  ; specs/attention.yaml:48
-        pe.wait sem=s2  ; specs/attention.yaml:50
         pe.matmul dst=psum:s_ps.((r0 * 2 + r1) % 2)[0:+128] @0 float32 [[1,512]], stationary=sbuf:qT.(r0 % 2)[0:+128] @0 bfloat16 [[1,128]], moving=sbuf:kT[0:+128] @r1 * 1024 bfloat16 [[1,512]], accumulate=false  ; specs/attention.yaml:50
-        pe.signal sem=s5  ; specs/attention.yaml:50
-        act.wait sem=s5  ; specs/attention.yaml:51
+        pe.signal sem=s2  ; specs/attention.yaml:50
+        act.wait sem=s2  ; specs/attention.yaml:51
         act.activation dst=sbuf:s_sb[0:+128] @r1 * 2048 float32 [[1,512]], src=psum:s_ps.((r0 * 2 + r1) % 2)[0:+128] @0 float32 [[1,512]], func=copy, scale=0.08838834764831845  ; specs/attention.yaml:51
-        act.signal sem=s2  ; specs/attention.yaml:51
     endloop reg=r1  ; specs/attention.yaml:48
-    pe.wait sem=s2  ; specs/attention.yaml:50
-    pe.signal sem=s7  ; specs/attention.yaml:50
-    pool.wait sem=s7  ; specs/attention.yaml:53
+    act.signal sem=s3  ; specs/attention.yaml:51
+    pool.wait sem=s3  ; specs/attention.yaml:53
     pool.affine_select dst=sbuf:s_m[0:+128] @0 float32 [[1,1024]], src=sbuf:s_sb[0:+128] @0 float32 [[1,1024]], lhs=p + r0 * 128, cmp=ge, rhs=f, fill=-inf  ; specs/attention.yaml:53
-    pool.signal sem=s8  ; specs/attention.yaml:53
-    dve.wait sem=s8  ; specs/attention.yaml:54
+    pool.signal sem=s4  ; specs/attention.yaml:53
+    dve.wait sem=s4  ; specs/attention.yaml:54
     dve.tensor_reduce dst=sbuf:nmx[0:+128] @0 float32 [[1,1]], src=sbuf:s_m[0:+128] @0 float32 [[1,1024]], op=maximum, negate=true  ; specs/attention.yaml:54
-    dve.signal sem=s9  ; specs/attention.yaml:54
-    act.wait sem=s9  ; specs/attention.yaml:55
+    dve.signal sem=s5  ; specs/attention.yaml:54
+    act.wait sem=s5  ; specs/attention.yaml:55
     act.activation dst=sbuf:p_bf[0:+128] @0 bfloat16 [[1,1024]], src=sbuf:s_m[0:+128] @0 float32 [[1,1024]], bias=sbuf:nmx[0:+128] @0 float32 [[1,1]], reduce_dst=sbuf:rsum[0:+128] @0 float32 [[1,1]], func=exp, scale=1.0, reduce_op=add  ; specs/attention.yaml:55
-    act.signal sem=s0  ; specs/attention.yaml:55
-    act.signal sem=s11  ; specs/attention.yaml:55
-    dve.signal sem=s10  ; specs/attention.yaml:60
-    pe.wait sem=s11  ; specs/attention.yaml:59
+    act.signal sem=s6  ; specs/attention.yaml:55
+    act.signal sem=s12  ; specs/attention.yaml:55
+    pe.wait sem=s6  ; specs/attention.yaml:59
+    dve.signal sem=s8  ; specs/attention.yaml:60
+    dve.signal sem=s8  ; specs/attention.yaml:60
     loop reg=r1, var=j, start=0, stop=8, step=1  ; specs/attention.yaml:57
-        pe.wait sem=s10  ; specs/attention.yaml:59
+        pe.wait sem=s8  ; specs/attention.yaml:59
         pe.transpose dst=psum:pT_ps.((r0 * 8 + r1) % 2)[0:+128] @0 float32 [[1,128]], src=sbuf:p_bf[0:+128] @r1 * 256 bfloat16 [[1,128]]  ; specs/attention.yaml:59
-        pe.signal sem=s12  ; specs/attention.yaml:59
-        dve.wait sem=s12  ; specs/attention.yaml:60
+        pe.signal sem=s7  ; specs/attention.yaml:59
+        dve.wait sem=s7  ; specs/attention.yaml:60
         dve.tensor_copy dst=sbuf:pT[0:+128] @r1 * 256 bfloat16 [[1,128]], src=psum:pT_ps.((r0 * 8 + r1) % 2)[0:+128] @0 float32 [[1,128]]  ; specs/attention.yaml:60
-        dve.signal sem=s10  ; specs/attention.yaml:60
+        dve.signal sem=s8  ; specs/attention.yaml:60
     endloop reg=r1  ; specs/attention.yaml:57
-    pe.wait sem=s10  ; specs/attention.yaml:59
+    pe.wait sem=s8  ; specs/attention.yaml:59
+    pe.wait sem=s8  ; specs/attention.yaml:59
     pe.matmul dst=psum:o_ps.(r0 % 2)[0:+128] @0 float32 [[1,128]], stationary=sbuf:pT[0:+128] @0 bfloat16 [[1,128]], moving=sbuf:vs[0:+128] @0 bfloat16 [[1,128]], accumulate=false  ; specs/attention.yaml:64
     loop reg=r1, var=j, start=1, stop=8, step=1, carried=true  ; specs/attention.yaml:65
         pe.matmul dst=psum:o_ps.(r0 % 2)[0:+128] @0 float32 [[1,128]], stationary=sbuf:pT[0:+128] @r1 * 256 bfloat16 [[1,128]], moving=sbuf:vs[0:+128] @r1 * 256 bfloat16 [[1,128]], accumulate=true  ; specs/attention.yaml:67
     endloop reg=r1  ; specs/attention.yaml:65
-    pe.signal sem=s14  ; specs/attention.yaml:67
+    pe.signal sem=s10  ; specs/attention.yaml:67
     dve.reciprocal dst=sbuf:rinv[0:+128] @0 float32 [[1,1]], src=sbuf:rsum[0:+128] @0 float32 [[1,1]]  ; specs/attention.yaml:68
-    dve.wait sem=s14  ; specs/attention.yaml:69
+    dve.wait sem=s10  ; specs/attention.yaml:69
     dve.tensor_scalar dst=sbuf:ot.(r0 % 2)[0:+128] @0 bfloat16 [[1,128]], src=psum:o_ps.(r0 % 2)[0:+128] @0 float32 [[1,128]], operand0=sbuf:rinv[0:+128] @0 float32 [[1,1]], op0=multiply  ; specs/attention.yaml:69
-    dve.signal sem=s1  ; specs/attention.yaml:69
-    dve.signal sem=s15  ; specs/attention.yaml:69
-    dma.wait sem=s15, queue=3  ; specs/attention.yaml:70
+    dve.signal sem=s11  ; specs/attention.yaml:69
+    dve.signal sem=s13  ; specs/attention.yaml:69
+    dma.wait sem=s11, queue=3  ; specs/attention.yaml:70
     dma.store dst=hbm:o[+128 s128] @r0 * 32768 bfloat16 [[1,128]], src=sbuf:ot.(r0 % 2)[0:+128] @0 bfloat16 [[1,128]], queue=3  ; specs/attention.yaml:70
-    dma.signal sem=s6, queue=3  ; specs/attention.yaml:70
+    dma.signal sem=s14, queue=3  ; specs/attention.yaml:70
 endloop reg=r0  ; specs/attention.yaml:43
-dma.wait sem=s0, queue=2  ; specs/attention.yaml:45
-pe.wait sem=s1  ; specs/attention.yaml:50
-act.wait sem=s6  ; specs/attention.yaml:51
+dma.wait sem=s12, queue=2  ; specs/attention.yaml:45
+pe.wait sem=s13  ; specs/attention.yaml:50
+act.wait sem=s14  ; specs/attention.yaml:51

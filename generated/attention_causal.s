@@ -23,53 +23,60 @@
 .tile ot sbuf bfloat16 [128, 128] bufs 2 p[0:+128] @10240 slot 256
 
 dma.load dst=sbuf:kT[0:+128] @0 bfloat16 [[1,1024]], src=hbm:k[+128 s1] @0 bfloat16 [[128,1024]], queue=0  ; specs/attention_causal.yaml:39
-dma.signal sem=s2, queue=0  ; specs/attention_causal.yaml:39
+dma.signal sem=s0, queue=0  ; specs/attention_causal.yaml:39
 loop reg=r0, var=j, start=0, stop=8, step=1  ; specs/attention_causal.yaml:40
     dma.load dst=sbuf:vs[0:+128] @r0 * 256 bfloat16 [[1,128]], src=hbm:v[+128 s128] @r0 * 32768 bfloat16 [[1,128]], queue=1  ; specs/attention_causal.yaml:42
 endloop reg=r0  ; specs/attention_causal.yaml:40
-dma.signal sem=s12, queue=1  ; specs/attention_causal.yaml:42
+dma.signal sem=s8, queue=1  ; specs/attention_causal.yaml:42
 dve.memset dst=sbuf:s_sb[0:+128] @0 float32 [[1,1024]], value=-inf  ; specs/attention_causal.yaml:43
-dve.signal sem=s5  ; specs/attention_causal.yaml:43
-dma.signal sem=s0, queue=3  ; specs/attention_causal.yaml:68
-pe.wait sem=s2  ; specs/attention_causal.yaml:50
-act.wait sem=s5  ; specs/attention_causal.yaml:51
-pe.wait sem=s12  ; specs/attention_causal.yaml:62
+pe.wait sem=s0  ; specs/attention_causal.yaml:50
+pe.wait sem=s8  ; specs/attention_causal.yaml:62
+pe.signal sem=s10  ; specs/attention_causal.yaml:59
+dve.signal sem=s11  ; specs/attention_causal.yaml:67
+dma.signal sem=s12, queue=3  ; specs/attention_causal.yaml:68
 loop reg=r0, var=i, start=0, stop=8, step=1, carried=true  ; specs/attention_causal.yaml:44
-    dma.wait sem=s0, queue=2  ; specs/attention_causal.yaml:46
+    dma.wait sem=s10, queue=2  ; specs/attention_causal.yaml:46
     dma.load dst=sbuf:qT.(r0 % 2)[0:+128] @0 bfloat16 [[1,128]], src=hbm:q[+128 s1] @r0 * 32768 bfloat16 [[128,128]], queue=2  ; specs/attention_causal.yaml:46
-    dma.signal sem=s3, queue=2  ; specs/attention_causal.yaml:46
-    act.signal sem=s1  ; specs/attention_causal.yaml:51
-    pe.wait sem=s3  ; specs/attention_causal.yaml:50
-    loop reg=r1, var=j, start=0, stop=8, step=1, hi=r0 + 1  ; specs/attention_causal.yaml:48
-        pe.wait sem=s1  ; specs/attention_causal.yaml:50
-        pe.matmul dst=psum:s_ps.((r0 * 8 + r1) % 2)[0:+128] @0 float32 [[1,128]], stationary=sbuf:qT.(r0 % 2)[0:+128] @0 bfloat16 [[1,128]], moving=sbuf:kT[0:+128] @r1 * 256 bfloat16 [[1,128]], accumulate=false  ; specs/attention_causal.yaml:50
-        pe.signal sem=s4  ; specs/attention_causal.yaml:50
-        act.wait sem=s4  ; specs/attention_causal.yaml:51
-        act.activation dst=sbuf:s_sb[0:+128] @r1 * 512 float32 [[1,128]], src=psum:s_ps.((r0 * 8 + r1) % 2)[0:+128] @0 float32 [[1,128]], func=copy, scale=0.08838834764831845  ; specs/attention_causal.yaml:51
-        act.signal sem=s1  ; specs/attention_causal.yaml:51
-    endloop reg=r1  ; specs/attention_causal.yaml:48
+    dma.signal sem=s1, queue=2  ; specs/attention_causal.yaml:46
     pe.wait sem=s1  ; specs/attention_causal.yaml:50
-    act.signal sem=s6  ; specs/attention_causal.yaml:51
-    pool.wait sem=s6  ; specs/attention_causal.yaml:53
+    pe.wait sem=s11  ; specs/attention_causal.yaml:50
+    act.signal sem=s14  ; specs/attention_causal.yaml:51
+    act.signal sem=s14  ; specs/attention_causal.yaml:51
+    loop reg=r1, var=j, start=0, stop=8, step=1, hi=r0 + 1  ; specs/attention_causal.yaml:48
+        pe.wait sem=s14  ; specs/attention_causal.yaml:50
+        pe.matmul dst=psum:s_ps.((r0 * 8 + r1) % 2)[0:+128] @0 float32 [[1,128]], stationary=sbuf:qT.(r0 % 2)[0:+128] @0 bfloat16 [[1,128]], moving=sbuf:kT[0:+128] @r1 * 256 bfloat16 [[1,128]], accumulate=false  ; specs/attention_causal.yaml:50
+        pe.signal sem=s2  ; specs/attention_causal.yaml:50
+        act.wait sem=s2  ; specs/attention_causal.yaml:51
+        act.activation dst=sbuf:s_sb[0:+128] @r1 * 512 float32 [[1,128]], src=psum:s_ps.((r0 * 8 + r1) % 2)[0:+128] @0 float32 [[1,128]], func=copy, scale=0.08838834764831845  ; specs/attention_causal.yaml:51
+        act.signal sem=s14  ; specs/attention_causal.yaml:51
+    endloop reg=r1  ; specs/attention_causal.yaml:48
+    act.signal sem=s3  ; specs/attention_causal.yaml:51
+    pe.wait sem=s14  ; specs/attention_causal.yaml:50
+    pe.wait sem=s14  ; specs/attention_causal.yaml:50
+    pool.wait sem=s3  ; specs/attention_causal.yaml:53
     pool.affine_select dst=sbuf:s_sb[0:+128] @r0 * 512 float32 [[1,128]], src=sbuf:s_sb[0:+128] @r0 * 512 float32 [[1,128]], lhs=p, cmp=ge, rhs=f, fill=-inf  ; specs/attention_causal.yaml:53
-    pool.signal sem=s7  ; specs/attention_causal.yaml:53
-    dve.wait sem=s7  ; specs/attention_causal.yaml:54
+    pool.signal sem=s4  ; specs/attention_causal.yaml:53
+    dve.wait sem=s4  ; specs/attention_causal.yaml:54
     dve.tensor_reduce dst=sbuf:nmx[0:+128] @0 float32 [[1,1]], src=sbuf:s_sb[0:+128] @0 float32 [[1,1024]], op=maximum, negate=true  ; specs/attention_causal.yaml:54
-    dve.signal sem=s8  ; specs/attention_causal.yaml:54
-    act.wait sem=s8  ; specs/attention_causal.yaml:55
+    dve.signal sem=s5  ; specs/attention_causal.yaml:54
+    act.wait sem=s5  ; specs/attention_causal.yaml:55
+    act.wait sem=s12  ; specs/attention_causal.yaml:55
     act.activation dst=sbuf:p_bf[0:+128] @0 bfloat16 [[1,1024]], src=sbuf:s_sb[0:+128] @0 float32 [[1,1024]], bias=sbuf:nmx[0:+128] @0 float32 [[1,1]], reduce_dst=sbuf:rsum[0:+128] @0 float32 [[1,1]], func=exp, scale=1.0, reduce_op=add  ; specs/attention_causal.yaml:55
-    act.signal sem=s10  ; specs/attention_causal.yaml:55
-    dve.signal sem=s9  ; specs/attention_causal.yaml:60
-    pe.wait sem=s10  ; specs/attention_causal.yaml:59
+    act.signal sem=s6  ; specs/attention_causal.yaml:55
+    pe.wait sem=s6  ; specs/attention_causal.yaml:59
+    dve.signal sem=s15  ; specs/attention_causal.yaml:60
+    dve.signal sem=s15  ; specs/attention_causal.yaml:60
     loop reg=r1, var=j, start=0, stop=8, step=1, hi=r0 + 1  ; specs/attention_causal.yaml:57
-        pe.wait sem=s9  ; specs/attention_causal.yaml:59
+        pe.wait sem=s15  ; specs/attention_causal.yaml:59
         pe.transpose dst=psum:pT_ps.((r0 * 8 + r1) % 2)[0:+128] @0 float32 [[1,128]], src=sbuf:p_bf[0:+128] @r1 * 256 bfloat16 [[1,128]]  ; specs/attention_causal.yaml:59
-        pe.signal sem=s11  ; specs/attention_causal.yaml:59
-        dve.wait sem=s11  ; specs/attention_causal.yaml:60
+        pe.signal sem=s7  ; specs/attention_causal.yaml:59
+        dve.wait sem=s7  ; specs/attention_causal.yaml:60
         dve.tensor_copy dst=sbuf:pT[0:+128] @r1 * 256 bfloat16 [[1,128]], src=psum:pT_ps.((r0 * 8 + r1) % 2)[0:+128] @0 float32 [[1,128]]  ; specs/attention_causal.yaml:60
-        dve.signal sem=s9  ; specs/attention_causal.yaml:60
+        dve.signal sem=s15  ; specs/attention_causal.yaml:60
     endloop reg=r1  ; specs/attention_causal.yaml:57
-    pe.wait sem=s9  ; specs/attention_causal.yaml:59
+    pe.signal sem=s10  ; specs/attention_causal.yaml:59
+    pe.wait sem=s15  ; specs/attention_causal.yaml:59
+    pe.wait sem=s15  ; specs/attention_causal.yaml:59
     pe.matmul dst=psum:o_ps.(r0 % 2)[0:+128] @0 float32 [[1,128]], stationary=sbuf:pT[0:+128] @0 bfloat16 [[1,128]], moving=sbuf:vs[0:+128] @0 bfloat16 [[1,128]], accumulate=false  ; specs/attention_causal.yaml:62
     loop reg=r1, var=j, start=1, stop=8, step=1, carried=true, hi=r0 + 1  ; specs/attention_causal.yaml:63
         pe.matmul dst=psum:o_ps.(r0 % 2)[0:+128] @0 float32 [[1,128]], stationary=sbuf:pT[0:+128] @r1 * 256 bfloat16 [[1,128]], moving=sbuf:vs[0:+128] @r1 * 256 bfloat16 [[1,128]], accumulate=true  ; specs/attention_causal.yaml:65
@@ -78,9 +85,12 @@ loop reg=r0, var=i, start=0, stop=8, step=1, carried=true  ; specs/attention_cau
     dve.reciprocal dst=sbuf:rinv[0:+128] @0 float32 [[1,1]], src=sbuf:rsum[0:+128] @0 float32 [[1,1]]  ; specs/attention_causal.yaml:66
     dve.wait sem=s13  ; specs/attention_causal.yaml:67
     dve.tensor_scalar dst=sbuf:ot.(r0 % 2)[0:+128] @0 bfloat16 [[1,128]], src=psum:o_ps.(r0 % 2)[0:+128] @0 float32 [[1,128]], operand0=sbuf:rinv[0:+128] @0 float32 [[1,1]], op0=multiply  ; specs/attention_causal.yaml:67
-    dve.signal sem=s14  ; specs/attention_causal.yaml:67
-    dma.wait sem=s14, queue=3  ; specs/attention_causal.yaml:68
+    dve.signal sem=s9  ; specs/attention_causal.yaml:67
+    dve.signal sem=s11  ; specs/attention_causal.yaml:67
+    dma.wait sem=s9, queue=3  ; specs/attention_causal.yaml:68
     dma.store dst=hbm:o[+128 s128] @r0 * 32768 bfloat16 [[1,128]], src=sbuf:ot.(r0 % 2)[0:+128] @0 bfloat16 [[1,128]], queue=3  ; specs/attention_causal.yaml:68
-    dma.signal sem=s0, queue=3  ; specs/attention_causal.yaml:68
+    dma.signal sem=s12, queue=3  ; specs/attention_causal.yaml:68
 endloop reg=r0  ; specs/attention_causal.yaml:44
-dma.wait sem=s0, queue=2  ; specs/attention_causal.yaml:46
+dma.wait sem=s10, queue=2  ; specs/attention_causal.yaml:46
+pe.wait sem=s11  ; specs/attention_causal.yaml:50
+act.wait sem=s12  ; specs/attention_causal.yaml:55

@@ -12,24 +12,20 @@
 .tile kk sbuf float32 [128, 1] bufs 1 p[0:+128] @36864 slot 64
 
 pool.iota dst=sbuf:kk[0:+128] @0 float32 [[1,1]], expr=4  ; specs/avgpool2d.yaml:23
-pool.signal sem=s2  ; specs/avgpool2d.yaml:23
-dma.signal sem=s0, queue=1  ; specs/avgpool2d.yaml:36
-dve.wait sem=s2  ; specs/avgpool2d.yaml:35
+pool.signal sem=s1  ; specs/avgpool2d.yaml:23
+dve.wait sem=s1  ; specs/avgpool2d.yaml:35
 loop reg=r0, var=c, start=0, stop=2, step=1  ; specs/avgpool2d.yaml:24
-    dma.wait sem=s0, queue=0  ; specs/avgpool2d.yaml:26
     dma.load dst=sbuf:xt.(r0 % 2)[0:+128] @0 float32 [[1,4096]], src=hbm:x[+128 s4096] @r0 * 2097152 float32 [[1,4096]], queue=0  ; specs/avgpool2d.yaml:26
-    dma.signal sem=s1, queue=0  ; specs/avgpool2d.yaml:26
+    dma.signal sem=s0, queue=0  ; specs/avgpool2d.yaml:26
     dve.memset dst=sbuf:acc[0:+128] @0 float32 [[1,1024]], value=0.0  ; specs/avgpool2d.yaml:27
-    dve.wait sem=s1  ; specs/avgpool2d.yaml:34
+    dve.wait sem=s0  ; specs/avgpool2d.yaml:34
     loop reg=r1, var=a, start=0, stop=2, step=1, carried=true  ; specs/avgpool2d.yaml:30
         loop reg=r2, var=b, start=0, stop=2, step=1, carried=true  ; specs/avgpool2d.yaml:32
             dve.tensor_tensor dst=sbuf:acc[0:+128] @0 float32 [[1,1024]], a=sbuf:acc[0:+128] @0 float32 [[1,1024]], b=sbuf:xt.(r0 % 2)[0:+128] @r1 * 256 + r2 * 4 float32 [[128,32],[2,32]], op=add  ; specs/avgpool2d.yaml:34
         endloop reg=r2  ; specs/avgpool2d.yaml:32
     endloop reg=r1  ; specs/avgpool2d.yaml:30
     dve.tensor_scalar dst=sbuf:yt.(r0 % 2)[0:+128] @0 float32 [[1,1024]], src=sbuf:acc[0:+128] @0 float32 [[1,1024]], operand0=sbuf:kk[0:+128] @0 float32 [[1,1]], op0=divide  ; specs/avgpool2d.yaml:35
-    dve.signal sem=s3  ; specs/avgpool2d.yaml:35
-    dma.wait sem=s3, queue=1  ; specs/avgpool2d.yaml:36
+    dve.signal sem=s2  ; specs/avgpool2d.yaml:35
+    dma.wait sem=s2, queue=1  ; specs/avgpool2d.yaml:36
     dma.store dst=hbm:y[+128 s1024] @r0 * 524288 float32 [[1,1024]], src=sbuf:yt.(r0 % 2)[0:+128] @0 float32 [[1,1024]], queue=1  ; specs/avgpool2d.yaml:36
-    dma.signal sem=s0, queue=1  ; specs/avgpool2d.yaml:36
 endloop reg=r0  ; specs/avgpool2d.yaml:24
-dma.wait sem=s0, queue=0  ; specs/avgpool2d.yaml:26

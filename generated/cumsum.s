@@ -14,22 +14,26 @@
 dve.memset dst=sbuf:ones[0:+128] @0 float32 [[1,512]], value=1.0  ; specs/cumsum.yaml:23
 loop reg=r0, var=i, start=0, stop=2, step=1  ; specs/cumsum.yaml:24
     dve.memset dst=sbuf:carry[0:+128] @0 float32 [[1,1]], value=0.0  ; specs/cumsum.yaml:26
-    dve.signal sem=s0  ; specs/cumsum.yaml:31
-    dma.signal sem=s2, queue=1  ; specs/cumsum.yaml:33
+    dve.signal sem=s2  ; specs/cumsum.yaml:31
+    dve.signal sem=s2  ; specs/cumsum.yaml:31
+    dma.signal sem=s3, queue=1  ; specs/cumsum.yaml:33
+    dma.signal sem=s3, queue=1  ; specs/cumsum.yaml:33
     loop reg=r1, var=c, start=0, stop=4, step=1, carried=true  ; specs/cumsum.yaml:28
-        dma.wait sem=s0, queue=0  ; specs/cumsum.yaml:30
+        dma.wait sem=s2, queue=0  ; specs/cumsum.yaml:30
         dma.load dst=sbuf:xc.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], src=hbm:x[+128 s2048] @r0 * 1048576 + r1 * 2048 float32 [[1,512]], queue=0  ; specs/cumsum.yaml:30
-        dma.signal sem=s1, queue=0  ; specs/cumsum.yaml:30
-        dve.wait sem=s1  ; specs/cumsum.yaml:31
-        dve.wait sem=s2  ; specs/cumsum.yaml:31
+        dma.signal sem=s0, queue=0  ; specs/cumsum.yaml:30
+        dve.wait sem=s0  ; specs/cumsum.yaml:31
+        dve.wait sem=s3  ; specs/cumsum.yaml:31
         dve.tensor_tensor_scan dst=sbuf:yc.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], a=sbuf:ones[0:+128] @0 float32 [[1,512]], b=sbuf:xc.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], initial=sbuf:carry[0:+128] @0 float32 [[1,1]], op0=multiply, op1=add  ; specs/cumsum.yaml:31
-        dve.signal sem=s0  ; specs/cumsum.yaml:31
-        dve.signal sem=s3  ; specs/cumsum.yaml:31
+        dve.signal sem=s1  ; specs/cumsum.yaml:31
+        dve.signal sem=s2  ; specs/cumsum.yaml:31
         dve.tensor_copy dst=sbuf:carry[0:+128] @0 float32 [[1,1]], src=sbuf:yc.((r0 * 4 + r1) % 2)[0:+128] @2044 float32 [[1,1]]  ; specs/cumsum.yaml:32
-        dma.wait sem=s3, queue=1  ; specs/cumsum.yaml:33
+        dma.wait sem=s1, queue=1  ; specs/cumsum.yaml:33
         dma.store dst=hbm:y[+128 s2048] @r0 * 1048576 + r1 * 2048 float32 [[1,512]], src=sbuf:yc.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], queue=1  ; specs/cumsum.yaml:33
-        dma.signal sem=s2, queue=1  ; specs/cumsum.yaml:33
+        dma.signal sem=s3, queue=1  ; specs/cumsum.yaml:33
     endloop reg=r1  ; specs/cumsum.yaml:28
-    dma.wait sem=s0, queue=0  ; specs/cumsum.yaml:30
-    dve.wait sem=s2  ; specs/cumsum.yaml:31
+    dma.wait sem=s2, queue=0  ; specs/cumsum.yaml:30
+    dma.wait sem=s2, queue=0  ; specs/cumsum.yaml:30
+    dve.wait sem=s3  ; specs/cumsum.yaml:31
+    dve.wait sem=s3  ; specs/cumsum.yaml:31
 endloop reg=r0  ; specs/cumsum.yaml:24

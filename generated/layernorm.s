@@ -20,33 +20,35 @@
 .tile yt sbuf float32 [128, 1024] bufs 2 p[0:+128] @0 slot 4096
 
 dma.load dst=sbuf:gt[0:+128] @0 float32 [[1,1024]], src=hbm:gamma[+128 s0] @0 float32 [[1,1024]], queue=0  ; specs/layernorm.yaml:31
-dma.signal sem=s4, queue=0  ; specs/layernorm.yaml:31
+dma.signal sem=s3, queue=0  ; specs/layernorm.yaml:31
 dma.load dst=sbuf:bt[0:+128] @0 float32 [[1,1024]], src=hbm:beta[+128 s0] @0 float32 [[1,1024]], queue=1  ; specs/layernorm.yaml:32
-dma.signal sem=s5, queue=1  ; specs/layernorm.yaml:32
+dma.signal sem=s4, queue=1  ; specs/layernorm.yaml:32
 dve.memset dst=sbuf:eps[0:+128] @0 float32 [[1,1]], value=1e-05  ; specs/layernorm.yaml:33
-dma.signal sem=s0, queue=3  ; specs/layernorm.yaml:46
-dve.wait sem=s4  ; specs/layernorm.yaml:44
-dve.wait sem=s5  ; specs/layernorm.yaml:45
+dve.wait sem=s3  ; specs/layernorm.yaml:44
+dve.wait sem=s4  ; specs/layernorm.yaml:45
+dma.signal sem=s6, queue=3  ; specs/layernorm.yaml:46
+dma.signal sem=s6, queue=3  ; specs/layernorm.yaml:46
 loop reg=r0, var=i, start=0, stop=4, step=1  ; specs/layernorm.yaml:34
-    dma.wait sem=s0, queue=2  ; specs/layernorm.yaml:36
+    dma.wait sem=s6, queue=2  ; specs/layernorm.yaml:36
     dma.load dst=sbuf:xt.(r0 % 2)[0:+128] @0 float32 [[1,1024]], src=hbm:x[+128 s1024] @r0 * 524288 float32 [[1,1024]], queue=2  ; specs/layernorm.yaml:36
-    dma.signal sem=s1, queue=2  ; specs/layernorm.yaml:36
-    dve.wait sem=s1  ; specs/layernorm.yaml:39
+    dma.signal sem=s0, queue=2  ; specs/layernorm.yaml:36
+    dve.wait sem=s0  ; specs/layernorm.yaml:39
     loop reg=r1, var=c, start=0, stop=2, step=1  ; specs/layernorm.yaml:37
         dve.bn_stats dst=sbuf:st[0:+128] @r1 * 24 float32 [[1,6]], src=sbuf:xt.(r0 % 2)[0:+128] @r1 * 2048 float32 [[1,512]]  ; specs/layernorm.yaml:39
     endloop reg=r1  ; specs/layernorm.yaml:37
     dve.bn_aggr dst=sbuf:mv[0:+128] @0 float32 [[1,2]], src=sbuf:st[0:+128] @0 float32 [[1,12]]  ; specs/layernorm.yaml:40
-    dve.signal sem=s2  ; specs/layernorm.yaml:40
-    act.wait sem=s2  ; specs/layernorm.yaml:42
+    dve.signal sem=s1  ; specs/layernorm.yaml:40
+    act.wait sem=s1  ; specs/layernorm.yaml:42
     act.activation dst=sbuf:rstd[0:+128] @0 float32 [[1,1]], src=sbuf:mv[0:+128] @4 float32 [[1,1]], bias=sbuf:eps[0:+128] @0 float32 [[1,1]], func=rsqrt, scale=1.0  ; specs/layernorm.yaml:42
-    act.signal sem=s3  ; specs/layernorm.yaml:42
-    dve.wait sem=s3  ; specs/layernorm.yaml:43
+    act.signal sem=s2  ; specs/layernorm.yaml:42
+    dve.wait sem=s2  ; specs/layernorm.yaml:43
     dve.tensor_scalar dst=sbuf:xn[0:+128] @0 float32 [[1,1024]], src=sbuf:xt.(r0 % 2)[0:+128] @0 float32 [[1,1024]], operand0=sbuf:mv[0:+128] @0 float32 [[1,1]], operand1=sbuf:rstd[0:+128] @0 float32 [[1,1]], op0=subtract, op1=multiply  ; specs/layernorm.yaml:43
     dve.tensor_tensor dst=sbuf:xg[0:+128] @0 float32 [[1,1024]], a=sbuf:xn[0:+128] @0 float32 [[1,1024]], b=sbuf:gt[0:+128] @0 float32 [[1,1024]], op=multiply  ; specs/layernorm.yaml:44
     dve.tensor_tensor dst=sbuf:yt.(r0 % 2)[0:+128] @0 float32 [[1,1024]], a=sbuf:xg[0:+128] @0 float32 [[1,1024]], b=sbuf:bt[0:+128] @0 float32 [[1,1024]], op=add  ; specs/layernorm.yaml:45
-    dve.signal sem=s6  ; specs/layernorm.yaml:45
-    dma.wait sem=s6, queue=3  ; specs/layernorm.yaml:46
+    dve.signal sem=s5  ; specs/layernorm.yaml:45
+    dma.wait sem=s5, queue=3  ; specs/layernorm.yaml:46
     dma.store dst=hbm:y[+128 s1024] @r0 * 524288 float32 [[1,1024]], src=sbuf:yt.(r0 % 2)[0:+128] @0 float32 [[1,1024]], queue=3  ; specs/layernorm.yaml:46
-    dma.signal sem=s0, queue=3  ; specs/layernorm.yaml:46
+    dma.signal sem=s6, queue=3  ; specs/layernorm.yaml:46
 endloop reg=r0  ; specs/layernorm.yaml:34
-dma.wait sem=s0, queue=2  ; specs/layernorm.yaml:36
+dma.wait sem=s6, queue=2  ; specs/layernorm.yaml:36
+dma.wait sem=s6, queue=2  ; specs/layernorm.yaml:36

@@ -15,36 +15,36 @@
 loop reg=r0, var=k, start=0, stop=8, step=1  ; specs/matmul.yaml:29
     dma.load dst=sbuf:a_sb[0:+128] @r0 * 1024 bfloat16 [[1,512]], src=hbm:lhsT[+128 s512] @r0 * 131072 bfloat16 [[1,512]], queue=0  ; specs/matmul.yaml:31
 endloop reg=r0  ; specs/matmul.yaml:29
-dma.signal sem=s2, queue=0  ; specs/matmul.yaml:31
-pe.signal sem=s0  ; specs/matmul.yaml:44
-pe.wait sem=s2  ; specs/matmul.yaml:41
+dma.signal sem=s0, queue=0  ; specs/matmul.yaml:31
+pe.wait sem=s0  ; specs/matmul.yaml:41
 loop reg=r0, var=n, start=0, stop=2, step=1  ; specs/matmul.yaml:32
-    dma.wait sem=s0, queue=1  ; specs/matmul.yaml:36
     loop reg=r1, var=k, start=0, stop=8, step=1  ; specs/matmul.yaml:34
         dma.load dst=sbuf:b_sb.(r0 % 2)[0:+128] @r1 * 1024 bfloat16 [[1,512]], src=hbm:rhs[+128 s1024] @r0 * 1024 + r1 * 262144 bfloat16 [[1,512]], queue=1  ; specs/matmul.yaml:36
     endloop reg=r1  ; specs/matmul.yaml:34
-    dma.signal sem=s3, queue=1  ; specs/matmul.yaml:36
-    dve.signal sem=s1  ; specs/matmul.yaml:45
-    pe.wait sem=s3  ; specs/matmul.yaml:41
+    dma.signal sem=s1, queue=1  ; specs/matmul.yaml:36
+    pe.wait sem=s1  ; specs/matmul.yaml:41
+    dve.signal sem=s4  ; specs/matmul.yaml:45
+    dve.signal sem=s4  ; specs/matmul.yaml:45
+    dma.signal sem=s5, queue=2  ; specs/matmul.yaml:46
     dma.signal sem=s5, queue=2  ; specs/matmul.yaml:46
     loop reg=r1, var=m, start=0, stop=4, step=1  ; specs/matmul.yaml:37
-        pe.wait sem=s1  ; specs/matmul.yaml:41
+        pe.wait sem=s4  ; specs/matmul.yaml:41
         pe.matmul dst=psum:acc.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], stationary=sbuf:a_sb[0:+128] @r1 * 256 bfloat16 [[1,128]], moving=sbuf:b_sb.(r0 % 2)[0:+128] @0 bfloat16 [[1,512]], accumulate=false  ; specs/matmul.yaml:41
         loop reg=r2, var=k, start=1, stop=8, step=1, carried=true  ; specs/matmul.yaml:42
             pe.matmul dst=psum:acc.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], stationary=sbuf:a_sb[0:+128] @r1 * 256 + r2 * 1024 bfloat16 [[1,128]], moving=sbuf:b_sb.(r0 % 2)[0:+128] @r2 * 1024 bfloat16 [[1,512]], accumulate=true  ; specs/matmul.yaml:44
         endloop reg=r2  ; specs/matmul.yaml:42
-        pe.signal sem=s4  ; specs/matmul.yaml:44
-        dve.wait sem=s4  ; specs/matmul.yaml:45
+        pe.signal sem=s2  ; specs/matmul.yaml:44
+        dve.wait sem=s2  ; specs/matmul.yaml:45
         dve.wait sem=s5  ; specs/matmul.yaml:45
         dve.tensor_copy dst=sbuf:res.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], src=psum:acc.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]]  ; specs/matmul.yaml:45
-        dve.signal sem=s1  ; specs/matmul.yaml:45
-        dve.signal sem=s6  ; specs/matmul.yaml:45
-        dma.wait sem=s6, queue=2  ; specs/matmul.yaml:46
+        dve.signal sem=s3  ; specs/matmul.yaml:45
+        dve.signal sem=s4  ; specs/matmul.yaml:45
+        dma.wait sem=s3, queue=2  ; specs/matmul.yaml:46
         dma.store dst=hbm:result[+128 s1024] @r0 * 2048 + r1 * 524288 float32 [[1,512]], src=sbuf:res.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], queue=2  ; specs/matmul.yaml:46
         dma.signal sem=s5, queue=2  ; specs/matmul.yaml:46
     endloop reg=r1  ; specs/matmul.yaml:37
-    pe.signal sem=s0  ; specs/matmul.yaml:44
-    pe.wait sem=s1  ; specs/matmul.yaml:41
+    pe.wait sem=s4  ; specs/matmul.yaml:41
+    pe.wait sem=s4  ; specs/matmul.yaml:41
+    dve.wait sem=s5  ; specs/matmul.yaml:45
     dve.wait sem=s5  ; specs/matmul.yaml:45
 endloop reg=r0  ; specs/matmul.yaml:32
-dma.wait sem=s0, queue=1  ; specs/matmul.yaml:36

@@ -25,56 +25,56 @@ loop reg=r0, var=k, start=0, stop=2, step=1  ; specs/mlp.yaml:37
     dma.load dst=sbuf:wgs[0:+128] @r0 * 2048 bfloat16 [[1,1024]], src=hbm:wg[+128 s1024] @r0 * 262144 bfloat16 [[1,1024]], queue=1  ; specs/mlp.yaml:40
     dma.load dst=sbuf:wus[0:+128] @r0 * 2048 bfloat16 [[1,1024]], src=hbm:wu[+128 s1024] @r0 * 262144 bfloat16 [[1,1024]], queue=2  ; specs/mlp.yaml:41
 endloop reg=r0  ; specs/mlp.yaml:37
-dma.signal sem=s1, queue=0  ; specs/mlp.yaml:39
-dma.signal sem=s2, queue=1  ; specs/mlp.yaml:40
-dma.signal sem=s4, queue=2  ; specs/mlp.yaml:41
+dma.signal sem=s0, queue=0  ; specs/mlp.yaml:39
+dma.signal sem=s1, queue=1  ; specs/mlp.yaml:40
+dma.signal sem=s2, queue=2  ; specs/mlp.yaml:41
 loop reg=r0, var=f, start=0, stop=8, step=1  ; specs/mlp.yaml:42
     dma.load dst=sbuf:wds[0:+128] @r0 * 512 bfloat16 [[1,256]], src=hbm:wd[+128 s256] @r0 * 65536 bfloat16 [[1,256]], queue=3  ; specs/mlp.yaml:44
 endloop reg=r0  ; specs/mlp.yaml:42
 dma.signal sem=s8, queue=3  ; specs/mlp.yaml:44
-act.signal sem=s0  ; specs/mlp.yaml:56
+pe.wait sem=s0  ; specs/mlp.yaml:48
 pe.wait sem=s1  ; specs/mlp.yaml:48
-pe.wait sem=s2  ; specs/mlp.yaml:48
-dve.signal sem=s3  ; specs/mlp.yaml:57
-pe.wait sem=s4  ; specs/mlp.yaml:49
+pe.wait sem=s2  ; specs/mlp.yaml:49
+dve.signal sem=s5  ; specs/mlp.yaml:57
+act.signal sem=s6  ; specs/mlp.yaml:56
+act.signal sem=s6  ; specs/mlp.yaml:56
+dve.signal sem=s7  ; specs/mlp.yaml:57
+dve.signal sem=s7  ; specs/mlp.yaml:57
 loop reg=r0, var=f, start=0, stop=8, step=1  ; specs/mlp.yaml:46
-    pe.wait sem=s0  ; specs/mlp.yaml:48
+    pe.wait sem=s6  ; specs/mlp.yaml:48
     pe.matmul dst=psum:hg.(r0 % 2)[0:+128] @0 float32 [[1,256]], stationary=sbuf:wgs[0:+128] @r0 * 256 bfloat16 [[1,128]], moving=sbuf:xT[0:+128] @0 bfloat16 [[1,256]], accumulate=false  ; specs/mlp.yaml:48
-    pe.wait sem=s3  ; specs/mlp.yaml:49
+    pe.wait sem=s7  ; specs/mlp.yaml:49
     pe.matmul dst=psum:hu.(r0 % 2)[0:+128] @0 float32 [[1,256]], stationary=sbuf:wus[0:+128] @r0 * 256 bfloat16 [[1,128]], moving=sbuf:xT[0:+128] @0 bfloat16 [[1,256]], accumulate=false  ; specs/mlp.yaml:49
     loop reg=r1, var=k, start=1, stop=2, step=1, carried=true  ; specs/mlp.yaml:50
         pe.matmul dst=psum:hg.(r0 % 2)[0:+128] @0 float32 [[1,256]], stationary=sbuf:wgs[0:+128] @r0 * 256 + r1 * 2048 bfloat16 [[1,128]], moving=sbuf:xT[0:+128] @r1 * 512 bfloat16 [[1,256]], accumulate=true  ; specs/mlp.yaml:52
         pe.matmul dst=psum:hu.(r0 % 2)[0:+128] @0 float32 [[1,256]], stationary=sbuf:wus[0:+128] @r0 * 256 + r1 * 2048 bfloat16 [[1,128]], moving=sbuf:xT[0:+128] @r1 * 512 bfloat16 [[1,256]], accumulate=true  ; specs/mlp.yaml:53
     endloop reg=r1  ; specs/mlp.yaml:50
-    pe.signal sem=s5  ; specs/mlp.yaml:52
+    pe.signal sem=s3  ; specs/mlp.yaml:52
+    act.wait sem=s3  ; specs/mlp.yaml:56
     act.wait sem=s5  ; specs/mlp.yaml:56
     act.activation dst=sbuf:sg[0:+128] @0 float32 [[1,256]], src=psum:hg.(r0 % 2)[0:+128] @0 float32 [[1,256]], func=silu, scale=1.0  ; specs/mlp.yaml:56
-    act.signal sem=s0  ; specs/mlp.yaml:56
+    act.signal sem=s4  ; specs/mlp.yaml:56
     act.signal sem=s6  ; specs/mlp.yaml:56
-    dve.wait sem=s6  ; specs/mlp.yaml:57
+    dve.wait sem=s4  ; specs/mlp.yaml:57
     dve.tensor_tensor dst=sbuf:gT[0:+128] @r0 * 512 bfloat16 [[1,256]], a=sbuf:sg[0:+128] @0 float32 [[1,256]], b=psum:hu.(r0 % 2)[0:+128] @0 float32 [[1,256]], op=multiply  ; specs/mlp.yaml:57
-    dve.signal sem=s3  ; specs/mlp.yaml:57
+    dve.signal sem=s5  ; specs/mlp.yaml:57
+    dve.signal sem=s7  ; specs/mlp.yaml:57
 endloop reg=r0  ; specs/mlp.yaml:46
-pe.wait sem=s0  ; specs/mlp.yaml:48
-pe.wait sem=s3  ; specs/mlp.yaml:49
-dve.signal sem=s7  ; specs/mlp.yaml:65
+act.wait sem=s5  ; specs/mlp.yaml:56
+pe.wait sem=s6  ; specs/mlp.yaml:48
+pe.wait sem=s6  ; specs/mlp.yaml:48
+pe.wait sem=s7  ; specs/mlp.yaml:49
+pe.wait sem=s7  ; specs/mlp.yaml:49
 pe.wait sem=s8  ; specs/mlp.yaml:61
-dma.signal sem=s10, queue=4  ; specs/mlp.yaml:66
 loop reg=r0, var=t, start=0, stop=2, step=1  ; specs/mlp.yaml:59
-    pe.wait sem=s7  ; specs/mlp.yaml:61
     pe.matmul dst=psum:yp.(r0 % 2)[0:+128] @0 float32 [[1,256]], stationary=sbuf:gT[0:+128] @r0 * 256 bfloat16 [[1,128]], moving=sbuf:wds[0:+128] @0 bfloat16 [[1,256]], accumulate=false  ; specs/mlp.yaml:61
     loop reg=r1, var=f, start=1, stop=8, step=1, carried=true  ; specs/mlp.yaml:62
         pe.matmul dst=psum:yp.(r0 % 2)[0:+128] @0 float32 [[1,256]], stationary=sbuf:gT[0:+128] @r0 * 256 + r1 * 512 bfloat16 [[1,128]], moving=sbuf:wds[0:+128] @r1 * 512 bfloat16 [[1,256]], accumulate=true  ; specs/mlp.yaml:64
     endloop reg=r1  ; specs/mlp.yaml:62
     pe.signal sem=s9  ; specs/mlp.yaml:64
     dve.wait sem=s9  ; specs/mlp.yaml:65
-    dve.wait sem=s10  ; specs/mlp.yaml:65
     dve.tensor_copy dst=sbuf:ys.(r0 % 2)[0:+128] @0 bfloat16 [[1,256]], src=psum:yp.(r0 % 2)[0:+128] @0 float32 [[1,256]]  ; specs/mlp.yaml:65
-    dve.signal sem=s7  ; specs/mlp.yaml:65
-    dve.signal sem=s11  ; specs/mlp.yaml:65
-    dma.wait sem=s11, queue=4  ; specs/mlp.yaml:66
+    dve.signal sem=s10  ; specs/mlp.yaml:65
+    dma.wait sem=s10, queue=4  ; specs/mlp.yaml:66
     dma.store dst=hbm:y[+128 s256] @r0 * 65536 bfloat16 [[1,256]], src=sbuf:ys.(r0 % 2)[0:+128] @0 bfloat16 [[1,256]], queue=4  ; specs/mlp.yaml:66
-    dma.signal sem=s10, queue=4  ; specs/mlp.yaml:66
 endloop reg=r0  ; specs/mlp.yaml:59
-pe.wait sem=s7  ; specs/mlp.yaml:61
-dve.wait sem=s10  ; specs/mlp.yaml:65

@@ -17,41 +17,49 @@
 .tile t4 sbuf float32 [128, 64] bufs 1 p[0:+128] @2304 slot 256
 .tile yt sbuf bfloat16 [128, 128] bufs 2 p[0:+128] @1536 slot 256
 
-dve.signal sem=s0  ; specs/rope.yaml:40
-dve.signal sem=s1  ; specs/rope.yaml:41
+dve.signal sem=s6  ; specs/rope.yaml:40
+dve.signal sem=s6  ; specs/rope.yaml:40
+dve.signal sem=s7  ; specs/rope.yaml:41
+dve.signal sem=s7  ; specs/rope.yaml:41
 loop reg=r0, var=s, start=0, stop=4, step=1  ; specs/rope.yaml:30
-    dma.wait sem=s0, queue=0  ; specs/rope.yaml:32
+    dma.wait sem=s6, queue=0  ; specs/rope.yaml:32
     dma.load dst=sbuf:ct.(r0 % 2)[0:+128] @0 float32 [[1,64]], src=hbm:cos[+128 s64] @r0 * 32768 float32 [[1,64]], queue=0  ; specs/rope.yaml:32
-    dma.signal sem=s3, queue=0  ; specs/rope.yaml:32
-    dma.wait sem=s1, queue=1  ; specs/rope.yaml:33
+    dma.signal sem=s0, queue=0  ; specs/rope.yaml:32
+    dma.wait sem=s7, queue=1  ; specs/rope.yaml:33
     dma.load dst=sbuf:st.(r0 % 2)[0:+128] @0 float32 [[1,64]], src=hbm:sin[+128 s64] @r0 * 32768 float32 [[1,64]], queue=1  ; specs/rope.yaml:33
-    dma.signal sem=s5, queue=1  ; specs/rope.yaml:33
-    dve.signal sem=s2  ; specs/rope.yaml:41
-    dve.wait sem=s3  ; specs/rope.yaml:37
-    dve.wait sem=s5  ; specs/rope.yaml:38
-    dma.signal sem=s6, queue=3  ; specs/rope.yaml:43
+    dma.signal sem=s2, queue=1  ; specs/rope.yaml:33
+    dve.wait sem=s0  ; specs/rope.yaml:37
+    dve.wait sem=s2  ; specs/rope.yaml:38
+    dve.signal sem=s4  ; specs/rope.yaml:41
+    dve.signal sem=s4  ; specs/rope.yaml:41
+    dma.signal sem=s5, queue=3  ; specs/rope.yaml:43
+    dma.signal sem=s5, queue=3  ; specs/rope.yaml:43
     loop reg=r1, var=h, start=0, stop=4, step=1  ; specs/rope.yaml:34
-        dma.wait sem=s2, queue=2  ; specs/rope.yaml:36
+        dma.wait sem=s4, queue=2  ; specs/rope.yaml:36
         dma.load dst=sbuf:xt.((r0 * 4 + r1) % 2)[0:+128] @0 bfloat16 [[1,128]], src=hbm:x[+128 s128] @r0 * 32768 + r1 * 131072 bfloat16 [[1,128]], queue=2  ; specs/rope.yaml:36
-        dma.signal sem=s4, queue=2  ; specs/rope.yaml:36
-        dve.wait sem=s4  ; specs/rope.yaml:37
+        dma.signal sem=s1, queue=2  ; specs/rope.yaml:36
+        dve.wait sem=s1  ; specs/rope.yaml:37
         dve.tensor_tensor dst=sbuf:t1[0:+128] @0 float32 [[1,64]], a=sbuf:xt.((r0 * 4 + r1) % 2)[0:+128] @0 bfloat16 [[1,64]], b=sbuf:ct.(r0 % 2)[0:+128] @0 float32 [[1,64]], op=multiply  ; specs/rope.yaml:37
         dve.tensor_tensor dst=sbuf:t2[0:+128] @0 float32 [[1,64]], a=sbuf:xt.((r0 * 4 + r1) % 2)[0:+128] @128 bfloat16 [[1,64]], b=sbuf:st.(r0 % 2)[0:+128] @0 float32 [[1,64]], op=multiply  ; specs/rope.yaml:38
-        dve.wait sem=s6  ; specs/rope.yaml:39
+        dve.wait sem=s5  ; specs/rope.yaml:39
         dve.tensor_tensor dst=sbuf:yt.((r0 * 4 + r1) % 2)[0:+128] @0 bfloat16 [[1,64]], a=sbuf:t1[0:+128] @0 float32 [[1,64]], b=sbuf:t2[0:+128] @0 float32 [[1,64]], op=subtract  ; specs/rope.yaml:39
         dve.tensor_tensor dst=sbuf:t3[0:+128] @0 float32 [[1,64]], a=sbuf:xt.((r0 * 4 + r1) % 2)[0:+128] @128 bfloat16 [[1,64]], b=sbuf:ct.(r0 % 2)[0:+128] @0 float32 [[1,64]], op=multiply  ; specs/rope.yaml:40
         dve.tensor_tensor dst=sbuf:t4[0:+128] @0 float32 [[1,64]], a=sbuf:xt.((r0 * 4 + r1) % 2)[0:+128] @0 bfloat16 [[1,64]], b=sbuf:st.(r0 % 2)[0:+128] @0 float32 [[1,64]], op=multiply  ; specs/rope.yaml:41
-        dve.signal sem=s2  ; specs/rope.yaml:41
+        dve.signal sem=s4  ; specs/rope.yaml:41
         dve.tensor_tensor dst=sbuf:yt.((r0 * 4 + r1) % 2)[0:+128] @128 bfloat16 [[1,64]], a=sbuf:t3[0:+128] @0 float32 [[1,64]], b=sbuf:t4[0:+128] @0 float32 [[1,64]], op=add  ; specs/rope.yaml:42
-        dve.signal sem=s7  ; specs/rope.yaml:42
-        dma.wait sem=s7, queue=3  ; specs/rope.yaml:43
+        dve.signal sem=s3  ; specs/rope.yaml:42
+        dma.wait sem=s3, queue=3  ; specs/rope.yaml:43
         dma.store dst=hbm:y[+128 s128] @r0 * 32768 + r1 * 131072 bfloat16 [[1,128]], src=sbuf:yt.((r0 * 4 + r1) % 2)[0:+128] @0 bfloat16 [[1,128]], queue=3  ; specs/rope.yaml:43
-        dma.signal sem=s6, queue=3  ; specs/rope.yaml:43
+        dma.signal sem=s5, queue=3  ; specs/rope.yaml:43
     endloop reg=r1  ; specs/rope.yaml:34
-    dve.signal sem=s0  ; specs/rope.yaml:40
-    dve.signal sem=s1  ; specs/rope.yaml:41
-    dma.wait sem=s2, queue=2  ; specs/rope.yaml:36
-    dve.wait sem=s6  ; specs/rope.yaml:39
+    dma.wait sem=s4, queue=2  ; specs/rope.yaml:36
+    dma.wait sem=s4, queue=2  ; specs/rope.yaml:36
+    dve.wait sem=s5  ; specs/rope.yaml:39
+    dve.wait sem=s5  ; specs/rope.yaml:39
+    dve.signal sem=s6  ; specs/rope.yaml:40
+    dve.signal sem=s7  ; specs/rope.yaml:41
 endloop reg=r0  ; specs/rope.yaml:30
-dma.wait sem=s0, queue=0  ; specs/rope.yaml:32
-dma.wait sem=s1, queue=1  ; specs/rope.yaml:33
+dma.wait sem=s6, queue=0  ; specs/rope.yaml:32
+dma.wait sem=s6, queue=0  ; specs/rope.yaml:32
+dma.wait sem=s7, queue=1  ; specs/rope.yaml:33
+dma.wait sem=s7, queue=1  ; specs/rope.yaml:33

@@ -13,23 +13,25 @@
 .tile sm sbuf float32 [128, 1] bufs 1 p[0:+128] @6208 slot 64
 .tile rs sbuf float32 [128, 1] bufs 1 p[0:+128] @6144 slot 64
 
-dma.signal sem=s0, queue=1  ; specs/softmax.yaml:32
+dma.signal sem=s4, queue=1  ; specs/softmax.yaml:32
+dma.signal sem=s4, queue=1  ; specs/softmax.yaml:32
 loop reg=r0, var=i, start=0, stop=8, step=1  ; specs/softmax.yaml:23
-    dma.wait sem=s0, queue=0  ; specs/softmax.yaml:25
+    dma.wait sem=s4, queue=0  ; specs/softmax.yaml:25
     dma.load dst=sbuf:xt.(r0 % 2)[0:+128] @0 float32 [[1,512]], src=hbm:x[+128 s512] @r0 * 262144 float32 [[1,512]], queue=0  ; specs/softmax.yaml:25
-    dma.signal sem=s1, queue=0  ; specs/softmax.yaml:25
-    dve.wait sem=s1  ; specs/softmax.yaml:27
+    dma.signal sem=s0, queue=0  ; specs/softmax.yaml:25
+    dve.wait sem=s0  ; specs/softmax.yaml:27
     dve.tensor_reduce dst=sbuf:mx[0:+128] @0 float32 [[1,1]], src=sbuf:xt.(r0 % 2)[0:+128] @0 float32 [[1,512]], op=maximum, negate=true  ; specs/softmax.yaml:27
-    dve.signal sem=s2  ; specs/softmax.yaml:27
-    act.wait sem=s2  ; specs/softmax.yaml:29
+    dve.signal sem=s1  ; specs/softmax.yaml:27
+    act.wait sem=s1  ; specs/softmax.yaml:29
     act.activation dst=sbuf:ex[0:+128] @0 float32 [[1,512]], src=sbuf:xt.(r0 % 2)[0:+128] @0 float32 [[1,512]], bias=sbuf:mx[0:+128] @0 float32 [[1,1]], reduce_dst=sbuf:sm[0:+128] @0 float32 [[1,1]], func=exp, scale=1.0, reduce_op=add  ; specs/softmax.yaml:29
-    act.signal sem=s3  ; specs/softmax.yaml:29
-    dve.wait sem=s3  ; specs/softmax.yaml:30
+    act.signal sem=s2  ; specs/softmax.yaml:29
+    dve.wait sem=s2  ; specs/softmax.yaml:30
     dve.reciprocal dst=sbuf:rs[0:+128] @0 float32 [[1,1]], src=sbuf:sm[0:+128] @0 float32 [[1,1]]  ; specs/softmax.yaml:30
     dve.tensor_scalar dst=sbuf:yt.(r0 % 2)[0:+128] @0 float32 [[1,512]], src=sbuf:ex[0:+128] @0 float32 [[1,512]], operand0=sbuf:rs[0:+128] @0 float32 [[1,1]], op0=multiply  ; specs/softmax.yaml:31
-    dve.signal sem=s4  ; specs/softmax.yaml:31
-    dma.wait sem=s4, queue=1  ; specs/softmax.yaml:32
+    dve.signal sem=s3  ; specs/softmax.yaml:31
+    dma.wait sem=s3, queue=1  ; specs/softmax.yaml:32
     dma.store dst=hbm:y[+128 s512] @r0 * 262144 float32 [[1,512]], src=sbuf:yt.(r0 % 2)[0:+128] @0 float32 [[1,512]], queue=1  ; specs/softmax.yaml:32
-    dma.signal sem=s0, queue=1  ; specs/softmax.yaml:32
+    dma.signal sem=s4, queue=1  ; specs/softmax.yaml:32
 endloop reg=r0  ; specs/softmax.yaml:23
-dma.wait sem=s0, queue=0  ; specs/softmax.yaml:25
+dma.wait sem=s4, queue=0  ; specs/softmax.yaml:25
+dma.wait sem=s4, queue=0  ; specs/softmax.yaml:25

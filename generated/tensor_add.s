@@ -12,28 +12,34 @@
 .tile ct sbuf float32 [128, 512] bufs 2 p[0:+128] @8192 slot 2048
 
 loop reg=r0, var=i, start=0, stop=4, step=1  ; specs/tensor_add.yaml:22
-    dve.signal sem=s0  ; specs/tensor_add.yaml:28
-    dve.signal sem=s1  ; specs/tensor_add.yaml:28
-    dma.signal sem=s4, queue=2  ; specs/tensor_add.yaml:29
+    dve.signal sem=s3  ; specs/tensor_add.yaml:28
+    dve.signal sem=s3  ; specs/tensor_add.yaml:28
+    dve.signal sem=s4  ; specs/tensor_add.yaml:28
+    dve.signal sem=s4  ; specs/tensor_add.yaml:28
+    dma.signal sem=s5, queue=2  ; specs/tensor_add.yaml:29
+    dma.signal sem=s5, queue=2  ; specs/tensor_add.yaml:29
     loop reg=r1, var=j, start=0, stop=4, step=1  ; specs/tensor_add.yaml:24
-        dma.wait sem=s0, queue=0  ; specs/tensor_add.yaml:26
+        dma.wait sem=s3, queue=0  ; specs/tensor_add.yaml:26
         dma.load dst=sbuf:at.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], src=hbm:a[+128 s2048] @r0 * 1048576 + r1 * 2048 float32 [[1,512]], queue=0  ; specs/tensor_add.yaml:26
-        dma.signal sem=s2, queue=0  ; specs/tensor_add.yaml:26
-        dma.wait sem=s1, queue=1  ; specs/tensor_add.yaml:27
+        dma.signal sem=s0, queue=0  ; specs/tensor_add.yaml:26
+        dma.wait sem=s4, queue=1  ; specs/tensor_add.yaml:27
         dma.load dst=sbuf:bt.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], src=hbm:b[+128 s2048] @r0 * 1048576 + r1 * 2048 float32 [[1,512]], queue=1  ; specs/tensor_add.yaml:27
-        dma.signal sem=s3, queue=1  ; specs/tensor_add.yaml:27
-        dve.wait sem=s2  ; specs/tensor_add.yaml:28
-        dve.wait sem=s3  ; specs/tensor_add.yaml:28
-        dve.wait sem=s4  ; specs/tensor_add.yaml:28
+        dma.signal sem=s1, queue=1  ; specs/tensor_add.yaml:27
+        dve.wait sem=s0  ; specs/tensor_add.yaml:28
+        dve.wait sem=s1  ; specs/tensor_add.yaml:28
+        dve.wait sem=s5  ; specs/tensor_add.yaml:28
         dve.tensor_tensor dst=sbuf:ct.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], a=sbuf:at.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], b=sbuf:bt.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], op=add  ; specs/tensor_add.yaml:28
-        dve.signal sem=s0  ; specs/tensor_add.yaml:28
-        dve.signal sem=s1  ; specs/tensor_add.yaml:28
-        dve.signal sem=s5  ; specs/tensor_add.yaml:28
-        dma.wait sem=s5, queue=2  ; specs/tensor_add.yaml:29
+        dve.signal sem=s2  ; specs/tensor_add.yaml:28
+        dve.signal sem=s3  ; specs/tensor_add.yaml:28
+        dve.signal sem=s4  ; specs/tensor_add.yaml:28
+        dma.wait sem=s2, queue=2  ; specs/tensor_add.yaml:29
         dma.store dst=hbm:c[+128 s2048] @r0 * 1048576 + r1 * 2048 float32 [[1,512]], src=sbuf:ct.((r0 * 4 + r1) % 2)[0:+128] @0 float32 [[1,512]], queue=2  ; specs/tensor_add.yaml:29
-        dma.signal sem=s4, queue=2  ; specs/tensor_add.yaml:29
+        dma.signal sem=s5, queue=2  ; specs/tensor_add.yaml:29
     endloop reg=r1  ; specs/tensor_add.yaml:24
-    dma.wait sem=s0, queue=0  ; specs/tensor_add.yaml:26
-    dma.wait sem=s1, queue=1  ; specs/tensor_add.yaml:27
-    dve.wait sem=s4  ; specs/tensor_add.yaml:28
+    dma.wait sem=s3, queue=0  ; specs/tensor_add.yaml:26
+    dma.wait sem=s3, queue=0  ; specs/tensor_add.yaml:26
+    dma.wait sem=s4, queue=1  ; specs/tensor_add.yaml:27
+    dma.wait sem=s4, queue=1  ; specs/tensor_add.yaml:27
+    dve.wait sem=s5  ; specs/tensor_add.yaml:28
+    dve.wait sem=s5  ; specs/tensor_add.yaml:28
 endloop reg=r0  ; specs/tensor_add.yaml:22

@@ -11,29 +11,29 @@
 .tile bt sbuf bfloat16 [128, 1024] bufs 2 p[0:+128] @4096 slot 2048
 .tile ct sbuf bfloat16 [128, 1024] bufs 2 p[0:+128] @8192 slot 2048
 
+dve.signal sem=s3  ; specs/tensor_add_bf16.yaml:27
+dve.signal sem=s4  ; specs/tensor_add_bf16.yaml:27
+dma.signal sem=s5, queue=2  ; specs/tensor_add_bf16.yaml:28
 loop reg=r0, var=i, start=0, stop=4, step=1  ; specs/tensor_add_bf16.yaml:21
-    dve.signal sem=s0  ; specs/tensor_add_bf16.yaml:27
-    dve.signal sem=s1  ; specs/tensor_add_bf16.yaml:27
-    dma.signal sem=s4, queue=2  ; specs/tensor_add_bf16.yaml:28
+    dma.wait sem=s3, queue=0  ; specs/tensor_add_bf16.yaml:25
+    dma.wait sem=s4, queue=1  ; specs/tensor_add_bf16.yaml:26
+    dve.wait sem=s5  ; specs/tensor_add_bf16.yaml:27
     loop reg=r1, var=j, start=0, stop=2, step=1  ; specs/tensor_add_bf16.yaml:23
-        dma.wait sem=s0, queue=0  ; specs/tensor_add_bf16.yaml:25
         dma.load dst=sbuf:at.((r0 * 2 + r1) % 2)[0:+128] @0 bfloat16 [[1,1024]], src=hbm:a[+128 s2048] @r0 * 524288 + r1 * 2048 bfloat16 [[1,1024]], queue=0  ; specs/tensor_add_bf16.yaml:25
-        dma.signal sem=s2, queue=0  ; specs/tensor_add_bf16.yaml:25
-        dma.wait sem=s1, queue=1  ; specs/tensor_add_bf16.yaml:26
+        dma.signal sem=s0, queue=0  ; specs/tensor_add_bf16.yaml:25
         dma.load dst=sbuf:bt.((r0 * 2 + r1) % 2)[0:+128] @0 bfloat16 [[1,1024]], src=hbm:b[+128 s2048] @r0 * 524288 + r1 * 2048 bfloat16 [[1,1024]], queue=1  ; specs/tensor_add_bf16.yaml:26
-        dma.signal sem=s3, queue=1  ; specs/tensor_add_bf16.yaml:26
-        dve.wait sem=s2  ; specs/tensor_add_bf16.yaml:27
-        dve.wait sem=s3  ; specs/tensor_add_bf16.yaml:27
-        dve.wait sem=s4  ; specs/tensor_add_bf16.yaml:27
+        dma.signal sem=s1, queue=1  ; specs/tensor_add_bf16.yaml:26
+        dve.wait sem=s0  ; specs/tensor_add_bf16.yaml:27
+        dve.wait sem=s1  ; specs/tensor_add_bf16.yaml:27
         dve.tensor_tensor dst=sbuf:ct.((r0 * 2 + r1) % 2)[0:+128] @0 bfloat16 [[1,1024]], a=sbuf:at.((r0 * 2 + r1) % 2)[0:+128] @0 bfloat16 [[1,1024]], b=sbuf:bt.((r0 * 2 + r1) % 2)[0:+128] @0 bfloat16 [[1,1024]], op=add  ; specs/tensor_add_bf16.yaml:27
-        dve.signal sem=s0  ; specs/tensor_add_bf16.yaml:27
-        dve.signal sem=s1  ; specs/tensor_add_bf16.yaml:27
-        dve.signal sem=s5  ; specs/tensor_add_bf16.yaml:27
-        dma.wait sem=s5, queue=2  ; specs/tensor_add_bf16.yaml:28
+        dve.signal sem=s2  ; specs/tensor_add_bf16.yaml:27
+        dma.wait sem=s2, queue=2  ; specs/tensor_add_bf16.yaml:28
         dma.store dst=hbm:c[+128 s2048] @r0 * 524288 + r1 * 2048 bfloat16 [[1,1024]], src=sbuf:ct.((r0 * 2 + r1) % 2)[0:+128] @0 bfloat16 [[1,1024]], queue=2  ; specs/tensor_add_bf16.yaml:28
-        dma.signal sem=s4, queue=2  ; specs/tensor_add_bf16.yaml:28
     endloop reg=r1  ; specs/tensor_add_bf16.yaml:23
-    dma.wait sem=s0, queue=0  ; specs/tensor_add_bf16.yaml:25
-    dma.wait sem=s1, queue=1  ; specs/tensor_add_bf16.yaml:26
-    dve.wait sem=s4  ; specs/tensor_add_bf16.yaml:27
+    dve.signal sem=s3  ; specs/tensor_add_bf16.yaml:27
+    dve.signal sem=s4  ; specs/tensor_add_bf16.yaml:27
+    dma.signal sem=s5, queue=2  ; specs/tensor_add_bf16.yaml:28
 endloop reg=r0  ; specs/tensor_add_bf16.yaml:21
+dma.wait sem=s3, queue=0  ; specs/tensor_add_bf16.yaml:25
+dma.wait sem=s4, queue=1  ; specs/tensor_add_bf16.yaml:26
+dve.wait sem=s5  ; specs/tensor_add_bf16.yaml:27

@@ -9,22 +9,14 @@
 .tile xt sbuf float32 [128, 32, 64] bufs 2 p[0:+128] @0 slot 8192
 .tile yt sbuf float32 [128, 64, 32] bufs 2 p[0:+128] @16384 slot 8192
 
-dve.signal sem=s0  ; specs/transpose2d.yaml:29
-dma.signal sem=s2, queue=1  ; specs/transpose2d.yaml:30
 loop reg=r0, var=i, start=0, stop=2, step=1  ; specs/transpose2d.yaml:21
-    dma.wait sem=s0, queue=0  ; specs/transpose2d.yaml:23
     dma.load dst=sbuf:xt.(r0 % 2)[0:+128] @0 float32 [[1,2048]], src=hbm:x[+128 s2048] @r0 * 1048576 float32 [[1,2048]], queue=0  ; specs/transpose2d.yaml:23
-    dma.signal sem=s1, queue=0  ; specs/transpose2d.yaml:23
-    dve.wait sem=s1  ; specs/transpose2d.yaml:29
-    dve.wait sem=s2  ; specs/transpose2d.yaml:29
+    dma.signal sem=s0, queue=0  ; specs/transpose2d.yaml:23
+    dve.wait sem=s0  ; specs/transpose2d.yaml:29
     loop reg=r1, var=a, start=0, stop=32, step=1  ; specs/transpose2d.yaml:27
         dve.tensor_copy dst=sbuf:yt.(r0 % 2)[0:+128] @r1 * 4 float32 [[32,64]], src=sbuf:xt.(r0 % 2)[0:+128] @r1 * 256 float32 [[1,64]]  ; specs/transpose2d.yaml:29
     endloop reg=r1  ; specs/transpose2d.yaml:27
-    dve.signal sem=s0  ; specs/transpose2d.yaml:29
-    dve.signal sem=s3  ; specs/transpose2d.yaml:29
-    dma.wait sem=s3, queue=1  ; specs/transpose2d.yaml:30
+    dve.signal sem=s1  ; specs/transpose2d.yaml:29
+    dma.wait sem=s1, queue=1  ; specs/transpose2d.yaml:30
     dma.store dst=hbm:y[+128 s2048] @r0 * 1048576 float32 [[1,2048]], src=sbuf:yt.(r0 % 2)[0:+128] @0 float32 [[1,2048]], queue=1  ; specs/transpose2d.yaml:30
-    dma.signal sem=s2, queue=1  ; specs/transpose2d.yaml:30
 endloop reg=r0  ; specs/transpose2d.yaml:21
-dma.wait sem=s0, queue=0  ; specs/transpose2d.yaml:23
-dve.wait sem=s2  ; specs/transpose2d.yaml:29

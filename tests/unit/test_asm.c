@@ -260,9 +260,52 @@ static int step(const tg_prog *p, Engine *en, int e, int *sems, uint32_t *ran_pc
     return 0;
 }
 
-/* Placed byte ranges of two instructions overlap, or they touch the same
- * HBM tensor, with a write (as the emitter's rule). */
-static int conflicts(const tg_prog *p, uint32_t a, uint32_t b)
+enum { SK_MAX_BUFS = 8 }; /* bufs is 1..8 (E013) */
+
+/* The rotating copy each operand of instruction pc touches with loop
+ * registers regs (buf mod bufs; HBM and single-copy tiles: 0). */
+static void copies_of(const tg_prog *p, uint32_t pc, const int64_t *regs, uint8_t *cp)
+{
+    tg_prog_inst in;
+    tg_prog_get_inst(p, pc, &in);
+    for (uint32_t k = 0; k < in.nops; k++) {
+        tg_prog_operand o;
+        tg_prog_tile t;
+        int64_t v = 0;
+        tg_prog_get_operand(p, in.first_op + k, &o);
+        cp[k] = 0;
+        if (o.space == TG_SPACE_HBM)
+            continue;
+        tg_prog_get_tile(p, o.index, &t);
+        assert_true(t.bufs <= SK_MAX_BUFS);
+        assert_int_equal(tg_prog_eval(p, o.buf, regs, 0, 0, &v), 0);
+        v %= (int64_t)t.bufs;
+        cp[k] = (uint8_t)(v < 0 ? v + t.bufs : v);
+    }
+}
+
+/* Operands oa (copy ca) and ob (copy cb) share a placed byte, or the same
+ * HBM tensor, and one writes (as the emitter's rule); a copy < 0 means every
+ * copy of the tile. */
+static int operands_conflict(const tg_prog *p, const tg_prog_operand *oa, int ca, const tg_prog_operand *ob, int cb)
+{
+    int wa = oa->role == TG_ROLE_DST || oa->role == TG_ROLE_REDUCE_DST;
+    int wb = ob->role == TG_ROLE_DST || ob->role == TG_ROLE_REDUCE_DST;
+    if (ob->space != oa->space || !(wa || wb))
+        return 0;
+    if (oa->space == TG_SPACE_HBM)
+        return oa->index == ob->index;
+    tg_prog_tile ta, tb;
+    tg_prog_get_tile(p, oa->index, &ta);
+    tg_prog_get_tile(p, ob->index, &tb);
+    uint64_t a0 = ta.base + (uint64_t)(ca < 0 ? 0 : ca) * ta.slot, a1 = a0 + ta.slot * (ca < 0 ? ta.bufs : 1);
+    uint64_t b0 = tb.base + (uint64_t)(cb < 0 ? 0 : cb) * tb.slot, b1 = b0 + tb.slot * (cb < 0 ? tb.bufs : 1);
+    return a0 < b1 && b0 < a1 && ta.pstart < tb.pstart + tb.pcount && tb.pstart < ta.pstart + ta.pcount;
+}
+
+/* Instructions a and b conflict: per rotating copy (ca, cb: the copies of
+ * their operands), or whole tiles when ca and cb are NULL. */
+static int conflicts_at(const tg_prog *p, uint32_t a, const uint8_t *ca, uint32_t b, const uint8_t *cb)
 {
     tg_prog_inst ia, ib;
     tg_prog_get_inst(p, a, &ia);
@@ -272,24 +315,13 @@ static int conflicts(const tg_prog *p, uint32_t a, uint32_t b)
             tg_prog_operand oa, ob;
             tg_prog_get_operand(p, ia.first_op + i, &oa);
             tg_prog_get_operand(p, ib.first_op + j, &ob);
-            int wa = oa.role == TG_ROLE_DST || oa.role == TG_ROLE_REDUCE_DST;
-            int wb = ob.role == TG_ROLE_DST || ob.role == TG_ROLE_REDUCE_DST;
-            if (ob.space != oa.space || !(wa || wb))
-                continue;
-            if (oa.space == TG_SPACE_HBM) {
-                if (oa.index == ob.index)
-                    return 1;
-                continue;
-            }
-            tg_prog_tile ta, tb;
-            tg_prog_get_tile(p, oa.index, &ta);
-            tg_prog_get_tile(p, ob.index, &tb);
-            if (ta.base < tb.base + tb.slot * tb.bufs && tb.base < ta.base + ta.slot * ta.bufs &&
-                ta.pstart < tb.pstart + tb.pcount && tb.pstart < ta.pstart + ta.pcount)
+            if (operands_conflict(p, &oa, ca ? ca[i] : -1, &ob, cb ? cb[j] : -1))
                 return 1;
         }
     return 0;
 }
+
+static int conflicts(const tg_prog *p, uint32_t a, uint32_t b) { return conflicts_at(p, a, NULL, b, NULL); }
 
 static void check_schedule(const tg_prog *p, const int *prio, Dyn *order, uint32_t nseq, const char *name)
 {
@@ -338,6 +370,7 @@ static void syncs_order_conflicts(void **state)
     (void)state;
     static Dyn seq[SK_MAX_DYN], sched[SK_MAX_DYN];
     static uint32_t seqno[SK_MAX_DYN];
+    static uint8_t cps[SK_MAX_DYN][TG_ISA_MAX_OPERANDS]; /* each step's copies */
     static const int eprios[][TG_ENG_SYNC] = {{0, 1, 2, 3, 4}, {4, 3, 2, 1, 0}, {2, 3, 0, 4, 1},
                                               {3, 2, 4, 1, 0}, {1, 4, 0, 2, 3}, {0, 4, 1, 3, 2}};
     /* stream priorities: each engine order with the DMA queues in its DMA
@@ -371,6 +404,7 @@ static void syncs_order_conflicts(void **state)
         int moved = 0;
         while (step(&p, &en, -1, sems, &pc, &moved)) {
             assert_true(n < SK_MAX_DYN);
+            copies_of(&p, pc, en.regs, cps[n]);
             seq[n].pc = pc;
             seq[n].seq = count[pc]++;
             n++;
@@ -384,7 +418,7 @@ static void syncs_order_conflicts(void **state)
             seqno[first[seq[i].pc] + seq[i].seq] = i;
         for (size_t s = 0; s < sizeof eprios / sizeof *eprios; s++) {
             check_schedule(&p, prios[s], sched, n, lower_bundled[k]);
-            /* every conflicting cross-engine pair runs in program order */
+            /* every conflicting cross-stream pair (per copy) runs in program order */
             for (uint32_t i = 0; i < n; i++) {
                 uint32_t si = seqno[first[sched[i].pc] + sched[i].seq];
                 tg_prog_inst a;
@@ -395,7 +429,7 @@ static void syncs_order_conflicts(void **state)
                     if (tg_prog_stream(&a) == tg_prog_stream(&b))
                         continue;
                     uint32_t sj = seqno[first[sched[j].pc] + sched[j].seq];
-                    if (sj < si && conflicts(&p, sched[i].pc, sched[j].pc)) {
+                    if (sj < si && conflicts_at(&p, sched[i].pc, cps[si], sched[j].pc, cps[sj])) {
                         fprintf(stderr, "%s: schedule %zu runs inst %u before inst %u against program order\n",
                                 lower_bundled[k], s, sched[i].pc, sched[j].pc);
                         fail();
@@ -461,7 +495,8 @@ typedef struct HbSems {
 static int hb_unordered(const tg_prog *p, const HbConf *cf, int skip, char *why, size_t nwhy)
 {
     static HbSems h;
-    static uint32_t last[4096]; /* per pc: its stream's count at its last run, 0 = not run */
+    /* per pc, operand and copy: its stream's count at the last run that touched that copy, 0 = none */
+    static uint32_t last[4096][TG_ISA_MAX_OPERANDS][SK_MAX_BUFS];
     uint32_t vc[TG_STREAM_COUNT][TG_STREAM_COUNT];
     memset(&h, 0, sizeof h);
     memset(last, 0, sizeof last);
@@ -500,26 +535,76 @@ static int hb_unordered(const tg_prog *p, const HbConf *cf, int skip, char *why,
             continue;
         }
         c[str]++;
+        uint8_t cb[TG_ISA_MAX_OPERANDS];
+        copies_of(p, pc, en.regs, cb);
         for (uint32_t k = cf->start[pc]; k < cf->start[pc + 1]; k++) {
             uint32_t a = cf->list[k];
             tg_prog_inst ia;
             tg_prog_get_inst(p, a, &ia);
-            if (last[a] && c[tg_prog_stream(&ia)] < last[a]) {
-                snprintf(why, nwhy, "inst %u (stream %u) is not ordered before inst %u (stream %u), step %u", a,
-                         tg_prog_stream(&ia), pc, str, steps);
-                return 1;
-            }
+            /* every (operand, copy) of a at its last run that touched it */
+            for (uint32_t ka = 0; ka < ia.nops; ka++)
+                for (int cp = 0; cp < SK_MAX_BUFS; cp++) {
+                    uint32_t l = last[a][ka][cp];
+                    if (!l || c[tg_prog_stream(&ia)] >= l)
+                        continue;
+                    int hit = 0;
+                    tg_prog_operand oa, ob;
+                    tg_prog_get_operand(p, ia.first_op + ka, &oa);
+                    for (uint32_t kb = 0; kb < in.nops && !hit; kb++) {
+                        tg_prog_get_operand(p, in.first_op + kb, &ob);
+                        hit = operands_conflict(p, &oa, cp, &ob, cb[kb]);
+                    }
+                    if (hit) {
+                        snprintf(why, nwhy,
+                                 "inst %u (stream %u, copy %d) is not ordered before inst %u (stream %u), step %u", a,
+                                 tg_prog_stream(&ia), cp, pc, str, steps);
+                        return 1;
+                    }
+                }
         }
-        last[pc] = c[str];
+        for (uint32_t kb = 0; kb < in.nops; kb++)
+            last[pc][kb][cb[kb]] = c[str];
     }
     for (int s = 0; s < TG_ISA_MAX_SEMS; s++)
         assert_int_equal(h.count[s], 0);
     return 0;
 }
 
-/* Every bundled spec and the numerics test kernels: race-free in every
- * schedule, and every semaphore needed (without it some pair is unordered,
- * which also shows the check catches a missing wait). */
+/* One spec: race-free in every schedule, and every semaphore needed
+ * (without it some pair is unordered, which also shows the check catches a
+ * missing wait). */
+static void hb_check(const char *path, HbConf *cf)
+{
+    char why[256];
+    Listing l;
+    listing_make_path(&l, path);
+    tg_prog p;
+    assert_int_equal(tg_prog_decode(&p, l.bin, l.len), 0);
+    assert_true(p.ninsts < 4096);
+    hb_conflicts(&p, cf);
+    if (hb_unordered(&p, cf, -1, why, sizeof why)) {
+        fprintf(stderr, "%s: %s\n", path, why);
+        fail();
+    }
+    int nsems = 0;
+    for (uint32_t i = 0; i < p.ninsts; i++) {
+        tg_prog_inst in;
+        uint64_t s;
+        tg_prog_get_inst(&p, i, &in);
+        if (in.op == TG_OP_SIGNAL && tg_prog_find_imm(&p, &in, TG_IMM_SEM, &s) && (int)s >= nsems)
+            nsems = (int)s + 1;
+    }
+    for (int s = 0; s < nsems; s++)
+        if (!hb_unordered(&p, cf, s, why, sizeof why)) {
+            fprintf(stderr, "%s: semaphore s%d is not needed\n", path, s);
+            fail();
+        }
+    listing_free(&l);
+}
+
+/* Every bundled spec and the numerics test kernels (each needs semaphores),
+ * plus the specs listed one per line in the file $ASM_HB_SPECS when set
+ * (e.g. the differential fuzzer's, tests/numerics/fuzz_diff.py gen). */
 static void syncs_happen_before(void **state)
 {
     (void)state;
@@ -527,36 +612,32 @@ static void syncs_happen_before(void **state)
     static HbConf cf;
     int nspecs = LOWER_NBUNDLED + (int)(sizeof kernels / sizeof *kernels);
     for (int k = 0; k < nspecs; k++) {
-        char path[96], why[256];
+        char path[96];
         if (k < LOWER_NBUNDLED)
             snprintf(path, sizeof path, "specs/%s.yaml", lower_bundled[k]);
         else
             snprintf(path, sizeof path, "tests/numerics/specs/%s.yaml", kernels[k - LOWER_NBUNDLED]);
         Listing l;
         listing_make_path(&l, path);
-        tg_prog p;
-        assert_int_equal(tg_prog_decode(&p, l.bin, l.len), 0);
-        assert_true(p.ninsts < 4096);
-        hb_conflicts(&p, &cf);
-        if (hb_unordered(&p, &cf, -1, why, sizeof why)) {
-            fprintf(stderr, "%s: %s\n", path, why);
-            fail();
-        }
-        int nsems = 0;
-        for (uint32_t i = 0; i < p.ninsts; i++) {
-            tg_prog_inst in;
-            uint64_t s;
-            tg_prog_get_inst(&p, i, &in);
-            if (in.op == TG_OP_SIGNAL && tg_prog_find_imm(&p, &in, TG_IMM_SEM, &s) && (int)s >= nsems)
-                nsems = (int)s + 1;
-        }
-        assert_true(nsems > 0);
-        for (int s = 0; s < nsems; s++)
-            if (!hb_unordered(&p, &cf, s, why, sizeof why)) {
-                fprintf(stderr, "%s: semaphore s%d is not needed\n", path, s);
-                fail();
-            }
+        int has_sem = strstr(l.text.data, ".signal sem=") != NULL;
         listing_free(&l);
+        assert_true(has_sem);
+        hb_check(path, &cf);
+    }
+    const char *list = getenv("ASM_HB_SPECS");
+    FILE *f = list ? fopen(list, "r") : NULL;
+    char line[1024];
+    int n = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0]) {
+            hb_check(line, &cf);
+            n++;
+        }
+    }
+    if (f) {
+        fclose(f);
+        fprintf(stderr, "syncs_happen_before: %d specs from %s\n", n, list);
     }
 }
 
