@@ -66,10 +66,8 @@ typedef struct cmodel {
 
 static uint64_t umax(uint64_t a, uint64_t b) { return a > b ? a : b; }
 
-static uint32_t stream_of(const tg_prog_inst *in)
-{
-    return in->engine == TG_ENG_DMA ? (uint32_t)TG_ENG_COUNT : (uint32_t)in->engine;
-}
+/* The instruction's stream: its engine, or its DMA queue (tg_isa.h). */
+static uint32_t stream_of(const tg_prog_inst *in) { return tg_prog_stream(in); }
 
 static uint64_t imm(const cmodel *m, const tg_prog_inst *in, tg_isa_imm key, uint64_t dflt)
 {

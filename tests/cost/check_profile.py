@@ -9,7 +9,8 @@ back by machine, not by eye:
   non-negative durations inside [0, latency], spec lines inside the spec, every
   flow start with its finish, every async begin with its end;
 - the --svg file is well-formed XML with one row label per track;
-- `bufs: 2` is never slower than the same kernel with `bufs: 1`;
+- `bufs: 2` is never slower than the same kernel with `bufs: 1`, and a
+  double-buffered kernel shows a DMA in flight during compute in its trace;
 - --execute gives the same times as the timing-only run.
 
 Usage: check_profile.py TILEGEN SPEC...   Prints "N passed, M failed"."""
@@ -102,6 +103,31 @@ def check_trace(name, path, lat_ns, nlines):
           f"{name}: trace ends at {end_max * 1000.0} ns, latency {lat_ns} ns")
 
 
+def dma_overlaps_compute(path):
+    """1 when some DMA in flight (a DMA-queue slice) overlaps a compute
+    instruction (an engine's slice that is not a semaphore wait)."""
+    with open(path) as f:
+        ev = json.load(f)["traceEvents"]
+    names = {e["tid"]: e["args"]["name"] for e in ev if e.get("ph") == "M" and e.get("name") == "thread_name"}
+    begin = {}
+    dma = []
+    for e in ev:
+        if e.get("ph") == "b" and e.get("name", "").startswith("dma."):
+            begin[(e["tid"], e["id"])] = e["ts"]
+        elif e.get("ph") == "e" and (e["tid"], e["id"]) in begin:
+            dma.append((begin.pop((e["tid"], e["id"])), e["ts"]))
+    comp = sorted((e["ts"], e["ts"] + e["dur"]) for e in ev
+                  if e.get("ph") == "X" and e.get("cat") == "instruction" and e["name"] not in ("wait", "signal")
+                  and not names.get(e["tid"], "").startswith("DMA"))
+    for a, b in dma:
+        for c, d in comp:
+            if c >= b:
+                break
+            if d > a and c < b:
+                return True
+    return False
+
+
 def check_svg(name, path):
     try:
         root = ET.parse(path).getroot()
@@ -143,6 +169,8 @@ def main():
         rx = profile(tilegen, spec, "--json", "-", "--execute")
         check(rx.returncode == 0 and json.loads(rx.stdout)["latency_ns"] == js["latency_ns"],
               f"{name}: --execute changes the times or fails: {rx.stderr}")
+        if re.search(r"bufs:\s*[2-9]", text) and re.search(r"- (load|store):", text):
+            check(dma_overlaps_compute(tr), f"{name}: double-buffered, yet no DMA overlaps compute in the trace")
         if re.search(r"bufs:\s*[2-9]", text):
             one = os.path.join(tmp, name)
             with open(one, "w") as f:
