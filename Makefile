@@ -11,8 +11,13 @@ BUILD   ?= build
 BIN     ?= bin
 OPT     ?= -O2 -g
 SAN     ?=
+# NATIVE=1 builds everything for this machine's CPU (-march=native). The default
+# is the architecture's baseline, so bin/tilegen and libtgrt.a run on any CPU of
+# it (and under valgrind); tg_ops.c picks its SIMD body at run time. Same bits.
+NATIVE  ?=
+ARCH    = $(if $(filter 1,$(NATIVE)),-march=native)
 WARN     = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wundef -Wwrite-strings
-CFLAGS_ALL = -std=c11 $(WARN) $(OPT) $(SAN) -Igen -Igen/ctemplate -Iruntime \
+CFLAGS_ALL = -std=c11 $(WARN) $(OPT) $(ARCH) $(SAN) -Igen -Igen/ctemplate -Iruntime \
              -I$(BUILD)/gen -I$(BUILD)/gen/ctemplate $(CFLAGS)
 LDFLAGS_ALL = $(SAN) $(LDFLAGS)
 RE2CFLAGS = -W -Werror --no-generation-date --no-version

@@ -1,14 +1,16 @@
 # The op-semantics module (runtime/tg_ops.*): the per-op math shared by the C
 # simulation and the ISS. Included by the top-level Makefile after runtime.mk.
 # Suites: ops (cmocka), ops-numpy (numpy cross-check via ctypes),
-# ops-freestanding (gcc+clang, -std=c99 -ffreestanding -nostdlib, `nm -u` ⊆
-# {memcpy, memset} ∪ the runtime); bench: ops (matmul vs OpenBLAS sgemm).
+# ops-freestanding (gcc+clang, portable and -march=native, -std=c99
+# -ffreestanding -nostdlib, `nm -u` ⊆ {memcpy, memset} ∪ the runtime),
+# ops-portable (valgrind); bench: ops (matmul vs OpenBLAS sgemm).
 #
-# TG_OPS_ARCH: code-generation flags for tg_ops.o (default: this host's SIMD,
-# so the matmul micro-kernel gets AVX/AVX-512). Results do not depend on it:
-# tg_fp.h forbids FMA and SIMD lanes are independent elements.
-# Override with TG_OPS_ARCH= for a portable object.
-TG_OPS_ARCH ?= -march=native
+# TG_OPS_ARCH: extra code-generation flags for tg_ops.o (default none: on
+# x86-64 the matmul micro-kernel is built for SSE2, AVX2 and AVX-512F and picks
+# one at run time; `make NATIVE=1` builds everything with -march=native).
+# Results do not depend on it: tg_fp.h forbids FMA and SIMD lanes are
+# independent elements (suite numerics-flags, test_ops runs every body).
+TG_OPS_ARCH ?=
 OPS_SRCS := runtime/tg_ops.c
 OPS_OBJS := $(OPS_SRCS:%.c=$(BUILD)/%.o)
 RT_OBJS += $(OPS_OBJS)
@@ -27,11 +29,26 @@ $(BIN)/bench_ops: $(BUILD)/tools/bench_ops.o $(OPS_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $^ -o $@ -lopenblas -lm
 
-SUITES += ops ops-freestanding
+SUITES += ops ops-freestanding ops-portable
 TEST_DEPS += $(BIN)/test_ops
-.PHONY: suite-ops suite-ops-freestanding bench-ops
+.PHONY: suite-ops suite-ops-freestanding suite-ops-portable bench-ops
 suite-ops: $(BIN)/test_ops
 	@tests/cmocka_count.sh $(BIN)/test_ops
+
+# The default build runs on any CPU of the architecture: under valgrind (whose
+# x86-64 CPU has AVX2 but no AVX-512, so a -march=native build on an AVX-512
+# host dies with SIGILL), test_ops runs every matmul body valgrind's CPU has
+# against the reference loop, and bin/tilegen runs the matmul kernel on the ISS.
+suite-ops-portable: $(BIN)/test_ops $(TILEGEN)
+	@p=0; f=0; d=$(BUILD)/ops-portable; mkdir -p $$d; \
+	if [ -n "$(filter 1,$(NATIVE))" ]; then echo "[  SKIPPED ] NATIVE=1 build"; echo "0 passed, 0 failed"; exit 0; fi; \
+	if valgrind -q --error-exitcode=99 $(BIN)/test_ops >$$d/test_ops.log 2>&1; then \
+	  echo "[       OK ] test_ops under valgrind"; p=$$((p+1)); \
+	else echo "[  FAILED  ] test_ops under valgrind (log: $$d/test_ops.log)"; tail -5 $$d/test_ops.log; f=$$((f+1)); fi; \
+	if valgrind -q --error-exitcode=99 $(TILEGEN) run specs/matmul.yaml -D M=128 -D N=512 -D K=256 \
+	     >$$d/run.log 2>&1; then echo "[       OK ] tilegen run matmul under valgrind"; p=$$((p+1)); \
+	else echo "[  FAILED  ] tilegen run matmul under valgrind (log: $$d/run.log)"; tail -5 $$d/run.log; f=$$((f+1)); fi; \
+	echo "$$p passed, $$f failed"
 
 # Freestanding proof for tg_ops.c: each compiler, with and without the SIMD
 # flags, strict C99 and no hosted library. An undefined symbol must be memcpy,
@@ -43,7 +60,7 @@ OPS_FS_FLAGS = -std=c99 -ffreestanding -nostdlib -Wall -Wextra -Wpedantic -Werro
 suite-ops-freestanding:
 	@d=$(BUILD)/ops-fs; mkdir -p $$d; p=0; f=0; \
 	for cc in $(OPS_FREESTANDING_CCS); do \
-	  for arch in "" "$(TG_OPS_ARCH)"; do \
+	  for arch in "" "-march=native"; do \
 	    tag=$$cc$$(echo "$$arch" | tr -c 'a-z0-9\n' _); : > $$d/$$tag.defs; \
 	    for u in $(OPS_FS_USES); do \
 	      $$cc $(OPS_FS_FLAGS) $$arch -c $$u -o $$d/$$tag-dep.o && \

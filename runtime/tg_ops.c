@@ -10,111 +10,6 @@
 
 static float tg__nan(void) { return tg_bits_f32(0x7fc00000u); }
 
-/* ---- matmul micro-kernel configuration ---------------------------------------
- * tg__vec is a GNU vector of TG_MM_VW floats where the compiler targets SIMD
- * (the build may add -march=native, see runtime/ops.mk), else plain float:
- * the same C then runs as scalar code. The kernel keeps a TG_MM_MR × (2 ·
- * TG_MM_VW) block of dst in registers and walks k in increasing order, one
- * multiply then one add per element and k — the order of tg_matmul_f32_ref.
- * Vector lanes are independent elements, so SIMD width never changes bits. */
-#if defined(__GNUC__) && defined(__AVX512F__)
-#define TG_MM_VW 16
-#define TG_MM_MR 8
-#elif defined(__GNUC__) && defined(__AVX__)
-#define TG_MM_VW 8
-#define TG_MM_MR 6
-#elif defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON))
-#define TG_MM_VW 4
-#define TG_MM_MR 6
-#else
-#define TG_MM_VW 1
-#define TG_MM_MR 4
-#endif
-
-#if TG_MM_VW > 1
-typedef float tg__vec __attribute__((vector_size(TG_MM_VW * 4), aligned(4), may_alias));
-#define TG_MM_ALIGN __attribute__((aligned(64)))
-#else
-typedef float tg__vec;
-#define TG_MM_ALIGN
-#endif
-
-#define TG_MM_NR (2 * TG_MM_VW)     /* dst columns per micro-kernel */
-#define TG_MM_KC 128                /* k rows per packed block (= the PE's K) */
-#define TG_MM_MC (8 * TG_MM_MR)     /* dst rows per packed stationary block */
-
-#define TG_MM_LD(p) (*(const tg__vec *)(const void *)(p))
-#define TG_MM_ST(p, v) (*(tg__vec *)(void *)(p) = (v))
-
-#if TG_MM_MR == 8
-#define TG_MM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
-#elif TG_MM_MR == 6
-#define TG_MM_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#else
-#define TG_MM_ROWS(X) X(0) X(1) X(2) X(3)
-#endif
-
-#define TG_MM_DECL(i) tg__vec c##i##0, c##i##1;
-#define TG_MM_LOAD(i)                              \
-    c##i##0 = TG_MM_LD(c + (ptrdiff_t)(i) * ds);    \
-    c##i##1 = TG_MM_LD(c + (ptrdiff_t)(i) * ds + TG_MM_VW);
-#define TG_MM_ZERO(i) c##i##0 = zero; c##i##1 = zero;
-#define TG_MM_STEP(i)                      \
-    {                                      \
-        float a_ = ap[i];                  \
-        tg__vec p0_ = b0 * a_;             \
-        tg__vec p1_ = b1 * a_;             \
-        c##i##0 = c##i##0 + p0_;           \
-        c##i##1 = c##i##1 + p1_;           \
-    }
-#define TG_MM_STORE(i)                                   \
-    TG_MM_ST(c + (ptrdiff_t)(i) * ds, c##i##0);           \
-    TG_MM_ST(c + (ptrdiff_t)(i) * ds + TG_MM_VW, c##i##1);
-
-/* c[i·ds + j] (+)= Σ_k ap[k·MR + i] · bp[k·NR + j], i < MR, j < NR, over kc
- * packed k rows, from c (acc_in) or from +0. */
-static void tg__mm_kernel(float *c, ptrdiff_t ds, const float *ap, const float *bp, int kc,
-                          int acc_in)
-{
-    TG_MM_ROWS(TG_MM_DECL)
-    int k;
-    if (acc_in) {
-        TG_MM_ROWS(TG_MM_LOAD)
-    } else {
-        tg__vec zero = {0};
-        TG_MM_ROWS(TG_MM_ZERO)
-    }
-    for (k = 0; k < kc; k++) {
-        tg__vec b0 = TG_MM_LD(bp);
-        tg__vec b1 = TG_MM_LD(bp + TG_MM_VW);
-        TG_MM_ROWS(TG_MM_STEP)
-        ap += TG_MM_MR;
-        bp += TG_MM_NR;
-    }
-    TG_MM_ROWS(TG_MM_STORE)
-}
-
-/* A block that does not fill the micro-kernel (mr < MR rows or nr < NR
- * columns): the same kernel on a register-sized copy of the block, its
- * padding lanes fed zeros by the packing and thrown away after. Lanes are
- * independent elements, so the kept ones get exactly the kernel's bits. */
-static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, const float *bp, int kc,
-                           int mr, int nr, int acc_in)
-{
-    TG_MM_ALIGN float tmp[TG_MM_MR * TG_MM_NR];
-    int i, j;
-    for (i = 0; i < TG_MM_MR * TG_MM_NR; i++)
-        tmp[i] = 0.0f; /* +0: the start value when not accumulating */
-    if (acc_in)
-        for (i = 0; i < mr; i++)
-            for (j = 0; j < nr; j++)
-                tmp[i * TG_MM_NR + j] = c[i * ds + j];
-    tg__mm_kernel(tmp, TG_MM_NR, ap, bp, kc, 1);
-    for (i = 0; i < mr; i++)
-        for (j = 0; j < nr; j++)
-            c[i * ds + j] = tmp[i * TG_MM_NR + j];
-}
-
 /* The plain loops in the same order, reading the unpacked operands. */
 static void tg__mm_plain(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t ss,
                          const float *mov, ptrdiff_t ms, int K, int M, int N, int acc_in)
@@ -132,12 +27,136 @@ static void tg__mm_plain(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t 
     }
 }
 
+/* ---- matmul ------------------------------------------------------------------
+ * The packed kernel (tg_mm_impl.h) at the widest SIMD this CPU runs. Built
+ * without -march flags (the default), x86-64 gets three bodies — SSE2 (the
+ * x86-64 baseline), AVX2 and AVX-512F — and picks one at the first call from
+ * CPUID and XGETBV (what the OS saves), so one binary is fast on a new CPU and
+ * runs on an old one or under valgrind. When the build flags already give
+ * AVX-512F (make NATIVE=1), that body alone is built. Other targets: NEON or
+ * SSE2 if the flags give it, else scalar. All bodies give the same bits. */
+#if defined(__GNUC__) && defined(__AVX512F__)
+#define TG_MM_BASE_VW 16
+#define TG_MM_BASE_MR 8
+#elif defined(__GNUC__) && defined(__AVX__)
+#define TG_MM_BASE_VW 8
+#define TG_MM_BASE_MR 6
+#elif defined(__GNUC__) && (defined(__SSE2__) || defined(__ARM_NEON))
+#define TG_MM_BASE_VW 4
+#define TG_MM_BASE_MR 6
+#else
+#define TG_MM_BASE_VW 1
+#define TG_MM_BASE_MR 4
+#endif
+
+#define TG_MM_VW TG_MM_BASE_VW
+#define TG_MM_MR TG_MM_BASE_MR
+#define TG_MM_FN(name) name##_base
+#include "tg_mm_impl.h"
+#undef TG_MM_FN
+
+#if defined(__GNUC__) && defined(__x86_64__) && TG_MM_BASE_VW < 16
+#include <cpuid.h>
+#define TG_MM_DISPATCH 1
+
+/* Each wider body under its target, keeping tg_fp.h's rule: gcc's pragma
+ * leaves fp-contract=off in force; clang gets no-fma with the new features. */
+
+#if TG_MM_BASE_VW < 8
+#define TG_MM_VW 8
+#define TG_MM_MR 6
+#define TG_MM_FN(name) name##_avx2
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,no-fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+#include "tg_mm_impl.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#undef TG_MM_FN
+#endif
+
+/* clang: AVX-512F implies FMA (no-fma would take AVX-512F away again) and
+ * -ffp-contract=fast overrides its pragma, so this body leaves tg_fp.h's
+ * region and an empty asm keeps each product apart from its sum. */
+#define TG_MM_VW 16
+#define TG_MM_MR 8
+#define TG_MM_FN(name) name##_avx512
+#if defined(__clang__)
+#define TG_MM_NOFUSE(v) __asm__("" : "+v"(v))
+#ifdef TG_FP_CLANG_PUSHED
+#pragma clang attribute pop
+#endif
+#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+#endif
+#include "tg_mm_impl.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#ifdef TG_FP_CLANG_PUSHED
+#pragma clang attribute push(__attribute__((target("no-fma"))), apply_to = function)
+#endif
+#else
+#pragma GCC pop_options
+#endif
+#undef TG_MM_FN
+
+/* The widest body this CPU and OS run: 1 baseline, 2 AVX2, 3 AVX-512F. */
+static int tg__mm_cpu_level(void)
+{
+    unsigned a, b, c, d, xlo, xhi;
+    int level = 1;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
+        return level;
+    __asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+    (void)xhi;
+    if ((xlo & 0x6) != 0x6 || __get_cpuid_max(0, 0) < 7)
+        return level; /* the OS does not save the YMM state */
+    __cpuid_count(7, 0, a, b, c, d);
+    if (b & bit_AVX2)
+        level = 2;
+    if ((b & bit_AVX512F) && (xlo & 0xe6) == 0xe6)
+        level = 3; /* and the opmask and ZMM state */
+    return level;
+}
+#endif
+
+static int tg__mm_cap = 3; /* tg_matmul_isa's limit (tests) */
+
+#ifdef TG_MM_DISPATCH
+static int tg__mm_level(void)
+{
+    static int cached; /* 0 until the first call; every thread stores the same */
+    int l = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (!l) {
+        l = tg__mm_cpu_level();
+        __atomic_store_n(&cached, l, __ATOMIC_RELAXED);
+    }
+    return l < tg__mm_cap ? l : tg__mm_cap;
+}
+#endif
+
+int tg_matmul_isa(int cap)
+{
+    if (cap >= 1)
+        tg__mm_cap = cap;
+#ifdef TG_MM_DISPATCH
+    return tg__mm_level();
+#else
+    return 1;
+#endif
+}
+
 void tg_matmul_f32(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t ss, const float *mov,
                    ptrdiff_t ms, int K, int M, int N, int accumulate)
 {
-    TG_MM_ALIGN float apack[TG_MM_MC * TG_MM_KC]; /* [panel][k][MR], rows zero-padded */
-    TG_MM_ALIGN float bpack[TG_MM_KC * TG_MM_NR]; /* [k][NR], columns zero-padded */
-    int k0, m0, n0;
     if (M <= 0 || N <= 0)
         return;
     if (K <= 0) {
@@ -145,47 +164,21 @@ void tg_matmul_f32(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t ss, co
             tg__mm_plain(dst, ds, stat, ss, mov, ms, 0, M, N, 0);
         return;
     }
-    for (k0 = 0; k0 < K; k0 += TG_MM_KC) {
-        int kc = K - k0 < TG_MM_KC ? K - k0 : TG_MM_KC;
-        int acc_in = accumulate || k0 > 0;
-        const float *sk = stat + (ptrdiff_t)k0 * ss;
-        const float *mk = mov + (ptrdiff_t)k0 * ms;
-        for (m0 = 0; m0 < M; m0 += TG_MM_MC) {
-            int mc = M - m0 < TG_MM_MC ? M - m0 : TG_MM_MC;
-            int np = (mc + TG_MM_MR - 1) / TG_MM_MR, i, k, r, j;
-            for (i = 0; i < np; i++) {
-                int mr = mc - i * TG_MM_MR < TG_MM_MR ? mc - i * TG_MM_MR : TG_MM_MR;
-                float *ap = apack + i * kc * TG_MM_MR;
-                const float *sp = sk + m0 + i * TG_MM_MR;
-                if (mr == TG_MM_MR) /* full panel: plain row copies (vectorize) */
-                    for (k = 0; k < kc; k++)
-                        memcpy(ap + k * TG_MM_MR, sp + k * ss, sizeof(float) * TG_MM_MR);
-                else
-                    for (k = 0; k < kc; k++)
-                        for (r = 0; r < TG_MM_MR; r++)
-                            ap[k * TG_MM_MR + r] = r < mr ? sp[k * ss + r] : 0.0f;
-            }
-            for (n0 = 0; n0 < N; n0 += TG_MM_NR) {
-                int nr = N - n0 < TG_MM_NR ? N - n0 : TG_MM_NR;
-                if (nr == TG_MM_NR)
-                    for (k = 0; k < kc; k++)
-                        memcpy(bpack + k * TG_MM_NR, mk + k * ms + n0, sizeof(float) * TG_MM_NR);
-                else
-                    for (k = 0; k < kc; k++)
-                        for (j = 0; j < TG_MM_NR; j++)
-                            bpack[k * TG_MM_NR + j] = j < nr ? mk[k * ms + n0 + j] : 0.0f;
-                for (i = 0; i < np; i++) {
-                    int mr = mc - i * TG_MM_MR < TG_MM_MR ? mc - i * TG_MM_MR : TG_MM_MR;
-                    float *c = dst + (ptrdiff_t)(m0 + i * TG_MM_MR) * ds + n0;
-                    if (mr == TG_MM_MR && nr == TG_MM_NR)
-                        tg__mm_kernel(c, ds, apack + i * kc * TG_MM_MR, bpack, kc, acc_in);
-                    else
-                        tg__mm_partial(c, ds, apack + i * kc * TG_MM_MR, bpack, kc, mr, nr,
-                                       acc_in);
-                }
-            }
-        }
+#ifdef TG_MM_DISPATCH
+    switch (tg__mm_level()) {
+    case 3:
+        tg__mm_packed_avx512(dst, ds, stat, ss, mov, ms, K, M, N, accumulate);
+        return;
+#if TG_MM_BASE_VW < 8
+    case 2:
+        tg__mm_packed_avx2(dst, ds, stat, ss, mov, ms, K, M, N, accumulate);
+        return;
+#endif
+    default:
+        break;
     }
+#endif
+    tg__mm_packed_base(dst, ds, stat, ss, mov, ms, K, M, N, accumulate);
 }
 
 void tg_matmul_f32_ref(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t ss,

@@ -262,6 +262,13 @@ void tg_matmul_f32_ref(float *dst, ptrdiff_t dst_stride, const float *stat,
                        ptrdiff_t stat_stride, const float *mov, ptrdiff_t mov_stride, int K,
                        int M, int N, int accumulate);
 
+/* Which SIMD body tg_matmul_f32 runs: 1 baseline (SSE2 on x86-64, NEON/scalar
+ * elsewhere), 2 AVX2, 3 AVX-512F — picked from the CPU at the first call on
+ * x86-64 (a portable build) or fixed by the build flags. cap ≥ 1 limits it
+ * from then on (tests run every body; not thread-safe); cap ≤ 0 only asks.
+ * Returns the level in effect. Every level gives the same bits. */
+int tg_matmul_isa(int cap);
+
 /* Tensor engine transpose: dst[f·ds + p] = src[p·ss + f] for p < P, f < F —
  * an exact fp32 copy; NaN and inf keep their bits here. (NeuronCore-v2
  * hardware transposes by a matmul with the identity, which smears NaN/inf

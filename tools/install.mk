@@ -8,9 +8,9 @@ TG_VERSION = $(shell sed -n 's/^\#define TILEGEN_VERSION "\(.*\)"/\1/p' gen/vers
 TG_INST_TPLDIR = $(PREFIX)/share/tilegen/templates
 
 # libtgrt.a: the freestanding runtime (core, dtype, math, alu, ops, prog, iss,
-# the timing model), the objects bin/tilegen links. tg_ops.o carries
-# TG_OPS_ARCH (default -march=native): `make install TG_OPS_ARCH=` for a
-# library that runs on any CPU of the architecture. Host helpers
+# the timing model), the objects bin/tilegen links: portable by default
+# (tg_ops.o picks its SIMD body at run time), `make install NATIVE=1` for this
+# machine's CPU only. Host helpers
 # (runtime/host/tg_npy.c, stdio) are the test harness's and not installed.
 TGRT_LIB := $(BUILD)/lib/libtgrt.a
 $(TGRT_LIB): $(RT_OBJS)

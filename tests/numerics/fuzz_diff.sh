@@ -26,7 +26,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$here/../..
 work=$BUILD/fuzz-diff
 mkdir -p "$work/rt" || exit 2
-HOSTFLAGS="-std=c11 -O2 -march=native -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
+HOSTFLAGS="-std=c11 -O2 -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
 
 # one seed: prints "PASS seed", "FAIL seed why" or "REJECT seed"; counts
 # rejections as "REJECTED seed k"

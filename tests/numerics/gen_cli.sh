@@ -118,7 +118,7 @@ check "shapes.yaml: C simulation and ISS bit-identical" \
 agree_case() { # agree_case DIR: 0 when the C simulation and the ISS agree
   c=$1; d=$w/case-$(basename "$1"); rm -rf "$d"; mkdir -p "$d/g" && cp "$c"/*.npy "$d/" &&
   "$TILEGEN" gen -o "$d/g" "$c/fz.yaml" && "$TILEGEN" asm "$d/g/fz.s" -o "$d/fz.bin" &&
-  $CC -std=c11 -O2 -march=native -ffp-contract=off -I"$root/runtime" -I"$root/runtime/host" -I"$d/g" \
+  $CC -std=c11 -O2 -ffp-contract=off -I"$root/runtime" -I"$root/runtime/host" -I"$d/g" \
     '-DKERNEL_H="fz.h"' -DKERNEL_DESC=fz_kernel "$here/iss_agree.c" "$d/g/fz.c" \
     "$root"/runtime/tg_*.c "$root/runtime/host/tg_npy.c" -o "$d/agree" && "$d/agree" "$d" 1 "$d/fz.bin"
 }

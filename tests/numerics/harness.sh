@@ -1,7 +1,7 @@
 # harness.sh - sourced by check.sh and iss_check.sh: the host flags of the
 # kernel harnesses, the runtime objects built once per run, and a kernel's
 # generated files. Expects root, work, CC, TILEGEN, SPECS (and GEN_DIR).
-HOSTFLAGS="-std=c11 -O2 -march=native -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
+HOSTFLAGS="-std=c11 -O2 -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
 
 # build_rt SRC...: compile runtime/SRC.c into $work/rt; sets rtobjs. A
 # failure ends the suite ("0 passed, 1 failed").

@@ -467,16 +467,21 @@ static void test_matmul_hand(void **state)
 }
 
 /* Random shapes around the micro-kernel and block edges, strided operands,
- * bit-exact against ref_matmul (with and without accumulate). */
+ * bit-exact against ref_matmul (with and without accumulate), with every SIMD
+ * body this CPU runs (tg_matmul_isa: baseline, AVX2, AVX-512F on x86-64). */
 static void test_matmul_random(void **state)
 {
     static float st[300 * 160], mv[300 * 610], d1[150 * 610], d2[150 * 610];
+    int top = tg_matmul_isa(0), level;
     static const int shapes[][3] = {{1, 1, 1},   {1, 6, 16},   {2, 7, 17},    {128, 128, 512},
                                     {129, 13, 33}, {300, 50, 100}, {5, 128, 64}, {257, 97, 200},
                                     {17, 48, 48}, {64, 64, 31}, {128, 1, 512}, {3, 150, 600}};
     size_t t;
     int i;
     (void)state;
+    assert_true(top >= 1 && top <= 3);
+    for (level = top; level >= 1; level--) {
+    assert_int_equal(tg_matmul_isa(level), level);
     for (t = 0; t < sizeof shapes / sizeof shapes[0]; t++) {
         int K = shapes[t][0], M = shapes[t][1], N = shapes[t][2], acc;
         ptrdiff_t ss = M + (t % 3), ms = N + (t % 2) * 5, ds = N + 3;
@@ -495,6 +500,8 @@ static void test_matmul_random(void **state)
                 assert_memory_equal(d1, d2, sizeof(float) * (size_t)(M * ds));
         }
     }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
 }
 
 /* PSUM accumulation over a K loop of PE-sized tiles gives the same bits as
