@@ -60,9 +60,32 @@ suite-fuzz-spec:
 	else echo "fuzz_spec: clang not found: 1 skipped"; echo "0 passed, 0 failed"; fi
 
 # `tilegen check` time per bundled spec (bar: < 10 ms each).
-BENCHES += check
+BENCHES += check check-worst
 bench-check: $(TILEGEN) # check and gen time per spec
 	@TILEGEN=$(TILEGEN) tests/diag/bench_check.sh specs/*.yaml
+
+# The front end's worst cases (tests/diag/slow) and every corpus and diag
+# spec, the slowest reported (bar: < 1 s each).
+.PHONY: bench-check-worst
+bench-check-worst: $(TILEGEN)
+	@TILEGEN=$(TILEGEN) tests/diag/bench_check_worst.sh
+
+# The closed forms of sema (affine regions) against the same front end built
+# with SEMA_CLOSED_FORM=0, which enumerates every iteration: identical
+# diagnostics on random affine and non-affine specs.
+SUITES += sema-closed-form
+SEMA_REF = $(BUILD)/sema-ref/check_ref
+$(BUILD)/sema-ref/sema.o: gen/sema.c | $(FRONT_RE:%.re=$(BUILD)/%.c)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -DSEMA_CLOSED_FORM=0 -c $< -o $@
+$(SEMA_REF): $(BUILD)/tests/diag/check_ref.o $(BUILD)/sema-ref/sema.o $(filter-out $(BUILD)/gen/sema.o,$(FRONT_OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lyaml -lm
+$(BUILD)/tests/diag/check_ref.o: | $(FRONT_RE:%.re=$(BUILD)/%.c)
+TEST_DEPS += $(SEMA_REF)
+.PHONY: suite-sema-closed-form
+suite-sema-closed-form: $(TILEGEN) $(SEMA_REF)
+	@$(PYTHON) tests/diag/closed_form.py $(TILEGEN) $(SEMA_REF) $(BUILD)/sema-closed-form 300
 
 # `tilegen run`: every bundled spec executed on the ISS from numpy-written
 # .npy inputs, outputs read back by numpy and compared; refused .npy files.

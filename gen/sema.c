@@ -3,15 +3,30 @@
  * shapes, dtypes, engine/buffer rules, loop-carried dependences of independent
  * loops and SBUF/PSUM capacity. Loop trip counts are generation-time
  * constants, so each check enumerates exactly the iterations of the loop
- * variables its expressions read (bounded by SEMA_MAX_ENUM). Codes E03x-E06x. */
+ * variables its expressions read, or decides it in closed form where the
+ * expressions are affine (sema_affine_*). All enumerations of a spec draw on
+ * one budget, SEMA_BUDGET steps; past it check stops with a located E057, so
+ * its cost grows with the spec's size, not with trip counts times ops.
+ * Codes E03x-E06x. */
 #include "spec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* 0 turns the closed forms off (every check enumerates): the reference the
+ * sema-closed-form suite compares against. */
+#ifndef SEMA_CLOSED_FORM
+#define SEMA_CLOSED_FORM 1
+#endif
+
 enum {
-    SEMA_MAX_ENUM = 1 << 22, /* iterations one check may enumerate */
+    /* Enumeration steps (iterations visited, boxes kept and compared) for
+     * the whole spec: about 0.1 s of checking on one x86-64 core
+     * (`make bench-check-worst`); the bundled and example kernels need at
+     * most 1,140. */
+    SEMA_BUDGET = 1 << 22,
+    SEMA_MAX_BOXES = 1 << 20, /* written boxes E055 may sort (~120 MB) */
     SEMA_NREF = SPEC_F_COUNT + 1, /* ref fields of an op + the reduce dst */
 };
 
@@ -56,7 +71,37 @@ typedef struct Sema {
     int nacc, acc_cap;
     unsigned char *tile_written; /* per tile: written somewhere so far */
     Cover cov;                /* bitmap of the coverage check */
+    int64_t work;             /* enumeration steps spent (SEMA_BUDGET) */
+    int broke;                /* the budget ran out (E057 reported) */
+    const SpecStmt *at;       /* the op or loop being checked, for E057 */
 } Sema;
+
+/* Spend n steps of the spec's budget: 0 once it has run out, after one E057
+ * at the statement being checked. Every enumeration stops then, so the
+ * checks after it are incomplete, and the spec is refused. */
+static int spend(Sema *s, int64_t n)
+{
+    if (s->broke)
+        return 0;
+    s->work += n;
+    if (s->work <= SEMA_BUDGET)
+        return 1;
+    s->broke = 1;
+    const SpecStmt *st = s->at; /* set before any enumeration */
+    SrcLoc loc = st->loc;
+    if (st->kind == SPEC_STMT_LOOP)
+        diag_error(s->diag, loc, "E057", "checking this spec needs more than %d steps; it ran out while checking "
+                   "the iterations of loop '%s' against each other", SEMA_BUDGET, st->var);
+    else
+        diag_error(s->diag, loc, "E057", "checking this spec needs more than %d steps; it ran out while checking "
+                   "this op over its loops' iterations", SEMA_BUDGET);
+    for (int i = 0; i < s->nloops; i++)
+        diag_note(s->diag, s->loops[i]->loc, "loop '%s' runs %lld times", s->loops[i]->var,
+                  (long long)((s->loops[i]->stop - s->loops[i]->start + s->loops[i]->step - 1) / s->loops[i]->step));
+    diag_note(s->diag, loc, "loops whose regions are affine in the loop variables with constant extents are "
+              "checked in closed form; split or shorten the loops, or write such regions");
+    return 0;
+}
 
 /* ------------------------------------------------------------- helpers */
 
@@ -143,6 +188,8 @@ static int iter_advance(Sema *s, const int *v, int n, int i)
         int64_t lo, hi;
         loop_range(s, l, &lo, &hi);
         if (s->env[v[i]] + l->step < hi) {
+            if (!spend(s, 1))
+                return 0;
             s->env[v[i]] += l->step;
             int j = iter_reset(s, v, i + 1, n);
             if (j == n)
@@ -201,7 +248,7 @@ static int used_slots(Sema *s, const unsigned char *used, int *v, int64_t *count
         if (used[slot]) {
             v[n++] = slot;
             int64_t t = trip_count(s->loops[i]);
-            *count = *count > SEMA_MAX_ENUM ? *count : *count * t;
+            *count = *count > SEMA_BUDGET ? *count : *count * t;
         }
     }
     return n;
@@ -876,11 +923,80 @@ static int field_is_write(SpecOpKind op, int f)
     return kind == SPEC_FK_TILE_OUT || kind == SPEC_FK_HBM_OUT || kind == SPEC_FK_ANY_OUT;
 }
 
+/* Closed form of an op's iterations. When every loop in vs[0..nv) has
+ * constant bounds and every dimension of every region in o (those already
+ * normalised) is affine in the loop variables with an extent that does not
+ * depend on them, each bound (and each subexpression: affine too) takes its
+ * extremes at the corners of the iteration box, and every iteration has the
+ * same shapes. Then the corners decide the bounds checks and overflow
+ * exactly, and one iteration stands for all. Returns 1 when that holds and
+ * every corner passes; -1 when a corner fails (env is left there); 0 when
+ * the closed form does not apply. On 0 and -1 the exact enumeration reports
+ * the first failing iteration, or, on -1 when it would exceed the budget,
+ * the failing corner is reported. On 1 env is at no particular values. */
+static int affine_op(Sema *s, const OpCtx *o, const int *vs, int nv)
+{
+    int n = s->spec->nslots;
+    int64_t c1, c2, coef1[EXPR_AFFINE_MAX_VARS], coef2[EXPR_AFFINE_MAX_VARS], lo[SPEC_MAX_DEPTH], hi[SPEC_MAX_DEPTH];
+    if (!SEMA_CLOSED_FORM || n > EXPR_AFFINE_MAX_VARS || nv > 16)
+        return 0;
+    for (int k = 0; k < nv; k++) {
+        const SpecStmt *l = s->spec->slot_loop[vs[k]];
+        if (l->start_e || l->stop_e || trip_count(l) < 1)
+            return 0;
+        lo[k] = l->start;
+        hi[k] = l->start + l->step * (trip_count(l) - 1);
+    }
+    for (int f = 0; f < SEMA_NREF; f++) {
+        const SpecRef *r = o->ref[f];
+        if (!r || !r->normalized)
+            continue;
+        for (int d = 0; d < r->rank; d++) {
+            if (!expr_affine(r->start[d], n, coef1, &c1) || !expr_affine(r->stop[d], n, coef2, &c2))
+                return 0;
+            for (int v = 0; v < n; v++)
+                if (coef1[v] != coef2[v])
+                    return 0; /* an extent that varies */
+        }
+    }
+    for (uint32_t corner = 0; corner < (uint32_t)1 << nv; corner++) {
+        for (int k = 0; k < nv; k++)
+            s->env[vs[k]] = corner >> k & 1 ? hi[k] : lo[k];
+        for (int f = 0; f < SEMA_NREF; f++) {
+            const SpecRef *r = o->ref[f];
+            if (!r || !r->normalized)
+                continue;
+            int rank;
+            const int64_t *shape = target_shape(s, r, &rank);
+            for (int d = 0; d < r->rank; d++) {
+                int64_t a, b;
+                    if (expr_eval(r->start[d], s->env, &a, NULL) || expr_eval(r->stop[d], s->env, &b, NULL) || a < 0 ||
+                    b > shape[d] || a >= shape[d] || b <= a)
+                    return -1;
+            }
+        }
+    }
+    return 1;
+}
+
+/* How many of the loops vs[0..nv) a pass over op o enumerates: nv, or 0
+ * when one iteration stands for all (affine_op), with env set to it: the
+ * first, or a failing corner when enumerating up to the first failure could
+ * exceed what is left of the budget (count: the iterations, saturated). */
+static int pass_loops(Sema *s, const OpCtx *o, const int *vs, int nv, int64_t count)
+{
+    int a = affine_op(s, o, vs, nv);
+    if (a < 0 && count > SEMA_BUDGET - s->work)
+        return 0;
+    return a > 0 && first_iter(s, vs, nv) ? 0 : nv;
+}
+
 static void check_op(Sema *s, SpecStmt *st)
 {
     OpCtx o;
     memset(&o, 0, sizeof o);
     o.st = st;
+    s->at = st;
     s->seq++;
     int ok = 1;
     /* collect and normalise region fields; reads before writes */
@@ -914,16 +1030,14 @@ static void check_op(Sema *s, SpecStmt *st)
     int64_t count;
     chain_vars(s, s->loops, s->nloops, used);
     int nv = used_slots(s, used, vs, &count);
-    if (count > SEMA_MAX_ENUM) {
-        diag_error(s->diag, st->loc, "E057", "checking this op needs more than %d loop iterations; split the loops",
-                   SEMA_MAX_ENUM);
-        return;
-    }
-    clip_whole_tile(s, &o, vs, nv);
+    /* nall: the loops each pass enumerates; 0 when the first iteration
+     * stands for all (affine_op), with env set to it */
+    int nall = pass_loops(s, &o, vs, nv, count);
+    clip_whole_tile(s, &o, vs, nall);
     /* inference pass: max extents of sources; bounds of every read */
     Shape maxsh[SEMA_NREF];
     memset(maxsh, 0, sizeof maxsh);
-    for (int go = first_iter(s, vs, nv); go; go = ok && next_iter(s, vs, nv)) {
+    for (int go = first_iter(s, vs, nall); go; go = ok && next_iter(s, vs, nall)) {
         for (int f = 0; f < SEMA_NREF && ok; f++) {
             SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
             if (!o.ref[f] || (t && !t->rank))
@@ -950,8 +1064,9 @@ static void check_op(Sema *s, SpecStmt *st)
         }
     }
     check_rules(s, &o);
-    /* shape pass, per iteration */
-    for (int go = first_iter(s, vs, nv); go; go = ok && next_iter(s, vs, nv)) {
+    /* shape pass, per iteration (the inferred dst is affine_op's too) */
+    nall = pass_loops(s, &o, vs, nv, count);
+    for (int go = first_iter(s, vs, nall); go; go = ok && next_iter(s, vs, nall)) {
         for (int f = 0; f < SEMA_NREF && ok; f++)
             if (o.ref[f] && !eval_ref(s, o.ref[f], &o.sh[f], used))
                 ok = 0;
@@ -1485,6 +1600,7 @@ static int loop_in_chain(const Access *a, const SpecStmt *l)
 /* Tiles: an independent loop's iteration must not read what another wrote. */
 static void check_tile_deps(Sema *s, SpecStmt *L)
 {
+    s->at = L;
     size_t cap = (size_t)(s->nacc ? s->nacc : 1);
     const Access **earlier = malloc(2 * cap * sizeof *earlier), **all = earlier + cap;
     if (!earlier)
@@ -1588,11 +1704,117 @@ static int boxes_meet(const Box *x, const Box *y)
     return 1;
 }
 
+/* The closed form of E055 for one dimension: can the writes a (at L = x)
+ * and b (at L = y != x) meet in dimension d? Each region's start and stop
+ * must be affine with a constant extent; its start reads L's variable with
+ * the same coefficient in both, the loops outside L with equal coefficients
+ * (they hold the same values in both iterations) and loops inside L in any
+ * way (their hulls widen the interval). Then a covers [c*x + ka, c*x + ka +
+ * ea) and b [c*y + kb, c*y + kb + eb) up to a shared term, and they can meet
+ * only if some c*(x - y), x - y a nonzero multiple of L's step within its
+ * hull, lies strictly between kb - ka - ea and kb - ka + eb. 1: they cannot
+ * meet (exact: no pair of iterations is missed); 0: unknown. */
+static int sub64(int64_t a, int64_t b, int64_t *r)
+{
+    int64_t nb;
+    return expr_mul(b, -1, &nb) && expr_add(a, nb, r);
+}
+
+static int apart_in_dim(Sema *s, const SpecStmt *L, const Access *a, const Access *b, int d)
+{
+    int n = s->spec->nslots;
+    int64_t coef[2][EXPR_AFFINE_MAX_VARS], k[2], e[2], t = trip_count(L) - 1;
+    const Access *ab[2] = {a, b};
+    if (!SEMA_CLOSED_FORM)
+        return 0;
+    if (t < 1)
+        return 1; /* one iteration: no pair */
+    if (n > EXPR_AFFINE_MAX_VARS)
+        return 0;
+    for (int w = 0; w < 2; w++) {
+        const SpecRef *r = ab[w]->ref;
+        int64_t cs, ce, ext, cstop[EXPR_AFFINE_MAX_VARS];
+        if (!expr_affine(r->start[d], n, coef[w], &cs) || !expr_affine(r->stop[d], n, cstop, &ce))
+            return 0;
+        for (int v = 0; v < n; v++)
+            if (cstop[v] != coef[w][v])
+                return 0;
+        int64_t lo = 0, hi = 0; /* spread of the loops inside L */
+        int inside = 0;
+        for (int i = 0; i < ab[w]->depth; i++) {
+            const SpecStmt *l = ab[w]->chain[i];
+            int64_t cf = coef[w][l->slot], last, p, q;
+            if (l == L) {
+                inside = 1;
+                continue;
+            }
+            if (!inside || !cf)
+                continue;
+            if (!expr_mul(l->step, trip_count(l) - 1, &last) || !expr_add(l->start, last, &last) ||
+                !expr_mul(cf, l->start, &p) || !expr_mul(cf, last, &q) || !expr_add(lo, p < q ? p : q, &lo) ||
+                !expr_add(hi, p < q ? q : p, &hi))
+                return 0;
+            coef[w][l->slot] = 0;
+        }
+        if (!expr_add(cs, lo, &k[w]) || !sub64(ce, cs, &ext) || !sub64(hi, lo, &hi) || !expr_add(ext, hi, &e[w]))
+            return 0;
+    }
+    for (int v = 0; v < n; v++) /* L's and the outer loops' coefficients agree */
+        if (coef[0][v] != coef[1][v])
+            return 0;
+    int64_t g, lower, upper;
+    if (!expr_mul(coef[0][L->slot], L->step, &g) || !g || !sub64(k[1], k[0], &lower) ||
+        !expr_add(lower, e[1], &upper) || !sub64(lower, e[0], &lower))
+        return 0;
+    if (g < 0) { /* g*j in (lower, upper)  <=>  (-g)*j in (-upper, -lower) */
+        int64_t x = lower;
+        if (!sub64(0, g, &g) || !sub64(0, upper, &lower) || !sub64(0, x, &upper))
+            return 0;
+    }
+    int64_t nup, jmin = expr_floordiv(lower, g) + 1, jmax;
+    if (!sub64(0, upper, &nup))
+        return 0;
+    jmax = -expr_floordiv(nup, g) - 1;
+    if (jmin < -t)
+        jmin = -t;
+    if (jmax > t)
+        jmax = t;
+    return jmin > jmax || (jmin == 0 && jmax == 0);
+}
+
+/* Can no two iterations of L write overlapping parts through any pair of
+ * the accesses w[0..nw)? Decided per pair by one dimension that keeps them
+ * apart (apart_in_dim); 0 when some pair needs the enumeration. */
+static int tensor_writes_apart(Sema *s, const SpecStmt *L, const Access *const *w, int nw)
+{
+    for (int i = 0; i < nw; i++)
+        for (int j = i; j < nw; j++) {
+            int apart = 0;
+            for (int d = 0; d < w[i]->ref->rank && !apart && w[i]->ref->rank == w[j]->ref->rank; d++)
+                apart = apart_in_dim(s, L, w[i], w[j], d);
+            if (!apart)
+                return 0;
+        }
+    return 1;
+}
+
 /* Output tensors: no two iterations of an independent loop write overlapping
  * regions. */
 static void check_tensor_deps(Sema *s, SpecStmt *L)
 {
-    for (int t = 0; t < s->spec->ntensors; t++) {
+    const Access **ws = malloc((size_t)(s->nacc ? s->nacc : 1) * sizeof *ws);
+    if (!ws)
+        return;
+    s->at = L;
+    for (int t = 0; t < s->spec->ntensors && !s->broke; t++) {
+        int nw = 0;
+        for (int i = 0; i < s->nacc; i++) {
+            const Access *a = &s->acc[i];
+            if (a->is_write && a->ref->is_tensor && a->ref->index == t && loop_in_chain(a, L))
+                ws[nw++] = a;
+        }
+        if (!nw || tensor_writes_apart(s, L, ws, nw))
+            continue;
         Box *boxes = NULL;
         size_t nb = 0, cap = 0;
         int too_many = 0;
@@ -1614,11 +1836,13 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
                         li = nv;
                     vs[nv++] = a->chain[k]->slot;
                     count *= trip_count(a->chain[k]);
-                    if (count > SEMA_MAX_ENUM)
+                    if (count > SEMA_MAX_BOXES)
                         break;
                 }
             free(used);
-            if (count > SEMA_MAX_ENUM || nb + (size_t)count > SEMA_MAX_ENUM) {
+            /* each box is a step; the boxes also bound the memory */
+            if (count > SEMA_MAX_BOXES || nb + (size_t)count > SEMA_MAX_BOXES || !spend(s, count)) {
+                spend(s, SEMA_BUDGET);
                 too_many = 1;
                 break;
             }
@@ -1642,14 +1866,15 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
                     nb++;
             }
         }
-        if (too_many)
-            diag_error(s->diag, L->loc, "E057", "checking loop '%s' needs more than %d iterations; split the loops",
-                       L->var, SEMA_MAX_ENUM);
-        if (nb)
+        if (nb && !too_many)
             qsort(boxes, nb, sizeof *boxes, cmp_box);
-        int reported = 0;
+        int reported = too_many;
         for (size_t i = 0; i < nb && !reported; i++)
             for (size_t j = i + 1; j < nb && boxes[j].key == boxes[i].key && boxes[j].lo[0] < boxes[i].hi[0]; j++) {
+                if (!spend(s, 1)) {
+                    reported = 1;
+                    break;
+                }
                 if (boxes[j].iter == boxes[i].iter)
                     continue;
                 if (!boxes_meet(&boxes[i], &boxes[j]))
@@ -1665,6 +1890,7 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
             }
         free(boxes);
     }
+    free(ws);
 }
 
 static void check_loops(Sema *s, SpecStmt **body, int n)
@@ -1695,7 +1921,7 @@ static void check_loops(Sema *s, SpecStmt **body, int n)
  * that nothing writes earlier in the text are W001's. Work is bounded by
  * SEMA_MAX_RUN for the whole kernel; past it the check stops, which can only
  * miss an E056. */
-enum { SEMA_MAX_RUN = 1 << 24 }; /* work units (see Cover.work) for the whole run */
+enum { SEMA_MAX_RUN = 1 << 22 }; /* work units (see Cover.work) for the whole run */
 
 typedef struct OpSeq {
     const SpecStmt *st; /* an op */

@@ -52,7 +52,7 @@ MEANING = {
     "E054": "independent loop reads a tile another iteration writes",
     "E055": "independent loop iterations write overlapping output regions",
     "E056": "read of tile elements that nothing has written yet",
-    "E057": "too many iterations to check",
+    "E057": "the spec needs more checking work than its budget (enumerated iterations of non-affine regions)",
     "E058": "loops nested deeper than 8 (the machine's loop registers)",
     "E060": "SBUF capacity exceeded (each copy of a tile counted at its 64-byte aligned size)",
     "E061": "PSUM capacity exceeded",
