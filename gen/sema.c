@@ -274,11 +274,24 @@ static const int64_t *target_shape(Sema *s, const SpecRef *r, int *rank)
     return s->spec->tiles[r->index].shape;
 }
 
+/* The extents of r's target at the current env: a ragged tile's current
+ * shape (its extents were checked over these iterations by ragged_extents). */
+static void current_shape(Sema *s, const SpecRef *r, int64_t *out)
+{
+    int rank;
+    const int64_t *shape = target_shape(s, r, &rank);
+    const SpecTile *t = ref_tile(s, r);
+    for (int d = 0; d < rank; d++)
+        if (!t || !t->shape_e[d] || expr_eval(t->shape_e[d], s->env, &out[d], NULL))
+            out[d] = shape[d];
+}
+
 /* Fill start/stop/step per target dimension. 0 after reporting an error. */
 static int normalize(Sema *s, SpecRef *r)
 {
     int rank;
     const int64_t *shape = target_shape(s, r, &rank);
+    const SpecTile *tile = ref_tile(s, r);
     SrcLoc at = r->region.loc;
     if (r->region.nslices > rank) {
         diag_error(s->diag, r->region.slice[rank].loc, "E034", "'%s' has rank %d but is given %d indices",
@@ -289,9 +302,11 @@ static int normalize(Sema *s, SpecRef *r)
     for (int d = 0; d < rank; d++) {
         r->step[d] = 1;
         r->dropped[d] = 0;
+        /* a ragged dim (SPEC.md §2.1): `xt` and `:` mean its current extent */
+        Expr *whole = tile && tile->shape_e[d] ? tile->shape_e[d] : NULL;
         if (d >= r->region.nslices) {
             r->start[d] = expr_new_int(s->arena, 0, at);
-            r->stop[d] = expr_new_int(s->arena, shape[d], at);
+            r->stop[d] = whole ? whole : expr_new_int(s->arena, shape[d], at);
             continue;
         }
         ExprSlice *sl = &r->region.slice[d];
@@ -315,7 +330,7 @@ static int normalize(Sema *s, SpecRef *r)
             continue;
         }
         r->start[d] = sl->start ? sl->start : expr_new_int(s->arena, 0, sl->loc);
-        r->stop[d] = sl->stop ? sl->stop : expr_new_int(s->arena, shape[d], sl->loc);
+        r->stop[d] = sl->stop ? sl->stop : whole ? whole : expr_new_int(s->arena, shape[d], sl->loc);
         if (sl->step) {
             int64_t st;
             ExprError err;
@@ -344,8 +359,8 @@ static int normalize(Sema *s, SpecRef *r)
  * reporting an error (bounds, empty, arithmetic). */
 static int eval_ref(Sema *s, const SpecRef *r, Shape *sh, const unsigned char *used)
 {
-    int rank;
-    const int64_t *shape = target_shape(s, r, &rank);
+    int64_t shape[SPEC_MAX_RANK];
+    current_shape(s, r, shape);
     sh->rank = 0;
     for (int d = 0; d < r->rank; d++) {
         int64_t a, b, size = shape[d];
@@ -403,6 +418,117 @@ static int check_tile_decl(Sema *s, SpecTile *t)
     }
     t->bad |= !ok;
     return ok;
+}
+
+/* ------------------------------------------------ ragged tiles (§2.1) */
+
+/* A copy of e whose names are bound to the slots of the innermost enclosing
+ * loops of those names; *missing is set to the first name no enclosing loop
+ * declares. NULL when memory runs out. */
+static Expr *bind_names(Sema *s, const Expr *e, const char **missing)
+{
+    Expr *c = arena_alloc(s->arena, sizeof *c);
+    if (!c)
+        return NULL;
+    *c = *e;
+    if (e->kind == EXPR_NAME) {
+        for (int i = s->nloops - 1; i >= 0; i--)
+            if (!strcmp(s->loops[i]->var, e->name)) {
+                c->kind = EXPR_VAR;
+                c->ival = s->loops[i]->slot;
+                return c;
+            }
+        if (!*missing)
+            *missing = e->name;
+        return c;
+    }
+    if ((e->a && !(c->a = bind_names(s, e->a, missing))) || (e->b && !(c->b = bind_names(s, e->b, missing))))
+        return NULL;
+    return c;
+}
+
+/* The name of a loop variable e reads whose loop does not enclose the op
+ * being checked, or NULL. */
+static const char *outside_var(Sema *s, const Expr *e)
+{
+    int n = s->spec->nslots;
+    unsigned char *used = arena_alloc(s->arena, (size_t)n);
+    if (!used)
+        return NULL;
+    expr_vars_used(e, used, n);
+    for (int i = 0; i < s->nloops; i++)
+        if (s->loops[i]->slot < n)
+            used[s->loops[i]->slot] = 0;
+    for (int v = EXPR_VAR_FIRST; v < n; v++)
+        if (used[v])
+            return s->spec->slot_loop[v]->var;
+    return NULL;
+}
+
+/* A use of ragged tile t by r: the tile's shape is bound to the loops around
+ * its first use; every loop variable it reads must belong to a loop around
+ * each use (E026). 0 after reporting an error. */
+static int ragged_use(Sema *s, SpecTile *t, const SpecRef *r)
+{
+    const char *missing = NULL;
+    int at = -1;
+    for (int d = 0; d < t->rank; d++) {
+        if (!t->shape_e[d])
+            continue;
+        const char *m = NULL;
+        if (!t->bound) {
+            Expr *b = bind_names(s, t->shape_e[d], &m);
+            if (!b)
+                return 0;
+            t->shape_e[d] = b;
+        } else {
+            m = outside_var(s, t->shape_e[d]);
+        }
+        if (m && !missing) {
+            missing = m;
+            at = d;
+        }
+    }
+    t->bound = 1;
+    if (!missing)
+        return 1;
+    diag_error(s->diag, r->region.loc, "E026",
+               "tile '%s' has a ragged shape over loop variable '%s'; it can only be used inside loop '%s'", t->name,
+               missing, missing);
+    if (t->declared)
+        diag_note(s->diag, t->shape_e[at]->loc, "dimension %d of '%s' reads '%s' here", at, t->name, missing);
+    else
+        diag_note(s->diag, t->loc, "'%s' takes its shape from this write, where it reads '%s'", t->name, missing);
+    t->bad = 1;
+    return 0;
+}
+
+/* Check a ragged tile's extents over the iterations of an op that uses it
+ * (vs[0..nv)), and grow its planned shape to their largest. 0 after an
+ * error. */
+static int ragged_extents(Sema *s, SpecTile *t, const int *vs, int nv, const unsigned char *used)
+{
+    for (int go = first_iter(s, vs, nv); go; go = next_iter(s, vs, nv))
+        for (int d = 0; d < t->rank; d++) {
+            int64_t v;
+            ExprError err;
+            if (!t->shape_e[d])
+                continue;
+            if (expr_eval(t->shape_e[d], s->env, &v, &err)) {
+                diag_error(s->diag, err.loc, err.code, "%s%s", err.msg, iter_text(s, used));
+                t->bad = 1;
+                return 0;
+            }
+            if (v < 1 || v > (int64_t)1 << 32) {
+                diag_error(s->diag, t->shape_e[d]->loc, "E035", "dimension %d of tile '%s' is %lld%s; it must be 1 to 2^32",
+                           d, t->name, (long long)v, iter_text(s, used));
+                t->bad = 1;
+                return 0;
+            }
+            if (v > t->shape[d])
+                t->shape[d] = v;
+        }
+    return 1;
 }
 
 /* ---------------------------------------------------------------- ops */
@@ -664,8 +790,31 @@ static void clip_whole_tile(Sema *s, OpCtx *o, const int *vs, int nv)
     }
 }
 
-/* Infer an undeclared dst tile's shape, dtype and buffer from the op. */
-static void infer_tile(Sema *s, OpCtx *o, int f, const Shape *maxsh)
+/* The current shape of normalised r as extent expressions of its kept dims
+ * (integer-indexed dims removed); the number of them. */
+static int extent_exprs(Sema *s, const SpecRef *r, Expr **out)
+{
+    int n = 0;
+    for (int d = 0; d < r->rank; d++)
+        if (!r->dropped[d])
+            out[n++] = dim_extent(s, r, d);
+    return n;
+}
+
+/* Product of e[from..n) (1 when empty). */
+static Expr *extent_product(Sema *s, Expr *const *e, int from, int n, SrcLoc loc)
+{
+    Expr *p = from < n ? e[from] : expr_new_int(s->arena, 1, loc);
+    for (int i = from + 1; i < n; i++)
+        p = mk_bin(s, EXPR_MUL, p, e[i], loc);
+    return p;
+}
+
+/* Infer an undeclared dst tile's shape, dtype and buffer from the op: the
+ * current shape of the operand it follows (SPEC.md §2.1), so a dim that
+ * varies over the op's iterations (vs[0..nv)) is ragged, with that extent
+ * expression, and planned at its largest. */
+static void infer_tile(Sema *s, OpCtx *o, int f, const int *vs, int nv)
 {
     SpecStmt *st = o->st;
     SpecRef *r = o->ref[f];
@@ -679,42 +828,53 @@ static void infer_tile(Sema *s, OpCtx *o, int f, const Shape *maxsh)
         t->bad = 1;
         return;
     }
+    SrcLoc at = r->region.loc;
     const SpecRef *src = st->f[F(SRC)].present && st->f[F(SRC)].is_ref ? &st->f[F(SRC)].ref
                          : st->f[F(A)].present                          ? &st->f[F(A)].ref
                                                                         : NULL;
-    const Shape *ss = src ? &maxsh[src == &st->f[F(SRC)].ref ? F(SRC) : F(A)] : NULL;
-    Shape sh = {0, {0}};
+    Expr *se[SPEC_MAX_RANK] = {0}, *ex[SPEC_MAX_RANK] = {0};
+    int ns = src ? extent_exprs(s, src, se) : 0, rank = 0;
     tg_dtype dt = TG_FLOAT32;
     SpecBuffer buf = SPEC_BUF_SBUF;
     if (src && src->index >= 0)
         dt = src->is_tensor ? s->spec->tensors[src->index].dtype : s->spec->tiles[src->index].dtype;
-    int64_t P = ss ? ss->d[0] : 0;
+    Expr *one = expr_new_int(s->arena, 1, at);
     switch (st->op) {
     case SPEC_OP_LOAD:
         if (st->f[F(BROADCAST)].boolean || st->f[F(TRANSPOSE)].boolean)
             break;
-        sh = *ss;
-        if (sh.rank == 1)
-            sh.d[sh.rank++] = 1;
+        memcpy(ex, se, sizeof ex);
+        rank = ns;
         if (st->f[F(DTYPE)].present)
             dt = (tg_dtype)st->f[F(DTYPE)].enum_val;
         break;
-    case SPEC_OP_MATMUL:
-        sh = (Shape){2, {free_size(&maxsh[F(STATIONARY)]), free_size(&maxsh[F(MOVING)])}};
+    case SPEC_OP_MATMUL: {
+        Expr *a[SPEC_MAX_RANK], *b[SPEC_MAX_RANK];
+        int na = extent_exprs(s, o->ref[F(STATIONARY)], a), nb = extent_exprs(s, o->ref[F(MOVING)], b);
+        ex[0] = extent_product(s, a, 1, na, at);
+        ex[1] = extent_product(s, b, 1, nb, at);
+        rank = 2;
         buf = SPEC_BUF_PSUM;
         dt = TG_FLOAT32;
         break;
+    }
     case SPEC_OP_TRANSPOSE:
-        sh = (Shape){2, {free_size(ss), P}};
+        ex[0] = extent_product(s, se, 1, ns, at);
+        ex[1] = se[0];
+        rank = 2;
         buf = SPEC_BUF_PSUM;
         dt = TG_FLOAT32;
         break;
     case SPEC_OP_TENSOR_REDUCE:
-        sh = (Shape){2, {P, 1}};
+        ex[0] = se[0];
+        ex[1] = one;
+        rank = 2;
         break;
     case SPEC_OP_ACTIVATION:
         if (f == RED) {
-            sh = (Shape){2, {P, 1}};
+            ex[0] = se[0];
+            ex[1] = one;
+            rank = 2;
             dt = TG_FLOAT32;
             break;
         }
@@ -725,29 +885,60 @@ static void infer_tile(Sema *s, OpCtx *o, int f, const Shape *maxsh)
     case SPEC_OP_TENSOR_TENSOR_SCAN:
     case SPEC_OP_RECIPROCAL:
     case SPEC_OP_AFFINE_SELECT:
-        sh = *ss;
-        if (sh.rank == 1)
-            sh.d[sh.rank++] = 1;
+        memcpy(ex, se, sizeof ex);
+        rank = ns;
         break;
     case SPEC_OP_BN_STATS:
     case SPEC_OP_BN_AGGR:
-        sh = (Shape){2, {P, st->op == SPEC_OP_BN_STATS ? TG_BN_STATS_RECORD : 2}};
+        ex[0] = se[0];
+        ex[1] = expr_new_int(s->arena, st->op == SPEC_OP_BN_STATS ? TG_BN_STATS_RECORD : 2, at);
+        rank = 2;
         dt = TG_FLOAT32;
         break;
     case SPEC_OP_PARTITION_REDUCE:
-        sh = (Shape){2, {1, free_size(ss)}};
+        ex[0] = one;
+        ex[1] = extent_product(s, se, 1, ns, at);
+        rank = 2;
         break;
     default:
         break;
     }
-    if (!sh.rank) {
+    if (rank == 1)
+        ex[rank++] = one;
+    if (!rank) {
         diag_error(s->diag, r->region.loc, "E025", "cannot infer the shape of tile '%s' from %s; declare it under 'tiles:'",
                    t->name, spec_op_name(st->op));
         t->bad = 1;
         return;
     }
-    t->rank = sh.rank;
-    memcpy(t->shape, sh.d, sizeof t->shape);
+    /* each dim: constant over the op's iterations, or ragged */
+    int64_t lo[SPEC_MAX_RANK], hi[SPEC_MAX_RANK];
+    for (int d = 0; d < rank; d++) {
+        lo[d] = INT64_MAX;
+        hi[d] = INT64_MIN;
+    }
+    for (int go = first_iter(s, vs, nv); go; go = next_iter(s, vs, nv))
+        for (int d = 0; d < rank; d++) {
+            int64_t v;
+            if (!ex[d] || expr_eval(ex[d], s->env, &v, NULL)) {
+                t->bad = 1; /* out of memory, or an overflow the operands' checks would have reported */
+                return;
+            }
+            lo[d] = v < lo[d] ? v : lo[d];
+            hi[d] = v > hi[d] ? v : hi[d];
+        }
+    if (hi[0] < lo[0]) { /* the op runs in no iteration */
+        t->bad = 1;
+        return;
+    }
+    t->rank = rank;
+    for (int d = 0; d < rank; d++) {
+        t->shape[d] = hi[d];
+        if (lo[d] != hi[d]) {
+            t->shape_e[d] = ex[d];
+            t->ragged = t->bound = 1;
+        }
+    }
     t->dtype = dt;
     t->buffer = buf;
     check_tile_decl(s, t);
@@ -951,6 +1142,8 @@ static int affine_op(Sema *s, const OpCtx *o, const int *vs, int nv)
         const SpecRef *r = o->ref[f];
         if (!r || !r->normalized)
             continue;
+        if (!r->is_tensor && s->spec->tiles[r->index].ragged)
+            return 0; /* bounds are its extents in each iteration */
         for (int d = 0; d < r->rank; d++) {
             if (!expr_affine(r->start[d], n, coef1, &c1) || !expr_affine(r->stop[d], n, coef2, &c2))
                 return 0;
@@ -1012,6 +1205,8 @@ static void check_op(Sema *s, SpecStmt *st)
             return;
         if (t && !t->rank && !field_is_write(st->op, f))
             return; /* read of a tile whose inference failed */
+        if (t && t->ragged && t->rank && !ragged_use(s, t, r))
+            return;
         o.ref[f] = r;
     }
     unsigned char *used = arena_alloc(s->arena, (size_t)s->spec->nslots);
@@ -1024,33 +1219,30 @@ static void check_op(Sema *s, SpecStmt *st)
             if (!normalize(s, o.ref[f]))
                 return;
             ref_vars(o.ref[f], used, s->spec->nslots);
+            for (int d = 0; t && t->ragged && d < t->rank; d++)
+                expr_vars_used(t->shape_e[d], used, s->spec->nslots);
         }
     }
     int vs[SPEC_MAX_DEPTH];
     int64_t count;
     chain_vars(s, s->loops, s->nloops, used);
     int nv = used_slots(s, used, vs, &count);
+    for (int f = 0; f < SEMA_NREF; f++) {
+        SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
+        if (t && t->ragged && t->rank && !ragged_extents(s, t, vs, nv, used))
+            return;
+    }
     /* nall: the loops each pass enumerates; 0 when the first iteration
      * stands for all (affine_op), with env set to it */
     int nall = pass_loops(s, &o, vs, nv, count);
     clip_whole_tile(s, &o, vs, nall);
-    /* inference pass: max extents of sources; bounds of every read */
-    Shape maxsh[SEMA_NREF];
-    memset(maxsh, 0, sizeof maxsh);
+    /* bounds of every read (and of writes to known tiles) before inference */
     for (int go = first_iter(s, vs, nall); go; go = ok && next_iter(s, vs, nall)) {
         for (int f = 0; f < SEMA_NREF && ok; f++) {
             SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
-            if (!o.ref[f] || (t && !t->rank))
-                continue;
             Shape sh;
-            if (!eval_ref(s, o.ref[f], &sh, used)) {
+            if (o.ref[f] && !(t && !t->rank) && !eval_ref(s, o.ref[f], &sh, used))
                 ok = 0;
-                break;
-            }
-            maxsh[f].rank = sh.rank;
-            for (int d = 0; d < sh.rank; d++)
-                if (sh.d[d] > maxsh[f].d[d])
-                    maxsh[f].d[d] = sh.d[d];
         }
     }
     if (!ok)
@@ -1058,7 +1250,7 @@ static void check_op(Sema *s, SpecStmt *st)
     for (int f = 0; f < SEMA_NREF; f++) {
         SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
         if (t && !t->rank) {
-            infer_tile(s, &o, f, maxsh);
+            infer_tile(s, &o, f, vs, nall);
             if (t->bad || !normalize(s, o.ref[f]))
                 return;
         }
@@ -2161,6 +2353,17 @@ int sema_check(Spec *spec, Diag *diag, Arena *arena)
         if (spec->tiles[i].declared && !spec->tiles[i].bad)
             check_tile_decl(&s, &spec->tiles[i]);
     walk(&s, spec->body, spec->nbody);
+    /* ragged tiles now have their planned (largest) shape; one that nothing
+     * uses is never placed, its ragged dims count as 1 */
+    for (int i = 0; i < spec->ntiles; i++) {
+        SpecTile *t = &spec->tiles[i];
+        if (!t->ragged || t->bad || !t->rank)
+            continue;
+        for (int d = 0; d < t->rank; d++)
+            if (t->shape_e[d] && !t->shape[d])
+                t->shape[d] = 1;
+        check_tile_decl(&s, t);
+    }
     check_loops(&s, spec->body, spec->nbody);
     /* E054 and the like first: their reads would repeat here; and a spec with
      * errors of any phase is not built, so it is not run (its loops may be

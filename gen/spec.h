@@ -159,6 +159,15 @@ typedef struct SpecTile {
     int declared;                  /* 1: from tiles:, 0: inferred from its first write */
     SrcLoc loc;                    /* declaration, or the first write's dst */
     int bad;                       /* declaration had errors: skip checks on it */
+    /* Ragged tiles (SPEC.md §2.1): a dim whose extent reads loop variables.
+     * shape_e[d] is that extent (NULL: the constant shape[d]); its names are
+     * bound to the loop slots of the first use (sema), and shape[d] is then
+     * the largest extent over the iterations that use the tile (the planned
+     * size). Inferred tiles inherit their first writer's extents. */
+    Expr *shape_e[SPEC_MAX_RANK];
+    const SpecNode *shape_node[SPEC_MAX_RANK]; /* declared dims: their YAML node */
+    int ragged;                    /* some shape_e[d] is set */
+    int bound;                     /* sema: shape_e names resolved to loop slots */
 } SpecTile;
 
 typedef enum { SPEC_STMT_LOOP, SPEC_STMT_OP } SpecStmtKind;

@@ -232,7 +232,7 @@ static int is_reserved(const char *name)
 
 /* ---------------------------------------------------- names in expressions */
 
-enum { ALLOW_PARAMS = 0, ALLOW_VARS = 1, ALLOW_PF = 2 };
+enum { ALLOW_PARAMS = 0, ALLOW_VARS = 1, ALLOW_PF = 2, IN_NUMBER = 4 };
 
 /* Candidate names for "did you mean" in an expression. */
 static const char **expr_candidates(Checker *c, int allow)
@@ -271,6 +271,15 @@ static int resolve(Checker *c, Expr *e, int allow, const char *where)
                            "'%s' is ambiguous in %s: it is both a loop variable and the %s index; rename the loop variable",
                            e->name, where, e->name[0] == 'p' ? "partition" : "free");
                 diag_note(c->diag, c->scope_loc[i], "loop variable '%s' declared here", e->name);
+                return 1;
+            }
+            if (!(allow & ALLOW_VARS) && (allow & IN_NUMBER)) {
+                /* the binary program carries a number as one float32 immediate */
+                diag_error(c->diag, e->loc, "E024",
+                           "loop variable '%s' cannot appear in %s: a number field is one float32 value for every "
+                           "iteration; only params can", e->name, where);
+                diag_note(c->diag, e->loc, "for a value that changes per iteration, compute it into a [P, 1] tile "
+                          "(iota, then tensor_scalar) and use the tile where the op takes one");
                 return 1;
             }
             if (!(allow & ALLOW_VARS)) {
@@ -464,6 +473,115 @@ static int parse_shape(Checker *c, const SpecNode *n, int64_t *shape, int *rank,
     return ok;
 }
 
+/* Replace every param name in e by its value; the number of names left. */
+static int resolve_params(Checker *c, Expr *e)
+{
+    if (!e)
+        return 0;
+    if (e->kind != EXPR_NAME)
+        return resolve_params(c, e->a) + resolve_params(c, e->b);
+    for (int i = 0; i < c->spec->nparams; i++)
+        if (!strcmp(c->spec->params[i].name, e->name)) {
+            e->kind = EXPR_INT;
+            e->ival = c->spec->params[i].value;
+            return 0;
+        }
+    return 1;
+}
+
+/* A tile's shape (SPEC.md §2.1): like a tensor's, but a dim may also read
+ * loop variables (a ragged tile). Such a dim keeps its expression in
+ * t->shape_e, its names bound by sema at the tile's first use; names that no
+ * loop of the spec declares are reported by check_ragged_names. */
+static int parse_tile_shape(Checker *c, const SpecNode *n, SpecTile *t)
+{
+    if (!want(c, n, SPEC_NODE_SEQ, "the tile's shape"))
+        return 0;
+    if (n->n < 1 || n->n > SPEC_MAX_RANK) {
+        diag_error(c->diag, n->loc, "E030", "the tile's shape has %d dimensions; rank must be 1 to %d", n->n,
+                   SPEC_MAX_RANK);
+        return 0;
+    }
+    int ok = 1;
+    for (int i = 0; i < n->n; i++) {
+        const SpecNode *dn = n->items[i];
+        if (!want(c, dn, SPEC_NODE_SCALAR, "a shape")) {
+            ok = 0;
+            continue;
+        }
+        ExprError err;
+        Expr *e = expr_parse_int(c->arena, dn, dn->text, &err);
+        if (!e) {
+            report_expr_error(c, &err);
+            ok = 0;
+            continue;
+        }
+        t->shape_node[i] = dn;
+        if (resolve_params(c, e)) {
+            t->shape_e[i] = e;
+            t->ragged = 1;
+            continue;
+        }
+        if (expr_eval(e, NULL, &t->shape[i], &err)) {
+            report_expr_error(c, &err);
+            ok = 0;
+            continue;
+        }
+        if (t->shape[i] < 1 || t->shape[i] > (int64_t)1 << 32) {
+            diag_error(c->diag, dn->loc, "E035", "dimension %d of the tile's shape is %lld; it must be 1 to 2^32", i,
+                       (long long)t->shape[i]);
+            ok = 0;
+        }
+    }
+    t->rank = n->n;
+    return ok;
+}
+
+/* Is name the variable of some loop of the spec? */
+static int is_loop_var(const Spec *s, const char *name)
+{
+    for (int i = EXPR_VAR_FIRST; i < s->nslots; i++)
+        if (s->slot_loop[i] && s->slot_loop[i]->var && !strcmp(s->slot_loop[i]->var, name))
+            return 1;
+    return 0;
+}
+
+static int ragged_names(Checker *c, const Expr *e)
+{
+    if (!e)
+        return 0;
+    if (e->kind != EXPR_NAME)
+        return ragged_names(c, e->a) + ragged_names(c, e->b);
+    if (is_loop_var(c->spec, e->name))
+        return 0;
+    if (poisoned(c, e->name))
+        return 1;
+    diag_error(c->diag, e->loc, "E020", "undefined name '%s' in a shape", e->name);
+    int n = c->spec->nparams + c->spec->nslots + 1, k = 0;
+    const char **v = arena_alloc(c->arena, (size_t)n * sizeof *v);
+    if (v) {
+        for (int i = 0; i < c->spec->nparams; i++)
+            v[k++] = c->spec->params[i].name;
+        for (int i = EXPR_VAR_FIRST; i < c->spec->nslots; i++)
+            if (c->spec->slot_loop[i] && c->spec->slot_loop[i]->var)
+                v[k++] = c->spec->slot_loop[i]->var;
+        v[k] = NULL;
+        suggest_note(c, e->loc, e->name, v);
+    }
+    return 1;
+}
+
+/* After the body: every name left in a ragged tile's shape names a loop. */
+static void check_ragged_names(Checker *c)
+{
+    for (int i = 0; i < c->spec->ntiles; i++) {
+        SpecTile *t = &c->spec->tiles[i];
+        for (int d = 0; t->declared && t->ragged && d < t->rank; d++)
+            if (ragged_names(c, t->shape_e[d]))
+                t->bad = 1;
+    }
+}
+
 static void check_tensors(Checker *c, const SpecNode *sec, int is_output)
 {
     static const char *const keys[] = {"dtype", "shape", NULL};
@@ -544,7 +662,7 @@ static void check_tiles(Checker *c, const SpecNode *sec)
         if (b)
             ok &= parse_enum(c, b, buffers, "buffer", &buf);
         ok &= dt && parse_enum(c, dt, dtype_names, "dtype", &d);
-        ok &= sh && parse_shape(c, sh, t->shape, &t->rank, "the tile's shape");
+        ok &= sh && parse_tile_shape(c, sh, t);
         t->buffer = (SpecBuffer)buf;
         t->dtype = (tg_dtype)d;
         if (bufs) {
@@ -676,7 +794,7 @@ static int parse_number(Checker *c, const SpecNode *n, const char *fname, double
         report_expr_error(c, &err);
         return 0;
     }
-    if (resolve(c, e, ALLOW_PARAMS, fname))
+    if (resolve(c, e, ALLOW_PARAMS | IN_NUMBER, fname))
         return 0;
     if (expr_eval_float(e, NULL, out, &err)) {
         report_expr_error(c, &err);
@@ -1110,5 +1228,6 @@ Spec *spec_check(Arena *arena, Diag *diag, const SpecNode *root, const char *fil
     const SpecNode *body = require(&c, root, top, "body", "the spec");
     if (body)
         s->body = check_body(&c, body, &s->nbody);
+    check_ragged_names(&c);
     return arena->oom ? NULL : s;
 }

@@ -7,7 +7,7 @@
 #include "tg_runtime.h"
 
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
-#define RMSNORM_SBUF_PEAK_BYTES 8320
+#define RMSNORM_SBUF_PEAK_BYTES 8256
 #define RMSNORM_PSUM_PEAK_BANKS 0
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L

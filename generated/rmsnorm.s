@@ -8,47 +8,43 @@
 .tensor g input float32 [1, 512]
 .tensor y output float32 [300, 512]
 .tile gt sbuf float32 [128, 512] bufs 1 p[0:+128] @4096 slot 2048
-.tile dv sbuf float32 [128, 1] bufs 1 p[0:+128] @8192 slot 64
 .tile xt sbuf float32 [128, 512] bufs 2 p[0:+128] @0 slot 2048
-.tile sq sbuf float32 [128, 512] bufs 1 p[0:+128] @6144 slot 2048
-.tile ss sbuf float32 [128, 1] bufs 1 p[0:+128] @8256 slot 64
-.tile ms sbuf float32 [128, 1] bufs 1 p[0:+128] @6144 slot 64
-.tile rstd sbuf float32 [128, 1] bufs 1 p[0:+128] @8256 slot 64
-.tile xn sbuf float32 [128, 512] bufs 1 p[0:+128] @6144 slot 2048
 .tile yt sbuf float32 [128, 512] bufs 2 p[0:+128] @0 slot 2048
+.tile sq sbuf float32 [128, 512] bufs 1 p[0:+128] @6144 slot 2048
+.tile ss sbuf float32 [128, 1] bufs 1 p[0:+128] @8192 slot 64
+.tile ms sbuf float32 [128, 1] bufs 1 p[0:+128] @6144 slot 64
+.tile rstd sbuf float32 [128, 1] bufs 1 p[0:+128] @8192 slot 64
+.tile xn sbuf float32 [128, 512] bufs 1 p[0:+128] @6144 slot 2048
 
-dma.load dst=sbuf:gt[0:+128] @0 float32 [[1,512]], src=hbm:g[+128 s0] @0 float32 [[1,512]], queue=0  ; specs/rmsnorm.yaml:29
-dma.signal sem=s5, queue=0  ; specs/rmsnorm.yaml:29
-pool.iota dst=sbuf:dv[0:+128] @0 float32 [[1,1]], expr=512  ; specs/rmsnorm.yaml:30
-pool.signal sem=s2  ; specs/rmsnorm.yaml:30
-dve.wait sem=s2  ; specs/rmsnorm.yaml:37
-dve.wait sem=s5  ; specs/rmsnorm.yaml:42
-dve.signal sem=s7  ; specs/rmsnorm.yaml:42
-dma.signal sem=s8, queue=2  ; specs/rmsnorm.yaml:44
-dma.signal sem=s8, queue=2  ; specs/rmsnorm.yaml:44
-loop reg=r0, var=i, start=0, stop=3, step=1  ; specs/rmsnorm.yaml:31
-    dma.wait sem=s8, queue=1  ; specs/rmsnorm.yaml:33
-    dma.load dst=sbuf:xt.(r0 % 2)[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], src=hbm:x[+min(128, 300 - r0 * 128) s512] @r0 * 262144 float32 [[1,512]], queue=1  ; specs/rmsnorm.yaml:33
-    dma.signal sem=s0, queue=1  ; specs/rmsnorm.yaml:33
-    act.wait sem=s0  ; specs/rmsnorm.yaml:35
-    act.wait sem=s7  ; specs/rmsnorm.yaml:35
-    act.activation dst=sbuf:sq[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], src=sbuf:xt.(r0 % 2)[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], reduce_dst=sbuf:ss[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,1]], func=square, scale=1.0, reduce_op=add  ; specs/rmsnorm.yaml:35
-    act.signal sem=s1  ; specs/rmsnorm.yaml:35
-    dve.wait sem=s1  ; specs/rmsnorm.yaml:37
-    dve.tensor_scalar dst=sbuf:ms[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,1]], src=sbuf:ss[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,1]], operand0=sbuf:dv[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,1]], op0=divide, op1=add, operand1=1e-06  ; specs/rmsnorm.yaml:37
-    dve.signal sem=s3  ; specs/rmsnorm.yaml:37
-    act.wait sem=s3  ; specs/rmsnorm.yaml:39
-    act.activation dst=sbuf:rstd[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,1]], src=sbuf:ms[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,1]], func=rsqrt, scale=1.0  ; specs/rmsnorm.yaml:39
-    act.signal sem=s4  ; specs/rmsnorm.yaml:39
-    dve.wait sem=s4  ; specs/rmsnorm.yaml:40
-    dve.tensor_scalar dst=sbuf:xn[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], src=sbuf:xt.(r0 % 2)[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], operand0=sbuf:rstd[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,1]], op0=multiply  ; specs/rmsnorm.yaml:40
-    dve.tensor_tensor dst=sbuf:yt.(r0 % 2)[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], a=sbuf:xn[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], b=sbuf:gt[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], op=multiply  ; specs/rmsnorm.yaml:42
-    dve.signal sem=s6  ; specs/rmsnorm.yaml:42
-    dve.signal sem=s7  ; specs/rmsnorm.yaml:42
-    dma.wait sem=s6, queue=2  ; specs/rmsnorm.yaml:44
-    dma.store dst=hbm:y[+min(128, 300 - r0 * 128) s512] @r0 * 262144 float32 [[1,512]], src=sbuf:yt.(r0 % 2)[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], queue=2  ; specs/rmsnorm.yaml:44
-    dma.signal sem=s8, queue=2  ; specs/rmsnorm.yaml:44
-endloop reg=r0  ; specs/rmsnorm.yaml:31
-act.wait sem=s7  ; specs/rmsnorm.yaml:35
-dma.wait sem=s8, queue=1  ; specs/rmsnorm.yaml:33
-dma.wait sem=s8, queue=1  ; specs/rmsnorm.yaml:33
+dma.load dst=sbuf:gt[0:+128] @0 float32 [[1,512]], src=hbm:g[+128 s0] @0 float32 [[1,512]], queue=0  ; specs/rmsnorm.yaml:23
+dma.signal sem=s4, queue=0  ; specs/rmsnorm.yaml:23
+dve.wait sem=s4  ; specs/rmsnorm.yaml:32
+dve.signal sem=s6  ; specs/rmsnorm.yaml:32
+dma.signal sem=s7, queue=2  ; specs/rmsnorm.yaml:33
+dma.signal sem=s7, queue=2  ; specs/rmsnorm.yaml:33
+loop reg=r0, var=i, start=0, stop=3, step=1  ; specs/rmsnorm.yaml:24
+    dma.wait sem=s7, queue=1  ; specs/rmsnorm.yaml:26
+    dma.load dst=sbuf:xt.(r0 % 2)[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], src=hbm:x[+min(128, 300 - r0 * 128) s512] @r0 * 262144 float32 [[1,512]], queue=1  ; specs/rmsnorm.yaml:26
+    dma.signal sem=s0, queue=1  ; specs/rmsnorm.yaml:26
+    act.wait sem=s0  ; specs/rmsnorm.yaml:28
+    act.wait sem=s6  ; specs/rmsnorm.yaml:28
+    act.activation dst=sbuf:sq[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], src=sbuf:xt.(r0 % 2)[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], reduce_dst=sbuf:ss[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,1]], func=square, scale=1.0, reduce_op=add  ; specs/rmsnorm.yaml:28
+    act.signal sem=s1  ; specs/rmsnorm.yaml:28
+    dve.wait sem=s1  ; specs/rmsnorm.yaml:29
+    dve.tensor_scalar dst=sbuf:ms[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,1]], src=sbuf:ss[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,1]], op0=divide, operand0=512.0, op1=add, operand1=1e-06  ; specs/rmsnorm.yaml:29
+    dve.signal sem=s2  ; specs/rmsnorm.yaml:29
+    act.wait sem=s2  ; specs/rmsnorm.yaml:30
+    act.activation dst=sbuf:rstd[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,1]], src=sbuf:ms[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,1]], func=rsqrt, scale=1.0  ; specs/rmsnorm.yaml:30
+    act.signal sem=s3  ; specs/rmsnorm.yaml:30
+    dve.wait sem=s3  ; specs/rmsnorm.yaml:31
+    dve.tensor_scalar dst=sbuf:xn[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], src=sbuf:xt.(r0 % 2)[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], operand0=sbuf:rstd[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,1]], op0=multiply  ; specs/rmsnorm.yaml:31
+    dve.tensor_tensor dst=sbuf:yt.(r0 % 2)[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], a=sbuf:xn[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], b=sbuf:gt[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], op=multiply  ; specs/rmsnorm.yaml:32
+    dve.signal sem=s5  ; specs/rmsnorm.yaml:32
+    dve.signal sem=s6  ; specs/rmsnorm.yaml:32
+    dma.wait sem=s5, queue=2  ; specs/rmsnorm.yaml:33
+    dma.store dst=hbm:y[+min(128, 300 - r0 * 128) s512] @r0 * 262144 float32 [[1,512]], src=sbuf:yt.(r0 % 2)[0:+min(128, 300 - r0 * 128)] @0 float32 [[1,512]], queue=2  ; specs/rmsnorm.yaml:33
+    dma.signal sem=s7, queue=2  ; specs/rmsnorm.yaml:33
+endloop reg=r0  ; specs/rmsnorm.yaml:24
+act.wait sem=s6  ; specs/rmsnorm.yaml:28
+dma.wait sem=s7, queue=1  ; specs/rmsnorm.yaml:26
+dma.wait sem=s7, queue=1  ; specs/rmsnorm.yaml:26

@@ -113,6 +113,12 @@ check "shapes.yaml (broadcast rows, short DMAs, ragged free dims) matches numpy"
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" shapes >"$w/shapes.log" 2>&1'
 check "shapes.yaml: C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" shapes >"$w/shapes-iss.log" 2>&1'
+# Ragged tiles declared once (SPEC.md §2.1): ragged partition and free dims,
+# undeclared tiles inheriting them, a ragged PSUM matmul tile, a triangular loop.
+check "ragged tiles: ragged_tiles.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" ragged_tiles >"$w/ragged_tiles.log" 2>&1'
+check "ragged tiles: ragged_tiles.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" ragged_tiles >"$w/ragged_tiles-iss.log" 2>&1'
 # The disagreements the differential fuzzer found (tests/numerics/fuzz_diff_cases/
 # <case>/fz.yaml + its inputs) stay fixed: C simulation and ISS bit for bit.
 agree_case() { # agree_case DIR: 0 when the C simulation and the ISS agree

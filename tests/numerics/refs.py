@@ -461,6 +461,29 @@ def _ref_colacc(p, x):
     return {"y": (f32(f32(f32(x["x"]) + 0.5) * 3.0), "exact")}
 
 
+def _inputs_ragged_tiles(p, r):
+    return {"x": r.standard_normal((p["N"], p["D"])), "w": r.standard_normal((128, 96))}
+
+
+def _ref_ragged_tiles(p, x):
+    # y1: 2x exact, + x one rounding; y2: the matmul sums its 128 products in
+    # increasing k in fp32 (SPEC.md §5), modelled step by step; y3: fp32 sums
+    # in increasing chunk order from the memset's 0, step by step. All exact.
+    v, w = f32(x["x"]), f32(x["w"])
+    n, d = p["N"], p["D"]
+    y2 = np.outer(w[0], v[0]).astype(np.float32)
+    for k in range(1, 128):
+        y2 = f32(y2 + np.outer(w[k], v[k]).astype(np.float32))
+    y3 = np.zeros((n, 512), np.float32)
+    for r in range((n + 127) // 128):
+        rows = slice(r * 128, min(r * 128 + 128, n))
+        for k in range(r + 1):
+            cols = min(512, d - k * 512)
+            y3[rows, :cols] = f32(y3[rows, :cols] + v[rows, k * 512:k * 512 + cols])
+    return {"y1": (f32(2 * v + v).astype(np.float64), "exact"), "y2": (y2.astype(np.float64), "exact"),
+            "y3": (y3.astype(np.float64), "exact")}
+
+
 def _inputs_shapes(p, r):
     n, d = p["N"], p["D"]
     return {"g": r.standard_normal(d), "h": r.standard_normal((1, d)), "s": r.standard_normal((44, d)),
@@ -512,6 +535,9 @@ TEST_KERNELS = {
                  [("y1", "float32", "128, D"), ("y2", "float32", "128, D"), ("y3", "float32", "44, D"),
                   ("y4", "float32", "N, D"), ("y5", "float32", "96, D"), ("y6", "float32", "128, D")],
                  _inputs_shapes, _ref_shapes),
+    "ragged_tiles": _k({"N": 300, "D": 1300}, [("x", "float32", "N, D"), ("w", "float32", "128, 96")],
+                       [("y1", "float32", "N, D"), ("y2", "float32", "96, D"), ("y3", "float32", "N, 512")],
+                       _inputs_ragged_tiles, _ref_ragged_tiles),
     "fold": _k({"R": 12, "C": 20},
                [("xi", "int32", "128, R, C"), ("xf", "float32", "128, R, C")],
                [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],

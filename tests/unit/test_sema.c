@@ -61,6 +61,55 @@ static void ragged_mismatch_names_iteration(void **state)
     arena_free(&r.arena);
 }
 
+static SpecTile *tile_named(FrontRun *r, const char *name)
+{
+    for (int i = 0; i < r->spec->ntiles; i++)
+        if (!strcmp(r->spec->tiles[i].name, name))
+            return &r->spec->tiles[i];
+    fail_msg("no tile '%s'", name);
+    return NULL;
+}
+
+/* SPEC.md §2.1: a tile declared once with a shape over loop variables, and
+ * undeclared tiles taking the current shape of their first write. */
+static void ragged_declared_once(void **state)
+{
+    (void)state;
+    FrontRun r;
+    front_run(&r,
+              HDR "tiles: {xt: {buffer: sbuf, dtype: float32, shape: [\"min(128, N - i*128)\", D]},\n"
+                  "        tt: {buffer: sbuf, dtype: float32, shape: [\"160 - j*32\", 8]}}\n"
+                  "body:\n  - for: {var: i, range: (N + 127) / 128}\n    body:\n"
+                  "      - load: {dst: xt, src: \"x[i*128 : min(i*128+128, N), :]\"}\n"
+                  "      - tensor_copy: {dst: yt, src: xt}\n"
+                  "      - load: {dst: zt, src: \"x[i*64 : i*64+64, :]\"}\n"
+                  "      - store: {dst: \"y[i*128 : min(i*128+128, N), :]\", src: yt}\n"
+                  "      - for: {var: j, range: [1, i + 1]}\n        body:\n"
+                  "          - load: {dst: tt, src: \"x[0 : 160 - j*32, 0:8]\"}\n"
+                  "          - store: {dst: \"y[i*128 : i*128 + 1, j*8 : j*8 + 8]\", src: \"tt[0:1, :]\"}\n",
+              3);
+    assert_int_equal(r.diag.nerrors, 0);
+    SpecTile *xt = tile_named(&r, "xt"), *yt = tile_named(&r, "yt"), *zt = tile_named(&r, "zt"),
+             *tt = tile_named(&r, "tt");
+    /* planned at the largest extent; the ragged dim keeps its expression */
+    assert_true(xt->ragged && xt->bound);
+    assert_non_null(xt->shape_e[0]);
+    assert_null(xt->shape_e[1]);
+    assert_int_equal(xt->shape[0], 128);
+    assert_int_equal(xt->shape[1], 64);
+    /* yt inherits xt's current shape */
+    assert_false(yt->declared);
+    assert_true(yt->ragged);
+    assert_non_null(yt->shape_e[0]);
+    assert_int_equal(yt->shape[0], 128);
+    /* an extent written over i but equal in every iteration is a constant */
+    assert_false(zt->ragged);
+    assert_int_equal(zt->shape[0], 64);
+    /* j = 0 never runs (j starts at 1) and j <= i <= 2: 160 - 32 = 128 rows, not 160 */
+    assert_int_equal(tt->shape[0], 128);
+    arena_free(&r.arena);
+}
+
 static void dependences(void **state)
 {
     (void)state;
@@ -222,6 +271,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(ragged_clean_and_inferred),
         cmocka_unit_test(ragged_mismatch_names_iteration),
+        cmocka_unit_test(ragged_declared_once),
         cmocka_unit_test(dependences),
         cmocka_unit_test(coverage_exact),
         cmocka_unit_test(coverage_many_writes),
