@@ -6,36 +6,42 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "driver.h"
 #include "spec_load.h"
 
-int driver_spec_option(int argc, char **argv, int *i, SpecOptions *opt, char *msg, size_t msgsize)
+int driver_define(SpecOptions *opt, const char *d, char *msg, size_t msgsize)
 {
-    const char *a = argv[*i];
-    if (!strncmp(a, "-D", 2)) {
-        const char *d = a[2] ? a + 2 : (*i + 1 < argc ? argv[++*i] : "");
-        const char *eq = strchr(d, '=');
-        char *end = NULL;
-        if (eq) {
-            errno = 0;
-            (void)strtoll(eq + 1, &end, 10);
-        }
-        if (!eq || eq == d || !eq[1] || *end || errno == ERANGE) {
-            snprintf(msg, msgsize, "-D wants NAME=INTEGER, got '%s'", d);
-            return -1;
-        }
-        opt->defines[opt->ndefines++] = d;
-        return 1;
+    const char *eq = strchr(d, '=');
+    char *end = NULL;
+    if (eq) {
+        errno = 0;
+        (void)strtoll(eq + 1, &end, 10);
     }
-    if (!strncmp(a, "--target", 8) && (a[8] == '\0' || a[8] == '=')) {
-        const char *t = a[8] == '=' ? a + 9 : (*i + 1 < argc ? argv[++*i] : "");
-        if (strcmp(t, "trn1") && strcmp(t, "trn2")) {
-            snprintf(msg, msgsize, "--target wants trn1 or trn2, got '%s'", t);
-            return -1;
-        }
-        opt->target = t;
-        return 1;
+    if (!eq || eq == d || !eq[1] || *end || errno == ERANGE) {
+        snprintf(msg, msgsize, "-D wants NAME=INTEGER, got '%s'", d);
+        return -1;
     }
+    opt->defines[opt->ndefines++] = d;
+    return 0;
+}
+
+int driver_target(SpecOptions *opt, const char *t, char *msg, size_t msgsize)
+{
+    if (strcmp(t, "trn1") && strcmp(t, "trn2")) {
+        snprintf(msg, msgsize, "--target wants trn1 or trn2, got '%s'", t);
+        return -1;
+    }
+    opt->target = t;
+    return 0;
+}
+
+int driver_spec_opt(SpecOptions *opt, int ch, const char *arg, char *msg, size_t msgsize)
+{
+    if (ch == 'D')
+        return driver_define(opt, arg, msg, msgsize) ? -1 : 1;
+    if (ch == CLI_OPT_TARGET)
+        return driver_target(opt, arg, msg, msgsize) ? -1 : 1;
     return 0;
 }
 

@@ -12,10 +12,15 @@
 
 enum { DRIVER_MAX_SPEC_BYTES = 64 << 20 }; /* larger spec files are refused */
 
-/* If argv[*i] is `-D NAME=INT` / `-DNAME=INT` or `--target T` / `--target=T`,
- * record it in opt (stepping *i over a separate value) and return 1. Return 0
- * for any other argument, -1 for a malformed value with a message in msg. */
-int driver_spec_option(int argc, char **argv, int *i, SpecOptions *opt, char *msg, size_t msgsize);
+/* -D NAME=INT (d is "NAME=INT") into opt->defines (room for one more), or
+ * --target T (trn1, trn2) into opt->target: 0, or -1 with a message. */
+int driver_define(SpecOptions *opt, const char *d, char *msg, size_t msgsize);
+int driver_target(SpecOptions *opt, const char *t, char *msg, size_t msgsize);
+
+/* The option getopt_long returned (ch, with its argument arg): 'D' or
+ * CLI_OPT_TARGET (cli.h) recorded as above and 1, -1 for a bad value (msg),
+ * 0 for any other option. */
+int driver_spec_opt(SpecOptions *opt, int ch, const char *arg, char *msg, size_t msgsize);
 
 /* The whole file at path ("-" = stdin), NUL-terminated, in malloc'd memory;
  * NULL with errno set (EFBIG past DRIVER_MAX_SPEC_BYTES). */

@@ -4,7 +4,10 @@
 # fuzz-spec; its benchmark: check.
 FRONT_SRCS := gen/arena.c gen/diag.c gen/driver.c gen/spec_load.c gen/expr_eval.c gen/spec_check.c gen/sema.c
 FRONT_RE   := gen/expr.re
-GEN_SRCS := gen/main.c gen/run_cmd.c gen/profile_cmd.c gen/profile.c gen/profile_report.c \
+# The CLI's host helpers: shared option conventions, transactional outputs.
+CLI_SRCS := gen/cli.c gen/cli_spec.c gen/outfile.c
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+GEN_SRCS := gen/main.c $(CLI_SRCS) gen/run_cmd.c gen/profile_cmd.c gen/profile.c gen/profile_report.c \
             gen/profile_trace.c gen/profile_svg.c $(FRONT_SRCS)
 GEN_RE   := $(FRONT_RE)
 GEN_OBJS += $(GEN_SRCS:%.c=$(BUILD)/%.o) $(GEN_RE:%.re=$(BUILD)/%.o)
@@ -21,6 +24,20 @@ $(FRONT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/main.o: | $(FRONT_RE:%.re=$(BUILD)/%
 SUITES += cli
 suite-cli: $(TILEGEN)
 	@TILEGEN=$(TILEGEN) tests/cli/run.sh
+
+# Transactional outputs: the unit (planted links, whole sets, witnesses) and
+# the commands under a full disk, failing outputs, links, duplicate kernels,
+# depfile escapes, make settling after gen --stamp, and a loop of kills.
+$(BIN)/test_outfile: $(BUILD)/tests/unit/test_outfile.o $(BUILD)/gen/outfile.o
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS)
+SUITES += cli-unit cli-outputs
+TEST_DEPS += $(BIN)/test_outfile
+.PHONY: suite-cli-unit suite-cli-outputs
+suite-cli-unit: $(BIN)/test_outfile
+	@tests/cmocka_count.sh $(BIN)/test_outfile
+suite-cli-outputs: $(TILEGEN)
+	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) BUILD=$(BUILD) tests/cli/outputs.sh
 
 # --- front-end suites ---------------------------------------------------------
 FRONT_UNITS := load expr check sema

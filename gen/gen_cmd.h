@@ -3,9 +3,9 @@
 #ifndef TILEGEN_GEN_CMD_H
 #define TILEGEN_GEN_CMD_H
 
-/* argv[0] is the program as invoked (named in -MD depfiles, locates the
- * templates), argv[1] "gen". Returns the exit code: 0 ok, 1 spec errors,
+/* argv0 is the program as invoked (named in -MD depfiles, locates the
+ * templates), argv[0] "gen". Returns the exit code: 0 ok, 1 spec errors,
  * 2 usage, I/O or template error. */
-int gen_cmd_main(int argc, char **argv);
+int gen_cmd_main(const char *argv0, int argc, char **argv);
 
 #endif

@@ -2,6 +2,7 @@
  * previous one left no errors and the request asks for it: read, front end,
  * lower, plan, program + listing, C context, render. Where the templates are
  * found is decided here too. */
+#define _POSIX_C_SOURCE 200809L /* readlink */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -163,27 +164,78 @@ void pipe_free(Pipe *p)
     memset(p, 0, sizeof *p);
 }
 
-const char *pipe_find_templates(const char *argv0, char *buf, size_t size)
+/* Append "dir" to the list of places looked (", "-separated). */
+static void pipe_looked(char *where, size_t wsize, const char *dir)
 {
-    const char *env = getenv("TILEGEN_TEMPLATES");
-    if (env && *env)
-        return env;
-    if (access("templates/kernel.c.j2", R_OK) == 0)
-        return "templates";
-    const char *slash = argv0 ? strrchr(argv0, '/') : NULL;
+    size_t n = strlen(where);
+    if (n < wsize)
+        snprintf(where + n, wsize - n, "%s%s", n ? ", " : "", dir);
+}
+
+/* 1 if dir holds the templates (kernel.c.j2 readable). */
+static int pipe_has_templates(const char *dir)
+{
+    char probe[4200];
+    return (size_t)snprintf(probe, sizeof probe, "%s/%s", dir, pipe_templates[PIPE_C]) < sizeof probe &&
+           access(probe, R_OK) == 0;
+}
+
+/* The templates next to the binary whose path is bin (up to its slash). */
+static const char *pipe_templates_near(const char *bin, char *buf, size_t size, char *where, size_t wsize)
+{
+    const char *slash = bin ? strrchr(bin, '/') : NULL;
     static const char *const ups[] = {"/../templates", "/../../templates", "/../../../templates"};
     for (size_t i = 0; slash && i < sizeof ups / sizeof ups[0]; i++) {
-        char probe[4200];
-        int n = snprintf(buf, size, "%.*s%s", (int)(slash - argv0), argv0, ups[i]);
-        if (n < 0 || (size_t)n >= size ||
-            (size_t)snprintf(probe, sizeof probe, "%s/%s", buf, pipe_templates[PIPE_C]) >= sizeof probe)
+        int n = snprintf(buf, size, "%.*s%s", (int)(slash - bin), bin, ups[i]);
+        if (n < 0 || (size_t)n >= size)
             break;
-        if (access(probe, R_OK) == 0)
+        if (pipe_has_templates(buf))
             return buf;
+        pipe_looked(where, wsize, buf);
+    }
+    return NULL;
+}
+
+/* NULL, with the message naming the places looked (already in where). */
+static const char *pipe_templates_missing(char *where, size_t wsize)
+{
+    char looked[4096];
+    snprintf(looked, sizeof looked, "%s", where);
+    snprintf(where, wsize, "templates not found (%s); looked in %s; set TILEGEN_TEMPLATES to the directory "
+             "that holds them", pipe_templates[PIPE_C], looked);
+    return NULL;
+}
+
+const char *pipe_find_templates(const char *argv0, char *buf, size_t size, char *where, size_t wsize)
+{
+    if (wsize)
+        where[0] = '\0';
+    const char *env = getenv("TILEGEN_TEMPLATES");
+    if (env && *env) { /* the user's choice: the only place looked */
+        if (pipe_has_templates(env))
+            return env;
+        pipe_looked(where, wsize, "$TILEGEN_TEMPLATES=");
+        size_t n = strlen(where);
+        snprintf(where + n, wsize > n ? wsize - n : 0, "%s", env);
+        return pipe_templates_missing(where, wsize);
+    }
+    if (pipe_has_templates("templates"))
+        return "templates";
+    pipe_looked(where, wsize, "./templates");
+    const char *r = pipe_templates_near(argv0, buf, size, where, wsize);
+    if (r)
+        return r;
+    char self[4096]; /* the binary itself, however it was invoked */
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n > 0) {
+        self[n] = '\0';
+        if ((r = pipe_templates_near(self, buf, size, where, wsize)))
+            return r;
     }
 #ifdef TILEGEN_TEMPLATE_DIR
-    return TILEGEN_TEMPLATE_DIR; /* `make install`: PREFIX/share/tilegen/templates */
-#else
-    return "templates";
+    if (pipe_has_templates(TILEGEN_TEMPLATE_DIR))
+        return TILEGEN_TEMPLATE_DIR; /* `make install`: PREFIX/share/tilegen/templates */
+    pipe_looked(where, wsize, TILEGEN_TEMPLATE_DIR);
 #endif
+    return pipe_templates_missing(where, wsize);
 }

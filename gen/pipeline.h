@@ -72,10 +72,12 @@ int pipe_reached(const Pipe *p, PipePhase ph);
 
 void pipe_free(Pipe *p);
 
-/* The templates directory: $TILEGEN_TEMPLATES, ./templates, next to the
- * binary argv0 (bin/tilegen -> templates, build/x/bin/tilegen ->
- * ../../../templates), else TILEGEN_TEMPLATE_DIR when compiled in (make
- * install); buf holds the result when it is built. */
-const char *pipe_find_templates(const char *argv0, char *buf, size_t size);
+/* The templates directory: $TILEGEN_TEMPLATES (then the only place),
+ * ./templates, next to the binary as invoked (argv0) and as it is
+ * (/proc/self/exe): bin/tilegen -> templates, build/x/bin/tilegen ->
+ * ../../../templates, else TILEGEN_TEMPLATE_DIR when compiled in (make
+ * install). buf holds the result when it is built. NULL when none holds
+ * the templates, with a message naming the places looked in `where`. */
+const char *pipe_find_templates(const char *argv0, char *buf, size_t size, char *where, size_t wsize);
 
 #endif

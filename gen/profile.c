@@ -194,7 +194,7 @@ static int derive_lines(Profile *p)
     return 0;
 }
 
-int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, int transfers, char *msg,
+int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, int transfers, uint64_t limit, char *msg,
                 size_t msgsize)
 {
     tg_prog dec;
@@ -230,7 +230,14 @@ int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, int tr
         opts.core = core;
         opts.tensors = (void *const *)tensors;
     }
-    p->st.limit = 0;
+    p->work = tg_iss_work(&dec);
+    p->limit = limit;
+    if (!limit && p->work > TG_ISS_DEFAULT_CAP) { /* the ISS's default budget, refused up front */
+        snprintf(msg, msgsize, "the run exceeds the default budget");
+        rc = TG_ELIMIT;
+        goto out;
+    }
+    p->st.limit = limit ? limit : p->work ? p->work : 1;
     rc = tg_cost_run(prog, len, &opts, scratch, &p->st);
     if (rc) {
         snprintf(msg, msgsize, "the timing model stopped at instruction %u: error %d", p->st.fault_pc, rc);

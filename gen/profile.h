@@ -37,6 +37,8 @@ typedef struct Profile {
     size_t spec_len;
     const tg_cost_table *tab;      /* the target's cost table */
     tg_cost_stats st;              /* the model's totals */
+    uint64_t work;                 /* instructions + loop iterations of a complete run (tg_iss_work) */
+    uint64_t limit;                /* the budget asked for (0 = default) */
     tg_cost_event *ev;             /* every event, emission order (ev[i].id == i + 1) */
     size_t nev, cap;
     int oom;
@@ -52,10 +54,13 @@ typedef struct Profile {
 
 /* Run the model over `len` bytes of program (execute: also compute values,
  * on a core of its own, inputs zero; transfers: keep each DMA's part on each
- * DMA engine, for the trace and the timeline). 0, or a negative TG_E* code
- * with a message in msg. The Profile must be released with profile_free. */
-int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, int transfers, char *msg,
-                size_t msgsize);
+ * DMA engine, for the trace and the timeline) under a budget of `limit`
+ * instructions plus loop iterations (0: the ISS's default, the program's own
+ * work, refused above TG_ISS_DEFAULT_CAP; UINT64_MAX: none). 0, or a
+ * negative TG_E* code (TG_ELIMIT: the budget) with a message in msg. The
+ * Profile must be released with profile_free. */
+int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, int transfers, uint64_t limit,
+                char *msg, size_t msgsize);
 void profile_free(Profile *p);
 
 /* Picoseconds as nanoseconds (double). */

@@ -1,8 +1,9 @@
 /* run_cmd.c - `tilegen run SPEC [-D N=V]... [--target T] [--in NAME=F.npy]...
  * [--out NAME=F.npy]... [--seed S]`: builds the spec's binary program (the
  * pipeline up to PIPE_PROGRAM, no C compiler), executes it on the ISS with the inputs read from
- * .npy files or seeded random, writes the requested outputs and prints a
- * per-engine summary (SPEC.md §3). */
+ * .npy files or seeded random, under an instruction budget (the program's
+ * own work by default, --budget), writes the requested outputs all or none
+ * (outfile.h) and prints a per-engine summary (SPEC.md §3). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <errno.h>
 #include <stdio.h>
@@ -10,7 +11,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "driver.h"
+#include "outfile.h"
 #include "pipeline.h"
 #include "run_cmd.h"
 #include "tg_iss.h"
@@ -18,9 +21,22 @@
 #include "tg_prog.h"
 
 static const char run_usage[] =
-    "usage: tilegen run SPEC [-D N=V]... [--target T] [--in NAME=F.npy]... [--out NAME=F.npy]... [--seed S]\n"
-    "  inputs without --in are seeded random (uniform in [-1, 1), integers in [-8, 8) or [0, 16));\n"
-    "  .npy storage per SPEC.md §3 (bfloat16/float16 as raw bits <u2, float8 as |u1)\n";
+    "usage: tilegen run SPEC [-D NAME=VALUE]... [--target T] [--in NAME=F.npy]... [--out NAME=F.npy]...\n"
+    "                   [--seed S] [--budget N|none]\n"
+    "Assemble SPEC and execute it on the instruction-set simulator; print a per-engine summary.\n"
+    "\n"
+    "  -D NAME=VALUE      set a parameter of the spec (an integer)\n"
+    "      --target T     target NeuronCore: trn1 or trn2 (default: the spec's)\n"
+    "      --in NAME=F    read input tensor NAME from the .npy file F; inputs without --in\n"
+    "                     are seeded random (uniform in [-1, 1), integers in [-8, 8) or [0, 16))\n"
+    "      --out NAME=F   write tensor NAME to F; all --out files are written or none\n"
+    "      --seed S       seed of the random inputs (default 0)\n"
+    "      --budget N     stop with an error after N instructions plus loop iterations;\n"
+    "                     'none' for no limit (default: the program's own count, refused\n"
+    "                     up front above 2^32)\n"
+    "  -h, --help         this text\n"
+    "\n"
+    ".npy storage per SPEC.md 3: float32 as <f4, bfloat16/float16 as raw bits <u2, float8 as |u1.\n";
 
 /* NAME=FILE arguments of --in / --out. */
 typedef struct RunFile {
@@ -36,13 +52,8 @@ typedef struct RunCli {
     RunFile *in, *out; /* --in / --out */
     int nin, nout;
     uint64_t seed;     /* --seed */
+    uint64_t budget;   /* --budget (0 = the default, UINT64_MAX = none) */
 } RunCli;
-
-static int run_usage_error(const char *msg, const char *arg)
-{
-    fprintf(stderr, "tilegen run: %s%s\n%s", msg, arg, run_usage);
-    return 2;
-}
 
 static int parse_file_arg(const char *a, RunFile *f)
 {
@@ -56,49 +67,52 @@ static int parse_file_arg(const char *a, RunFile *f)
     return 0;
 }
 
+/* 0 to go on, 2 after an error, -1 after --help. */
 static int parse(int argc, char **argv, RunCli *c)
 {
+    static const struct option lo[] = {
+        {"target", required_argument, NULL, CLI_OPT_TARGET}, {"in", required_argument, NULL, CLI_OPT_IN},
+        {"out", required_argument, NULL, CLI_OPT_OUT},       {"seed", required_argument, NULL, CLI_OPT_SEED},
+        {"budget", required_argument, NULL, CLI_OPT_BUDGET}, {"help", no_argument, NULL, 'h'},
+        {0, 0, 0, 0}};
+    CliParser cp = {"run", argc, argv, "D:h", lo, ""};
     c->opt.defines = calloc((size_t)argc + 1, sizeof *c->opt.defines);
     c->in = calloc((size_t)argc + 1, sizeof *c->in);
     c->out = calloc((size_t)argc + 1, sizeof *c->out);
-    if (!c->opt.defines || !c->in || !c->out)
-        return run_usage_error("out of memory", "");
-    for (int i = 1; i < argc; i++) {
-        char msg[256];
-        int r = driver_spec_option(argc, argv, &i, &c->opt, msg, sizeof msg);
-        if (r < 0)
-            return run_usage_error(msg, "");
-        if (r > 0)
-            continue;
-        const char *a = argv[i];
-        int is_in = !strcmp(a, "--in"), is_out = !strcmp(a, "--out");
-        if (is_in || is_out) {
-            RunFile *f = is_in ? &c->in[c->nin] : &c->out[c->nout];
-            if (i + 1 >= argc || parse_file_arg(argv[i + 1], f))
-                return run_usage_error(is_in ? "--in wants NAME=FILE.npy" : "--out wants NAME=FILE.npy", "");
-            if (is_in)
-                c->nin++;
-            else
-                c->nout++;
-            i++;
-        } else if (!strcmp(a, "--seed")) {
-            const char *v = i + 1 < argc ? argv[++i] : "";
-            char *end = NULL;
+    if (!c->opt.defines || !c->in || !c->out) {
+        cli_error("out of memory");
+        return 2;
+    }
+    int ch;
+    while ((ch = cli_next_spec(&cp, &c->opt)) != -1) {
+        char *end = NULL;
+        switch (ch) {
+        case 'h':
+            fputs(run_usage, stdout);
+            return -1;
+        case CLI_OPT_IN:
+            if (parse_file_arg(optarg, &c->in[c->nin++]))
+                return cli_usage_error("run", "--in wants NAME=FILE.npy, got '%s'", optarg);
+            break;
+        case CLI_OPT_OUT:
+            if (parse_file_arg(optarg, &c->out[c->nout++]))
+                return cli_usage_error("run", "--out wants NAME=FILE.npy, got '%s'", optarg);
+            break;
+        case CLI_OPT_SEED:
             errno = 0;
-            c->seed = strtoull(v, &end, 0);
-            if (!*v || *end || errno || *v == '-')
-                return run_usage_error("--seed wants an unsigned integer, got ", v);
-        } else if (a[0] == '-' && a[1]) {
-            return run_usage_error("unknown option ", a);
-        } else if (c->spec) {
-            return run_usage_error("one spec at a time; extra argument ", a);
-        } else {
-            c->spec = a;
+            c->seed = strtoull(optarg, &end, 0);
+            if (!*optarg || *end || errno || *optarg == '-')
+                return cli_usage_error("run", "--seed wants an unsigned integer, got '%s'", optarg);
+            break;
+        case CLI_OPT_BUDGET:
+            if (cli_parse_budget("run", optarg, &c->budget))
+                return 2;
+            break;
+        default:
+            return 2;
         }
     }
-    if (!c->spec)
-        return run_usage_error("no spec given", "");
-    return 0;
+    return cli_one_operand("run", argc, argv, "spec", &c->spec);
 }
 
 /* The --in/--out entry naming tensor `name`, or NULL. */
@@ -147,19 +161,65 @@ static const char *iss_error(int rc)
     }
 }
 
+/* The --out files: the tensors' .npy bytes staged together, renamed only
+ * when all of them could be written. 0 or 2 (message printed). */
+static int write_outputs(const RunCli *c, const tg_prog *p, void *const *tensors)
+{
+    OutSet set;
+    outfile_init(&set);
+    int rc = 0;
+    unsigned char *buf = NULL;
+    for (uint32_t i = 0; !rc && i < p->ntensors; i++) {
+        tg_prog_tensor t;
+        tg_prog_get_tensor(p, i, &t);
+        for (int k = 0; !rc && k < c->nout; k++) {
+            const RunFile *f = &c->out[k];
+            if (strlen(t.name) != f->nlen || memcmp(f->name, t.name, f->nlen))
+                continue;
+            size_t bytes = tg_dtype_size(t.dtype);
+            for (uint32_t d = 0; d < t.rank; d++)
+                bytes *= t.shape[d];
+            free(buf);
+            size_t n;
+            if (!(buf = malloc(TG_NPY_HEADER_MAX + bytes))) {
+                cli_error("out of memory");
+                rc = 2;
+            } else if (!(n = tg_npy_header(buf, TG_NPY_HEADER_MAX, t.dtype, t.shape, t.rank))) {
+                cli_error("cannot write '%s': no .npy header for tensor '%s'", f->file, t.name);
+                rc = 2;
+            } else {
+                memcpy(buf + n, tensors[i], bytes);
+                if (outfile_stage(&set, f->file, buf, n + bytes)) {
+                    cli_error("%s", set.msg);
+                    rc = 2;
+                }
+            }
+        }
+    }
+    free(buf);
+    if (!rc && outfile_commit(&set)) {
+        cli_error("%s", set.msg);
+        rc = 2;
+    }
+    for (int k = 0; !rc && k < c->nout; k++)
+        printf("  wrote %s (%.*s)\n", c->out[k].file, (int)c->out[k].nlen, c->out[k].name);
+    outfile_free(&set);
+    return rc;
+}
+
 /* Execute prog with c's inputs and outputs; returns the exit code. */
 static int execute(const RunCli *c, const uint8_t *prog, size_t size)
 {
     tg_prog p;
     if (tg_prog_decode(&p, prog, size)) {
-        fprintf(stderr, "tilegen run: the assembled program does not decode\n");
+        cli_error("the assembled program does not decode");
         return 2;
     }
     int rc = 2;
     void **tensors = calloc(p.ntensors ? p.ntensors : 1, sizeof *tensors);
     tg_core *core = malloc(sizeof *core);
     if (!tensors || !core) {
-        fprintf(stderr, "tilegen run: out of memory\n");
+        cli_error("out of memory");
         goto out;
     }
     uint64_t state = c->seed * 0x9e3779b97f4a7c15ull + 0x243f6a8885a308d3ull;
@@ -171,7 +231,7 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
             n *= t.shape[d];
         size_t bytes = n * tg_dtype_size(t.dtype);
         if (!(tensors[i] = calloc(bytes ? bytes : 1, 1))) {
-            fprintf(stderr, "tilegen run: out of memory for tensor '%s'\n", t.name);
+            cli_error("out of memory for tensor '%s'", t.name);
             goto out;
         }
         RunFile *f = find_file(c->in, c->nin, t.name);
@@ -179,42 +239,49 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
             f->used = 1;
             char err[512];
             if (t.is_output) {
-                fprintf(stderr, "tilegen run: --in %s: '%s' is an output of the kernel\n", f->file, t.name);
+                cli_error("--in %s: '%s' is an output of the kernel", f->file, t.name);
                 goto out;
             }
             if (tg_npy_read(f->file, t.dtype, t.shape, t.rank, tensors[i], bytes, err, sizeof err)) {
-                fprintf(stderr, "tilegen run: %s\n", err);
+                cli_error("%s", err);
                 goto out;
             }
         } else if (!t.is_output) {
             fill_random(tensors[i], &t, n, &state);
         }
-        if ((f = find_file(c->out, c->nout, t.name)))
-            f->used = 1;
+        for (int k = 0; k < c->nout; k++)
+            if (strlen(t.name) == c->out[k].nlen && !memcmp(c->out[k].name, t.name, c->out[k].nlen))
+                c->out[k].used = 1;
     }
     for (int i = 0; i < c->nin; i++)
         if (!c->in[i].used) {
-            fprintf(stderr, "tilegen run: --in names '%.*s', which is no tensor of the kernel\n", (int)c->in[i].nlen,
-                    c->in[i].name);
+            cli_error("--in names '%.*s', which is no tensor of the kernel", (int)c->in[i].nlen, c->in[i].name);
             goto out;
         }
     for (int i = 0; i < c->nout; i++)
         if (!c->out[i].used) {
-            fprintf(stderr, "tilegen run: --out names '%.*s', which is no tensor of the kernel\n",
-                    (int)c->out[i].nlen, c->out[i].name);
+            cli_error("--out names '%.*s', which is no tensor of the kernel", (int)c->out[i].nlen,
+                      c->out[i].name);
             goto out;
         }
 
     tg_iss_stats st;
     memset(&st, 0, sizeof st);
+    uint64_t work = tg_iss_work(&p);
+    st.limit = c->budget; /* 0: the default, the program's own work */
     struct timespec t0, t1;
     int r = tg_core_init(core, p.target);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!r)
         r = tg_iss_exec(core, prog, size, tensors, &st);
     clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (r == TG_ELIMIT) {
+        cli_budget_error("tilegen run", c->budget ? c->budget : work > TG_ISS_DEFAULT_CAP ? 0 : work, work,
+                         st.insts + st.loop_iters);
+        goto out;
+    }
     if (r) {
-        fprintf(stderr, "tilegen run: ISS error %d (%s) at instruction %u\n", r, iss_error(r), st.fault_pc);
+        cli_error("ISS error %d (%s) at instruction %u", r, iss_error(r), st.fault_pc);
         goto out;
     }
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
@@ -222,24 +289,12 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
            (unsigned long long)st.insts, ms);
     printf("  %-6s %12s %14s %14s %10s\n", "engine", "insts", "elements", "dma bytes", "stalls");
     for (int e = 0; e < TG_ENG_COUNT; e++) {
-        const tg_iss_engine_stats *s = &st.eng[e];
-        if (s->insts || s->loop_iters)
-            printf("  %-6s %12llu %14llu %14llu %10llu\n", tg_isa_engine_prefix[e], (unsigned long long)s->insts,
-                   (unsigned long long)s->elems, (unsigned long long)s->dma_bytes, (unsigned long long)s->stalls);
+        const tg_iss_engine_stats *es = &st.eng[e];
+        if (es->insts || es->loop_iters)
+            printf("  %-6s %12llu %14llu %14llu %10llu\n", tg_isa_engine_prefix[e], (unsigned long long)es->insts,
+                   (unsigned long long)es->elems, (unsigned long long)es->dma_bytes, (unsigned long long)es->stalls);
     }
-    rc = 0;
-    for (uint32_t i = 0; i < p.ntensors; i++) {
-        tg_prog_tensor t;
-        tg_prog_get_tensor(&p, i, &t);
-        RunFile *f = find_file(c->out, c->nout, t.name);
-        char err[512];
-        if (f && tg_npy_write(f->file, t.dtype, t.shape, t.rank, tensors[i], err, sizeof err)) {
-            fprintf(stderr, "tilegen run: %s\n", err);
-            rc = 2;
-        } else if (f) {
-            printf("  wrote %s (%s)\n", f->file, t.name);
-        }
-    }
+    rc = write_outputs(c, &p, tensors);
 out:
     for (uint32_t i = 0; tensors && i < p.ntensors; i++)
         free(tensors[i]);
@@ -253,14 +308,19 @@ int run_cmd_main(const char *argv0, int argc, char **argv)
     RunCli c;
     memset(&c, 0, sizeof c);
     int rc = parse(argc, argv, &c);
+    char tplbuf[4096], where[8192];
+    const char *tpldir = rc ? NULL : pipe_find_templates(argv0, tplbuf, sizeof tplbuf, where, sizeof where);
+    if (!rc && !tpldir) {
+        cli_error("%s", where);
+        rc = 2;
+    }
     if (!rc) {
-        char tplbuf[4096];
-        PipeRequest rq = {c.spec, &c.opt, PIPE_PROGRAM, pipe_find_templates(argv0, tplbuf, sizeof tplbuf)};
+        PipeRequest rq = {c.spec, &c.opt, PIPE_PROGRAM, tpldir};
         Pipe p;
         rc = pipe_run(&p, &rq);
         diag_print(&p.diag, stderr);
         if (rc == 2)
-            fprintf(stderr, "tilegen run: %s", p.msg);
+            cli_error_text(p.msg);
         if (!rc)
             rc = execute(&c, p.prog, p.prog_len);
         pipe_free(&p);
@@ -268,5 +328,5 @@ int run_cmd_main(const char *argv0, int argc, char **argv)
     free(c.opt.defines);
     free(c.in);
     free(c.out);
-    return rc;
+    return rc < 0 ? 0 : rc;
 }

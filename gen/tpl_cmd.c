@@ -9,6 +9,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "cli.h"
 #include "tpl.h"
 #include "tpl_cmd.h"
 
@@ -179,7 +180,7 @@ static tpl_value *load_json(tpl_arena *a, FILE *f, const char *file)
             char *t = realloc(text, cap = cap ? 2 * cap : 1 << 16);
             if (!t) {
                 free(text);
-                fprintf(stderr, "tilegen tpl: out of memory\n");
+                cli_error("out of memory");
                 return NULL;
             }
             text = t;
@@ -189,7 +190,7 @@ static tpl_value *load_json(tpl_arena *a, FILE *f, const char *file)
     } while (r > 0);
     if (ferror(f)) {
         free(text);
-        fprintf(stderr, "tilegen tpl: cannot read context '%s'\n", file);
+        cli_error("cannot read context '%s'", file);
         return NULL;
     }
     tpl_error err;
@@ -211,7 +212,7 @@ tpl_value *tpl_cmd_load_context(tpl_arena *a, const char *file)
 {
     FILE *f = fopen(file, "rb");
     if (!f) {
-        fprintf(stderr, "tilegen tpl: cannot open context '%s'\n", file);
+        cli_error("cannot open context '%s'", file);
         return NULL;
     }
     const char *dot = strrchr(file, '.');
@@ -225,7 +226,7 @@ tpl_value *tpl_cmd_load_context(tpl_arena *a, const char *file)
     tpl_value *v = NULL;
     if (!yaml_parser_initialize(&parser)) {
         fclose(f);
-        fprintf(stderr, "tilegen tpl: out of memory\n");
+        cli_error("out of memory");
         return NULL;
     }
     yaml_parser_set_input_file(&parser, f);
@@ -259,14 +260,19 @@ tpl_value *tpl_cmd_load_context(tpl_arena *a, const char *file)
     return v;
 }
 
-static int usage(void)
-{
-    fputs("usage: tilegen tpl TEMPLATE [--context FILE] [-I DIR]...\n", stderr);
-    return 2;
-}
+static const char tpl_usage[] =
+    "usage: tilegen tpl TEMPLATE [--context FILE] [-I DIR]...\n"
+    "Render TEMPLATE against a context to stdout (for template authors).\n"
+    "\n"
+    "  -c, --context FILE  the context: JSON (*.json) or YAML (default: empty)\n"
+    "  -I DIR              also look for included templates in DIR\n"
+    "  -h, --help          this text\n";
 
 int tpl_cmd_main(int argc, char **argv)
 {
+    static const struct option lo[] = {
+        {"context", required_argument, NULL, 'c'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+    CliParser cp = {"tpl", argc, argv, "c:I:h", lo, ""};
     const char *tmpl = NULL, *ctxfile = NULL;
     tpl_env *env = tpl_env_new();
     tpl_arena *a = tpl_arena_new();
@@ -274,37 +280,37 @@ int tpl_cmd_main(int argc, char **argv)
     char **incs = calloc((size_t)argc + 1, sizeof *incs);
     size_t ninc = 0;
     if (!env || !a || !incs) {
-        fprintf(stderr, "tilegen tpl: out of memory\n");
+        cli_error("out of memory");
         goto done;
     }
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--context") && i + 1 < argc)
-            ctxfile = argv[++i];
-        else if (!strcmp(argv[i], "-I") && i + 1 < argc)
-            incs[ninc++] = argv[++i];
-        else if (!strncmp(argv[i], "-I", 2) && argv[i][2])
-            incs[ninc++] = argv[i] + 2;
-        else if (argv[i][0] == '-' || tmpl) {
-            rc = usage();
+    int ch;
+    while ((ch = cli_next(&cp)) != -1) {
+        if (ch == 'h') {
+            fputs(tpl_usage, stdout);
+            rc = 0;
             goto done;
-        } else
-            tmpl = argv[i];
+        } else if (ch == 'c') {
+            ctxfile = optarg;
+        } else if (ch == 'I') {
+            incs[ninc++] = optarg;
+        } else {
+            goto done;
+        }
     }
-    if (!tmpl) {
-        rc = usage();
+    if ((rc = cli_one_operand("tpl", argc, argv, "template", &tmpl)) != 0)
         goto done;
-    }
+    rc = 2;
     /* includes resolve against the template's own directory first, then -I */
     char dir[4096];
     const char *slash = strrchr(tmpl, '/');
     snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - tmpl) : 1, slash ? tmpl : ".");
     if (tpl_env_add_path(env, slash == tmpl ? "/" : dir) || tpl_add_host_filters(env)) {
-        fprintf(stderr, "tilegen tpl: out of memory\n");
+        cli_error("out of memory");
         goto done;
     }
     for (size_t i = 0; i < ninc; i++)
         if (tpl_env_add_path(env, incs[i])) {
-            fprintf(stderr, "tilegen tpl: out of memory\n");
+            cli_error("out of memory");
             goto done;
         }
     tpl_value *ctx = ctxfile ? tpl_cmd_load_context(a, ctxfile) : tpl_map(a);
@@ -320,7 +326,7 @@ int tpl_cmd_main(int argc, char **argv)
         fputs(msg, stderr);
         rc = !t && err.line == 0 ? 2 : 1;
     } else if (out.len && fwrite(out.data, 1, out.len, stdout) != out.len) {
-        fprintf(stderr, "tilegen tpl: cannot write output\n");
+        cli_error("cannot write output");
         rc = 2;
     } else {
         rc = fflush(stdout) ? 2 : 0;

@@ -1,7 +1,7 @@
 # make install / uninstall (GNU conventions: PREFIX, DESTDIR). Installs
 # tilegen (its template search ends at PREFIX/share/tilegen/templates), the
 # runtime library libtgrt.a, its headers, tgrt.pc, the make fragment and the
-# CMake helper; uninstall removes exactly those files. Suite: install.
+# CMake helper and the man page; uninstall removes exactly those files. Suite: install.
 PREFIX ?= /usr/local
 DESTDIR ?=
 TG_VERSION = $(shell sed -n 's/^\#define TILEGEN_VERSION "\(.*\)"/\1/p' gen/version.h)
@@ -35,7 +35,7 @@ TG_INST_HEADERS := $(notdir $(wildcard runtime/*.h)) tg_isa.def
 TG_INST_FILES = bin/tilegen lib/libtgrt.a lib/pkgconfig/tgrt.pc \
                 $(addprefix include/tilegen/,$(TG_INST_HEADERS)) \
                 $(addprefix share/tilegen/templates/,$(notdir $(wildcard templates/*.j2))) \
-                share/tilegen/tilegen.mk lib/cmake/tilegen/tilegen.cmake
+                share/tilegen/tilegen.mk lib/cmake/tilegen/tilegen.cmake share/man/man1/tilegen.1
 # Directories install creates for tilegen alone (removed when empty).
 TG_INST_OWNDIRS = share/tilegen/templates share/tilegen include/tilegen lib/cmake/tilegen
 
@@ -43,11 +43,12 @@ TG_INST_OWNDIRS = share/tilegen/templates share/tilegen include/tilegen lib/cmak
 install: $(TG_INST_DIR)/tilegen $(TGRT_LIB)
 	@d='$(DESTDIR)$(PREFIX)'; set -e; \
 	mkdir -p "$$d/bin" "$$d/lib/pkgconfig" "$$d/lib/cmake/tilegen" "$$d/include/tilegen" \
-	         "$$d/share/tilegen/templates"; \
+	         "$$d/share/tilegen/templates" "$$d/share/man/man1"; \
 	install -m 755 $(TG_INST_DIR)/tilegen "$$d/bin/tilegen"; \
 	install -m 644 $(TGRT_LIB) "$$d/lib/libtgrt.a"; \
 	install -m 644 $(addprefix runtime/,$(TG_INST_HEADERS)) "$$d/include/tilegen/"; \
 	install -m 644 templates/*.j2 "$$d/share/tilegen/templates/"; \
+	install -m 644 docs/tilegen.1 "$$d/share/man/man1/tilegen.1"; \
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(TG_VERSION)|g' tools/tgrt.pc.in >"$$d/lib/pkgconfig/tgrt.pc"; \
 	sed -e 's|@PREFIX@|$(PREFIX)|g' tools/tilegen.mk.in >"$$d/share/tilegen/tilegen.mk"; \
 	sed -e 's|@PREFIX@|$(PREFIX)|g' tools/tilegen.cmake.in >"$$d/lib/cmake/tilegen/tilegen.cmake"; \

@@ -35,7 +35,8 @@ suite-tpl-fuzz:
 
 BENCHES += tpl
 TPL_BENCH = $(BUILD)/bench/tpl/bench_tpl
-$(TPL_BENCH): $(BUILD)/bench/tpl/bench_tpl.o $(BUILD)/gen/tpl_cmd.o $(TPL_OBJS)
+$(TPL_BENCH): $(BUILD)/bench/tpl/bench_tpl.o $(BUILD)/gen/tpl_cmd.o $(BUILD)/gen/cli.o $(BUILD)/gen/diag.o $(BUILD)/gen/arena.o \
+               $(TPL_OBJS)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lyaml -lm
 bench-tpl: $(TILEGEN) $(TPL_BENCH)
 	@TILEGEN=$(TILEGEN) TPL_BENCH=$(TPL_BENCH) PYTHON=$(PYTHON) BUILD=$(BUILD) bench/tpl/run.sh

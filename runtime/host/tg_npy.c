@@ -218,35 +218,45 @@ out:
     return rc;
 }
 
-int tg_npy_write(const char *path, tg_dtype dt, const uint32_t *shape, uint32_t rank,
-                 const void *data, char *err, size_t errlen)
+size_t tg_npy_header(unsigned char *buf, size_t size, tg_dtype dt, const uint32_t *shape, uint32_t rank)
 {
-    if ((unsigned)dt >= TG_DTYPE_COUNT || rank > TG_NPY_MAX_RANK)
-        return fail(err, errlen, "%s: bad dtype or rank", path);
-    if (!little_endian())
-        return fail(err, errlen, "%s: this writer needs a little-endian host", path);
+    if ((unsigned)dt >= TG_DTYPE_COUNT || rank > TG_NPY_MAX_RANK || !little_endian())
+        return 0;
     char dict[256];
     size_t n = (size_t)snprintf(dict, sizeof dict, "{'descr': '%s', 'fortran_order': False, 'shape': (", descrs[dt]);
-    size_t elems = 1;
-    for (uint32_t d = 0; d < rank; d++) {
+    for (uint32_t d = 0; d < rank; d++)
         n += (size_t)snprintf(dict + n, sizeof dict - n, "%u%s", shape[d], rank == 1 || d + 1 < rank ? ", " : "");
-        elems *= shape[d];
-    }
     if (rank == 1)
         n -= 1; /* "(5,)" */
     n += (size_t)snprintf(dict + n, sizeof dict - n, "), }");
     size_t total = 10 + n + 1, pad = (64 - total % 64) % 64;
     size_t hlen = n + pad + 1;
+    if (10 + hlen > size)
+        return 0;
     unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff),
                              (unsigned char)(hlen >> 8)};
+    memcpy(buf, pre, 10);
+    memcpy(buf + 10, dict, n);
+    memset(buf + 10 + n, ' ', pad);
+    buf[10 + hlen - 1] = '\n';
+    return 10 + hlen;
+}
+
+int tg_npy_write(const char *path, tg_dtype dt, const uint32_t *shape, uint32_t rank,
+                 const void *data, char *err, size_t errlen)
+{
+    unsigned char head[TG_NPY_HEADER_MAX];
+    size_t n = tg_npy_header(head, sizeof head, dt, shape, rank);
+    if (!n)
+        return fail(err, errlen, "%s: bad dtype or rank, or a big-endian host", path);
+    size_t elems = 1;
+    for (uint32_t d = 0; d < rank; d++)
+        elems *= shape[d];
     FILE *f = fopen(path, "wb");
     if (!f)
         return fail(err, errlen, "%s: cannot create", path);
-    int bad = fwrite(pre, 1, 10, f) != 10 || fwrite(dict, 1, n, f) != n;
-    for (size_t i = 0; i < pad && !bad; i++)
-        bad = fputc(' ', f) == EOF;
-    bad |= fputc('\n', f) == EOF;
     size_t bytes = elems * tg_dtype_size(dt);
+    int bad = fwrite(head, 1, n, f) != n;
     bad |= fwrite(data, 1, bytes, f) != bytes;
     bad |= fclose(f) != 0;
     return bad ? fail(err, errlen, "%s: write failed", path) : 0;

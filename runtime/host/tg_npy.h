@@ -13,6 +13,7 @@
 enum {
     TG_NPY_MAX_RANK = 8,       /* dims a header may carry */
     TG_NPY_MAX_HEADER = 65536, /* bytes of header dict accepted */
+    TG_NPY_HEADER_MAX = 384,   /* bytes tg_npy_header writes at most */
 };
 
 /* Read `path` into data (exactly `bytes` bytes): the file must hold `dt` in
@@ -25,6 +26,12 @@ int tg_npy_read(const char *path, tg_dtype dt, const uint32_t *shape, uint32_t r
  * Returns 0, or -1 with a message in err. */
 int tg_npy_write(const char *path, tg_dtype dt, const uint32_t *shape, uint32_t rank,
                  const void *data, char *err, size_t errlen);
+
+/* The version 1.0 header (magic, length, dict, padding) of a .npy holding
+ * dt storage with shape[0..rank), C order, into buf: its length, or 0 when
+ * it does not fit or dt/rank are invalid (or the host is big-endian). The
+ * data follow it as they are in memory. */
+size_t tg_npy_header(unsigned char *buf, size_t size, tg_dtype dt, const uint32_t *shape, uint32_t rank);
 
 /* The numpy descr tg_npy_write uses for dt ("<f4", "<u2", "|u1", ...). */
 const char *tg_npy_descr(tg_dtype dt);

@@ -27,7 +27,7 @@ else ko "make install"; echo "$pass passed, $((fail+1)) failed"; exit 1; fi
 
 # The tree: exactly these files.
 { echo bin/tilegen; echo lib/libtgrt.a; echo lib/pkgconfig/tgrt.pc; echo lib/cmake/tilegen/tilegen.cmake
-  echo share/tilegen/tilegen.mk; echo include/tilegen/tg_isa.def
+  echo share/tilegen/tilegen.mk; echo include/tilegen/tg_isa.def; echo share/man/man1/tilegen.1
   for h in "$root"/runtime/*.h; do echo "include/tilegen/$(basename "$h")"; done
   for t in "$root"/templates/*.j2; do echo "share/tilegen/templates/$(basename "$t")"; done; } | sort >"$work/want"
 (cd "$prefix" && find . -type f | sed 's|^\./||' | sort) >"$work/got"
@@ -80,6 +80,12 @@ if command -v cmake >/dev/null 2>&1; then
   else cat "$work/cm.log" >>"$log"; ko "CMake helper build and run"; fi
 else
   echo "cmake not installed: CMake helper not exercised"
+fi
+
+# the man page is found under the prefix
+if command -v man >/dev/null 2>&1; then
+  if MANPATH="$prefix/share/man" MANWIDTH=80 man tilegen 2>>"$log" | grep -q 'tilegen - C code generator'
+  then ok "man tilegen (MANPATH=<prefix>/share/man)"; else ko "man tilegen from the prefix"; fi
 fi
 
 # uninstall: every installed file and tilegen's own directories go; what

@@ -133,8 +133,8 @@ for c in "$here"/fuzz_diff_cases/*/; do
 done
 "$TILEGEN" gen -o "$w/out" --bogus "$root/specs/softmax.yaml" 2>/dev/null; rc=$?
 check "unknown option: exit 2" '[ $rc = 2 ]'
-"$TILEGEN" gen -o "$w/nodir" "$root/specs/softmax.yaml" 2>/dev/null; rc=$?
-check "missing output dir: exit 2" '[ $rc = 2 ]'
+"$TILEGEN" gen -o "$w/nodir/sub" "$root/specs/softmax.yaml" 2>/dev/null; rc=$?
+check "missing output dir: created (mkdir -p)" '[ $rc = 0 ] && [ -f "$w/nodir/sub/softmax.c" ]'
 "$TILEGEN" gen -o "$w/out" "$w/missing.yaml" 2>/dev/null; rc=$?
 check "missing spec: exit 2" '[ $rc = 2 ]'
 
