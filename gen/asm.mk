@@ -14,7 +14,7 @@ $(BUILD)/runtime/tg_prog.o: CFLAGS += $(RT_FPFLAGS)
 $(ASM_OBJS): | $(BUILD)/gen/expr.c
 
 # The unit test runs the real front end, lowering and planner on specs/.
-$(BIN)/test_asm: $(BUILD)/tests/unit/test_asm.o $(ASM_OBJS) $(LOWER_OBJS) $(FRONT_OBJS) $(TPL_OBJS) \
+$(BIN)/test_asm: $(BUILD)/tests/unit/test_asm.o $(filter-out %/asm_cmd.o,$(ASM_OBJS)) $(LOWER_OBJS) $(FRONT_OBJS) $(TPL_OBJS) \
                  $(BUILD)/runtime/tg_prog.o $(BUILD)/runtime/tg_alu.o $(BUILD)/runtime/tg_math.o
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(CMOCKA_LIBS) -lyaml -lm

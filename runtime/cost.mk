@@ -6,7 +6,7 @@ COST_SRCS := runtime/tg_cost.c runtime/tg_cost_rules.c runtime/tg_cost_table.c
 COST_OBJS := $(COST_SRCS:%.c=$(BUILD)/%.o)
 RT_OBJS += $(COST_OBJS)
 
-$(BIN)/test_cost: $(BUILD)/tests/unit/test_cost.o $(COST_OBJS) $(ISS_DEPS) $(ASM_OBJS) $(LOWER_OBJS) \
+$(BIN)/test_cost: $(BUILD)/tests/unit/test_cost.o $(COST_OBJS) $(ISS_DEPS) $(filter-out %/asm_cmd.o,$(ASM_OBJS)) $(LOWER_OBJS) \
                   $(FRONT_OBJS) $(TPL_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $^ -o $@ $(CMOCKA_LIBS) -lyaml -lm
