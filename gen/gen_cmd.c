@@ -236,7 +236,7 @@ static int stage_stamp(const GenCli *c, const GenKernel *ks, int n, OutSet *set)
 
 /* Every kernel's files or none: two specs of one kernel name are an error,
  * then the directory is made, every file staged, and all renamed at once. */
-static int write_all(const GenCli *c, GenKernel *ks, int n)
+static int write_all(const GenCli *c, GenKernel *ks, int n, OutSet *set)
 {
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++)
@@ -252,18 +252,15 @@ static int write_all(const GenCli *c, GenKernel *ks, int n)
         cli_error("%s", msg);
         return 2;
     }
-    OutSet set;
-    outfile_init(&set);
     int rc = 0;
     for (int i = 0; !rc && i < n; i++)
-        rc = stage_kernel(c, &ks[i], &set);
+        rc = stage_kernel(c, &ks[i], set);
     if (!rc && c->stamp)
-        rc = stage_stamp(c, ks, n, &set);
-    if (!rc && outfile_commit(&set)) {
-        cli_error("%s", set.msg);
+        rc = stage_stamp(c, ks, n, set);
+    if (!rc && outfile_commit(set)) {
+        cli_error("%s", set->msg);
         rc = 2;
     }
-    outfile_free(&set);
     return rc;
 }
 
@@ -329,6 +326,19 @@ int gen_cmd_main(const char *argv0, int argc, char **argv)
         free(c.opt.defines);
         return 2;
     }
+    OutSet set;
+    outfile_init(&set);
+    if (c.stamp && c.tpldir) { /* the witness is never older than these (read after this) */
+        for (int i = 0; i < c.nfiles; i++)
+            outfile_note_input(&set, c.files[i]);
+        for (int i = 0; i < PIPE_NOUT; i++) {
+            char t[4200];
+            snprintf(t, sizeof t, "%s/%s", c.tpldir, pipe_templates[i]);
+            outfile_note_input(&set, t);
+        }
+        outfile_note_input(&set, "/proc/self/exe");
+        outfile_note_input(&set, c.prog);
+    }
     GenKernel *ks = calloc((size_t)c.nfiles, sizeof *ks);
     if (!ks) {
         cli_error("out of memory");
@@ -339,7 +349,8 @@ int gen_cmd_main(const char *argv0, int argc, char **argv)
         rc = r > rc ? r : rc;
     }
     if (!rc && !c.dump)
-        rc = write_all(&c, ks, c.nfiles);
+        rc = write_all(&c, ks, c.nfiles, &set);
+    outfile_free(&set);
     for (int i = 0; ks && i < c.nfiles; i++) {
         free(ks[i].kernel);
         for (int j = 0; j < PIPE_NOUT; j++)

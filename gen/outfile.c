@@ -260,6 +260,15 @@ void outfile_init(OutSet *s)
     memset(s, 0, sizeof *s);
 }
 
+void outfile_note_input(OutSet *s, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && (st.st_mtim.tv_sec > s->inputs_mtime.tv_sec ||
+                                 (st.st_mtim.tv_sec == s->inputs_mtime.tv_sec &&
+                                  st.st_mtim.tv_nsec > s->inputs_mtime.tv_nsec)))
+        s->inputs_mtime = st.st_mtim;
+}
+
 int outfile_stage(OutSet *s, const char *path, const void *data, size_t len)
 {
     return outfile_stage_flags(s, path, data, len, 0);
@@ -382,6 +391,8 @@ int outfile_commit(OutSet *s)
              (st.st_mtim.tv_sec == t[1].tv_sec && st.st_mtim.tv_nsec < t[1].tv_nsec)))
             t[1] = st.st_mtim;
     }
+    if (t[1].tv_nsec == UTIME_NOW && (s->inputs_mtime.tv_sec || s->inputs_mtime.tv_nsec))
+        t[1] = s->inputs_mtime;
     for (size_t i = 0; !rc && i < s->n; i++)
         if ((s->f[i].flags & OUTFILE_TOUCH) && utimensat(AT_FDCWD, s->f[i].path, t, AT_SYMLINK_NOFOLLOW))
             rc = set_error(s, s->f[i].path, "cannot set its time: ", errno);

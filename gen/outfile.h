@@ -14,14 +14,16 @@
  * a device, FIFO or socket (or a path under /dev or /proc) is written
  * directly at commit. Asked to (OUTFILE_KEEP), a destination that already
  * holds exactly the bytes is left alone. A witness (OUTFILE_TOUCH) gets, at
- * commit, the modification time of the oldest file the commit renamed (now
- * when it renamed none): as new as everything written, so a make rule
- * whose target it is settles, and no newer than anything written, so make
- * sees the outputs up to date with it. */
+ * commit, the modification time of the oldest file the commit renamed, or
+ * when it renamed none, that of the newest input (inputs_mtime; now when
+ * unknown): never older than an input, so a make rule whose target it is
+ * settles, and no newer than anything written, so make sees the outputs up
+ * to date with it. */
 #ifndef TILEGEN_OUTFILE_H
 #define TILEGEN_OUTFILE_H
 
 #include <stddef.h>
+#include <time.h>
 
 typedef struct OutFile {
     char *path;      /* destination */
@@ -36,10 +38,14 @@ typedef struct OutFile {
 typedef struct OutSet {
     OutFile *f;
     size_t n, cap;
+    struct timespec inputs_mtime; /* newest input, taken before reading them (0: unknown) */
     char msg[4400];      /* the error of a failed call */
 } OutSet;
 
 void outfile_init(OutSet *s);
+
+/* Take path's modification time into inputs_mtime (call before reading it). */
+void outfile_note_input(OutSet *s, const char *path);
 
 enum {
     OUTFILE_KEEP = 1,  /* leave a destination that holds exactly the bytes */

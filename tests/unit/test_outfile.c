@@ -2,7 +2,8 @@
  * link or file at the temporary's name is neither followed nor clobbered,
  * a set is written whole or not at all, a destination link is replaced (its
  * target untouched), OUTFILE_KEEP leaves equal files alone, a witness gets
- * the time of the oldest file renamed, and mkdir -p. */
+ * the time of the oldest file renamed or else the newest input's, and
+ * mkdir -p. */
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <setjmp.h>
@@ -196,6 +197,33 @@ static void keep_leaves_equal_file_and_witness_time(void **state)
     assert_int_equal(w.st_mtim.tv_nsec, b.st_mtim.tv_nsec);
 }
 
+/* Nothing renamed: the witness takes the newest input's time. */
+static void witness_without_renames_takes_inputs_time(void **state)
+{
+    (void)state;
+    put("in1", "a");
+    put("in2", "b");
+    put("w", "w");
+    char in1[4200], in2[4200], w[4200];
+    path_of(in1, sizeof in1, "in1");
+    path_of(in2, sizeof in2, "in2");
+    path_of(w, sizeof w, "w");
+    struct timespec t1[2] = {{1000000000, 5}, {1000000000, 5}}, t2[2] = {{1000000100, 7}, {1000000100, 7}};
+    assert_int_equal(utimensat(AT_FDCWD, in1, t1, 0), 0);
+    assert_int_equal(utimensat(AT_FDCWD, in2, t2, 0), 0);
+    OutSet s;
+    outfile_init(&s);
+    outfile_note_input(&s, in2);
+    outfile_note_input(&s, in1);
+    assert_int_equal(outfile_stage_flags(&s, w, "w", 1, OUTFILE_KEEP | OUTFILE_TOUCH), 0);
+    assert_int_equal(outfile_commit(&s), 0);
+    outfile_free(&s);
+    struct stat st;
+    assert_int_equal(stat(w, &st), 0);
+    assert_int_equal(st.st_mtim.tv_sec, 1000000100);
+    assert_int_equal(st.st_mtim.tv_nsec, 7);
+}
+
 static void mkdirs_nested(void **state)
 {
     (void)state;
@@ -220,6 +248,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(same_destination_twice_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(destination_link_replaced, setup, teardown),
         cmocka_unit_test_setup_teardown(keep_leaves_equal_file_and_witness_time, setup, teardown),
+        cmocka_unit_test_setup_teardown(witness_without_renames_takes_inputs_time, setup, teardown),
         cmocka_unit_test_setup_teardown(mkdirs_nested, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
