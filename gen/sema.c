@@ -280,9 +280,8 @@ static void current_shape(Sema *s, const SpecRef *r, int64_t *out)
 {
     int rank;
     const int64_t *shape = target_shape(s, r, &rank);
-    const SpecTile *t = ref_tile(s, r);
     for (int d = 0; d < rank; d++)
-        if (!t || !t->shape_e[d] || expr_eval(t->shape_e[d], s->env, &out[d], NULL))
+        if (r->is_tensor || !r->extent[d] || expr_eval(r->extent[d], s->env, &out[d], NULL))
             out[d] = shape[d];
 }
 
@@ -291,7 +290,6 @@ static int normalize(Sema *s, SpecRef *r)
 {
     int rank;
     const int64_t *shape = target_shape(s, r, &rank);
-    const SpecTile *tile = ref_tile(s, r);
     SrcLoc at = r->region.loc;
     if (r->region.nslices > rank) {
         diag_error(s->diag, r->region.slice[rank].loc, "E034", "'%s' has rank %d but is given %d indices",
@@ -303,7 +301,7 @@ static int normalize(Sema *s, SpecRef *r)
         r->step[d] = 1;
         r->dropped[d] = 0;
         /* a ragged dim (SPEC.md §2.1): `xt` and `:` mean its current extent */
-        Expr *whole = tile && tile->shape_e[d] ? tile->shape_e[d] : NULL;
+        Expr *whole = r->is_tensor ? NULL : r->extent[d];
         if (d >= r->region.nslices) {
             r->start[d] = expr_new_int(s->arena, 0, at);
             r->stop[d] = whole ? whole : expr_new_int(s->arena, shape[d], at);
@@ -422,16 +420,17 @@ static int check_tile_decl(Sema *s, SpecTile *t)
 
 /* ------------------------------------------------ ragged tiles (§2.1) */
 
-/* A copy of e whose names are bound to the slots of the innermost enclosing
- * loops of those names; *missing is set to the first name no enclosing loop
- * declares. NULL when memory runs out. */
+/* A copy of e whose loop variables (names, or variables of the loops of
+ * another use) are bound to the slots of the innermost enclosing loops of
+ * those names; *missing is set to the first name no enclosing loop declares.
+ * NULL when memory runs out. */
 static Expr *bind_names(Sema *s, const Expr *e, const char **missing)
 {
     Expr *c = arena_alloc(s->arena, sizeof *c);
     if (!c)
         return NULL;
     *c = *e;
-    if (e->kind == EXPR_NAME) {
+    if (e->kind == EXPR_NAME || (e->kind == EXPR_VAR && e->ival >= EXPR_VAR_FIRST && e->name)) {
         for (int i = s->nloops - 1; i >= 0; i--)
             if (!strcmp(s->loops[i]->var, e->name)) {
                 c->kind = EXPR_VAR;
@@ -447,28 +446,11 @@ static Expr *bind_names(Sema *s, const Expr *e, const char **missing)
     return c;
 }
 
-/* The name of a loop variable e reads whose loop does not enclose the op
- * being checked, or NULL. */
-static const char *outside_var(Sema *s, const Expr *e)
-{
-    int n = s->spec->nslots;
-    unsigned char *used = arena_alloc(s->arena, (size_t)n);
-    if (!used)
-        return NULL;
-    expr_vars_used(e, used, n);
-    for (int i = 0; i < s->nloops; i++)
-        if (s->loops[i]->slot < n)
-            used[s->loops[i]->slot] = 0;
-    for (int v = EXPR_VAR_FIRST; v < n; v++)
-        if (used[v])
-            return s->spec->slot_loop[v]->var;
-    return NULL;
-}
-
-/* A use of ragged tile t by r: the tile's shape is bound to the loops around
- * its first use; every loop variable it reads must belong to a loop around
- * each use (E026). 0 after reporting an error. */
-static int ragged_use(Sema *s, SpecTile *t, const SpecRef *r)
+/* A use r of ragged tile t: its shape's loop variables name loops around
+ * this use (the innermost of each name), and r->extent holds the shape bound
+ * to them, its current extents. 0 after reporting a variable whose loop is
+ * not around the use (E026). */
+static int ragged_use(Sema *s, SpecTile *t, SpecRef *r)
 {
     const char *missing = NULL;
     int at = -1;
@@ -476,24 +458,17 @@ static int ragged_use(Sema *s, SpecTile *t, const SpecRef *r)
         if (!t->shape_e[d])
             continue;
         const char *m = NULL;
-        if (!t->bound) {
-            Expr *b = bind_names(s, t->shape_e[d], &m);
-            if (!b)
-                return 0;
-            t->shape_e[d] = b;
-        } else {
-            m = outside_var(s, t->shape_e[d]);
-        }
+        if (!(r->extent[d] = bind_names(s, t->shape_e[d], &m)))
+            return 0;
         if (m && !missing) {
             missing = m;
             at = d;
         }
     }
-    t->bound = 1;
     if (!missing)
         return 1;
     diag_error(s->diag, r->region.loc, "E026",
-               "tile '%s' has a ragged shape over loop variable '%s'; it can only be used inside loop '%s'", t->name,
+               "tile '%s' has a ragged shape over loop variable '%s'; it can only be used inside a loop '%s'", t->name,
                missing, missing);
     if (t->declared)
         diag_note(s->diag, t->shape_e[at]->loc, "dimension %d of '%s' reads '%s' here", at, t->name, missing);
@@ -503,18 +478,18 @@ static int ragged_use(Sema *s, SpecTile *t, const SpecRef *r)
     return 0;
 }
 
-/* Check a ragged tile's extents over the iterations of an op that uses it
- * (vs[0..nv)), and grow its planned shape to their largest. 0 after an
- * error. */
-static int ragged_extents(Sema *s, SpecTile *t, const int *vs, int nv, const unsigned char *used)
+/* Check the extents of ragged tile t at use r over the iterations of its op
+ * (vs[0..nv)), and grow the tile's planned shape to their largest. 0 after
+ * an error. */
+static int ragged_extents(Sema *s, SpecTile *t, const SpecRef *r, const int *vs, int nv, const unsigned char *used)
 {
     for (int go = first_iter(s, vs, nv); go; go = next_iter(s, vs, nv))
         for (int d = 0; d < t->rank; d++) {
             int64_t v;
             ExprError err;
-            if (!t->shape_e[d])
+            if (!r->extent[d])
                 continue;
-            if (expr_eval(t->shape_e[d], s->env, &v, &err)) {
+            if (expr_eval(r->extent[d], s->env, &v, &err)) {
                 diag_error(s->diag, err.loc, err.code, "%s%s", err.msg, iter_text(s, used));
                 t->bad = 1;
                 return 0;
@@ -936,7 +911,7 @@ static void infer_tile(Sema *s, OpCtx *o, int f, const int *vs, int nv)
         t->shape[d] = hi[d];
         if (lo[d] != hi[d]) {
             t->shape_e[d] = ex[d];
-            t->ragged = t->bound = 1;
+            t->ragged = 1;
         }
     }
     t->dtype = dt;
@@ -1220,7 +1195,7 @@ static void check_op(Sema *s, SpecStmt *st)
                 return;
             ref_vars(o.ref[f], used, s->spec->nslots);
             for (int d = 0; t && t->ragged && d < t->rank; d++)
-                expr_vars_used(t->shape_e[d], used, s->spec->nslots);
+                expr_vars_used(o.ref[f]->extent[d], used, s->spec->nslots);
         }
     }
     int vs[SPEC_MAX_DEPTH];
@@ -1229,7 +1204,7 @@ static void check_op(Sema *s, SpecStmt *st)
     int nv = used_slots(s, used, vs, &count);
     for (int f = 0; f < SEMA_NREF; f++) {
         SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
-        if (t && t->ragged && t->rank && !ragged_extents(s, t, vs, nv, used))
+        if (t && t->ragged && t->rank && !ragged_extents(s, t, o.ref[f], vs, nv, used))
             return;
     }
     /* nall: the loops each pass enumerates; 0 when the first iteration
@@ -1251,7 +1226,7 @@ static void check_op(Sema *s, SpecStmt *st)
         SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
         if (t && !t->rank) {
             infer_tile(s, &o, f, vs, nall);
-            if (t->bad || !normalize(s, o.ref[f]))
+            if (t->bad || (t->ragged && !ragged_use(s, t, o.ref[f])) || !normalize(s, o.ref[f]))
                 return;
         }
     }

@@ -115,6 +115,8 @@ typedef struct SpecRef {
     Expr *stop[SPEC_MAX_RANK];      /* per target dim: one past the last index */
     int64_t step[SPEC_MAX_RANK];    /* per target dim: stride (> 0) */
     unsigned char dropped[SPEC_MAX_RANK]; /* integer index: dimension removed */
+    Expr *extent[SPEC_MAX_RANK];    /* ragged tile: its shape bound to the loops around
+                                       this use (NULL: a constant dim) */
     int normalized;                 /* start/stop/step are filled */
 } SpecRef;
 
@@ -160,14 +162,12 @@ typedef struct SpecTile {
     SrcLoc loc;                    /* declaration, or the first write's dst */
     int bad;                       /* declaration had errors: skip checks on it */
     /* Ragged tiles (SPEC.md §2.1): a dim whose extent reads loop variables.
-     * shape_e[d] is that extent (NULL: the constant shape[d]); its names are
-     * bound to the loop slots of the first use (sema), and shape[d] is then
-     * the largest extent over the iterations that use the tile (the planned
-     * size). Inferred tiles inherit their first writer's extents. */
+     * shape_e[d] is that extent (NULL: the constant shape[d]); sema binds its
+     * loop variables, by name, to the loops around each use (SpecRef.extent),
+     * and shape[d] is the largest extent over the iterations that use the
+     * tile (the planned size). Inferred tiles inherit their first writer's. */
     Expr *shape_e[SPEC_MAX_RANK];
-    const SpecNode *shape_node[SPEC_MAX_RANK]; /* declared dims: their YAML node */
     int ragged;                    /* some shape_e[d] is set */
-    int bound;                     /* sema: shape_e names resolved to loop slots */
 } SpecTile;
 
 typedef enum { SPEC_STMT_LOOP, SPEC_STMT_OP } SpecStmtKind;

@@ -516,7 +516,6 @@ static int parse_tile_shape(Checker *c, const SpecNode *n, SpecTile *t)
             ok = 0;
             continue;
         }
-        t->shape_node[i] = dn;
         if (resolve_params(c, e)) {
             t->shape_e[i] = e;
             t->ragged = 1;
