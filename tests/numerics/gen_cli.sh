@@ -119,6 +119,10 @@ check "ragged tiles: ragged_tiles.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" ragged_tiles >"$w/ragged_tiles.log" 2>&1'
 check "ragged tiles: ragged_tiles.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" ragged_tiles >"$w/ragged_tiles-iss.log" 2>&1'
+check "ragged tiles: ragged_attn.yaml (triangular loop, PSUM ragged in both dims) matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" ragged_attn >"$w/ragged_attn.log" 2>&1'
+check "ragged tiles: ragged_attn.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" ragged_attn >"$w/ragged_attn-iss.log" 2>&1'
 # The disagreements the differential fuzzer found (tests/numerics/fuzz_diff_cases/
 # <case>/fz.yaml + its inputs) stay fixed: C simulation and ISS bit for bit.
 agree_case() { # agree_case DIR: 0 when the C simulation and the ISS agree

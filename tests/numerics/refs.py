@@ -484,6 +484,27 @@ def _ref_ragged_tiles(p, x):
             "y3": (y3.astype(np.float64), "exact")}
 
 
+def _inputs_ragged_attn(p, r):
+    return {"q": r.standard_normal((p["N"], p["D"])), "k": r.standard_normal((p["N"], p["D"]))}
+
+
+def _ref_ragged_attn(p, x):
+    # block (i, j <= i) scores q_i k_j^T summed over the D partitions in
+    # increasing order in fp32 (SPEC.md §5), modelled step by step, then the
+    # row maxima (exact); columns j > i stay at the memset's 0.
+    q, k, n = f32(x["q"]), f32(x["k"]), p["N"]
+    y = np.zeros((n, 3), np.float32)
+    for i in range((n + 127) // 128):
+        qi = q[i * 128:min(i * 128 + 128, n)]
+        for j in range(i + 1):
+            kj = k[j * 128:min(j * 128 + 128, n)]
+            s = np.outer(qi[:, 0], kj[:, 0]).astype(np.float32)
+            for d in range(1, q.shape[1]):
+                s = f32(s + np.outer(qi[:, d], kj[:, d]).astype(np.float32))
+            y[i * 128:i * 128 + len(qi), j] = s.max(axis=1)
+    return {"y": (y.astype(np.float64), "exact")}
+
+
 def _inputs_shapes(p, r):
     n, d = p["N"], p["D"]
     return {"g": r.standard_normal(d), "h": r.standard_normal((1, d)), "s": r.standard_normal((44, d)),
@@ -538,6 +559,8 @@ TEST_KERNELS = {
     "ragged_tiles": _k({"N": 300, "D": 1300}, [("x", "float32", "N, D"), ("w", "float32", "128, 96")],
                        [("y1", "float32", "N, D"), ("y2", "float32", "96, D"), ("y3", "float32", "N, 512")],
                        _inputs_ragged_tiles, _ref_ragged_tiles),
+    "ragged_attn": _k({"N": 300, "D": 64}, [("q", "float32", "N, D"), ("k", "float32", "N, D")],
+                      [("y", "float32", "N, 3")], _inputs_ragged_attn, _ref_ragged_attn),
     "fold": _k({"R": 12, "C": 20},
                [("xi", "int32", "128, R, C"), ("xf", "float32", "128, R, C")],
                [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],
