@@ -2,7 +2,7 @@
 # Front end (issue 2): arena, diagnostics, YAML loader, expressions (re2c),
 # schema check and semantic checks; its suites: front-unit, diag, specs,
 # fuzz-spec; its benchmark: check.
-FRONT_SRCS := gen/arena.c gen/diag.c gen/driver.c gen/spec_load.c gen/expr_eval.c gen/spec_check.c gen/sema.c
+FRONT_SRCS := gen/arena.c gen/diag.c gen/driver.c gen/spec_load.c gen/expr_eval.c gen/spec_check.c gen/sema.c gen/sema_deps.c
 FRONT_RE   := gen/expr.re
 # The CLI's host helpers: shared option conventions, transactional outputs.
 CLI_SRCS := gen/cli.c gen/cli_spec.c gen/outfile.c
@@ -92,10 +92,13 @@ bench-check-worst: $(TILEGEN)
 # diagnostics on random affine and non-affine specs.
 SUITES += sema-closed-form
 SEMA_REF = $(BUILD)/sema-ref/check_ref
-$(BUILD)/sema-ref/sema.o: gen/sema.c | $(FRONT_RE:%.re=$(BUILD)/%.c)
+SEMA_REF_OBJS = $(BUILD)/sema-ref/sema.o $(BUILD)/sema-ref/sema_deps.o
+$(SEMA_REF_OBJS): $(BUILD)/sema-ref/%.o: gen/%.c | $(FRONT_RE:%.re=$(BUILD)/%.c)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -DSEMA_CLOSED_FORM=0 -c $< -o $@
-$(SEMA_REF): $(BUILD)/tests/diag/check_ref.o $(BUILD)/sema-ref/sema.o $(filter-out $(BUILD)/gen/sema.o,$(FRONT_OBJS))
+	$(CC) $(CFLAGS_ALL) -DSEMA_CLOSED_FORM=0 -MMD -MP -c $< -o $@
+-include $(SEMA_REF_OBJS:.o=.d)
+$(SEMA_REF): $(BUILD)/tests/diag/check_ref.o $(SEMA_REF_OBJS) \
+	     $(filter-out $(BUILD)/gen/sema.o $(BUILD)/gen/sema_deps.o,$(FRONT_OBJS))
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ -lyaml -lm
 $(BUILD)/tests/diag/check_ref.o: | $(FRONT_RE:%.re=$(BUILD)/%.c)

@@ -7,79 +7,17 @@
  * expressions are affine (sema_affine_*). All enumerations of a spec draw on
  * one budget, SEMA_BUDGET steps; past it check stops with a located E057, so
  * its cost grows with the spec's size, not with trip counts times ops.
- * Codes E03x-E06x. */
-#include "spec.h"
+ * Codes E03x-E06x; the loop dependence checks are in sema_deps.c. */
+#include "sema_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* 0 turns the closed forms off (every check enumerates): the reference the
- * sema-closed-form suite compares against. */
-#ifndef SEMA_CLOSED_FORM
-#define SEMA_CLOSED_FORM 1
-#endif
-
-enum {
-    /* Enumeration steps (iterations visited, boxes kept and compared) for
-     * the whole spec: about 0.1 s of checking on one x86-64 core
-     * (`make bench-check-worst`); the bundled and example kernels need at
-     * most 1,140. */
-    SEMA_BUDGET = 1 << 22,
-    SEMA_MAX_BOXES = 1 << 20, /* written boxes E055 may sort (~120 MB) */
-    SEMA_NREF = SPEC_F_COUNT + 1, /* ref fields of an op + the reduce dst */
-};
-
-/* The concrete shape of an operand at one iteration (integer-indexed dims
- * removed; dim 0 is the partition dim). */
-typedef struct Shape {
-    int rank;
-    int64_t d[SPEC_MAX_RANK];
-} Shape;
-
-/* One tile or tensor access, in program order. */
-typedef struct Access {
-    SpecStmt *stmt;       /* the op */
-    const SpecRef *ref;   /* what it touches */
-    int is_write;         /* write (dst) or read */
-    int seq;              /* op's position in program order */
-    SpecStmt **chain;     /* enclosing loops, outermost first */
-    int depth;            /* entries in chain */
-} Access;
-
-/* The coverage bitmap of the E054 check, reused from read to read. */
-typedef struct Cover {
-    uint64_t *bits;              /* one bit per element of the tile, row-major */
-    size_t cap;                  /* allocated words */
-    size_t dlo, dhi;             /* words [dlo, dhi) may be non-zero; all others are 0 */
-    const SpecTile *t;           /* the tile being checked */
-    size_t nbits;                /* its elements */
-    int64_t work;                /* units spent on the current read */
-    int64_t miss[SPEC_MAX_RANK]; /* an element found unwritten */
-} Cover;
-
-typedef struct Sema {
-    Spec *spec;
-    Diag *diag;
-    Arena *arena;
-    int errors0;              /* diag->nerrors at start */
-    int64_t *env;             /* current values of every slot */
-    SpecStmt *loops[SPEC_MAX_DEPTH]; /* loops around the op being checked */
-    int nloops;
-    int seq;                  /* ops seen */
-    Access *acc;              /* every access */
-    int nacc, acc_cap;
-    unsigned char *tile_written; /* per tile: written somewhere so far */
-    Cover cov;                /* bitmap of the coverage check */
-    int64_t work;             /* enumeration steps spent (SEMA_BUDGET) */
-    int broke;                /* the budget ran out (E057 reported) */
-    const SpecStmt *at;       /* the op or loop being checked, for E057 */
-} Sema;
-
 /* Spend n steps of the spec's budget: 0 once it has run out, after one E057
  * at the statement being checked. Every enumeration stops then, so the
  * checks after it are incomplete, and the spec is refused. */
-static int spend(Sema *s, int64_t n)
+int sema_spend(Sema *s, int64_t n)
 {
     if (s->broke)
         return 0;
@@ -125,12 +63,12 @@ static int64_t free_size(const Shape *sh)
     return n;
 }
 
-static SpecTile *ref_tile(Sema *s, const SpecRef *r)
+SpecTile *sema_ref_tile(Sema *s, const SpecRef *r)
 {
     return !r->is_tensor && r->index >= 0 ? &s->spec->tiles[r->index] : NULL;
 }
 
-static const char *ref_name(const SpecRef *r)
+const char *sema_ref_name(const SpecRef *r)
 {
     return r->region.name;
 }
@@ -155,7 +93,7 @@ static const char *iter_text(Sema *s, const unsigned char *used)
 
 /* Range of loop l in the current env: a bound over enclosing loop variables
  * (SPEC.md §2.1) is evaluated there, and may leave the loop empty. */
-static void loop_range(const Sema *s, const SpecStmt *l, int64_t *lo, int64_t *hi)
+void sema_loop_range(const Sema *s, const SpecStmt *l, int64_t *lo, int64_t *hi)
 {
     *lo = l->start;
     *hi = l->stop;
@@ -171,7 +109,7 @@ static int iter_reset(Sema *s, const int *v, int k, int n)
 {
     for (int i = k; i < n; i++) {
         int64_t lo, hi;
-        loop_range(s, s->spec->slot_loop[v[i]], &lo, &hi);
+        sema_loop_range(s, s->spec->slot_loop[v[i]], &lo, &hi);
         if (lo >= hi)
             return i;
         s->env[v[i]] = lo;
@@ -186,9 +124,9 @@ static int iter_advance(Sema *s, const int *v, int n, int i)
     while (i >= 0) {
         SpecStmt *l = s->spec->slot_loop[v[i]];
         int64_t lo, hi;
-        loop_range(s, l, &lo, &hi);
+        sema_loop_range(s, l, &lo, &hi);
         if (s->env[v[i]] + l->step < hi) {
-            if (!spend(s, 1))
+            if (!sema_spend(s, 1))
                 return 0;
             s->env[v[i]] += l->step;
             int j = iter_reset(s, v, i + 1, n);
@@ -205,13 +143,13 @@ static int iter_advance(Sema *s, const int *v, int n, int i)
 /* Odometer over the slots listed in v[0..n) (outer loops before the loops
  * whose bounds read them): sets env to the first combination, 0 if there is
  * none; next_iter advances, returning 0 after the last. */
-static int first_iter(Sema *s, const int *v, int n)
+int sema_first_iter(Sema *s, const int *v, int n)
 {
     int j = iter_reset(s, v, 0, n);
     return j == n || iter_advance(s, v, n, j - 1);
 }
 
-static int next_iter(Sema *s, const int *v, int n)
+int sema_next_iter(Sema *s, const int *v, int n)
 {
     return iter_advance(s, v, n, n - 1);
 }
@@ -219,7 +157,7 @@ static int next_iter(Sema *s, const int *v, int n)
 /* Add to `used` the loops of chain[0..depth) whose bounds vary (they may skip
  * an access in some iterations) and every loop the bounds of a used one read,
  * so that enumerations over `used` evaluate each range in its real env. */
-static void chain_vars(const Sema *s, SpecStmt *const *chain, int depth, unsigned char *used)
+void sema_chain_vars(const Sema *s, SpecStmt *const *chain, int depth, unsigned char *used)
 {
     for (int i = depth - 1; i >= 0; i--) {
         const SpecStmt *l = chain[i];
@@ -233,7 +171,7 @@ static void chain_vars(const Sema *s, SpecStmt *const *chain, int depth, unsigne
 }
 
 /* Iterations over the loop's hull (its bounds' extremes): an upper bound. */
-static int64_t trip_count(const SpecStmt *l)
+int64_t sema_trip_count(const SpecStmt *l)
 {
     return (l->stop - l->start + l->step - 1) / l->step;
 }
@@ -247,14 +185,14 @@ static int used_slots(Sema *s, const unsigned char *used, int *v, int64_t *count
         int slot = s->loops[i]->slot;
         if (used[slot]) {
             v[n++] = slot;
-            int64_t t = trip_count(s->loops[i]);
+            int64_t t = sema_trip_count(s->loops[i]);
             *count = *count > SEMA_BUDGET ? *count : *count * t;
         }
     }
     return n;
 }
 
-static void ref_vars(const SpecRef *r, unsigned char *used, int nslots)
+void sema_ref_vars(const SpecRef *r, unsigned char *used, int nslots)
 {
     for (int d = 0; d < r->rank; d++) {
         expr_vars_used(r->start[d], used, nslots);
@@ -293,7 +231,7 @@ static int normalize(Sema *s, SpecRef *r)
     SrcLoc at = r->region.loc;
     if (r->region.nslices > rank) {
         diag_error(s->diag, r->region.slice[rank].loc, "E034", "'%s' has rank %d but is given %d indices",
-                   ref_name(r), rank, r->region.nslices);
+                   sema_ref_name(r), rank, r->region.nslices);
         return 0;
     }
     r->rank = rank;
@@ -312,7 +250,7 @@ static int normalize(Sema *s, SpecRef *r)
             if (d == 0 && !r->is_tensor) {
                 diag_error(s->diag, sl->loc, "E034",
                            "the partition dimension of tile '%s' cannot take a single index; use a slice a:a+1",
-                           ref_name(r));
+                           sema_ref_name(r));
                 return 0;
             }
             r->start[d] = sl->start;
@@ -340,7 +278,7 @@ static int normalize(Sema *s, SpecRef *r)
                 diag_error(s->diag, sl->step->loc, "E051",
                            "the partition dimension of tile '%s' cannot be strided: engines access consecutive "
                            "partitions",
-                           ref_name(r));
+                           sema_ref_name(r));
                 return 0;
             }
             r->step[d] = st;
@@ -371,12 +309,12 @@ static int eval_ref(Sema *s, const SpecRef *r, Shape *sh, const unsigned char *u
         const char *kind = r->is_tensor ? "tensor" : "tile";
         if (a < 0 || b > size || a >= size) {
             diag_error(s->diag, loc, "E050", "%s '%s' dimension %d is [%lld, %lld) but its size is %lld%s", kind,
-                       ref_name(r), d, (long long)a, (long long)b, (long long)size, iter_text(s, used));
+                       sema_ref_name(r), d, (long long)a, (long long)b, (long long)size, iter_text(s, used));
             return 0;
         }
         if (b <= a) {
             diag_error(s->diag, loc, "E051", "empty region: %s '%s' dimension %d is [%lld, %lld)%s", kind,
-                       ref_name(r), d, (long long)a, (long long)b, iter_text(s, used));
+                       sema_ref_name(r), d, (long long)a, (long long)b, iter_text(s, used));
             return 0;
         }
         if (!r->dropped[d])
@@ -483,7 +421,7 @@ static int ragged_use(Sema *s, SpecTile *t, SpecRef *r)
  * an error. */
 static int ragged_extents(Sema *s, SpecTile *t, const SpecRef *r, const int *vs, int nv, const unsigned char *used)
 {
-    for (int go = first_iter(s, vs, nv); go; go = next_iter(s, vs, nv))
+    for (int go = sema_first_iter(s, vs, nv); go; go = sema_next_iter(s, vs, nv))
         for (int d = 0; d < t->rank; d++) {
             int64_t v;
             ExprError err;
@@ -746,7 +684,7 @@ static void clip_whole_tile(Sema *s, OpCtx *o, const int *vs, int nv)
         Expr *ext = dim_extent(s, h, map[d]);
         int shorter = 0, bad = !ext;
         int64_t lo = INT64_MAX, hi = INT64_MIN;
-        first_iter(s, vs, nv);
+        sema_first_iter(s, vs, nv);
         do {
             int64_t a, b;
             if (bad || expr_eval(ext, s->env, &a, NULL) || expr_eval(t->stop[d], s->env, &b, NULL) || a < 1) {
@@ -756,7 +694,7 @@ static void clip_whole_tile(Sema *s, OpCtx *o, const int *vs, int nv)
             shorter |= a < b;
             lo = a < lo ? a : lo;
             hi = a > hi ? a : hi;
-        } while (next_iter(s, vs, nv));
+        } while (sema_next_iter(s, vs, nv));
         if (bad || !shorter)
             continue;
         Expr *c = lo == hi ? expr_new_int(s->arena, lo, t->region.loc) : mk_bin(s, EXPR_MIN, ext, t->stop[d], t->region.loc);
@@ -793,7 +731,7 @@ static void infer_tile(Sema *s, OpCtx *o, int f, const int *vs, int nv)
 {
     SpecStmt *st = o->st;
     SpecRef *r = o->ref[f];
-    SpecTile *t = ref_tile(s, r);
+    SpecTile *t = sema_ref_tile(s, r);
     if (!t || t->declared || t->rank)
         return;
     if (r->region.bracketed) {
@@ -892,7 +830,7 @@ static void infer_tile(Sema *s, OpCtx *o, int f, const int *vs, int nv)
         lo[d] = INT64_MAX;
         hi[d] = INT64_MIN;
     }
-    for (int go = first_iter(s, vs, nv); go; go = next_iter(s, vs, nv))
+    for (int go = sema_first_iter(s, vs, nv); go; go = sema_next_iter(s, vs, nv))
         for (int d = 0; d < rank; d++) {
             int64_t v;
             if (!ex[d] || expr_eval(ex[d], s->env, &v, NULL)) {
@@ -941,7 +879,7 @@ static int is_psum(Sema *s, const OpCtx *o, int f)
 
 static void tile_note(Sema *s, const SpecRef *r)
 {
-    SpecTile *t = ref_tile(s, r);
+    SpecTile *t = sema_ref_tile(s, r);
     if (t)
         diag_note(s->diag, t->loc, "'%s' %s here", t->name, t->declared ? "declared" : "first written");
 }
@@ -957,7 +895,7 @@ static void check_rules(Sema *s, OpCtx *o)
         for (int f = 0; f < SEMA_NREF; f++)
             if (is_psum(s, o, f)) {
                 diag_error(s->diag, fld_loc(o, f), "E047", "%s cannot access PSUM tile '%s'; copy it to SBUF with tensor_copy first",
-                           opn, ref_name(o->ref[f]));
+                           opn, sema_ref_name(o->ref[f]));
                 tile_note(s, o->ref[f]);
             }
     }
@@ -965,7 +903,7 @@ static void check_rules(Sema *s, OpCtx *o)
         for (int f = 0; f < SEMA_NREF; f++)
             if (is_psum(s, o, f)) {
                 diag_error(s->diag, fld_loc(o, f), "E044", "%s runs on GpSimd, which cannot access PSUM tile '%s'", opn,
-                           ref_name(o->ref[f]));
+                           sema_ref_name(o->ref[f]));
                 tile_note(s, o->ref[f]);
             }
     if (eng == SPEC_ENGINE_PE) {
@@ -973,12 +911,12 @@ static void check_rules(Sema *s, OpCtx *o)
         for (int i = 0; i < 3; i++)
             if (o->ref[ins[i]] && ref_buffer(s, o->ref[ins[i]]) != SPEC_BUF_SBUF) {
                 diag_error(s->diag, fld_loc(o, ins[i]), "E040", "%s reads '%s' from SBUF; '%s' is in PSUM", opn,
-                           fld_name(ins[i]), ref_name(o->ref[ins[i]]));
+                           fld_name(ins[i]), sema_ref_name(o->ref[ins[i]]));
                 tile_note(s, o->ref[ins[i]]);
             }
         if (o->ref[F(DST)] && ref_buffer(s, o->ref[F(DST)]) != SPEC_BUF_PSUM) {
             diag_error(s->diag, fld_loc(o, F(DST)), "E041", "%s writes PSUM; 'dst' tile '%s' is in SBUF", opn,
-                       ref_name(o->ref[F(DST)]));
+                       sema_ref_name(o->ref[F(DST)]));
             tile_note(s, o->ref[F(DST)]);
         }
         if (st->op == SPEC_OP_MATMUL && o->ref[F(STATIONARY)] && o->ref[F(MOVING)]) {
@@ -1020,7 +958,7 @@ static void check_rules(Sema *s, OpCtx *o)
             for (int f = 0; f < SEMA_NREF; f++)
                 if (o->ref[f] && !is_int_dtype(ref_dtype(s, o->ref[f]))) {
                     diag_error(s->diag, v->loc, "E033", "ALU op '%s' needs integer operands; '%s' is %s",
-                               spec_alu_name(a), ref_name(o->ref[f]), tg_dtype_name(ref_dtype(s, o->ref[f])));
+                               spec_alu_name(a), sema_ref_name(o->ref[f]), tg_dtype_name(ref_dtype(s, o->ref[f])));
                     break;
                 }
         int reduce_ok = cls != 'C' && a != SPEC_ALU_DIVIDE && a != SPEC_ALU_POWER && a != SPEC_ALU_ABS &&
@@ -1044,22 +982,22 @@ static void check_rules(Sema *s, OpCtx *o)
             tg_dtype d = ref_dtype(s, b);
             if (d != TG_FLOAT32 && d != TG_FLOAT16 && d != TG_BFLOAT16)
                 diag_error(s->diag, fld_loc(o, F(BIAS)), "E033", "activation bias must be float32, float16 or bfloat16; '%s' is %s",
-                           ref_name(b), tg_dtype_name(d));
+                           sema_ref_name(b), tg_dtype_name(d));
         }
         if (o->ref[F(SCALE)] && ref_dtype(s, o->ref[F(SCALE)]) != TG_FLOAT32)
             diag_error(s->diag, fld_loc(o, F(SCALE)), "E033", "activation scale must be float32; '%s' is %s",
-                       ref_name(o->ref[F(SCALE)]), tg_dtype_name(ref_dtype(s, o->ref[F(SCALE)])));
+                       sema_ref_name(o->ref[F(SCALE)]), tg_dtype_name(ref_dtype(s, o->ref[F(SCALE)])));
     }
     if (st->op == SPEC_OP_AFFINE_SELECT && o->ref[F(SRC)]) {
         tg_dtype d = ref_dtype(s, o->ref[F(SRC)]);
         if (is_int_dtype(d) && d != TG_INT8 && d != TG_INT16)
             diag_error(s->diag, fld_loc(o, F(SRC)), "E033", "affine_select takes float, int8 or int16 data; '%s' is %s",
-                       ref_name(o->ref[F(SRC)]), tg_dtype_name(d));
+                       sema_ref_name(o->ref[F(SRC)]), tg_dtype_name(d));
     }
     if ((st->op == SPEC_OP_BN_STATS || st->op == SPEC_OP_BN_AGGR) && o->ref[F(SRC)] &&
         is_int_dtype(ref_dtype(s, o->ref[F(SRC)])))
         diag_error(s->diag, fld_loc(o, F(SRC)), "E033", "%s takes float data; '%s' is %s", opn,
-                   ref_name(o->ref[F(SRC)]), tg_dtype_name(ref_dtype(s, o->ref[F(SRC)])));
+                   sema_ref_name(o->ref[F(SRC)]), tg_dtype_name(ref_dtype(s, o->ref[F(SRC)])));
     if (st->op == SPEC_OP_LOAD && st->f[F(TRANSPOSE)].boolean && st->f[F(BROADCAST)].boolean)
         diag_error(s->diag, st->f[F(BROADCAST)].loc, "E013", "a load cannot both transpose and broadcast");
 }
@@ -1108,10 +1046,10 @@ static int affine_op(Sema *s, const OpCtx *o, const int *vs, int nv)
         return 0;
     for (int k = 0; k < nv; k++) {
         const SpecStmt *l = s->spec->slot_loop[vs[k]];
-        if (l->start_e || l->stop_e || trip_count(l) < 1)
+        if (l->start_e || l->stop_e || sema_trip_count(l) < 1)
             return 0;
         lo[k] = l->start;
-        hi[k] = l->start + l->step * (trip_count(l) - 1);
+        hi[k] = l->start + l->step * (sema_trip_count(l) - 1);
     }
     for (int f = 0; f < SEMA_NREF; f++) {
         const SpecRef *r = o->ref[f];
@@ -1156,7 +1094,7 @@ static int pass_loops(Sema *s, const OpCtx *o, const int *vs, int nv, int64_t co
     int a = affine_op(s, o, vs, nv);
     if (a < 0 && count > SEMA_BUDGET - s->work)
         return 0;
-    return a > 0 && first_iter(s, vs, nv) ? 0 : nv;
+    return a > 0 && sema_first_iter(s, vs, nv) ? 0 : nv;
 }
 
 static void check_op(Sema *s, SpecStmt *st)
@@ -1175,7 +1113,7 @@ static void check_op(Sema *s, SpecStmt *st)
         if (!v->present || !v->is_ref || v->ref.index < 0)
             continue;
         SpecRef *r = &v->ref;
-        SpecTile *t = ref_tile(s, r);
+        SpecTile *t = sema_ref_tile(s, r);
         if (t && t->bad)
             return;
         if (t && !t->rank && !field_is_write(st->op, f))
@@ -1189,21 +1127,21 @@ static void check_op(Sema *s, SpecStmt *st)
         return;
     o.used = used;
     for (int f = 0; f < SEMA_NREF; f++) {
-        SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
+        SpecTile *t = o.ref[f] ? sema_ref_tile(s, o.ref[f]) : NULL;
         if (o.ref[f] && !(t && !t->rank)) {
             if (!normalize(s, o.ref[f]))
                 return;
-            ref_vars(o.ref[f], used, s->spec->nslots);
+            sema_ref_vars(o.ref[f], used, s->spec->nslots);
             for (int d = 0; t && t->ragged && d < t->rank; d++)
                 expr_vars_used(o.ref[f]->extent[d], used, s->spec->nslots);
         }
     }
     int vs[SPEC_MAX_DEPTH];
     int64_t count;
-    chain_vars(s, s->loops, s->nloops, used);
+    sema_chain_vars(s, s->loops, s->nloops, used);
     int nv = used_slots(s, used, vs, &count);
     for (int f = 0; f < SEMA_NREF; f++) {
-        SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
+        SpecTile *t = o.ref[f] ? sema_ref_tile(s, o.ref[f]) : NULL;
         if (t && t->ragged && t->rank && !ragged_extents(s, t, o.ref[f], vs, nv, used))
             return;
     }
@@ -1212,9 +1150,9 @@ static void check_op(Sema *s, SpecStmt *st)
     int nall = pass_loops(s, &o, vs, nv, count);
     clip_whole_tile(s, &o, vs, nall);
     /* bounds of every read (and of writes to known tiles) before inference */
-    for (int go = first_iter(s, vs, nall); go; go = ok && next_iter(s, vs, nall)) {
+    for (int go = sema_first_iter(s, vs, nall); go; go = ok && sema_next_iter(s, vs, nall)) {
         for (int f = 0; f < SEMA_NREF && ok; f++) {
-            SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
+            SpecTile *t = o.ref[f] ? sema_ref_tile(s, o.ref[f]) : NULL;
             Shape sh;
             if (o.ref[f] && !(t && !t->rank) && !eval_ref(s, o.ref[f], &sh, used))
                 ok = 0;
@@ -1223,7 +1161,7 @@ static void check_op(Sema *s, SpecStmt *st)
     if (!ok)
         return;
     for (int f = 0; f < SEMA_NREF; f++) {
-        SpecTile *t = o.ref[f] ? ref_tile(s, o.ref[f]) : NULL;
+        SpecTile *t = o.ref[f] ? sema_ref_tile(s, o.ref[f]) : NULL;
         if (t && !t->rank) {
             infer_tile(s, &o, f, vs, nall);
             if (t->bad || (t->ragged && !ragged_use(s, t, o.ref[f])) || !normalize(s, o.ref[f]))
@@ -1233,7 +1171,7 @@ static void check_op(Sema *s, SpecStmt *st)
     check_rules(s, &o);
     /* shape pass, per iteration (the inferred dst is affine_op's too) */
     nall = pass_loops(s, &o, vs, nv, count);
-    for (int go = first_iter(s, vs, nall); go; go = ok && next_iter(s, vs, nall)) {
+    for (int go = sema_first_iter(s, vs, nall); go; go = ok && sema_next_iter(s, vs, nall)) {
         for (int f = 0; f < SEMA_NREF && ok; f++)
             if (o.ref[f] && !eval_ref(s, o.ref[f], &o.sh[f], used))
                 ok = 0;
@@ -1247,7 +1185,7 @@ static void check_op(Sema *s, SpecStmt *st)
         int w = field_is_write(st->op, f);
         add_access(s, st, o.ref[f], w);
         if (!o.ref[f]->is_tensor && !w && !s->tile_written[o.ref[f]->index] && !s->diag->nerrors) {
-            SpecTile *t = ref_tile(s, o.ref[f]);
+            SpecTile *t = sema_ref_tile(s, o.ref[f]);
             diag_warning(s->diag, fld_loc(&o, f), "W001", "tile '%s' is read before anything writes it", t->name);
             s->tile_written[o.ref[f]->index] = 1;
         }
@@ -1283,964 +1221,6 @@ static void walk(Sema *s, SpecStmt **body, int n)
 
 #undef F
 #undef RED
-
-/* ------------------------------------------------------ loop dependences */
-
-/* Box of r at the current env: lo/hi per target dim. */
-static int box_of(Sema *s, const SpecRef *r, int64_t *lo, int64_t *hi)
-{
-    for (int d = 0; d < r->rank; d++) {
-        if (expr_eval(r->start[d], s->env, &lo[d], NULL) || expr_eval(r->stop[d], s->env, &hi[d], NULL))
-            return 0;
-        int64_t n = (hi[d] - lo[d] + r->step[d] - 1) / r->step[d];
-        hi[d] = lo[d] + (n - 1) * r->step[d] + 1;
-    }
-    return 1;
-}
-
-/* ---------------------------------------- same-iteration coverage (E054) */
-
-/* A read in an independent loop must find every element it reads written
- * earlier in the same iteration. This is decided exactly on a bitmap of the
- * tile (one bit per element, row-major): at each iteration of the read's
- * loops, the earlier writes are marked (each write at every iteration of its
- * own loops, those that do not enclose the read, with its steps), then every
- * element the read touches, with its steps, is tested. The marks depend only
- * on the loop values the writes use, so they are redone only when those
- * change. Work (bitmap words cleared, rows marked or tested, strided
- * elements, iterations) is bounded by SEMA_MAX_MARKS per read and the tile by
- * SEMA_MAX_COVER_BITS elements. Past either limit the read is accepted
- * unchecked: a deliberate limit, far above the specs in specs/ (transpose2d,
- * the costliest, spends about 3e5 units), which can then only miss an E054,
- * never crash. */
-enum {
-    SEMA_MAX_MARKS = 1 << 22,      /* work units for one read's coverage */
-    SEMA_MAX_COVER_BITS = 1 << 25, /* elements of a tile it can check (4 MiB) */
-};
-
-typedef enum { COV_OK, COV_MISS, COV_GIVE_UP } CovResult;
-
-/* Clear every bit that may be set. */
-static void cover_clear(Cover *c)
-{
-    if (c->dlo < c->dhi) {
-        memset(c->bits + c->dlo, 0, (c->dhi - c->dlo) * sizeof *c->bits);
-        c->work += (int64_t)(c->dhi - c->dlo);
-    }
-    c->dlo = c->cap;
-    c->dhi = 0;
-}
-
-/* Words [wa, wb] may now hold set bits. */
-static void cover_dirty(Cover *c, size_t wa, size_t wb)
-{
-    c->dlo = wa < c->dlo ? wa : c->dlo;
-    c->dhi = wb + 1 > c->dhi ? wb + 1 : c->dhi;
-}
-
-/* Set bits [a, b) (test == 0), or find the first clear one among them (test
- * == 1): returns its index, or b when there is none. */
-static size_t cover_bits(Cover *c, size_t a, size_t b, int test)
-{
-    size_t wa = a / 64, wb = (b - 1) / 64;
-    c->work += (int64_t)(wb - wa) + 1;
-    for (size_t w = wa; w <= wb; w++) {
-        uint64_t m = ~(uint64_t)0;
-        if (w == wa)
-            m &= ~(uint64_t)0 << (a % 64);
-        if (w == wb)
-            m &= ~(uint64_t)0 >> (63 - (b - 1) % 64);
-        if (!test) {
-            c->bits[w] |= m;
-            continue;
-        }
-        uint64_t hole = m & ~c->bits[w];
-        if (hole) {
-            size_t i = 0;
-            while (!(hole >> i & 1))
-                i++;
-            return w * 64 + i;
-        }
-    }
-    if (!test)
-        cover_dirty(c, wa, wb);
-    return b;
-}
-
-/* Set bits a, a+st, ... < b, or find the first clear one (as cover_bits). */
-static size_t cover_strided(Cover *c, size_t a, size_t b, size_t st, int test)
-{
-    uint64_t *bits = c->bits;
-    size_t i = a;
-    for (; i < b; i += st) {
-        uint64_t m = (uint64_t)1 << (i % 64);
-        if (!test)
-            bits[i / 64] |= m;
-        else if (!(bits[i / 64] & m))
-            return i;
-    }
-    if (!test)
-        cover_dirty(c, a / 64, (i - st) / 64);
-    return b;
-}
-
-/* Is every bit of the tile set? */
-static int cover_full(Cover *c)
-{
-    size_t nw = (c->nbits + 63) / 64;
-    if (c->dlo > 0 || c->dhi < nw)
-        return 0;
-    c->work += (int64_t)nw;
-    for (size_t w = 0; w + 1 < nw; w++)
-        if (~c->bits[w])
-            return 0;
-    return !~(c->bits[nw - 1] | ~(uint64_t)0 << (c->nbits - 1) % 64 << 1);
-}
-
-/* Dimension d of r at the current env, clipped to [0, extent): its first
- * index, one past its last and whether any index is left (-1: it cannot be
- * evaluated). Out-of-bounds parts were reported as E050 already. */
-static int clip_dim(Sema *s, const SpecRef *r, int d, int64_t extent, int64_t *lo, int64_t *hi)
-{
-    int64_t st = r->step[d];
-    if (expr_eval(r->start[d], s->env, lo, NULL) || expr_eval(r->stop[d], s->env, hi, NULL))
-        return -1;
-    if (*lo < 0) { /* the first index of the progression at or above 0 */
-        uint64_t dist = (uint64_t)0 - (uint64_t)*lo;
-        *lo = (int64_t)((uint64_t)*lo + (dist + (uint64_t)st - 1) / (uint64_t)st * (uint64_t)st);
-    }
-    if (*hi > extent)
-        *hi = extent;
-    return *lo < *hi;
-}
-
-/* Mark (test == 0) or test (test == 1) every element of r at the current env.
- * The innermost dimension with more than one element is a run of bits
- * (contiguous when it is the last and unstrided); an odometer walks the
- * dimensions outside it. A failed test leaves the element in c->miss. */
-static CovResult cover_region(Sema *s, Cover *c, const SpecRef *r, int test)
-{
-    const SpecTile *t = c->t;
-    int rank = t->rank, in = 0;
-    int64_t lo[SPEC_MAX_RANK], hi[SPEC_MAX_RANK], idx[SPEC_MAX_RANK], span[SPEC_MAX_RANK];
-    for (int d = rank - 1; d >= 0; d--) {
-        int k = clip_dim(s, r, d, t->shape[d], &lo[d], &hi[d]);
-        if (k <= 0)
-            return k < 0 ? COV_GIVE_UP : COV_OK;
-        idx[d] = lo[d];
-        span[d] = d == rank - 1 ? 1 : span[d + 1] * t->shape[d + 1]; /* bits from index to index */
-        if (!in && r->step[d] < hi[d] - lo[d])
-            in = d;
-    }
-    int64_t n = (hi[in] - lo[in] - 1) / r->step[in] + 1; /* elements of a run */
-    size_t stride = n > 1 ? (size_t)(r->step[in] * span[in]) : 1;
-    for (;;) {
-        size_t a = 0, b, at;
-        for (int d = 0; d < rank; d++)
-            a += (size_t)(idx[d] * span[d]);
-        if (stride == 1) {
-            b = a + (size_t)n;
-            at = cover_bits(c, a, b, test);
-        } else {
-            c->work += n;
-            if (c->work > SEMA_MAX_MARKS)
-                return COV_GIVE_UP;
-            b = a + (size_t)(n - 1) * stride + 1;
-            at = cover_strided(c, a, b, stride, test);
-        }
-        if (at < b) {
-            memcpy(c->miss, idx, sizeof idx);
-            c->miss[in] = lo[in] + (int64_t)((at - a) / stride) * r->step[in];
-            return COV_MISS;
-        }
-        if (c->work > SEMA_MAX_MARKS)
-            return COV_GIVE_UP;
-        int d = in - 1;
-        while (d >= 0 && (idx[d] += r->step[d]) >= hi[d]) {
-            idx[d] = lo[d];
-            d--;
-        }
-        if (d < 0)
-            return COV_OK;
-    }
-}
-
-/* Mark what write w writes in the current iteration of read r's loops: its
- * region at every iteration of its loops that do not enclose r (only those
- * the region uses: the others repeat the same elements). */
-static CovResult mark_write(Sema *s, Cover *c, const Access *w, const Access *r, unsigned char *used)
-{
-    int v[SPEC_MAX_DEPTH], nv = 0;
-    memset(used, 0, (size_t)s->spec->nslots);
-    ref_vars(w->ref, used, s->spec->nslots);
-    chain_vars(s, w->chain, w->depth, used);
-    for (int i = 0; i < w->depth; i++) {
-        SpecStmt *l = w->chain[i];
-        if (i < r->depth && r->chain[i] == l)
-            continue;
-        if (trip_count(l) < 1)
-            return COV_OK; /* never runs */
-        if (used[l->slot])
-            v[nv++] = l->slot;
-    }
-    CovResult res = COV_OK;
-    for (int go = first_iter(s, v, nv); go; go = res == COV_OK && next_iter(s, v, nv)) {
-        c->work++;
-        res = cover_region(s, c, w->ref, 0);
-        if (res == COV_OK && c->work > SEMA_MAX_MARKS)
-            res = COV_GIVE_UP;
-    }
-    return res;
-}
-
-/* Size the bitmap for tile t (read by r, written by w[0..nw)) and start a
- * read's work count; 0 when the check cannot run (then the read is accepted). */
-static int cover_init(Sema *s, const SpecTile *t, const Access *const *w, int nw, const Access *r)
-{
-    Cover *c = &s->cov;
-    if (!t || t->bad || !t->rank || r->ref->rank != t->rank)
-        return 0;
-    int64_t nbits = 1;
-    for (int d = 0; d < t->rank; d++) {
-        if (t->shape[d] < 1 || t->shape[d] > SEMA_MAX_COVER_BITS / nbits)
-            return 0;
-        nbits *= t->shape[d];
-    }
-    for (int i = 0; i < nw; i++)
-        if (w[i]->ref->rank != t->rank)
-            return 0;
-    size_t nwords = ((size_t)nbits + 63) / 64;
-    if (c->cap < nwords) {
-        free(c->bits);
-        c->bits = calloc(nwords, sizeof *c->bits);
-        c->cap = c->bits ? nwords : 0;
-        c->dlo = c->cap;
-        c->dhi = 0;
-        if (!c->bits)
-            return 0;
-    }
-    c->t = t;
-    c->nbits = (size_t)nbits;
-    c->work = 0;
-    return 1;
-}
-
-/* Does the element set written by w[0..nw) (the writes before read r in the
- * loop being checked) contain every element r reads, at every iteration of
- * r's loops? On COV_MISS, *what describes an element that is not. */
-static CovResult covers(Sema *s, const Access *const *w, int nw, const Access *r, const char **what)
-{
-    Cover *c = &s->cov;
-    const SpecTile *t = ref_tile(s, r->ref);
-    if (!cover_init(s, t, w, nw, r))
-        return COV_GIVE_UP;
-    size_t nslots = (size_t)s->spec->nslots;
-    unsigned char *wused = calloc(nslots, 3), *rused = wused + nslots, *scratch = rused + nslots;
-    if (!wused)
-        return COV_GIVE_UP;
-    for (int i = 0; i < nw; i++) {
-        ref_vars(w[i]->ref, wused, s->spec->nslots);
-        chain_vars(s, w[i]->chain, w[i]->depth, wused);
-    }
-    ref_vars(r->ref, rused, s->spec->nslots);
-    chain_vars(s, r->chain, r->depth, rused);
-    /* r's loops that the regions use; those the writes use first (outer), so
-     * the marks are redone only when one of them moves */
-    int vs[SPEC_MAX_DEPTH], nv = 0, nwv = 0;
-    int64_t count = 1, prev[SPEC_MAX_DEPTH] = {0};
-    for (int pass = 0; pass < 2; pass++) {
-        for (int i = 0; i < r->depth; i++) {
-            int slot = r->chain[i]->slot;
-            if (pass ? !wused[slot] && rused[slot] : wused[slot]) {
-                vs[nv++] = slot;
-                count = count > SEMA_MAX_MARKS ? count : count * trip_count(r->chain[i]);
-            }
-        }
-        if (!pass)
-            nwv = nv;
-    }
-    CovResult res = count > SEMA_MAX_MARKS ? COV_GIVE_UP : COV_OK;
-    int fresh = 1, full = 0, go = res == COV_OK && first_iter(s, vs, nv);
-    while (go && res == COV_OK) {
-        int moved = fresh;
-        for (int k = 0; k < nwv; k++) {
-            moved |= prev[k] != s->env[vs[k]];
-            prev[k] = s->env[vs[k]];
-        }
-        fresh = 0;
-        if (moved) {
-            cover_clear(c);
-            for (int i = 0; i < nw && res == COV_OK; i++)
-                res = mark_write(s, c, w[i], r, scratch);
-            full = res == COV_OK && cover_full(c);
-        }
-        if (res == COV_OK && !full) { /* a full tile covers any read */
-            c->work++;
-            res = cover_region(s, c, r->ref, 1);
-        }
-        if (res == COV_OK && c->work > SEMA_MAX_MARKS)
-            res = COV_GIVE_UP;
-        if (res == COV_OK && !next_iter(s, vs, nv))
-            break;
-    }
-    if (res == COV_MISS) {
-        char el[96], when[160];
-        size_t n = 0, m = 0;
-        for (int d = 0; d < t->rank && n < sizeof el; d++)
-            n += (size_t)snprintf(el + n, sizeof el - n, "%s%lld", d ? ", " : "", (long long)c->miss[d]);
-        when[0] = '\0';
-        for (int i = 0; i < r->depth && m < sizeof when; i++) { /* outermost first */
-            const SpecStmt *l = r->chain[i];
-            if (wused[l->slot] || rused[l->slot])
-                m += (size_t)snprintf(when + m, sizeof when - m, "%s%s = %lld", m ? ", " : " (when ", l->var,
-                                      (long long)s->env[l->slot]);
-        }
-        *what = arena_printf(s->arena, "%s[%s] is read here, but nothing earlier in the same iteration writes it%s%s",
-                             t->name, el, when, m ? ")" : "");
-    }
-    cover_clear(c);
-    free(wused);
-    return res;
-}
-
-/* ---------------------------------- values flowing between iterations (E054) */
-
-/* A read in independent loop L that finds elements not written earlier in the
- * same iteration reads what was there before the loop: legal unless another
- * iteration of L writes one of those elements (then what it reads depends on
- * the order of the iterations). Decided exactly: for each combination of the
- * loops around L, owner[e] is the one iteration of L (its variable's value)
- * that writes element e anywhere in L's body (at every iteration of the loops
- * inside L), or FLOW_NONE / FLOW_MANY; then at every iteration of r's loops
- * from L inward, each element r reads that the earlier writes of the same
- * iteration leave unwritten (the bitmap of `covers`) must be owned by nobody
- * or by this iteration. Past SEMA_MAX_OWNERS elements or SEMA_MAX_MARKS work
- * the check gives up, and the read is reported as without it. */
-enum { SEMA_MAX_OWNERS = 1 << 21 };
-#define FLOW_NONE INT64_MIN
-#define FLOW_MANY (INT64_MIN + 1)
-
-typedef struct Flow {
-    int64_t *owner;            /* per element of the tile, row-major */
-    int64_t iter;              /* L's value: the writer (marking) or the reader (checking) */
-    int check;                 /* 0: mark owners, 1: test the read */
-    int64_t at[SPEC_MAX_RANK]; /* checking: the element found */
-    int64_t other;             /* its owner */
-} Flow;
-
-/* Visit every element of r at the current env (clipped to the tile): mark its
- * owner, or (check) find one that is unwritten so far in this iteration and
- * owned by another. COV_MISS on a find, COV_GIVE_UP past the budget. */
-static CovResult flow_region(Sema *s, Flow *f, const SpecRef *r)
-{
-    Cover *c = &s->cov;
-    const SpecTile *t = c->t;
-    int rank = t->rank;
-    int64_t lo[SPEC_MAX_RANK], hi[SPEC_MAX_RANK], idx[SPEC_MAX_RANK];
-    for (int d = 0; d < rank; d++) {
-        int k = clip_dim(s, r, d, t->shape[d], &lo[d], &hi[d]);
-        if (k <= 0)
-            return k < 0 ? COV_GIVE_UP : COV_OK;
-        idx[d] = lo[d];
-    }
-    for (;;) {
-        size_t e = 0;
-        for (int d = 0; d < rank; d++)
-            e = e * (size_t)t->shape[d] + (size_t)idx[d];
-        int64_t *o = &f->owner[e];
-        if (!f->check) {
-            *o = *o == FLOW_NONE || *o == f->iter ? f->iter : FLOW_MANY;
-        } else if (!(c->bits[e / 64] >> (e % 64) & 1) && *o != FLOW_NONE && *o != f->iter) {
-            memcpy(f->at, idx, sizeof f->at);
-            f->other = *o;
-            return COV_MISS;
-        }
-        if (++c->work > SEMA_MAX_MARKS)
-            return COV_GIVE_UP;
-        int d = rank - 1;
-        while (d >= 0 && (idx[d] += r->step[d]) >= hi[d]) {
-            idx[d] = lo[d];
-            d--;
-        }
-        if (d < 0)
-            return COV_OK;
-    }
-}
-
-/* Mark the owners of everything ws[0..nw) (the writes of r's tile in L's
- * body) write, at every iteration of L and of their loops inside L. */
-static CovResult flow_owners(Sema *s, Flow *f, int lpos, const Access *const *ws, int nw)
-{
-    CovResult res = COV_OK;
-    for (size_t e = 0; e < s->cov.nbits; e++)
-        f->owner[e] = FLOW_NONE;
-    s->cov.work += (int64_t)(s->cov.nbits / 8);
-    f->check = 0;
-    for (int i = 0; i < nw && res == COV_OK; i++) {
-        const Access *w = ws[i];
-        int v[SPEC_MAX_DEPTH], nv = 0, runs = 1;
-        for (int k = lpos; k < w->depth; k++) {
-            runs &= trip_count(w->chain[k]) >= 1;
-            v[nv++] = w->chain[k]->slot;
-        }
-        if (!runs)
-            continue;
-        for (int go = first_iter(s, v, nv); go; go = res == COV_OK && next_iter(s, v, nv)) {
-            f->iter = s->env[w->chain[lpos]->slot];
-            res = flow_region(s, f, w->ref);
-        }
-    }
-    return res;
-}
-
-/* Does a value flow into read r (in independent loop L) from another
- * iteration of L? ws[0..nw) are the writes of r's tile in L's body. On
- * COV_MISS, *what names the element and the iterations. */
-static CovResult flows(Sema *s, const SpecStmt *L, const Access *const *ws, int nw, const Access *r,
-                       const char **what)
-{
-    Cover *c = &s->cov;
-    const SpecTile *t = ref_tile(s, r->ref);
-    int lpos = 0;
-    while (lpos < r->depth && r->chain[lpos] != L)
-        lpos++;
-    if (lpos == r->depth || !cover_init(s, t, ws, nw, r) || c->nbits > SEMA_MAX_OWNERS)
-        return COV_GIVE_UP;
-    Flow f = {0};
-    size_t nslots = (size_t)s->spec->nslots;
-    f.owner = malloc(c->nbits * sizeof *f.owner);
-    const Access **earlier = malloc((size_t)nw * sizeof *earlier);
-    unsigned char *scratch = malloc(nslots ? nslots : 1);
-    int outer[SPEC_MAX_DEPTH], inner[SPEC_MAX_DEPTH], no = 0, ni = 0, ne = 0, runs = 1;
-    for (int i = 0; i < r->depth; i++) {
-        runs &= trip_count(r->chain[i]) >= 1;
-        if (i < lpos)
-            outer[no++] = r->chain[i]->slot;
-        else
-            inner[ni++] = r->chain[i]->slot;
-    }
-    for (int i = 0; i < nw; i++)
-        if (ws[i]->seq < r->seq && earlier)
-            earlier[ne++] = ws[i];
-    CovResult res = f.owner && earlier && scratch ? COV_OK : COV_GIVE_UP;
-    if (res == COV_OK && runs) {
-        for (int go = first_iter(s, outer, no); go; go = res == COV_OK && next_iter(s, outer, no)) {
-            res = flow_owners(s, &f, lpos, ws, nw);
-            f.check = 1;
-            for (int in = res == COV_OK && first_iter(s, inner, ni); in; in = res == COV_OK && next_iter(s, inner, ni)) {
-                cover_clear(c);
-                for (int i = 0; i < ne && res == COV_OK; i++)
-                    res = mark_write(s, c, earlier[i], r, scratch);
-                f.iter = s->env[L->slot];
-                if (res == COV_OK)
-                    res = flow_region(s, &f, r->ref);
-            }
-        }
-    }
-    if (res == COV_MISS) {
-        char el[96], other[64];
-        size_t n = 0;
-        for (int d = 0; d < t->rank && n < sizeof el; d++)
-            n += (size_t)snprintf(el + n, sizeof el - n, "%s%lld", d ? ", " : "", (long long)f.at[d]);
-        if (f.other == FLOW_MANY)
-            snprintf(other, sizeof other, "other iterations write it");
-        else
-            snprintf(other, sizeof other, "iteration %s = %lld writes it", L->var, (long long)f.other);
-        *what = arena_printf(s->arena, "%s[%s] is read when %s = %lld before that iteration writes it, and %s",
-                             t->name, el, L->var, (long long)f.iter, other);
-    }
-    cover_clear(c);
-    free(scratch);
-    free(earlier);
-    free(f.owner);
-    return res;
-}
-
-static int loop_in_chain(const Access *a, const SpecStmt *l)
-{
-    for (int i = 0; i < a->depth; i++)
-        if (a->chain[i] == l)
-            return 1;
-    return 0;
-}
-
-/* Tiles: an independent loop's iteration must not read what another wrote. */
-static void check_tile_deps(Sema *s, SpecStmt *L)
-{
-    s->at = L;
-    size_t cap = (size_t)(s->nacc ? s->nacc : 1);
-    const Access **earlier = malloc(2 * cap * sizeof *earlier), **all = earlier + cap;
-    if (!earlier)
-        return;
-    for (int i = 0; i < s->nacc; i++) {
-        const Access *r = &s->acc[i];
-        if (r->is_write || r->ref->is_tensor || !loop_in_chain(r, L))
-            continue;
-        const Access *other = NULL;
-        int nearlier = 0, nall = 0;
-        for (int j = 0; j < s->nacc; j++) {
-            const Access *w = &s->acc[j];
-            if (!w->is_write || w->ref->is_tensor || w->ref->index != r->ref->index || !loop_in_chain(w, L))
-                continue;
-            all[nall++] = w;
-            if (w->seq < r->seq)
-                earlier[nearlier++] = w;
-            else if (!other)
-                other = w;
-        }
-        if (!other && nearlier)
-            other = earlier[0];
-        const char *what = NULL, *flow = NULL;
-        if (!other || (nearlier && covers(s, earlier, nearlier, r, &what) != COV_MISS))
-            continue;
-        /* some element is not written earlier in the iteration: an error only
-         * when another iteration writes it */
-        CovResult fr = flows(s, L, all, nall, r, &flow);
-        if (fr == COV_OK)
-            continue;
-        if (fr == COV_MISS)
-            what = flow;
-        diag_error(s->diag, r->ref->region.loc, "E054",
-                   "iterations of loop '%s' are independent, but this reads tile '%s', which the loop body writes "
-                   "later or only in part; a value would flow from one iteration to the next",
-                   L->var, ref_name(r->ref));
-        if (what)
-            diag_note(s->diag, r->ref->region.loc, "%s", what);
-        diag_note(s->diag, other->ref->region.loc, "'%s' written here", ref_name(r->ref));
-        diag_note(s->diag, L->loc, "write 'carried: true' on loop '%s' if the dependence is intended", L->var);
-    }
-    free(earlier);
-}
-
-typedef struct Box {
-    int64_t key;                 /* combination of the loops outside L */
-    int64_t iter;                /* L's variable */
-    int64_t lo[SPEC_MAX_RANK];   /* first index per dim */
-    int64_t hi[SPEC_MAX_RANK];   /* one past the last per dim */
-    const Access *a;             /* the store */
-} Box;
-
-static int cmp_box(const void *x, const void *y)
-{
-    const Box *a = x, *b = y;
-    if (a->key != b->key)
-        return a->key < b->key ? -1 : 1;
-    return a->lo[0] < b->lo[0] ? -1 : a->lo[0] > b->lo[0];
-}
-
-/* Do the progressions a1, a1+s1, ... <= l1 and a2, a2+s2, ... <= l2 share a
- * value? Exact (Chinese remainder) for steps up to 2^31; larger steps are
- * answered "yes", which only errs toward reporting. */
-static int progressions_meet(int64_t a1, int64_t s1, int64_t l1, int64_t a2, int64_t s2, int64_t l2)
-{
-    int64_t lo = a1 > a2 ? a1 : a2, hi = l1 < l2 ? l1 : l2;
-    if (lo > hi)
-        return 0;
-    if (s1 == 1 || s2 == 1)
-        return 1;
-    /* s1*x + s2*y = g (extended Euclid) */
-    int64_t g = s1, r = s2, x = 1, xr = 0;
-    while (r) {
-        int64_t q = g / r, t = g - q * r;
-        g = r, r = t;
-        t = x - q * xr, x = xr, xr = t;
-    }
-    if ((a2 - a1) % g)
-        return 0;
-    int64_t m = s2 / g; /* solutions k of a1 + s1*k ≡ a2 (mod s2) repeat every m */
-    if (m > ((int64_t)1 << 31) || s1 > ((int64_t)1 << 31) / m)
-        return 1;
-    int64_t d = ((a2 - a1) / g) % m, xm = x % m;
-    int64_t k = ((d < 0 ? d + m : d) * (xm < 0 ? xm + m : xm)) % m;
-    int64_t v = a1 + s1 * k, period = s1 * m;
-    if (v < lo) /* the first common value at or above lo */
-        v += (lo - v + period - 1) / period * period;
-    else
-        v -= (v - lo) / period * period;
-    return v <= hi;
-}
-
-/* Do the written parts of two boxes overlap? Per dimension, the lattice of
- * each region's step, not just its hull. */
-static int boxes_meet(const Box *x, const Box *y)
-{
-    for (int d = 0; d < x->a->ref->rank; d++)
-        if (!progressions_meet(x->lo[d], x->a->ref->step[d], x->hi[d] - 1, y->lo[d], y->a->ref->step[d],
-                               y->hi[d] - 1))
-            return 0;
-    return 1;
-}
-
-/* The closed form of E055 for one dimension: can the writes a (at L = x)
- * and b (at L = y != x) meet in dimension d? Each region's start and stop
- * must be affine with a constant extent; its start reads L's variable with
- * the same coefficient in both, the loops outside L with equal coefficients
- * (they hold the same values in both iterations) and loops inside L in any
- * way (their hulls widen the interval). Then a covers [c*x + ka, c*x + ka +
- * ea) and b [c*y + kb, c*y + kb + eb) up to a shared term, and they can meet
- * only if some c*(x - y), x - y a nonzero multiple of L's step within its
- * hull, lies strictly between kb - ka - ea and kb - ka + eb. 1: they cannot
- * meet (exact: no pair of iterations is missed); 0: unknown. */
-static int sub64(int64_t a, int64_t b, int64_t *r)
-{
-    int64_t nb;
-    return expr_mul(b, -1, &nb) && expr_add(a, nb, r);
-}
-
-static int apart_in_dim(Sema *s, const SpecStmt *L, const Access *a, const Access *b, int d)
-{
-    int n = s->spec->nslots;
-    int64_t coef[2][EXPR_AFFINE_MAX_VARS], k[2], e[2], t = trip_count(L) - 1;
-    const Access *ab[2] = {a, b};
-    if (!SEMA_CLOSED_FORM)
-        return 0;
-    if (t < 1)
-        return 1; /* one iteration: no pair */
-    if (n > EXPR_AFFINE_MAX_VARS)
-        return 0;
-    for (int w = 0; w < 2; w++) {
-        const SpecRef *r = ab[w]->ref;
-        int64_t cs, ce, ext, cstop[EXPR_AFFINE_MAX_VARS];
-        if (!expr_affine(r->start[d], n, coef[w], &cs) || !expr_affine(r->stop[d], n, cstop, &ce))
-            return 0;
-        for (int v = 0; v < n; v++)
-            if (cstop[v] != coef[w][v])
-                return 0;
-        int64_t lo = 0, hi = 0; /* spread of the loops inside L */
-        int inside = 0;
-        for (int i = 0; i < ab[w]->depth; i++) {
-            const SpecStmt *l = ab[w]->chain[i];
-            int64_t cf = coef[w][l->slot], last, p, q;
-            if (l == L) {
-                inside = 1;
-                continue;
-            }
-            if (!inside || !cf)
-                continue;
-            if (!expr_mul(l->step, trip_count(l) - 1, &last) || !expr_add(l->start, last, &last) ||
-                !expr_mul(cf, l->start, &p) || !expr_mul(cf, last, &q) || !expr_add(lo, p < q ? p : q, &lo) ||
-                !expr_add(hi, p < q ? q : p, &hi))
-                return 0;
-            coef[w][l->slot] = 0;
-        }
-        if (!expr_add(cs, lo, &k[w]) || !sub64(ce, cs, &ext) || !sub64(hi, lo, &hi) || !expr_add(ext, hi, &e[w]))
-            return 0;
-    }
-    for (int v = 0; v < n; v++) /* L's and the outer loops' coefficients agree */
-        if (coef[0][v] != coef[1][v])
-            return 0;
-    int64_t g, lower, upper;
-    if (!expr_mul(coef[0][L->slot], L->step, &g) || !g || !sub64(k[1], k[0], &lower) ||
-        !expr_add(lower, e[1], &upper) || !sub64(lower, e[0], &lower))
-        return 0;
-    if (g < 0) { /* g*j in (lower, upper)  <=>  (-g)*j in (-upper, -lower) */
-        int64_t x = lower;
-        if (!sub64(0, g, &g) || !sub64(0, upper, &lower) || !sub64(0, x, &upper))
-            return 0;
-    }
-    int64_t nup, jmin = expr_floordiv(lower, g) + 1, jmax;
-    if (!sub64(0, upper, &nup))
-        return 0;
-    jmax = -expr_floordiv(nup, g) - 1;
-    if (jmin < -t)
-        jmin = -t;
-    if (jmax > t)
-        jmax = t;
-    return jmin > jmax || (jmin == 0 && jmax == 0);
-}
-
-/* Can no two iterations of L write overlapping parts through any pair of
- * the accesses w[0..nw)? Decided per pair by one dimension that keeps them
- * apart (apart_in_dim); 0 when some pair needs the enumeration. */
-static int tensor_writes_apart(Sema *s, const SpecStmt *L, const Access *const *w, int nw)
-{
-    for (int i = 0; i < nw; i++)
-        for (int j = i; j < nw; j++) {
-            int apart = 0;
-            for (int d = 0; d < w[i]->ref->rank && !apart && w[i]->ref->rank == w[j]->ref->rank; d++)
-                apart = apart_in_dim(s, L, w[i], w[j], d);
-            if (!apart)
-                return 0;
-        }
-    return 1;
-}
-
-/* Output tensors: no two iterations of an independent loop write overlapping
- * regions. */
-static void check_tensor_deps(Sema *s, SpecStmt *L)
-{
-    const Access **ws = malloc((size_t)(s->nacc ? s->nacc : 1) * sizeof *ws);
-    if (!ws)
-        return;
-    s->at = L;
-    for (int t = 0; t < s->spec->ntensors && !s->broke; t++) {
-        int nw = 0;
-        for (int i = 0; i < s->nacc; i++) {
-            const Access *a = &s->acc[i];
-            if (a->is_write && a->ref->is_tensor && a->ref->index == t && loop_in_chain(a, L))
-                ws[nw++] = a;
-        }
-        if (!nw || tensor_writes_apart(s, L, ws, nw))
-            continue;
-        Box *boxes = NULL;
-        size_t nb = 0, cap = 0;
-        int too_many = 0;
-        for (int i = 0; i < s->nacc && !too_many; i++) {
-            const Access *a = &s->acc[i];
-            if (!a->is_write || !a->ref->is_tensor || a->ref->index != t || !loop_in_chain(a, L))
-                continue;
-            int vs[SPEC_MAX_DEPTH], nv = 0, li = -1;
-            int64_t count = 1;
-            unsigned char *used = calloc((size_t)s->spec->nslots, 1);
-            if (!used)
-                break;
-            ref_vars(a->ref, used, s->spec->nslots);
-            used[L->slot] = 1;
-            chain_vars(s, a->chain, a->depth, used);
-            for (int k = 0; k < a->depth; k++)
-                if (used[a->chain[k]->slot]) {
-                    if (a->chain[k] == L)
-                        li = nv;
-                    vs[nv++] = a->chain[k]->slot;
-                    count *= trip_count(a->chain[k]);
-                    if (count > SEMA_MAX_BOXES)
-                        break;
-                }
-            free(used);
-            /* each box is a step; the boxes also bound the memory */
-            if (count > SEMA_MAX_BOXES || nb + (size_t)count > SEMA_MAX_BOXES || !spend(s, count)) {
-                spend(s, SEMA_BUDGET);
-                too_many = 1;
-                break;
-            }
-            for (int go = first_iter(s, vs, nv); go; go = next_iter(s, vs, nv)) {
-                if (nb == cap) {
-                    cap = cap ? cap * 2 : 64;
-                    Box *v = realloc(boxes, cap * sizeof *v);
-                    if (!v) {
-                        too_many = 1;
-                        break;
-                    }
-                    boxes = v;
-                }
-                Box *b = &boxes[nb];
-                b->a = a;
-                b->iter = s->env[L->slot];
-                b->key = 0;
-                for (int k = 0; k < li; k++) /* loops outside L: mixed into the key */
-                    b->key = b->key * 1000003 + s->env[vs[k]];
-                if (box_of(s, a->ref, b->lo, b->hi))
-                    nb++;
-            }
-        }
-        if (nb && !too_many)
-            qsort(boxes, nb, sizeof *boxes, cmp_box);
-        int reported = too_many;
-        for (size_t i = 0; i < nb && !reported; i++)
-            for (size_t j = i + 1; j < nb && boxes[j].key == boxes[i].key && boxes[j].lo[0] < boxes[i].hi[0]; j++) {
-                if (!spend(s, 1)) {
-                    reported = 1;
-                    break;
-                }
-                if (boxes[j].iter == boxes[i].iter)
-                    continue;
-                if (!boxes_meet(&boxes[i], &boxes[j]))
-                    continue;
-                const Box *x = boxes[i].iter < boxes[j].iter ? &boxes[i] : &boxes[j];
-                const Box *y = x == &boxes[i] ? &boxes[j] : &boxes[i];
-                diag_error(s->diag, y->a->ref->region.loc, "E055",
-                           "iterations %s = %lld and %s = %lld of independent loop '%s' write overlapping parts of '%s'",
-                           L->var, (long long)x->iter, L->var, (long long)y->iter, L->var, s->spec->tensors[t].name);
-                diag_note(s->diag, L->loc, "write 'carried: true' on loop '%s' if the order matters", L->var);
-                reported = 1;
-                break;
-            }
-        free(boxes);
-    }
-    free(ws);
-}
-
-static void check_loops(Sema *s, SpecStmt **body, int n)
-{
-    for (int i = 0; i < n; i++) {
-        SpecStmt *st = body[i];
-        if (st->kind != SPEC_STMT_LOOP || st->bad)
-            continue;
-        if (!st->carried) {
-            check_tile_deps(s, st);
-            check_tensor_deps(s, st);
-        }
-        check_loops(s, st->body, st->nbody);
-    }
-}
-
-/* ------------------------------------- reads of never-written elements (E056) */
-
-/* A read of tile elements that nothing has written yet sees whatever the
- * SBUF/PSUM bytes hold: the NaN sentinel, or another tile's data where the
- * planner reuses space. That is a kernel bug, and the C simulation (which
- * skips SBUF copies no output depends on: docs/ir.md) and the ISS would not
- * even agree on it. The program runs in one fixed order (constant trip
- * counts), so this is decided exactly by running it: a bitmap per tile (its
- * rotating copies as one, so a read is reported only when no copy holds the
- * element), and at every statement of every iteration the reads are tested
- * against what earlier writes marked, then the writes mark. Reads of a tile
- * that nothing writes earlier in the text are W001's. Work is bounded by
- * SEMA_MAX_RUN for the whole kernel; past it the check stops, which can only
- * miss an E056. */
-enum { SEMA_MAX_RUN = 1 << 22 }; /* work units (see Cover.work) for the whole run */
-
-typedef struct OpSeq {
-    const SpecStmt *st; /* an op */
-    int seq;            /* its position in program order (Access.seq) */
-} OpSeq;
-
-static int cmp_opseq(const void *x, const void *y)
-{
-    const SpecStmt *a = ((const OpSeq *)x)->st, *b = ((const OpSeq *)y)->st;
-    return a == b ? 0 : (uintptr_t)a < (uintptr_t)b ? -1 : 1;
-}
-
-typedef struct Run {
-    OpSeq *ops;         /* every op with accesses, sorted by statement address */
-    int nops;
-    Cover *cov;         /* per tile (bits NULL: not checked) */
-    int *first, *count; /* per op seq: its accesses s->acc[first..first+count) */
-    char *done;         /* per access: reported (or W001's) */
-    int64_t work;       /* spent */
-    int stop;           /* budget exhausted or out of memory */
-} Run;
-
-static void run_op(Sema *s, Run *R, const SpecStmt *st)
-{
-    OpSeq key = {st, 0};
-    const OpSeq *f = bsearch(&key, R->ops, (size_t)R->nops, sizeof *R->ops, cmp_opseq);
-    if (!f)
-        return;
-    int seq = f->seq;
-    for (int pass = 0; pass < 2 && !R->stop; pass++) { /* reads, then writes */
-        for (int i = R->first[seq]; i < R->first[seq] + R->count[seq] && !R->stop; i++) {
-            const Access *a = &s->acc[i];
-            if (a->is_write != pass || a->ref->is_tensor || a->ref->index < 0 || R->done[i])
-                continue;
-            Cover *c = &R->cov[a->ref->index];
-            if (!c->bits || a->ref->rank != c->t->rank)
-                continue;
-            c->work = R->work;
-            CovResult res = cover_region(s, c, a->ref, !pass);
-            R->work = c->work;
-            if (res == COV_GIVE_UP || R->work > SEMA_MAX_RUN) {
-                R->stop = 1;
-            } else if (res == COV_MISS) {
-                char el[96], when[160];
-                size_t n = 0, m = 0;
-                for (int d = 0; d < c->t->rank && n < sizeof el; d++)
-                    n += (size_t)snprintf(el + n, sizeof el - n, "%s%lld", d ? ", " : "", (long long)c->miss[d]);
-                when[0] = '\0';
-                for (int k = 0; k < a->depth && m < sizeof when; k++)
-                    m += (size_t)snprintf(when + m, sizeof when - m, "%s%s = %lld", m ? ", " : " (when ", a->chain[k]->var,
-                                          (long long)s->env[a->chain[k]->slot]);
-                diag_error(s->diag, a->ref->region.loc, "E056",
-                           "this reads %s[%s]%s%s, which nothing has written yet: it would see whatever the buffer "
-                           "held", c->t->name, el, when, m ? ")" : "");
-                for (int j = 0; j < s->nacc; j++)
-                    if (s->acc[j].is_write && !s->acc[j].ref->is_tensor && s->acc[j].ref->index == a->ref->index) {
-                        diag_note(s->diag, s->acc[j].ref->region.loc, "'%s' is written here, but not there first",
-                                  c->t->name);
-                        break;
-                    }
-                R->done[i] = 1;
-            }
-        }
-    }
-}
-
-static void run_body(Sema *s, Run *R, SpecStmt **body, int n)
-{
-    for (int i = 0; i < n && !R->stop; i++) {
-        SpecStmt *st = body[i];
-        if (st->bad)
-            continue;
-        if (st->kind != SPEC_STMT_LOOP) {
-            run_op(s, R, st);
-            continue;
-        }
-        int64_t lo, hi;
-        loop_range(s, st, &lo, &hi);
-        for (int64_t v = lo; v < hi && !R->stop; v += st->step) {
-            s->env[st->slot] = v;
-            if (++R->work > SEMA_MAX_RUN)
-                R->stop = 1;
-            run_body(s, R, st->body, st->nbody);
-        }
-    }
-}
-
-static void check_unwritten(Sema *s)
-{
-    Spec *sp = s->spec;
-    int nseq = 0;
-    for (int i = 0; i < s->nacc; i++)
-        nseq = s->acc[i].seq + 1 > nseq ? s->acc[i].seq + 1 : nseq;
-    Run R = {calloc((size_t)nseq + 1, sizeof(OpSeq)), 0, calloc((size_t)sp->ntiles + 1, sizeof(Cover)),
-             calloc((size_t)nseq + 1, sizeof(int)), calloc((size_t)nseq + 1, sizeof(int)),
-             calloc((size_t)s->nacc + 1, 1), 0, 0};
-    if (!R.ops || !R.cov || !R.first || !R.count || !R.done)
-        goto out;
-    for (int i = s->nacc - 1; i >= 0; i--) { /* each op's accesses are contiguous */
-        if (!R.count[s->acc[i].seq]++)
-            R.ops[R.nops++] = (OpSeq){s->acc[i].stmt, s->acc[i].seq};
-        R.first[s->acc[i].seq] = i;
-    }
-    qsort(R.ops, (size_t)R.nops, sizeof *R.ops, cmp_opseq);
-    /* reads with no write of their tile in an earlier op of the text are
-     * W001's; acc is in program order, each op's accesses together */
-    char *seen = calloc((size_t)sp->ntiles + 1, 1);
-    if (!seen)
-        goto out;
-    for (int i = 0, next; i < s->nacc; i = next) {
-        for (next = i; next < s->nacc && s->acc[next].seq == s->acc[i].seq; next++) {
-            const Access *a = &s->acc[next];
-            if (!a->is_write && !a->ref->is_tensor && a->ref->index >= 0)
-                R.done[next] = !seen[a->ref->index];
-        }
-        for (int j = i; j < next; j++)
-            if (s->acc[j].is_write && !s->acc[j].ref->is_tensor && s->acc[j].ref->index >= 0)
-                seen[s->acc[j].ref->index] = 1;
-    }
-    free(seen);
-    for (int t = 0; t < sp->ntiles; t++) {
-        const SpecTile *tile = &sp->tiles[t];
-        int64_t nbits = 1;
-        int ok = !tile->bad && tile->rank > 0;
-        for (int d = 0; ok && d < tile->rank; d++) {
-            ok = tile->shape[d] >= 1 && tile->shape[d] <= SEMA_MAX_COVER_BITS / nbits;
-            nbits *= ok ? tile->shape[d] : 1;
-        }
-        if (!ok)
-            continue;
-        Cover *c = &R.cov[t];
-        c->cap = ((size_t)nbits + 63) / 64;
-        c->bits = calloc(c->cap, sizeof *c->bits);
-        if (!c->bits)
-            goto out;
-        c->t = tile;
-        c->nbits = (size_t)nbits;
-        c->dlo = c->cap;
-        c->dhi = 0;
-        if ((R.work += (int64_t)c->cap) > SEMA_MAX_RUN)
-            goto out;
-    }
-    run_body(s, &R, sp->body, sp->nbody);
-out:
-    for (int t = 0; R.cov && t < sp->ntiles; t++)
-        free(R.cov[t].bits);
-    free(R.cov);
-    free(R.ops);
-    free(R.first);
-    free(R.count);
-    free(R.done);
-}
 
 /* ------------------------------------------------------------- capacity */
 
@@ -2339,12 +1319,12 @@ int sema_check(Spec *spec, Diag *diag, Arena *arena)
                 t->shape[d] = 1;
         check_tile_decl(&s, t);
     }
-    check_loops(&s, spec->body, spec->nbody);
+    sema_check_loops(&s, spec->body, spec->nbody);
     /* E054 and the like first: their reads would repeat here; and a spec with
      * errors of any phase is not built, so it is not run (its loops may be
      * of any trip count) */
     if (diag->nerrors == 0)
-        check_unwritten(&s);
+        sema_check_unwritten(&s);
     check_capacity(&s);
     check_program_limits(&s);
     for (int i = spec->ninputs; i < spec->ntensors; i++) {

@@ -231,7 +231,7 @@ int spec_op_field(SpecOpKind op, SpecFieldId f, int *required);
 /* Schema check: YAML tree -> Spec (spec_check.c). Reports into diag and keeps
  * going; returns NULL only when nothing usable remains. */
 Spec *spec_check(Arena *arena, Diag *diag, const SpecNode *root, const char *file, const SpecOptions *opt);
-/* Semantic checks (sema.c): fills inferred tiles and normalised regions.
+/* Semantic checks (sema.c, sema_deps.c): fills inferred tiles and normalised regions.
  * Returns the number of errors it reported. */
 int sema_check(Spec *spec, Diag *diag, Arena *arena);
 

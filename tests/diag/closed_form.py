@@ -3,7 +3,7 @@
 
 sema decides bounds (E050/E051), shapes (E032) and overlapping stores of
 independent loops (E055) in closed form when regions are affine in the loop
-variables (gen/sema.c: affine_op, apart_in_dim). This writes random specs of
+variables (gen/sema.c: affine_op; gen/sema_deps.c: apart_in_dim). This writes random specs of
 affine (and some non-affine) regions in one or two loops, checks each with
 `tilegen check` and with check_ref (the same front end built with
 SEMA_CLOSED_FORM=0, so every check enumerates), and fails on any difference
