@@ -10,6 +10,7 @@
 
 #include "emit.h"
 #include "forward.h"
+#include "tg_runtime.h"
 
 /* Per-dtype storage facts (SPEC.md §4 storage); the accessors themselves are
  * runtime/tg_sim.h's tg_rd_<sfx> / tg_wr_<sfx>. */
@@ -52,6 +53,7 @@ typedef struct E {
     int oom;            /* a value could not be built */
     int in_region;      /* building the statements of a partition region */
     Fwd fwd;            /* HBM forwarding: what each instruction becomes */
+    int64_t pe_floats;  /* PE staging the largest matmul/transpose needs (core->pe) */
 } E;
 
 /* A free-loop nest shared by an instruction's operands: counts outer first,
@@ -256,7 +258,12 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
         int64_t base = ap->mem == IR_MEM_PSUM ? (int64_t)pt->bank * TG_PSUM_BANK_BYTES : pt->offset;
         const char *byte = cadd(e, arena_printf(e->arena, "%lld", (long long)base),
                                 cadd(e, cmul(e, pt->slot, ap->buf), cmul(e, es, ap->offset)));
-        row = arena_printf(e->arena, "core->%s[%s] + %s", ap->mem == IR_MEM_PSUM ? "psum" : "sbuf", part, byte);
+        /* rows of the plan's sizes in the caller's storage (tg_core_layout) */
+        int psum = ap->mem == IR_MEM_PSUM;
+        int64_t rowbytes = psum ? (int64_t)e->plan->psum_peak * TG_PSUM_BANK_BYTES
+                                : (int64_t)TG_CORE_ROW(e->plan->sbuf_peak);
+        row = arena_printf(e->arena, "core->%s + %s",  psum ? "psum" : "sbuf",
+                           cadd(e, arena_printf(e->arena, "(%s) * %lld", part, (long long)rowbytes), byte));
     }
     const char *idx = "0", *idx2 = "0";
     int even = nest && nest->n > 0 && !skip_inner && nest->step[k][nest->n - 1] == 2 && !nest->idx[k];
@@ -645,6 +652,14 @@ static int tensor_engine(E *e, IrInst *in, tpl_value *m)
     put(e, m, "N", in->op != IR_OP_MATMUL || n1 >= 0 ? str(e, "%lld", (long long)n1)
                                                      : str(e, "(int)(%s)", free_count_c(e, &in->src[1])));
     put_bool(e, m, "accumulate", in->accumulate);
+    /* PE staging in core->pe: a [K,M] at 0, b [K,N] after it, c [M,N] after
+     * that, at the largest sizes the op can take when they vary */
+    int64_t K = p0 >= 0 ? p0 : TG_MATMUL_K_MAX, M = n0 >= 0 ? n0 : TG_MATMUL_STATIONARY_FMAX;
+    int64_t N = in->op != IR_OP_MATMUL ? 0 : n1 >= 0 ? n1 : TG_MATMUL_MOVING_FMAX;
+    put_int(e, m, "pe_b", K * M);
+    put_int(e, m, "pe_c", K * M + K * N);
+    if (K * M + K * N + M * N > e->pe_floats)
+        e->pe_floats = K * M + K * N + M * N;
     return 1;
 }
 
@@ -1191,6 +1206,7 @@ tpl_value *emit_context(tpl_arena *ta, Arena *arena, const Ir *ir, const Plan *p
     put_int(&e, ctx, "psum_bank_bytes", TG_PSUM_BANK_BYTES);
     put(&e, ctx, "tensors", tensors(&e, s));
     put(&e, ctx, "body", body(&e, ir->body, ir->nbody));
+    put_int(&e, ctx, "pe_floats", e.pe_floats); /* after body: its matmuls and transposes */
     if (e.oom)
         goto oom;
     return e.errors ? NULL : ctx;

@@ -207,9 +207,11 @@ int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, int tr
     p->tab = tg_cost_table_of(dec.target);
     tg_cost_state *scratch = malloc(sizeof *scratch);
     tg_core *core = execute ? malloc(sizeof *core) : NULL;
+    size_t mem_bytes = tg_iss_core_bytes(&dec); /* the program's SBUF/PSUM rows and PE staging */
+    void *mem = execute ? malloc(mem_bytes) : NULL;
     void **tensors = execute ? calloc(dec.ntensors ? dec.ntensors : 1, sizeof *tensors) : NULL;
     int rc = TG_EINVAL;
-    if (!scratch || (execute && (!core || !tensors))) {
+    if (!scratch || (execute && (!core || !mem || !tensors))) {
         snprintf(msg, msgsize, "out of memory");
         goto out;
     }
@@ -226,7 +228,7 @@ int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, int tr
                 goto out;
             }
         }
-        tg_core_init(core, dec.target);
+        tg_core_init_storage(core, dec.target, mem, mem_bytes);
         opts.core = core;
         opts.tensors = (void *const *)tensors;
     }
@@ -252,6 +254,7 @@ out:
         free(tensors[i]);
     free(tensors);
     free(core);
+    free(mem);
     free(scratch);
     return rc;
 }

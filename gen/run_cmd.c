@@ -218,7 +218,9 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
     int rc = 2;
     void **tensors = calloc(p.ntensors ? p.ntensors : 1, sizeof *tensors);
     tg_core *core = malloc(sizeof *core);
-    if (!tensors || !core) {
+    size_t mem_bytes = tg_iss_core_bytes(&p); /* the program's SBUF/PSUM rows and PE staging */
+    void *mem = malloc(mem_bytes);
+    if (!tensors || !core || !mem) {
         cli_error("out of memory");
         goto out;
     }
@@ -270,7 +272,7 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
     uint64_t work = tg_iss_work(&p);
     st.limit = c->budget; /* 0: the default, the program's own work */
     struct timespec t0, t1;
-    int r = tg_core_init(core, p.target);
+    int r = tg_core_init_storage(core, p.target, mem, mem_bytes);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!r)
         r = tg_iss_exec(core, prog, size, tensors, &st);
@@ -300,6 +302,7 @@ out:
         free(tensors[i]);
     free(tensors);
     free(core);
+    free(mem);
     return rc;
 }
 

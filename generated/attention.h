@@ -9,6 +9,17 @@
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
 #define ATTENTION_SBUF_PEAK_BYTES 12352
 #define ATTENTION_PSUM_PEAK_BANKS 2
+/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none). */
+#define ATTENTION_PE_FLOATS 147456
+
+/* The storage the caller provides for a tg_core running attention
+ * (tg_runtime.h): SBUF and PSUM rows of the plan's peaks, the PE staging and
+ * TG_CORE_TAIL. E.g. TG_CORE_STATIC(core, ATTENTION_CORE_BYTES); the entry
+ * point returns TG_ESTORAGE when the core's storage is smaller. */
+#define ATTENTION_SBUF_BYTES ((size_t)TG_PARTITIONS * TG_CORE_ROW(ATTENTION_SBUF_PEAK_BYTES))
+#define ATTENTION_PSUM_BYTES ((size_t)TG_PARTITIONS * ATTENTION_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES)
+#define ATTENTION_PE_BYTES ((size_t)ATTENTION_PE_FLOATS * 4u)
+#define ATTENTION_CORE_BYTES TG_CORE_BYTES(ATTENTION_SBUF_PEAK_BYTES, ATTENTION_PSUM_PEAK_BANKS, ATTENTION_PE_FLOATS)
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(ATTENTION_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE_BYTES, "attention: SBUF plan exceeds the target");
@@ -25,7 +36,8 @@ typedef char attention_psum_plan_fits[ATTENTION_PSUM_PEAK_BANKS <= TG_PSUM_BANKS
  *   v: bfloat16 [1024, 128] input
  *   o: bfloat16 [1024, 128] output
  * Returns TG_OK, or TG_EINVAL (null pointer), TG_ECORE (core not initialised),
- * TG_ETARGET (core of another target). */
+ * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
+ * tensor), TG_ESTORAGE (core storage under ATTENTION_CORE_BYTES). */
 int attention(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o);
 
 /* Descriptor for tg_kernel_run. */

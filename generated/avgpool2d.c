@@ -21,19 +21,19 @@ static void avgpool2d_body(tg_core *core, const float *x, float *y)
     /* partitions run the statements below in turn (all partition-local) */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
         { /* avgpool2d.yaml:23: pool.iota */
-            uint8_t *tg_d = core->sbuf[tg_p] + 36864;
+            uint8_t *tg_d = core->sbuf + (tg_p) * 36928 + 36864;
             const int64_t tg_f = 0;
             (void)tg_f;
             (void)tg_iota_cast(tg_d, TG_FLOAT32, (size_t)(0), 4);
         }
         for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* avgpool2d.yaml:24 */
             { /* avgpool2d.yaml:26: dma.load */
-                uint8_t *tg_d = core->sbuf[tg_p] + (tg_fmod(v_c, 2)) * 16384;
+                uint8_t *tg_d = core->sbuf + (tg_p) * 36928 + (tg_fmod(v_c, 2)) * 16384;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_c * 524288) + tg_p * 4096);
                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 16384);
             }
             { /* avgpool2d.yaml:27: dve.memset */
-                uint8_t *tg_d = core->sbuf[tg_p] + 32768;
+                uint8_t *tg_d = core->sbuf + (tg_p) * 36928 + 32768;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
                     tg_wr_f32(tg_d, tg_j0, 0.0f);
@@ -42,9 +42,9 @@ static void avgpool2d_body(tg_core *core, const float *x, float *y)
             for (int64_t v_a = 0; v_a < 2; v_a += 1) { /* avgpool2d.yaml:30, carried */
                 for (int64_t v_b = 0; v_b < 2; v_b += 1) { /* avgpool2d.yaml:32, carried */
                     { /* avgpool2d.yaml:34: dve.tensor_tensor */
-                        uint8_t *tg_d = core->sbuf[tg_p] + 32768;
-                        const uint8_t *tg_s0 = core->sbuf[tg_p] + 32768;
-                        const uint8_t *tg_s1 = core->sbuf[tg_p] + (tg_fmod(v_c, 2)) * 16384 + (((v_a * 64) + v_b)) * 4;
+                        uint8_t *tg_d = core->sbuf + (tg_p) * 36928 + 32768;
+                        const uint8_t *tg_s0 = core->sbuf + (tg_p) * 36928 + 32768;
+                        const uint8_t *tg_s1 = core->sbuf + (tg_p) * 36928 + (tg_fmod(v_c, 2)) * 16384 + (((v_a * 64) + v_b)) * 4;
                         for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
                             TG_IVDEP
                             for (int64_t tg_j1 = 0; tg_j1 < 32; tg_j1++) {
@@ -56,8 +56,8 @@ static void avgpool2d_body(tg_core *core, const float *x, float *y)
             }
             { /* avgpool2d.yaml:35: dve.tensor_scalar */
                 uint8_t *tg_d = (uint8_t *)(y + (v_c * 131072) + tg_p * 1024);
-                const uint8_t *tg_s0 = core->sbuf[tg_p] + 32768;
-                const float tg_c0 = tg_rd_f32(core->sbuf[tg_p] + 36864, 0);
+                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 36928 + 32768;
+                const float tg_c0 = tg_rd_f32(core->sbuf + (tg_p) * 36928 + 36864, 0);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
                     float tg_x = tg_rd_f32(tg_s0, tg_j0);
@@ -80,6 +80,11 @@ int avgpool2d(tg_core *core, const float *x, float *y)
         return TG_ETARGET;
     if (tg_overlap(y, 1048576u, x, 4194304u))
         return TG_EALIAS;
+    /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
+    int tg_rc = tg_core_layout(core, TG_CORE_ROW(AVGPOOL2D_SBUF_PEAK_BYTES),
+                               (size_t)AVGPOOL2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, AVGPOOL2D_PE_FLOATS);
+    if (tg_rc)
+        return tg_rc;
     avgpool2d_body(core, x, y);
     return TG_OK;
 }
@@ -251,7 +256,7 @@ static const uint8_t avgpool2d_program[2379] = {
 const tg_kernel avgpool2d_kernel = {
     "avgpool2d", TG_TRN1, 2, avgpool2d_tensors, avgpool2d_run,
     avgpool2d_program, sizeof avgpool2d_program,
-    AVGPOOL2D_SBUF_PEAK_BYTES, AVGPOOL2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES,
+    AVGPOOL2D_SBUF_PEAK_BYTES, AVGPOOL2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, AVGPOOL2D_CORE_BYTES,
 };
 
 #include "tg_fp_end.h"

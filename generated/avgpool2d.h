@@ -9,6 +9,17 @@
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
 #define AVGPOOL2D_SBUF_PEAK_BYTES 36928
 #define AVGPOOL2D_PSUM_PEAK_BANKS 0
+/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none). */
+#define AVGPOOL2D_PE_FLOATS 0
+
+/* The storage the caller provides for a tg_core running avgpool2d
+ * (tg_runtime.h): SBUF and PSUM rows of the plan's peaks, the PE staging and
+ * TG_CORE_TAIL. E.g. TG_CORE_STATIC(core, AVGPOOL2D_CORE_BYTES); the entry
+ * point returns TG_ESTORAGE when the core's storage is smaller. */
+#define AVGPOOL2D_SBUF_BYTES ((size_t)TG_PARTITIONS * TG_CORE_ROW(AVGPOOL2D_SBUF_PEAK_BYTES))
+#define AVGPOOL2D_PSUM_BYTES ((size_t)TG_PARTITIONS * AVGPOOL2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES)
+#define AVGPOOL2D_PE_BYTES ((size_t)AVGPOOL2D_PE_FLOATS * 4u)
+#define AVGPOOL2D_CORE_BYTES TG_CORE_BYTES(AVGPOOL2D_SBUF_PEAK_BYTES, AVGPOOL2D_PSUM_PEAK_BANKS, AVGPOOL2D_PE_FLOATS)
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(AVGPOOL2D_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE_BYTES, "avgpool2d: SBUF plan exceeds the target");
@@ -23,7 +34,8 @@ typedef char avgpool2d_psum_plan_fits[AVGPOOL2D_PSUM_PEAK_BANKS <= TG_PSUM_BANKS
  *   x: float32 [256, 64, 64] input
  *   y: float32 [256, 32, 32] output
  * Returns TG_OK, or TG_EINVAL (null pointer), TG_ECORE (core not initialised),
- * TG_ETARGET (core of another target). */
+ * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
+ * tensor), TG_ESTORAGE (core storage under AVGPOOL2D_CORE_BYTES). */
 int avgpool2d(tg_core *core, const float *x, float *y);
 
 /* Descriptor for tg_kernel_run. */

@@ -20,7 +20,7 @@ static void cumsum_body(tg_core *core, const float *x, float *y)
     (void)y;
     /* cumsum.yaml:23: dve.memset */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = core->sbuf[tg_p] + 8192;
+        uint8_t *tg_d = core->sbuf + (tg_p) * 10304 + 8192;
         TG_IVDEP
         for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
             tg_wr_f32(tg_d, tg_j0, 1.0f);
@@ -29,7 +29,7 @@ static void cumsum_body(tg_core *core, const float *x, float *y)
     for (int64_t v_i = 0; v_i < 2; v_i += 1) { /* cumsum.yaml:24 */
         /* cumsum.yaml:26: dve.memset */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = core->sbuf[tg_p] + 10240;
+            uint8_t *tg_d = core->sbuf + (tg_p) * 10304 + 10240;
             tg_wr_f32(tg_d, 0, 0.0f);
         }
         for (int64_t v_c = 0; v_c < 4; v_c += 1) { /* cumsum.yaml:28, carried */
@@ -37,10 +37,10 @@ static void cumsum_body(tg_core *core, const float *x, float *y)
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 /* cumsum.yaml:30: dma.load forwarded: its readers read x directly */
                 { /* cumsum.yaml:31: dve.tensor_tensor_scan */
-                    uint8_t *tg_d = core->sbuf[tg_p] + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048;
-                    const uint8_t *tg_s0 = core->sbuf[tg_p] + 8192;
+                    uint8_t *tg_d = core->sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048;
+                    const uint8_t *tg_s0 = core->sbuf + (tg_p) * 10304 + 8192;
                     const uint8_t *tg_s1 = (const uint8_t *)(x + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
-                    float tg_r = tg_rd_f32(core->sbuf[tg_p] + 10240, 0);
+                    float tg_r = tg_rd_f32(core->sbuf + (tg_p) * 10304 + 10240, 0);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                         tg_r = tg_alu_raw_add(tg_alu_raw_multiply(tg_rd_f32(tg_s0, tg_j0), tg_r), tg_rd_f32(tg_s1, tg_j0));
@@ -48,13 +48,13 @@ static void cumsum_body(tg_core *core, const float *x, float *y)
                     }
                 }
                 { /* cumsum.yaml:32: dve.tensor_copy */
-                    uint8_t *tg_d = core->sbuf[tg_p] + 10240;
-                    const uint8_t *tg_s0 = core->sbuf[tg_p] + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048 + 2044;
+                    uint8_t *tg_d = core->sbuf + (tg_p) * 10304 + 10240;
+                    const uint8_t *tg_s0 = core->sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048 + 2044;
                     memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
                 }
                 { /* cumsum.yaml:33: dma.store */
                     uint8_t *tg_d = (uint8_t *)(y + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
-                    const uint8_t *tg_s0 = core->sbuf[tg_p] + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048;
+                    const uint8_t *tg_s0 = core->sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048;
                     memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);
                 }
             }
@@ -72,6 +72,11 @@ int cumsum(tg_core *core, const float *x, float *y)
         return TG_ETARGET;
     if (tg_overlap(y, 2097152u, x, 2097152u))
         return TG_EALIAS;
+    /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
+    int tg_rc = tg_core_layout(core, TG_CORE_ROW(CUMSUM_SBUF_PEAK_BYTES),
+                               (size_t)CUMSUM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, CUMSUM_PE_FLOATS);
+    if (tg_rc)
+        return tg_rc;
     cumsum_body(core, x, y);
     return TG_OK;
 }
@@ -261,7 +266,7 @@ static const uint8_t cumsum_program[2669] = {
 const tg_kernel cumsum_kernel = {
     "cumsum", TG_TRN1, 2, cumsum_tensors, cumsum_run,
     cumsum_program, sizeof cumsum_program,
-    CUMSUM_SBUF_PEAK_BYTES, CUMSUM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES,
+    CUMSUM_SBUF_PEAK_BYTES, CUMSUM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, CUMSUM_CORE_BYTES,
 };
 
 #include "tg_fp_end.h"

@@ -9,6 +9,17 @@
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
 #define CUMSUM_SBUF_PEAK_BYTES 10304
 #define CUMSUM_PSUM_PEAK_BANKS 0
+/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none). */
+#define CUMSUM_PE_FLOATS 0
+
+/* The storage the caller provides for a tg_core running cumsum
+ * (tg_runtime.h): SBUF and PSUM rows of the plan's peaks, the PE staging and
+ * TG_CORE_TAIL. E.g. TG_CORE_STATIC(core, CUMSUM_CORE_BYTES); the entry
+ * point returns TG_ESTORAGE when the core's storage is smaller. */
+#define CUMSUM_SBUF_BYTES ((size_t)TG_PARTITIONS * TG_CORE_ROW(CUMSUM_SBUF_PEAK_BYTES))
+#define CUMSUM_PSUM_BYTES ((size_t)TG_PARTITIONS * CUMSUM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES)
+#define CUMSUM_PE_BYTES ((size_t)CUMSUM_PE_FLOATS * 4u)
+#define CUMSUM_CORE_BYTES TG_CORE_BYTES(CUMSUM_SBUF_PEAK_BYTES, CUMSUM_PSUM_PEAK_BANKS, CUMSUM_PE_FLOATS)
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(CUMSUM_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE_BYTES, "cumsum: SBUF plan exceeds the target");
@@ -23,7 +34,8 @@ typedef char cumsum_psum_plan_fits[CUMSUM_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 :
  *   x: float32 [256, 2048] input
  *   y: float32 [256, 2048] output
  * Returns TG_OK, or TG_EINVAL (null pointer), TG_ECORE (core not initialised),
- * TG_ETARGET (core of another target). */
+ * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
+ * tensor), TG_ESTORAGE (core storage under CUMSUM_CORE_BYTES). */
 int cumsum(tg_core *core, const float *x, float *y);
 
 /* Descriptor for tg_kernel_run. */

@@ -25,7 +25,7 @@ static void layernorm_body(tg_core *core, const float *x, const float *gamma, co
         /* layernorm.yaml:31: dma.load forwarded: its readers read gamma directly */
         /* layernorm.yaml:32: dma.load forwarded: its readers read beta directly */
         { /* layernorm.yaml:33: dve.memset */
-            uint8_t *tg_d = core->sbuf[tg_p] + 24576;
+            uint8_t *tg_d = core->sbuf + (tg_p) * 24640 + 24576;
             tg_wr_f32(tg_d, 0, 1e-05f);
         }
     }
@@ -35,7 +35,7 @@ static void layernorm_body(tg_core *core, const float *x, const float *gamma, co
             /* layernorm.yaml:39: dve.bn_stats */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_i * 131072) + (v_c * 512)) + tg_p * 1024);
-                uint8_t *tg_d = core->sbuf[tg_p] + 16384 + ((v_c * 6)) * 4;
+                uint8_t *tg_d = core->sbuf + (tg_p) * 24640 + 16384 + ((v_c * 6)) * 4;
                 float tg_row[512], tg_out[6];
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
@@ -50,8 +50,8 @@ static void layernorm_body(tg_core *core, const float *x, const float *gamma, co
         }
         /* layernorm.yaml:40: dve.bn_aggr */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = core->sbuf[tg_p] + 16384;
-            uint8_t *tg_d = core->sbuf[tg_p] + 20480;
+            const uint8_t *tg_s0 = core->sbuf + (tg_p) * 24640 + 16384;
+            uint8_t *tg_d = core->sbuf + (tg_p) * 24640 + 20480;
             float tg_row[12], tg_out[2];
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 12; tg_j0++) {
@@ -67,18 +67,18 @@ static void layernorm_body(tg_core *core, const float *x, const float *gamma, co
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* layernorm.yaml:42: act.activation */
-                uint8_t *tg_d = core->sbuf[tg_p] + 20544;
-                const uint8_t *tg_s0 = core->sbuf[tg_p] + 20480 + 4;
+                uint8_t *tg_d = core->sbuf + (tg_p) * 24640 + 20544;
+                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 24640 + 20480 + 4;
                 const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(core->sbuf[tg_p] + 24576, 0);
+                const float tg_bias = tg_rd_f32(core->sbuf + (tg_p) * 24640 + 24576, 0);
                 float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
                 tg_wr_f32(tg_d, 0, tg_y);
             }
             { /* layernorm.yaml:43: dve.tensor_scalar */
-                uint8_t *tg_d = core->sbuf[tg_p] + 16384;
+                uint8_t *tg_d = core->sbuf + (tg_p) * 24640 + 16384;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 131072) + tg_p * 1024);
-                const float tg_c0 = tg_rd_f32(core->sbuf[tg_p] + 20480, 0);
-                const float tg_c1 = tg_rd_f32(core->sbuf[tg_p] + 20544, 0);
+                const float tg_c0 = tg_rd_f32(core->sbuf + (tg_p) * 24640 + 20480, 0);
+                const float tg_c1 = tg_rd_f32(core->sbuf + (tg_p) * 24640 + 20544, 0);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
                     float tg_x = tg_rd_f32(tg_s0, tg_j0);
@@ -88,8 +88,8 @@ static void layernorm_body(tg_core *core, const float *x, const float *gamma, co
                 }
             }
             { /* layernorm.yaml:44: dve.tensor_tensor */
-                uint8_t *tg_d = core->sbuf[tg_p] + 20480;
-                const uint8_t *tg_s0 = core->sbuf[tg_p] + 16384;
+                uint8_t *tg_d = core->sbuf + (tg_p) * 24640 + 20480;
+                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 24640 + 16384;
                 const uint8_t *tg_s1 = (const uint8_t *)(gamma + 0);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
@@ -98,7 +98,7 @@ static void layernorm_body(tg_core *core, const float *x, const float *gamma, co
             }
             { /* layernorm.yaml:45: dve.tensor_tensor */
                 uint8_t *tg_d = (uint8_t *)(y + (v_i * 131072) + tg_p * 1024);
-                const uint8_t *tg_s0 = core->sbuf[tg_p] + 20480;
+                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 24640 + 20480;
                 const uint8_t *tg_s1 = (const uint8_t *)(beta + 0);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
@@ -124,6 +124,11 @@ int layernorm(tg_core *core, const float *x, const float *gamma, const float *be
         return TG_EALIAS;
     if (tg_overlap(y, 2097152u, beta, 4096u))
         return TG_EALIAS;
+    /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
+    int tg_rc = tg_core_layout(core, TG_CORE_ROW(LAYERNORM_SBUF_PEAK_BYTES),
+                               (size_t)LAYERNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, LAYERNORM_PE_FLOATS);
+    if (tg_rc)
+        return tg_rc;
     layernorm_body(core, x, gamma, beta, y);
     return TG_OK;
 }
@@ -438,7 +443,7 @@ static const uint8_t layernorm_program[4633] = {
 const tg_kernel layernorm_kernel = {
     "layernorm", TG_TRN1, 4, layernorm_tensors, layernorm_run,
     layernorm_program, sizeof layernorm_program,
-    LAYERNORM_SBUF_PEAK_BYTES, LAYERNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES,
+    LAYERNORM_SBUF_PEAK_BYTES, LAYERNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, LAYERNORM_CORE_BYTES,
 };
 
 #include "tg_fp_end.h"

@@ -9,6 +9,17 @@
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
 #define LAYERNORM_SBUF_PEAK_BYTES 24640
 #define LAYERNORM_PSUM_PEAK_BANKS 0
+/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none). */
+#define LAYERNORM_PE_FLOATS 0
+
+/* The storage the caller provides for a tg_core running layernorm
+ * (tg_runtime.h): SBUF and PSUM rows of the plan's peaks, the PE staging and
+ * TG_CORE_TAIL. E.g. TG_CORE_STATIC(core, LAYERNORM_CORE_BYTES); the entry
+ * point returns TG_ESTORAGE when the core's storage is smaller. */
+#define LAYERNORM_SBUF_BYTES ((size_t)TG_PARTITIONS * TG_CORE_ROW(LAYERNORM_SBUF_PEAK_BYTES))
+#define LAYERNORM_PSUM_BYTES ((size_t)TG_PARTITIONS * LAYERNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES)
+#define LAYERNORM_PE_BYTES ((size_t)LAYERNORM_PE_FLOATS * 4u)
+#define LAYERNORM_CORE_BYTES TG_CORE_BYTES(LAYERNORM_SBUF_PEAK_BYTES, LAYERNORM_PSUM_PEAK_BANKS, LAYERNORM_PE_FLOATS)
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(LAYERNORM_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE_BYTES, "layernorm: SBUF plan exceeds the target");
@@ -25,7 +36,8 @@ typedef char layernorm_psum_plan_fits[LAYERNORM_PSUM_PEAK_BANKS <= TG_PSUM_BANKS
  *   beta: float32 [1, 1024] input
  *   y: float32 [512, 1024] output
  * Returns TG_OK, or TG_EINVAL (null pointer), TG_ECORE (core not initialised),
- * TG_ETARGET (core of another target). */
+ * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
+ * tensor), TG_ESTORAGE (core storage under LAYERNORM_CORE_BYTES). */
 int layernorm(tg_core *core, const float *x, const float *gamma, const float *beta, float *y);
 
 /* Descriptor for tg_kernel_run. */

@@ -9,6 +9,17 @@
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
 #define MATMUL_SBUF_PEAK_BYTES 28672
 #define MATMUL_PSUM_PEAK_BANKS 2
+/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none). */
+#define MATMUL_PE_FLOATS 147456
+
+/* The storage the caller provides for a tg_core running matmul
+ * (tg_runtime.h): SBUF and PSUM rows of the plan's peaks, the PE staging and
+ * TG_CORE_TAIL. E.g. TG_CORE_STATIC(core, MATMUL_CORE_BYTES); the entry
+ * point returns TG_ESTORAGE when the core's storage is smaller. */
+#define MATMUL_SBUF_BYTES ((size_t)TG_PARTITIONS * TG_CORE_ROW(MATMUL_SBUF_PEAK_BYTES))
+#define MATMUL_PSUM_BYTES ((size_t)TG_PARTITIONS * MATMUL_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES)
+#define MATMUL_PE_BYTES ((size_t)MATMUL_PE_FLOATS * 4u)
+#define MATMUL_CORE_BYTES TG_CORE_BYTES(MATMUL_SBUF_PEAK_BYTES, MATMUL_PSUM_PEAK_BANKS, MATMUL_PE_FLOATS)
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(MATMUL_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE_BYTES, "matmul: SBUF plan exceeds the target");
@@ -24,7 +35,8 @@ typedef char matmul_psum_plan_fits[MATMUL_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 :
  *   rhs: bfloat16 [1024, 1024] input
  *   result: float32 [512, 1024] output
  * Returns TG_OK, or TG_EINVAL (null pointer), TG_ECORE (core not initialised),
- * TG_ETARGET (core of another target). */
+ * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
+ * tensor), TG_ESTORAGE (core storage under MATMUL_CORE_BYTES). */
 int matmul(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs, float *result);
 
 /* Descriptor for tg_kernel_run. */

@@ -9,6 +9,17 @@
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
 #define MLP_SBUF_PEAK_BYTES 18432
 #define MLP_PSUM_PEAK_BANKS 4
+/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none). */
+#define MLP_PE_FLOATS 81920
+
+/* The storage the caller provides for a tg_core running mlp
+ * (tg_runtime.h): SBUF and PSUM rows of the plan's peaks, the PE staging and
+ * TG_CORE_TAIL. E.g. TG_CORE_STATIC(core, MLP_CORE_BYTES); the entry
+ * point returns TG_ESTORAGE when the core's storage is smaller. */
+#define MLP_SBUF_BYTES ((size_t)TG_PARTITIONS * TG_CORE_ROW(MLP_SBUF_PEAK_BYTES))
+#define MLP_PSUM_BYTES ((size_t)TG_PARTITIONS * MLP_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES)
+#define MLP_PE_BYTES ((size_t)MLP_PE_FLOATS * 4u)
+#define MLP_CORE_BYTES TG_CORE_BYTES(MLP_SBUF_PEAK_BYTES, MLP_PSUM_PEAK_BANKS, MLP_PE_FLOATS)
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(MLP_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE_BYTES, "mlp: SBUF plan exceeds the target");
@@ -26,7 +37,8 @@ typedef char mlp_psum_plan_fits[MLP_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
  *   wd: bfloat16 [1024, 256] input
  *   y: bfloat16 [256, 256] output
  * Returns TG_OK, or TG_EINVAL (null pointer), TG_ECORE (core not initialised),
- * TG_ETARGET (core of another target). */
+ * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
+ * tensor), TG_ESTORAGE (core storage under MLP_CORE_BYTES). */
 int mlp(tg_core *core, const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y);
 
 /* Descriptor for tg_kernel_run. */

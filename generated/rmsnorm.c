@@ -23,14 +23,14 @@ static void rmsnorm_body(tg_core *core, const float *x, const float *g, float *y
     for (int64_t v_i = 0; v_i < 3; v_i += 1) { /* rmsnorm.yaml:24 */
         /* rmsnorm.yaml:26: dma.load */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = core->sbuf[tg_p] + (tg_fmod(v_i, 2)) * 2048;
+            uint8_t *tg_d = core->sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
             const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
             memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);
         }
         /* rmsnorm.yaml:28: act.activation */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = core->sbuf[tg_p] + 6144;
-            const uint8_t *tg_s0 = core->sbuf[tg_p] + (tg_fmod(v_i, 2)) * 2048;
+            uint8_t *tg_d = core->sbuf + (tg_p) * 8256 + 6144;
+            const uint8_t *tg_s0 = core->sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
             const float tg_scale = 1.0f;
             const float tg_bias = 0.0f;
             float tg_sum = -0.0f; /* exact identity: -0 + y == y */
@@ -45,12 +45,12 @@ static void rmsnorm_body(tg_core *core, const float *x, const float *g, float *y
             for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                 tg_sum = tg_alu_raw_add(tg_sum, tg_rd_f32(tg_d, tg_j0));
             }
-            tg_wr_f32(core->sbuf[tg_p] + 8192, 0, tg_nan_canon(tg_sum));
+            tg_wr_f32(core->sbuf + (tg_p) * 8256 + 8192, 0, tg_nan_canon(tg_sum));
         }
         /* rmsnorm.yaml:29: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = core->sbuf[tg_p] + 6144;
-            const uint8_t *tg_s0 = core->sbuf[tg_p] + 8192;
+            uint8_t *tg_d = core->sbuf + (tg_p) * 8256 + 6144;
+            const uint8_t *tg_s0 = core->sbuf + (tg_p) * 8256 + 8192;
             const float tg_c0 = 512.0f;
             const float tg_c1 = 1e-06f;
             float tg_x = tg_rd_f32(tg_s0, 0);
@@ -60,8 +60,8 @@ static void rmsnorm_body(tg_core *core, const float *x, const float *g, float *y
         }
         /* rmsnorm.yaml:30: act.activation */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = core->sbuf[tg_p] + 8192;
-            const uint8_t *tg_s0 = core->sbuf[tg_p] + 6144;
+            uint8_t *tg_d = core->sbuf + (tg_p) * 8256 + 8192;
+            const uint8_t *tg_s0 = core->sbuf + (tg_p) * 8256 + 6144;
             const float tg_scale = 1.0f;
             const float tg_bias = 0.0f;
             float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
@@ -69,9 +69,9 @@ static void rmsnorm_body(tg_core *core, const float *x, const float *g, float *y
         }
         /* rmsnorm.yaml:31: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = core->sbuf[tg_p] + 6144;
-            const uint8_t *tg_s0 = core->sbuf[tg_p] + (tg_fmod(v_i, 2)) * 2048;
-            const float tg_c0 = tg_rd_f32(core->sbuf[tg_p] + 8192, 0);
+            uint8_t *tg_d = core->sbuf + (tg_p) * 8256 + 6144;
+            const uint8_t *tg_s0 = core->sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
+            const float tg_c0 = tg_rd_f32(core->sbuf + (tg_p) * 8256 + 8192, 0);
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                 float tg_x = tg_rd_f32(tg_s0, tg_j0);
@@ -81,8 +81,8 @@ static void rmsnorm_body(tg_core *core, const float *x, const float *g, float *y
         }
         /* rmsnorm.yaml:32: dve.tensor_tensor */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = core->sbuf[tg_p] + (tg_fmod(v_i, 2)) * 2048;
-            const uint8_t *tg_s0 = core->sbuf[tg_p] + 6144;
+            uint8_t *tg_d = core->sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
+            const uint8_t *tg_s0 = core->sbuf + (tg_p) * 8256 + 6144;
             const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
@@ -92,7 +92,7 @@ static void rmsnorm_body(tg_core *core, const float *x, const float *g, float *y
         /* rmsnorm.yaml:33: dma.store */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
             uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
-            const uint8_t *tg_s0 = core->sbuf[tg_p] + (tg_fmod(v_i, 2)) * 2048;
+            const uint8_t *tg_s0 = core->sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
             memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);
         }
     }
@@ -110,6 +110,11 @@ int rmsnorm(tg_core *core, const float *x, const float *g, float *y)
         return TG_EALIAS;
     if (tg_overlap(y, 614400u, g, 2048u))
         return TG_EALIAS;
+    /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
+    int tg_rc = tg_core_layout(core, TG_CORE_ROW(RMSNORM_SBUF_PEAK_BYTES),
+                               (size_t)RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, RMSNORM_PE_FLOATS);
+    if (tg_rc)
+        return tg_rc;
     rmsnorm_body(core, x, g, y);
     return TG_OK;
 }
@@ -391,7 +396,7 @@ static const uint8_t rmsnorm_program[4116] = {
 const tg_kernel rmsnorm_kernel = {
     "rmsnorm", TG_TRN1, 3, rmsnorm_tensors, rmsnorm_run,
     rmsnorm_program, sizeof rmsnorm_program,
-    RMSNORM_SBUF_PEAK_BYTES, RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES,
+    RMSNORM_SBUF_PEAK_BYTES, RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, RMSNORM_CORE_BYTES,
 };
 
 #include "tg_fp_end.h"

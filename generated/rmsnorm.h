@@ -9,6 +9,17 @@
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
 #define RMSNORM_SBUF_PEAK_BYTES 8256
 #define RMSNORM_PSUM_PEAK_BANKS 0
+/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none). */
+#define RMSNORM_PE_FLOATS 0
+
+/* The storage the caller provides for a tg_core running rmsnorm
+ * (tg_runtime.h): SBUF and PSUM rows of the plan's peaks, the PE staging and
+ * TG_CORE_TAIL. E.g. TG_CORE_STATIC(core, RMSNORM_CORE_BYTES); the entry
+ * point returns TG_ESTORAGE when the core's storage is smaller. */
+#define RMSNORM_SBUF_BYTES ((size_t)TG_PARTITIONS * TG_CORE_ROW(RMSNORM_SBUF_PEAK_BYTES))
+#define RMSNORM_PSUM_BYTES ((size_t)TG_PARTITIONS * RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES)
+#define RMSNORM_PE_BYTES ((size_t)RMSNORM_PE_FLOATS * 4u)
+#define RMSNORM_CORE_BYTES TG_CORE_BYTES(RMSNORM_SBUF_PEAK_BYTES, RMSNORM_PSUM_PEAK_BANKS, RMSNORM_PE_FLOATS)
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(RMSNORM_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE_BYTES, "rmsnorm: SBUF plan exceeds the target");
@@ -24,7 +35,8 @@ typedef char rmsnorm_psum_plan_fits[RMSNORM_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1
  *   g: float32 [1, 512] input
  *   y: float32 [300, 512] output
  * Returns TG_OK, or TG_EINVAL (null pointer), TG_ECORE (core not initialised),
- * TG_ETARGET (core of another target). */
+ * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
+ * tensor), TG_ESTORAGE (core storage under RMSNORM_CORE_BYTES). */
 int rmsnorm(tg_core *core, const float *x, const float *g, float *y);
 
 /* Descriptor for tg_kernel_run. */

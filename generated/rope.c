@@ -28,7 +28,7 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 /* rope.yaml:36: dma.load forwarded: its readers read x directly */
                 { /* rope.yaml:37: dve.tensor_tensor */
-                    uint8_t *tg_d = core->sbuf[tg_p] + 2048;
+                    uint8_t *tg_d = core->sbuf + (tg_p) * 2560 + 2048;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -37,7 +37,7 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
                     }
                 }
                 { /* rope.yaml:38: dve.tensor_tensor */
-                    uint8_t *tg_d = core->sbuf[tg_p] + 2304;
+                    uint8_t *tg_d = core->sbuf + (tg_p) * 2560 + 2304;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -47,15 +47,15 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
                 }
                 { /* rope.yaml:39: dve.tensor_tensor */
                     uint8_t *tg_d = (uint8_t *)(y + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    const uint8_t *tg_s0 = core->sbuf[tg_p] + 2048;
-                    const uint8_t *tg_s1 = core->sbuf[tg_p] + 2304;
+                    const uint8_t *tg_s0 = core->sbuf + (tg_p) * 2560 + 2048;
+                    const uint8_t *tg_s1 = core->sbuf + (tg_p) * 2560 + 2304;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                         tg_wr_bf16(tg_d, tg_j0, tg_alu_subtract(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
                     }
                 }
                 { /* rope.yaml:40: dve.tensor_tensor */
-                    uint8_t *tg_d = core->sbuf[tg_p] + 2048;
+                    uint8_t *tg_d = core->sbuf + (tg_p) * 2560 + 2048;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -64,7 +64,7 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
                     }
                 }
                 { /* rope.yaml:41: dve.tensor_tensor */
-                    uint8_t *tg_d = core->sbuf[tg_p] + 2304;
+                    uint8_t *tg_d = core->sbuf + (tg_p) * 2560 + 2304;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -77,8 +77,8 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 { /* rope.yaml:42: dve.tensor_tensor */
                     uint8_t *tg_d = (uint8_t *)(y + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
-                    const uint8_t *tg_s0 = core->sbuf[tg_p] + 2048;
-                    const uint8_t *tg_s1 = core->sbuf[tg_p] + 2304;
+                    const uint8_t *tg_s0 = core->sbuf + (tg_p) * 2560 + 2048;
+                    const uint8_t *tg_s1 = core->sbuf + (tg_p) * 2560 + 2304;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                         tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
@@ -104,6 +104,11 @@ int rope(tg_core *core, const uint16_t *x, const float *cos, const float *sin, u
         return TG_EALIAS;
     if (tg_overlap(y, 524288u, sin, 131072u))
         return TG_EALIAS;
+    /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
+    int tg_rc = tg_core_layout(core, TG_CORE_ROW(ROPE_SBUF_PEAK_BYTES),
+                               (size_t)ROPE_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ROPE_PE_FLOATS);
+    if (tg_rc)
+        return tg_rc;
     rope_body(core, x, cos, sin, y);
     return TG_OK;
 }
@@ -449,7 +454,7 @@ static const uint8_t rope_program[5124] = {
 const tg_kernel rope_kernel = {
     "rope", TG_TRN1, 4, rope_tensors, rope_run,
     rope_program, sizeof rope_program,
-    ROPE_SBUF_PEAK_BYTES, ROPE_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES,
+    ROPE_SBUF_PEAK_BYTES, ROPE_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ROPE_CORE_BYTES,
 };
 
 #include "tg_fp_end.h"

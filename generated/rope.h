@@ -9,6 +9,17 @@
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
 #define ROPE_SBUF_PEAK_BYTES 2560
 #define ROPE_PSUM_PEAK_BANKS 0
+/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none). */
+#define ROPE_PE_FLOATS 0
+
+/* The storage the caller provides for a tg_core running rope
+ * (tg_runtime.h): SBUF and PSUM rows of the plan's peaks, the PE staging and
+ * TG_CORE_TAIL. E.g. TG_CORE_STATIC(core, ROPE_CORE_BYTES); the entry
+ * point returns TG_ESTORAGE when the core's storage is smaller. */
+#define ROPE_SBUF_BYTES ((size_t)TG_PARTITIONS * TG_CORE_ROW(ROPE_SBUF_PEAK_BYTES))
+#define ROPE_PSUM_BYTES ((size_t)TG_PARTITIONS * ROPE_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES)
+#define ROPE_PE_BYTES ((size_t)ROPE_PE_FLOATS * 4u)
+#define ROPE_CORE_BYTES TG_CORE_BYTES(ROPE_SBUF_PEAK_BYTES, ROPE_PSUM_PEAK_BANKS, ROPE_PE_FLOATS)
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(ROPE_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE_BYTES, "rope: SBUF plan exceeds the target");
@@ -25,7 +36,8 @@ typedef char rope_psum_plan_fits[ROPE_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1]
  *   sin: float32 [512, 64] input
  *   y: bfloat16 [4, 512, 128] output
  * Returns TG_OK, or TG_EINVAL (null pointer), TG_ECORE (core not initialised),
- * TG_ETARGET (core of another target). */
+ * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
+ * tensor), TG_ESTORAGE (core storage under ROPE_CORE_BYTES). */
 int rope(tg_core *core, const uint16_t *x, const float *cos, const float *sin, uint16_t *y);
 
 /* Descriptor for tg_kernel_run. */

@@ -23,7 +23,7 @@ static void softmax_body(tg_core *core, const float *x, float *y)
         for (int64_t v_i = 0; v_i < 8; v_i += 1) { /* softmax.yaml:23 */
             /* softmax.yaml:25: dma.load forwarded: its readers read x directly */
             { /* softmax.yaml:27: dve.tensor_reduce */
-                uint8_t *tg_d = core->sbuf[tg_p] + 6144;
+                uint8_t *tg_d = core->sbuf + (tg_p) * 6272 + 6144;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
                 float tg_r = 0.0f;
                 int64_t tg_k = 0;
@@ -35,10 +35,10 @@ static void softmax_body(tg_core *core, const float *x, float *y)
                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
             }
             { /* softmax.yaml:29: act.activation */
-                uint8_t *tg_d = core->sbuf[tg_p] + 4096;
+                uint8_t *tg_d = core->sbuf + (tg_p) * 6272 + 4096;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
                 const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(core->sbuf[tg_p] + 6144, 0);
+                const float tg_bias = tg_rd_f32(core->sbuf + (tg_p) * 6272 + 6144, 0);
                 float tg_sum = -0.0f; /* exact identity: -0 + y == y */
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
@@ -51,17 +51,17 @@ static void softmax_body(tg_core *core, const float *x, float *y)
                 for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                     tg_sum = tg_alu_raw_add(tg_sum, tg_rd_f32(tg_d, tg_j0));
                 }
-                tg_wr_f32(core->sbuf[tg_p] + 6208, 0, tg_nan_canon(tg_sum));
+                tg_wr_f32(core->sbuf + (tg_p) * 6272 + 6208, 0, tg_nan_canon(tg_sum));
             }
             { /* softmax.yaml:30: dve.reciprocal */
-                uint8_t *tg_d = core->sbuf[tg_p] + 6144;
-                const uint8_t *tg_s0 = core->sbuf[tg_p] + 6208;
+                uint8_t *tg_d = core->sbuf + (tg_p) * 6272 + 6144;
+                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 6272 + 6208;
                 tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
             }
             { /* softmax.yaml:31: dve.tensor_scalar */
                 uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
-                const uint8_t *tg_s0 = core->sbuf[tg_p] + 4096;
-                const float tg_c0 = tg_rd_f32(core->sbuf[tg_p] + 6144, 0);
+                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 6272 + 4096;
+                const float tg_c0 = tg_rd_f32(core->sbuf + (tg_p) * 6272 + 6144, 0);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                     float tg_x = tg_rd_f32(tg_s0, tg_j0);
@@ -84,6 +84,11 @@ int softmax(tg_core *core, const float *x, float *y)
         return TG_ETARGET;
     if (tg_overlap(y, 2097152u, x, 2097152u))
         return TG_EALIAS;
+    /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
+    int tg_rc = tg_core_layout(core, TG_CORE_ROW(SOFTMAX_SBUF_PEAK_BYTES),
+                               (size_t)SOFTMAX_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, SOFTMAX_PE_FLOATS);
+    if (tg_rc)
+        return tg_rc;
     softmax_body(core, x, y);
     return TG_OK;
 }
@@ -284,7 +289,7 @@ static const uint8_t softmax_program[2841] = {
 const tg_kernel softmax_kernel = {
     "softmax", TG_TRN1, 2, softmax_tensors, softmax_run,
     softmax_program, sizeof softmax_program,
-    SOFTMAX_SBUF_PEAK_BYTES, SOFTMAX_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES,
+    SOFTMAX_SBUF_PEAK_BYTES, SOFTMAX_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, SOFTMAX_CORE_BYTES,
 };
 
 #include "tg_fp_end.h"

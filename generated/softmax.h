@@ -9,6 +9,17 @@
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
 #define SOFTMAX_SBUF_PEAK_BYTES 6272
 #define SOFTMAX_PSUM_PEAK_BANKS 0
+/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none). */
+#define SOFTMAX_PE_FLOATS 0
+
+/* The storage the caller provides for a tg_core running softmax
+ * (tg_runtime.h): SBUF and PSUM rows of the plan's peaks, the PE staging and
+ * TG_CORE_TAIL. E.g. TG_CORE_STATIC(core, SOFTMAX_CORE_BYTES); the entry
+ * point returns TG_ESTORAGE when the core's storage is smaller. */
+#define SOFTMAX_SBUF_BYTES ((size_t)TG_PARTITIONS * TG_CORE_ROW(SOFTMAX_SBUF_PEAK_BYTES))
+#define SOFTMAX_PSUM_BYTES ((size_t)TG_PARTITIONS * SOFTMAX_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES)
+#define SOFTMAX_PE_BYTES ((size_t)SOFTMAX_PE_FLOATS * 4u)
+#define SOFTMAX_CORE_BYTES TG_CORE_BYTES(SOFTMAX_SBUF_PEAK_BYTES, SOFTMAX_PSUM_PEAK_BANKS, SOFTMAX_PE_FLOATS)
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(SOFTMAX_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE_BYTES, "softmax: SBUF plan exceeds the target");
@@ -23,7 +34,8 @@ typedef char softmax_psum_plan_fits[SOFTMAX_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1
  *   x: float32 [1024, 512] input
  *   y: float32 [1024, 512] output
  * Returns TG_OK, or TG_EINVAL (null pointer), TG_ECORE (core not initialised),
- * TG_ETARGET (core of another target). */
+ * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
+ * tensor), TG_ESTORAGE (core storage under SOFTMAX_CORE_BYTES). */
 int softmax(tg_core *core, const float *x, float *y);
 
 /* Descriptor for tg_kernel_run. */

@@ -52,6 +52,11 @@ int tensor_add(tg_core *core, const float *a, const float *b, float *c)
         return TG_EALIAS;
     if (tg_overlap(c, 4194304u, b, 4194304u))
         return TG_EALIAS;
+    /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
+    int tg_rc = tg_core_layout(core, TG_CORE_ROW(TENSOR_ADD_SBUF_PEAK_BYTES),
+                               (size_t)TENSOR_ADD_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TENSOR_ADD_PE_FLOATS);
+    if (tg_rc)
+        return tg_rc;
     tensor_add_body(core, a, b, c);
     return TG_OK;
 }
@@ -235,7 +240,7 @@ static const uint8_t tensor_add_program[2551] = {
 const tg_kernel tensor_add_kernel = {
     "tensor_add", TG_TRN1, 3, tensor_add_tensors, tensor_add_run,
     tensor_add_program, sizeof tensor_add_program,
-    TENSOR_ADD_SBUF_PEAK_BYTES, TENSOR_ADD_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES,
+    TENSOR_ADD_SBUF_PEAK_BYTES, TENSOR_ADD_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TENSOR_ADD_CORE_BYTES,
 };
 
 #include "tg_fp_end.h"

@@ -9,6 +9,17 @@
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
 #define TENSOR_ADD_SBUF_PEAK_BYTES 12288
 #define TENSOR_ADD_PSUM_PEAK_BANKS 0
+/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none). */
+#define TENSOR_ADD_PE_FLOATS 0
+
+/* The storage the caller provides for a tg_core running tensor_add
+ * (tg_runtime.h): SBUF and PSUM rows of the plan's peaks, the PE staging and
+ * TG_CORE_TAIL. E.g. TG_CORE_STATIC(core, TENSOR_ADD_CORE_BYTES); the entry
+ * point returns TG_ESTORAGE when the core's storage is smaller. */
+#define TENSOR_ADD_SBUF_BYTES ((size_t)TG_PARTITIONS * TG_CORE_ROW(TENSOR_ADD_SBUF_PEAK_BYTES))
+#define TENSOR_ADD_PSUM_BYTES ((size_t)TG_PARTITIONS * TENSOR_ADD_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES)
+#define TENSOR_ADD_PE_BYTES ((size_t)TENSOR_ADD_PE_FLOATS * 4u)
+#define TENSOR_ADD_CORE_BYTES TG_CORE_BYTES(TENSOR_ADD_SBUF_PEAK_BYTES, TENSOR_ADD_PSUM_PEAK_BANKS, TENSOR_ADD_PE_FLOATS)
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(TENSOR_ADD_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE_BYTES, "tensor_add: SBUF plan exceeds the target");
@@ -24,7 +35,8 @@ typedef char tensor_add_psum_plan_fits[TENSOR_ADD_PSUM_PEAK_BANKS <= TG_PSUM_BAN
  *   b: float32 [512, 2048] input
  *   c: float32 [512, 2048] output
  * Returns TG_OK, or TG_EINVAL (null pointer), TG_ECORE (core not initialised),
- * TG_ETARGET (core of another target). */
+ * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
+ * tensor), TG_ESTORAGE (core storage under TENSOR_ADD_CORE_BYTES). */
 int tensor_add(tg_core *core, const float *a, const float *b, float *c);
 
 /* Descriptor for tg_kernel_run. */

@@ -52,6 +52,11 @@ int tensor_add_bf16(tg_core *core, const uint16_t *a, const uint16_t *b, uint16_
         return TG_EALIAS;
     if (tg_overlap(c, 2097152u, b, 2097152u))
         return TG_EALIAS;
+    /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
+    int tg_rc = tg_core_layout(core, TG_CORE_ROW(TENSOR_ADD_BF16_SBUF_PEAK_BYTES),
+                               (size_t)TENSOR_ADD_BF16_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TENSOR_ADD_BF16_PE_FLOATS);
+    if (tg_rc)
+        return tg_rc;
     tensor_add_bf16_body(core, a, b, c);
     return TG_OK;
 }
@@ -223,7 +228,7 @@ static const uint8_t tensor_add_bf16_program[2357] = {
 const tg_kernel tensor_add_bf16_kernel = {
     "tensor_add_bf16", TG_TRN1, 3, tensor_add_bf16_tensors, tensor_add_bf16_run,
     tensor_add_bf16_program, sizeof tensor_add_bf16_program,
-    TENSOR_ADD_BF16_SBUF_PEAK_BYTES, TENSOR_ADD_BF16_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES,
+    TENSOR_ADD_BF16_SBUF_PEAK_BYTES, TENSOR_ADD_BF16_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TENSOR_ADD_BF16_CORE_BYTES,
 };
 
 #include "tg_fp_end.h"

@@ -42,6 +42,11 @@ int transpose2d(tg_core *core, const float *x, float *y)
         return TG_ETARGET;
     if (tg_overlap(y, 2097152u, x, 2097152u))
         return TG_EALIAS;
+    /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
+    int tg_rc = tg_core_layout(core, TG_CORE_ROW(TRANSPOSE2D_SBUF_PEAK_BYTES),
+                               (size_t)TRANSPOSE2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TRANSPOSE2D_PE_FLOATS);
+    if (tg_rc)
+        return tg_rc;
     transpose2d_body(core, x, y);
     return TG_OK;
 }
@@ -147,7 +152,7 @@ static const uint8_t transpose2d_program[1324] = {
 const tg_kernel transpose2d_kernel = {
     "transpose2d", TG_TRN1, 2, transpose2d_tensors, transpose2d_run,
     transpose2d_program, sizeof transpose2d_program,
-    TRANSPOSE2D_SBUF_PEAK_BYTES, TRANSPOSE2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES,
+    TRANSPOSE2D_SBUF_PEAK_BYTES, TRANSPOSE2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TRANSPOSE2D_CORE_BYTES,
 };
 
 #include "tg_fp_end.h"

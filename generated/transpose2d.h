@@ -9,6 +9,17 @@
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
 #define TRANSPOSE2D_SBUF_PEAK_BYTES 32768
 #define TRANSPOSE2D_PSUM_PEAK_BANKS 0
+/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none). */
+#define TRANSPOSE2D_PE_FLOATS 0
+
+/* The storage the caller provides for a tg_core running transpose2d
+ * (tg_runtime.h): SBUF and PSUM rows of the plan's peaks, the PE staging and
+ * TG_CORE_TAIL. E.g. TG_CORE_STATIC(core, TRANSPOSE2D_CORE_BYTES); the entry
+ * point returns TG_ESTORAGE when the core's storage is smaller. */
+#define TRANSPOSE2D_SBUF_BYTES ((size_t)TG_PARTITIONS * TG_CORE_ROW(TRANSPOSE2D_SBUF_PEAK_BYTES))
+#define TRANSPOSE2D_PSUM_BYTES ((size_t)TG_PARTITIONS * TRANSPOSE2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES)
+#define TRANSPOSE2D_PE_BYTES ((size_t)TRANSPOSE2D_PE_FLOATS * 4u)
+#define TRANSPOSE2D_CORE_BYTES TG_CORE_BYTES(TRANSPOSE2D_SBUF_PEAK_BYTES, TRANSPOSE2D_PSUM_PEAK_BANKS, TRANSPOSE2D_PE_FLOATS)
 
 #if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
 _Static_assert(TRANSPOSE2D_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE_BYTES, "transpose2d: SBUF plan exceeds the target");
@@ -23,7 +34,8 @@ typedef char transpose2d_psum_plan_fits[TRANSPOSE2D_PSUM_PEAK_BANKS <= TG_PSUM_B
  *   x: float32 [256, 32, 64] input
  *   y: float32 [256, 64, 32] output
  * Returns TG_OK, or TG_EINVAL (null pointer), TG_ECORE (core not initialised),
- * TG_ETARGET (core of another target). */
+ * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
+ * tensor), TG_ESTORAGE (core storage under TRANSPOSE2D_CORE_BYTES). */
 int transpose2d(tg_core *core, const float *x, float *y);
 
 /* Descriptor for tg_kernel_run. */

@@ -8,14 +8,47 @@
 
 int tg_core_init(tg_core *core, tg_target target)
 {
-    if (!core || (unsigned)target >= (unsigned)TG_TARGET_COUNT)
+    if (!core || !core->mem || (uintptr_t)core->mem % 8 || (unsigned)target >= (unsigned)TG_TARGET_COUNT)
         return TG_EINVAL;
-    memset(core->sbuf, TG_SENTINEL_BYTE, sizeof core->sbuf);
-    memset(core->psum, TG_SENTINEL_BYTE, sizeof core->psum);
+    memset(core->mem, TG_SENTINEL_BYTE, core->mem_bytes);
     core->target = target;
     core->sbuf_bytes = target == TG_TRN2 ? TG_TRN2_SBUF_PARTITION_BYTES
                                          : TG_TRN1_SBUF_PARTITION_BYTES;
+    core->sbuf = core->psum = NULL;
+    core->pe = NULL;
+    core->sbuf_row = core->psum_row = core->pe_floats = 0;
     core->magic = TG_CORE_MAGIC;
+    return TG_OK;
+}
+
+int tg_core_init_storage(tg_core *core, tg_target target, void *mem, size_t bytes)
+{
+    if (!core)
+        return TG_EINVAL;
+    core->magic = 0;
+    core->mem = mem;
+    core->mem_bytes = bytes;
+    return tg_core_init(core, target);
+}
+
+int tg_core_layout(tg_core *core, size_t sbuf_row, size_t psum_row, size_t pe_floats)
+{
+    if (!core)
+        return TG_EINVAL;
+    if (core->magic != TG_CORE_MAGIC)
+        return TG_ECORE;
+    size_t room = core->mem_bytes / TG_PARTITIONS; /* per partition, for both rows */
+    if (sbuf_row % 8 || psum_row % 8 || sbuf_row > room || psum_row > room - sbuf_row)
+        return TG_ESTORAGE;
+    size_t rows = (size_t)TG_PARTITIONS * (sbuf_row + psum_row); /* ≤ mem_bytes */
+    if (core->mem_bytes - rows < TG_CORE_TAIL || (core->mem_bytes - rows - TG_CORE_TAIL) / 4 < pe_floats)
+        return TG_ESTORAGE;
+    core->sbuf = (uint8_t *)core->mem;
+    core->psum = core->sbuf + (size_t)TG_PARTITIONS * sbuf_row;
+    core->pe = (float *)(void *)(core->psum + (size_t)TG_PARTITIONS * psum_row);
+    core->sbuf_row = sbuf_row;
+    core->psum_row = psum_row;
+    core->pe_floats = (core->mem_bytes - rows - TG_CORE_TAIL) / 4;
     return TG_OK;
 }
 

@@ -142,12 +142,13 @@ static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *
     if ((col + off) % a->esize != 0)
         return TG_EBOUNDS; /* misaligned for the operand's dtype (docs/iss.md, contract) */
     uint32_t p = t.pstart + (uint32_t)ps;
+    /* rows of the program's own extents (iss_layout): every copy fits */
     if (o->space == TG_SPACE_SBUF) {
-        a->p0 = &m->core->sbuf[p][col + off];
-        a->prow = (ptrdiff_t)sizeof m->core->sbuf[0];
+        a->p0 = m->core->sbuf + (size_t)p * m->core->sbuf_row + (col + off);
+        a->prow = (ptrdiff_t)m->core->sbuf_row;
     } else {
-        a->p0 = &m->core->psum[p][col + off];
-        a->prow = (ptrdiff_t)sizeof m->core->psum[0];
+        a->p0 = m->core->psum + (size_t)p * m->core->psum_row + (col + off);
+        a->prow = (ptrdiff_t)m->core->psum_row;
     }
     a->part = p;
     a->clo = col + lo;
@@ -391,23 +392,27 @@ static int exec_pe(iss *m, iss_engine *e, const tg_prog_inst *in)
               N > TG_MATMUL_MOVING_FMAX || K > TG_MATMUL_K_MAX)
            : (d.pcount != M || d.count != K || M > TG_PARTITIONS))
         return TG_EPROGRAM;
+    /* staging in the core's storage: a [K,M], b [K,N], c [M,N] */
+    if ((uint64_t)(K * M + K * N + M * N) > c->pe_floats)
+        return TG_ESTORAGE;
+    float *pa = c->pe, *pb = pa + K * M, *pc = pb + K * N;
     for (int64_t p = 0; p < K; p++) {
-        tg_iss_gather_row(&a, p, c->pe_a + p * M);
+        tg_iss_gather_row(&a, p, pa + p * M);
         if (mm)
-            tg_iss_gather_row(&b, p, c->pe_b + p * N);
+            tg_iss_gather_row(&b, p, pb + p * N);
     }
     if (mm) {
         int acc = (int)imm(m, in, TG_IMM_ACCUMULATE, 0);
         for (int64_t p = 0; acc && p < M; p++)
-            tg_iss_gather_row(&d, p, c->pe_c + p * N);
-        tg_matmul_f32(c->pe_c, N, c->pe_a, M, c->pe_b, N, (int)K, (int)M, (int)N, acc);
+            tg_iss_gather_row(&d, p, pc + p * N);
+        tg_matmul_f32(pc, N, pa, M, pb, N, (int)K, (int)M, (int)N, acc);
         for (int64_t p = 0; p < M; p++)
-            tg_iss_scatter_row(&d, p, c->pe_c + p * N);
+            tg_iss_scatter_row(&d, p, pc + p * N);
     } else {
         float col[TG_PARTITIONS]; /* K = a.pcount ≤ TG_PARTITIONS */
         for (int64_t p = 0; p < M; p++) {
             for (int64_t f = 0; f < K; f++)
-                col[f] = c->pe_a[f * M + p];
+                col[f] = pa[f * M + p];
             tg_iss_scatter_row(&d, p, col);
         }
     }
@@ -654,6 +659,47 @@ static int schedule(iss *m)
 
 /* ---- entry points ----------------------------------------------------------- */
 
+/* The program's own storage layout: SBUF and PSUM rows reach the end of its
+ * last tile copy (its plan's peaks, for a generated kernel); has_pe: whether
+ * a matmul or transpose needs PE staging. */
+static void prog_rows(const tg_prog *p, size_t *sbuf_row, size_t *psum_row, int *has_pe)
+{
+    uint64_t ext[2] = {0, 0};
+    for (uint32_t i = 0; i < p->ntiles; i++) {
+        tg_prog_tile t;
+        tg_prog_get_tile(p, i, &t);
+        uint64_t end = (uint64_t)t.base + (uint64_t)t.slot * t.bufs; /* decode bounds it by the target */
+        int s = t.space == TG_SPACE_PSUM;
+        ext[s] = end > ext[s] ? end : ext[s];
+    }
+    *sbuf_row = TG_CORE_ROW(ext[0]);
+    *psum_row = TG_CORE_ROW(ext[1]);
+    *has_pe = 0;
+    for (uint32_t i = 0; i < p->ninsts && !*has_pe; i++) {
+        tg_prog_inst in;
+        tg_prog_get_inst(p, i, &in);
+        *has_pe = in.op == TG_OP_MATMUL || in.op == TG_OP_TRANSPOSE;
+    }
+}
+
+size_t tg_iss_core_bytes(const tg_prog *p)
+{
+    size_t sr, pr;
+    int pe;
+    prog_rows(p, &sr, &pr, &pe);
+    return (size_t)TG_PARTITIONS * (sr + pr) + (pe ? 4u * (size_t)TG_PE_FLOATS_MAX : 0u) + TG_CORE_TAIL;
+}
+
+/* Lay the core out for the program (TG_ESTORAGE when its storage is too
+ * small for the rows; the PE staging is checked per instruction). */
+static int iss_layout(tg_core *core, const tg_prog *p)
+{
+    size_t sr, pr;
+    int pe;
+    prog_rows(p, &sr, &pr, &pe);
+    return tg_core_layout(core, sr, pr, 0);
+}
+
 static int exec_decoded(iss *m)
 {
     if (!m->core || !m->tensors)
@@ -662,6 +708,9 @@ static int exec_decoded(iss *m)
         return TG_ECORE;
     if (m->core->target != m->prog.target)
         return TG_ETARGET;
+    int rc = iss_layout(m->core, &m->prog);
+    if (rc)
+        return rc;
     for (uint32_t i = 0; i < m->prog.ntensors; i++)
         if (!m->tensors[i])
             return TG_EINVAL;
@@ -672,7 +721,7 @@ static int exec_decoded(iss *m)
         m->st->limit = work ? work : 1;
     }
     memset(m->sem, 0, sizeof m->sem);
-    int rc = schedule(m);
+    rc = schedule(m);
     if (!rc) {
         m->st->fault_engine = -1;
         m->st->fault_pc = 0;
@@ -765,7 +814,10 @@ int tg_iss_exec_inst(tg_core *core, const tg_prog *prog, void *const tensors[], 
     m.st = stats;
     if (in->op == TG_OP_WAIT || in->op == TG_OP_SIGNAL || in->op == TG_OP_LOOP || in->op == TG_OP_ENDLOOP)
         return 0;
-    int rc = exec_op(&m, &e, in);
+    int rc = !core ? TG_EINVAL : core->magic != TG_CORE_MAGIC ? TG_ECORE : iss_layout(core, prog);
+    if (rc)
+        return rc;
+    rc = exec_op(&m, &e, in);
     if (!rc)
         stats->eng[in->engine].insts++;
     return rc;

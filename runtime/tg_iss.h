@@ -56,7 +56,8 @@ int tg_iss_run_stats(tg_core *core, const tg_kernel *k, void *const tensors[], t
  * given, it is zeroed except `limit` and filled. Returns 0, TG_EPROGRAM (malformed program, or a shape
  * the op cannot take), TG_EBOUNDS (an access outside SBUF/PSUM/a tensor or
  * its tile, or a write to an input), TG_EDEADLOCK, TG_ELIMIT, TG_EINVAL,
- * TG_ECORE or TG_ETARGET. Memory written before an error stays written. */
+ * TG_ECORE, TG_ETARGET or TG_ESTORAGE (the core's storage is smaller than
+ * tg_iss_core_bytes). Memory written before an error stays written. */
 int tg_iss_exec(tg_core *core, const uint8_t *prog, size_t size, void *const tensors[], tg_iss_stats *stats);
 
 struct tg_prog;
@@ -68,6 +69,13 @@ struct tg_prog_inst;
  * their range with lo/hi); saturates at UINT64_MAX. The default budget of a
  * run. */
 uint64_t tg_iss_work(const struct tg_prog *p);
+
+/* Storage (tg_core_init_storage) on which the ISS runs the decoded program:
+ * SBUF and PSUM rows reaching its last tile copy (a generated kernel's plan
+ * peaks) and, with a matmul or transpose, the most PE staging one op takes.
+ * A generated kernel's K_CORE_BYTES is enough too: the ISS stages each op at
+ * its actual K, M, N (TG_ESTORAGE where the storage is smaller). */
+size_t tg_iss_core_bytes(const struct tg_prog *p);
 
 /* Execute one compute or DMA instruction `in` of the decoded program `prog`
  * with loop registers regs[] (what the scheduler of another model, e.g. the

@@ -1,5 +1,6 @@
 /* tg_runtime.h — the public runtime API that generated kernels link against:
- * the simulated NeuronCore (tg_core: static SBUF and PSUM), kernel descriptors
+ * the simulated NeuronCore (tg_core over caller-provided, plan-sized SBUF and
+ * PSUM storage), kernel descriptors
  * and the entry points of SPEC.md §4. Freestanding C99: no heap, no stdio, no
  * exit, no libm; every function returns 0 or a negative TG_E* code. */
 #ifndef TG_RUNTIME_H
@@ -23,43 +24,77 @@ enum {
     TG_EUNSUPPORTED = -7, /* the kernel carries no implementation for this entry */
     TG_EDEADLOCK = -8, /* ISS: every unfinished engine waits on a semaphore nobody will signal */
     TG_ELIMIT = -9,    /* ISS: the instruction budget (tg_iss_stats.limit) ran out */
-    TG_EALIAS = -10    /* an output shares bytes with another tensor (tensors never alias) */
+    TG_EALIAS = -10,   /* an output shares bytes with another tensor (tensors never alias) */
+    TG_ESTORAGE = -11  /* the core's storage is smaller than the kernel's plan needs */
 };
-
-/* SBUF storage is sized for the largest target; a core initialised for trn1
- * uses the first TG_TRN1_SBUF_PARTITION_BYTES of each partition. */
-#define TG_SBUF_MAX_PARTITION_BYTES TG_TRN2_SBUF_PARTITION_BYTES
-
-/* Storage padding after each SBUF / PSUM partition row (not addressable by a
- * kernel). Both row sizes are multiples of 4096, so without it the same byte
- * of every partition maps to the same cache set and a loop over partitions
- * thrashes; 320 B (5 cache lines) staggers them. */
-#define TG_SBUF_ROW_PAD 320
-#define TG_PSUM_ROW_PAD 320
-/* tg_sim.h's tg_rd_f32_even may read up to 4 bytes past a row's last byte. */
-typedef char tg_row_pad_check[TG_SBUF_ROW_PAD >= 8 && TG_PSUM_ROW_PAD >= 8 ? 1 : -1];
 
 /* Every byte of a fresh SBUF/PSUM: read as fp32, bf16, fp16 or either fp8 it
  * is a NaN, so a read before a write shows in the results. */
 #define TG_SENTINEL_BYTE 0xFF
 
-#define TG_CORE_MAGIC 0x54474331u /* "TGC1": set by tg_core_init */
+#define TG_CORE_MAGIC 0x54474332u /* "TGC2": set by tg_core_init */
 
-/* One simulated NeuronCore. Large (≈ 31 MB): give it static storage. */
+/* ---- storage ------------------------------------------------------------------
+ * A kernel's SBUF, PSUM and Tensor-engine staging live in storage the caller
+ * provides, sized by the kernel's plan: k.h defines K_CORE_BYTES (with
+ * K_SBUF_BYTES, K_PSUM_BYTES, K_PE_BYTES), the kernel checks it at entry and
+ * returns TG_ESTORAGE when it is smaller. Layout while a kernel runs:
+ *   SBUF  TG_PARTITIONS rows of TG_CORE_ROW(plan SBUF peak) bytes
+ *   PSUM  TG_PARTITIONS rows of (plan PSUM banks) x TG_PSUM_BANK_BYTES
+ *   PE    fp32 panels in which a matmul/transpose stages its operands and
+ *         result (the largest op's K*M + K*N + M*N floats; 0 without one)
+ * The common host case is two lines:
+ *     TG_CORE_STATIC(core, SOFTMAX_CORE_BYTES);   (file or block scope)
+ *     rc = tg_core_init(&core, TG_TRN1);
+ * Several kernels share one storage block sized for the largest:
+ *     TG_CORE_STATIC(core, TG_MAX(SOFTMAX_CORE_BYTES, MATMUL_CORE_BYTES));
+ * (their SBUF contents do not carry over between kernels). Storage in other
+ * memory (a linker section, malloc): tg_core_init_storage. */
+
+/* Bytes of one SBUF row for a plan peak (8-byte aligned rows). */
+#define TG_CORE_ROW(peak) ((((size_t)(peak)) + 7u) / 8u * 8u)
+/* Bytes after the last row: tg_sim.h's tg_rd_f32_even may read up to 4
+ * bytes past a row's last byte (into the next row, or here). */
+#define TG_CORE_TAIL 8u
+/* Storage for a plan: SBUF peak bytes per partition, PSUM banks, PE floats. */
+#define TG_CORE_BYTES(sbuf_peak, psum_banks, pe_floats)                                      \
+    ((size_t)TG_PARTITIONS * (TG_CORE_ROW(sbuf_peak) + (size_t)(psum_banks) * TG_PSUM_BANK_BYTES) + \
+     4u * (size_t)(pe_floats) + TG_CORE_TAIL)
+/* The most one Tensor-engine op stages (K = 128, M = 128, N = 512). */
+#define TG_PE_FLOATS_MAX                                                                     \
+    (TG_MATMUL_K_MAX * TG_MATMUL_STATIONARY_FMAX + TG_MATMUL_K_MAX * TG_MATMUL_MOVING_FMAX + \
+     TG_MATMUL_STATIONARY_FMAX * TG_MATMUL_MOVING_FMAX)
+/* Storage any program of any target fits (hosts running arbitrary programs). */
+#define TG_CORE_BYTES_MAX TG_CORE_BYTES(TG_TRN2_SBUF_PARTITION_BYTES, TG_PSUM_BANKS, TG_PE_FLOATS_MAX)
+#define TG_MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* The unit storage is counted in (8-byte aligned for every dtype). */
+typedef union tg_storage_unit {
+    uint64_t u;
+    double d;
+    void *p;
+} tg_storage_unit;
+
+/* One simulated NeuronCore: a small handle on the caller's storage. */
 typedef struct tg_core {
-    uint32_t magic;      /* TG_CORE_MAGIC once initialised */
-    tg_target target;    /* which machine this core models */
-    uint32_t sbuf_bytes; /* SBUF bytes per partition on this target */
-    /* partition-major; each row's first TG_SBUF_MAX_PARTITION_BYTES are SBUF */
-    uint8_t sbuf[TG_PARTITIONS][TG_SBUF_MAX_PARTITION_BYTES + TG_SBUF_ROW_PAD];
-    /* 8 banks per partition in each row's first TG_PSUM_PARTITION_BYTES */
-    uint8_t psum[TG_PARTITIONS][TG_PSUM_PARTITION_BYTES + TG_PSUM_ROW_PAD];
-    /* fp32 panels in which the C simulation stages a Tensor-engine op's
-     * operands (widened) and result; per core, so kernels stay reentrant. */
-    float pe_a[TG_MATMUL_K_MAX * TG_MATMUL_STATIONARY_FMAX];     /* stationary [K,M] */
-    float pe_b[TG_MATMUL_K_MAX * TG_MATMUL_MOVING_FMAX];         /* moving [K,N] */
-    float pe_c[TG_MATMUL_STATIONARY_FMAX * TG_MATMUL_MOVING_FMAX]; /* result [M,N] */
+    uint32_t magic;       /* TG_CORE_MAGIC once initialised */
+    tg_target target;     /* which machine this core models */
+    uint32_t sbuf_bytes;  /* SBUF bytes per partition on this target */
+    void *mem;            /* the storage (8-byte aligned) */
+    size_t mem_bytes;     /* its size */
+    /* the layout of the kernel running, set at its entry (tg_core_layout) */
+    uint8_t *sbuf, *psum; /* TG_PARTITIONS rows each, partition-major */
+    size_t sbuf_row, psum_row; /* bytes per row */
+    float *pe;            /* fp32 staging panels of the Tensor engine */
+    size_t pe_floats;     /* floats at pe */
 } tg_core;
+
+/* A static core `name` with `bytes` of static storage (no heap); `bytes` is
+ * a constant expression, e.g. K_CORE_BYTES. tg_core_init still runs first. */
+#define TG_CORE_STATIC(name, bytes)                                                          \
+    static tg_storage_unit name##_storage[((size_t)(bytes) + 7u) / 8u + ((bytes) == 0)];     \
+    static tg_core name = {0, TG_TRN1, 0, name##_storage, ((size_t)(bytes) + 7u) / 8u * 8u,  \
+                           0, 0, 0, 0, 0, 0}
 
 #define TG_MAX_RANK 4
 
@@ -84,10 +119,23 @@ typedef struct tg_kernel {
     uint32_t program_size;           /* bytes at program */
     uint32_t sbuf_peak;              /* planned SBUF bytes per partition */
     uint32_t psum_peak;              /* planned PSUM bytes per partition */
+    size_t core_bytes;               /* storage the kernel needs (k.h's K_CORE_BYTES) */
 } tg_kernel;
 
-/* Initialise `core` for `target`: fills SBUF and PSUM with TG_SENTINEL_BYTE. */
+/* Initialise `core` for `target` on the storage it was given (TG_CORE_STATIC
+ * or an earlier tg_core_init_storage): fills it with TG_SENTINEL_BYTE.
+ * TG_EINVAL without storage. */
 int tg_core_init(tg_core *core, tg_target target);
+
+/* Give `core` the `bytes` of storage at `mem` (8-byte aligned, else
+ * TG_EINVAL), then tg_core_init. */
+int tg_core_init_storage(tg_core *core, tg_target target, void *mem, size_t bytes);
+
+/* Lay the core's storage out for a kernel (a C simulation's entry, the ISS):
+ * SBUF rows of sbuf_row bytes, PSUM rows of psum_row bytes, the rest PE
+ * staging, which must hold pe_floats. TG_ESTORAGE when the storage is smaller,
+ * TG_ECORE when the core is not initialised. */
+int tg_core_layout(tg_core *core, size_t sbuf_row, size_t psum_row, size_t pe_floats);
 
 /* Check that `core` is initialised and matches `k`'s target, and that `k` and
  * every tensor pointer are non-null; 0 when the kernel may run. */

@@ -45,9 +45,9 @@ TG_SIM_ACCESSOR(u32, uint32_t, (float), tg_f32_to_u32)
 /* Element 2i of an fp32 SBUF/PSUM row, as tg_rd_f32(row, 2 * i): on a
  * little-endian host read as the low half of the 8-byte pair 2i, 2i+1 (a
  * contiguous load the compiler vectorizes, where stride-2 loads are not at
- * -O2). The pair must lie inside the row: SBUF and PSUM rows carry padding
- * after their last byte (tg_runtime.h), so the generator uses it for those
- * only, never for HBM tensors. */
+ * -O2). The pair may end past the row: the next row follows, and the core's
+ * storage carries TG_CORE_TAIL bytes after its last row (tg_runtime.h), so
+ * the generator uses it for SBUF and PSUM only, never for HBM tensors. */
 static inline float tg_rd_f32_even(const uint8_t *row, int64_t i)
 {
 #if defined(__BYTE_ORDER__) && defined(__ORDER_LITTLE_ENDIAN__)

@@ -11,7 +11,7 @@
 #define N 1024
 #define D 512
 
-static tg_core core; /* SBUF + PSUM: static storage, no heap */
+TG_CORE_STATIC(core, SOFTMAX_CORE_BYTES); /* the plan's SBUF (+ PSUM): static, no heap */
 static float x[N][D], y[N][D];
 
 /* e^t for t <= 0 in binary64 without libm: (e^(t/256))^256, the inner value

@@ -47,7 +47,9 @@ static uint64_t fz_inst_elems(const tg_prog *p, uint64_t tensor_elems)
     return m * TG_PARTITIONS * 4;
 }
 
-static tg_core fz_core[TG_TARGET_COUNT]; /* ~31 MB each: initialised once (values do not matter) */
+/* Storage any program fits (~32 MB each): initialised once (values do not matter). */
+static tg_storage_unit fz_mem[TG_TARGET_COUNT][TG_CORE_BYTES_MAX / 8 + 1];
+static tg_core fz_core[TG_TARGET_COUNT];
 static int fz_core_ready[TG_TARGET_COUNT];
 static tg_cost_state fz_scratch;
 
@@ -85,7 +87,7 @@ static void fz_run(const uint8_t *b, size_t n)
     }
     if (k == p.ntensors) {
         if (!fz_core_ready[p.target]) {
-            tg_core_init(&fz_core[p.target], p.target);
+            tg_core_init_storage(&fz_core[p.target], p.target, fz_mem[p.target], sizeof fz_mem[p.target]);
             fz_core_ready[p.target] = 1;
         }
         uint64_t per = fz_inst_elems(&p, most), limit = FZ_ELEMS / per;

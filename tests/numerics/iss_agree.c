@@ -17,7 +17,31 @@
 #include "tg_runtime.h"
 #include KERNEL_H
 
-static tg_core core_c, core_iss; /* ~31 MB each: static storage */
+static tg_core core_c, core_iss; /* each on k.core_bytes of storage: the plan's */
+
+/* Storage short of what the kernel needs is refused before anything runs:
+ * the C simulation below k->core_bytes, the ISS below its SBUF/PSUM rows
+ * (TG_ESTORAGE, outputs untouched). 0 when both refuse. */
+static int short_storage_refused(const tg_kernel *k, void *const tc[], void *const ti[])
+{
+    static tg_core small;
+    size_t rows = (size_t)TG_PARTITIONS * (TG_CORE_ROW(k->sbuf_peak) + k->psum_peak);
+    size_t n = k->core_bytes > rows ? k->core_bytes : rows;
+    void *mem = malloc(n);
+    int e = TG_OK, f = TG_OK;
+    if (!mem)
+        return 2;
+    if (k->core_bytes >= 8 && !tg_core_init_storage(&small, k->target, mem, k->core_bytes - 8))
+        e = tg_kernel_run(&small, k, tc);
+    if (rows >= 8 && k->program && !tg_core_init_storage(&small, k->target, mem, rows - 8))
+        f = tg_iss_run(&small, k, ti);
+    free(mem);
+    if ((k->core_bytes >= 8 && e != TG_ESTORAGE) || (rows >= 8 && k->program && f != TG_ESTORAGE)) {
+        fprintf(stderr, "%s: short storage gave %d (C simulation) and %d (ISS), not TG_ESTORAGE\n", k->name, e, f);
+        return 1;
+    }
+    return 0;
+}
 
 static double now_ms(void)
 {
@@ -99,10 +123,14 @@ int main(int argc, char **argv)
     double best_c = 0, best_i = 0;
     tg_iss_stats st;
     memset(&st, 0, sizeof st);
-    if (!rc && (tg_core_init(&core_c, k.target) || tg_core_init(&core_iss, k.target))) {
-        fprintf(stderr, "tg_core_init failed\n");
+    void *mem_c = malloc(k.core_bytes ? k.core_bytes : 1), *mem_i = malloc(k.core_bytes ? k.core_bytes : 1);
+    if (!rc && (!mem_c || !mem_i || tg_core_init_storage(&core_c, k.target, mem_c, k.core_bytes) ||
+                tg_core_init_storage(&core_iss, k.target, mem_i, k.core_bytes))) {
+        fprintf(stderr, "tg_core_init_storage failed\n");
         rc = 2;
     }
+    if (!rc)
+        rc = short_storage_refused(&k, tc, ti);
     for (int r = 0; r < repeat && !rc; r++) {
         double t0 = now_ms();
         int e = tg_kernel_run(&core_c, &k, tc);
@@ -153,5 +181,7 @@ int main(int argc, char **argv)
         free(ti[i]);
     }
     free(bin);
+    free(mem_c);
+    free(mem_i);
     return rc;
 }

@@ -298,7 +298,7 @@ static void execution_matches_iss(void **state)
     size_t len;
     uint8_t *bin = assemble(text, &len);
     static float x[128 * 512], y1[128 * 512], y2[128 * 512];
-    static tg_core core;
+    TG_CORE_STATIC(core, TG_CORE_BYTES_MAX);
     for (int i = 0; i < 128 * 512; i++)
         x[i] = (float)(i % 977) * 0.25f - 7.0f;
     void *t1[2] = {x, y1}, *t2[2] = {x, y2};

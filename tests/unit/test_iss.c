@@ -18,7 +18,7 @@
 #include "tg_prog.h"
 #include "tg_sim.h"
 
-static tg_core core; /* ~31 MB: static */
+TG_CORE_STATIC(core, TG_CORE_BYTES_MAX); /* any program fits (~32 MB): static */
 
 /* ---- program builder ---------------------------------------------------------- */
 
@@ -800,8 +800,8 @@ static void test_matmul_accumulate_and_transpose(void **state)
     void *t[4] = {s, mv, out, outT};
     assert_int_equal(tg_core_init(&core, TG_TRN1), 0);
     /* PSUM starts as the sentinel: accumulate onto it would give NaN, so
-     * zero the bank first the way a kernel's first matmul would */
-    memset(core.psum, 0, sizeof core.psum);
+     * zero the storage (PSUM with it) the way a kernel's first matmul would */
+    memset(core_storage, 0, sizeof core_storage);
     core.magic = TG_CORE_MAGIC;
     tg_iss_stats st;
     memset(&st, 0, sizeof st);
@@ -1254,6 +1254,49 @@ static void test_dma_queues_independent(void **state)
     assert_int_equal(run(t, NULL), TG_EPROGRAM);
 }
 
+/* The caller's storage: tg_core_init needs some (aligned), tg_core_layout
+ * lays rows and PE staging out exactly within it, and the ISS refuses to
+ * run on less than its program's rows (TG_ESTORAGE), before any access. */
+static void test_core_storage(void **state)
+{
+    (void)state;
+    tg_core c;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(tg_core_init(&c, TG_TRN1), TG_EINVAL); /* no storage */
+    static tg_storage_unit mem[(TG_CORE_BYTES(64, 1, 10) + 7) / 8 + 1];
+    size_t need = TG_CORE_BYTES(64, 1, 10);
+    assert_int_equal(need, 128 * (64 + 2048) + 40 + 8);
+    assert_int_equal(tg_core_init_storage(&c, TG_TRN1, (char *)mem + 4, need), TG_EINVAL); /* misaligned */
+    assert_int_equal(tg_core_layout(&c, 64, 2048, 10), TG_ECORE);
+    assert_int_equal(tg_core_init_storage(&c, TG_TRN1, mem, need), 0);
+    assert_int_equal(tg_core_layout(&c, 64, 2048, 10), 0);
+    assert_true(c.sbuf == (uint8_t *)mem && c.psum == c.sbuf + 128 * 64);
+    assert_true((uint8_t *)c.pe == c.psum + 128 * 2048 && c.pe_floats == 10);
+    assert_int_equal(tg_core_layout(&c, 64, 2048, 11), TG_ESTORAGE);
+    assert_int_equal(tg_core_layout(&c, 72, 2048, 0), TG_ESTORAGE);
+    assert_int_equal(tg_core_layout(&c, 60, 2048, 0), TG_ESTORAGE); /* rows 8-byte aligned */
+    assert_int_equal(tg_core_layout(&c, (size_t)-8, 0, 0), TG_ESTORAGE); /* no overflow */
+    assert_int_equal(tg_core_init_storage(&c, TG_TRN1, mem, need - 1), 0);
+    assert_int_equal(tg_core_layout(&c, 64, 2048, 10), TG_ESTORAGE); /* the tail counts */
+
+    /* the ISS: exactly tg_iss_core_bytes runs, 8 bytes less is refused */
+    build_add(1);
+    fill_ab();
+    tg_prog p;
+    assert_int_equal(tg_prog_decode(&p, b.out, b.size), 0);
+    size_t n = tg_iss_core_bytes(&p);
+    static tg_storage_unit big[TG_PARTITIONS * 6 * F * 4 / 8 + 1]; /* three double-buffered [P, F] tiles */
+    assert_int_equal(n, sizeof big); /* exactly the tiles' rows and the tail */
+    void *t[3] = {A, Bv, C};
+    assert_int_equal(tg_core_init_storage(&c, TG_TRN1, big, n), 0);
+    assert_int_equal(tg_iss_exec(&c, b.out, b.size, t, NULL), 0);
+    assert_true(same_bits(C[5], A[5] + Bv[5]));
+    C[5] = 0.0f;
+    assert_int_equal(tg_core_init_storage(&c, TG_TRN1, big, n - 8), 0);
+    assert_int_equal(tg_iss_exec(&c, b.out, b.size, t, NULL), TG_ESTORAGE);
+    assert_true(same_bits(C[5], 0.0f));
+}
+
 static void test_run_checks_descriptor(void **state)
 {
     (void)state;
@@ -1265,7 +1308,7 @@ static void test_run_checks_descriptor(void **state)
                                            {"c", TG_FLOAT32, 2, {2 * P, F, 0, 0}, 1}};
     tg_tensor_desc bad[3];
     memcpy(bad, desc, sizeof bad);
-    tg_kernel k = {"k", TG_TRN1, 3, desc, NULL, b.out, (uint32_t)b.size, 0, 0};
+    tg_kernel k = {"k", TG_TRN1, 3, desc, NULL, b.out, (uint32_t)b.size, 0, 0, 0};
     assert_int_equal(tg_core_init(&core, TG_TRN1), 0);
     tg_iss_stats st;
     memset(&st, 0, sizeof st);
@@ -1549,6 +1592,7 @@ int main(void)
         cmocka_unit_test(test_deadlock_and_budget),
         cmocka_unit_test(test_dma_queues_independent),
         cmocka_unit_test(test_run_checks_descriptor),
+        cmocka_unit_test(test_core_storage),
         cmocka_unit_test(test_contract_each_property),
         cmocka_unit_test(test_default_budget),
         cmocka_unit_test(test_row_gather_scatter_walks),
