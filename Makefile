@@ -48,6 +48,7 @@ include runtime/cost.mk
 include gen/pipe.mk
 include tests/tests.mk
 include tools/install.mk
+include examples/firmware/firmware.mk
 
 # bin/tilegen: every object the fragments contributed (prerequisites are fixed
 # when a rule is read, so this comes after all of them).

@@ -23,6 +23,14 @@ suite-cost-specs: $(TILEGEN)
 # -O0..-O3, -std=gnu11, -march=native, -ffp-contract=fast), outputs compared
 # bit for bit with the reference build (tests/numerics/flags_check.sh).
 FLAGS_KERNELS = $(patsubst specs/%.yaml,%,$(wildcard specs/*.yaml))
+
+# Bit identity across architectures: every bundled kernel and the runtime
+# built for aarch64 (static, NEON) and run under qemu-aarch64, outputs compared
+# bit for bit with the x86-64 build (tests/numerics/cross_check.sh).
+SUITES += cross-aarch64
+.PHONY: suite-cross-aarch64
+suite-cross-aarch64:
+	@PYTHON=$(PYTHON) BUILD=$(BUILD) tests/numerics/cross_check.sh $(FLAGS_KERNELS)
 SUITES += numerics-flags
 .PHONY: suite-numerics-flags
 suite-numerics-flags:

@@ -5,7 +5,8 @@
 set -eu
 quiet=0; [ "${1:-}" = -q ] && quiet=1
 PKGS="build-essential clang llvm libclang-rt-14-dev libyaml-dev re2c libcmocka-dev \
-python3 python3-numpy python3-jinja2 libopenblas-dev pkg-config valgrind groff-base"
+python3 python3-numpy python3-jinja2 libopenblas-dev pkg-config valgrind groff-base \
+gcc-arm-none-eabi qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user"
 missing=""
 for p in $PKGS; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

@@ -5,6 +5,8 @@
 # `nm -u` on each object: beyond memcpy/memset and the runtime's own tg_*
 # symbols, only compiler-support routines (libgcc's __aeabi_* / __*df*) may
 # remain — no malloc, stdio, exit or libm. Ends with "N passed, M failed".
+# (examples/firmware links and runs a kernel on a Cortex-M4F under QEMU:
+# suite firmware-qemu.)
 here=$(dirname "$0")/..
 RT="tg_core tg_dtype tg_math tg_alu tg_ops tg_prog tg_iss tg_iss_row"
 FLAGS="-std=c99 -ffreestanding -nostdlib -Wall -Wextra -Wpedantic -Werror -Wshadow -Wundef -ffp-contract=off -O2"
