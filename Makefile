@@ -16,6 +16,8 @@ SAN     ?=
 # it (and under valgrind); tg_ops.c picks its SIMD body at run time. Same bits.
 NATIVE  ?=
 ARCH    = $(if $(filter 1,$(NATIVE)),-march=native)
+# The kernel harnesses of the suites and benches follow it (harness.sh).
+export TG_HOST_ARCH = $(ARCH)
 WARN     = -Wall -Wextra -Wpedantic -Werror -Wshadow -Wundef -Wwrite-strings
 CFLAGS_ALL = -std=c11 $(WARN) $(OPT) $(ARCH) $(SAN) -Igen -Igen/ctemplate -Iruntime \
              -I$(BUILD)/gen -I$(BUILD)/gen/ctemplate $(CFLAGS)

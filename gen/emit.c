@@ -262,7 +262,7 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
         int psum = ap->mem == IR_MEM_PSUM;
         int64_t rowbytes = psum ? (int64_t)e->plan->psum_peak * TG_PSUM_BANK_BYTES
                                 : (int64_t)TG_CORE_ROW(e->plan->sbuf_peak);
-        row = arena_printf(e->arena, "core->%s + %s",  psum ? "psum" : "sbuf",
+        row = arena_printf(e->arena, "tg_%s + %s", psum ? "psum" : "sbuf",
                            cadd(e, arena_printf(e->arena, "(%s) * %lld", part, (long long)rowbytes), byte));
     }
     const char *idx = "0", *idx2 = "0";

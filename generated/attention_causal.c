@@ -15,7 +15,13 @@
 
 static void attention_causal_body(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
 {
-    (void)core; /* unused when HBM forwarding leaves no SBUF/PSUM access */
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
     (void)q;
     (void)k;
     (void)v;
@@ -23,7 +29,7 @@ static void attention_causal_body(tg_core *core, const uint16_t *q, const uint16
     /* partitions run the statements below in turn (all partition-local) */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
         { /* attention_causal.yaml:39: dma.load */
-            uint8_t *tg_d = core->sbuf + (tg_p) * 12416 + 4096;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 4096;
             const uint8_t *tg_s0 = (const uint8_t *)(k + tg_p * 1);
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
@@ -32,13 +38,13 @@ static void attention_causal_body(tg_core *core, const uint16_t *q, const uint16
         }
         for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention_causal.yaml:40 */
             { /* attention_causal.yaml:42: dma.load */
-                uint8_t *tg_d = core->sbuf + (tg_p) * 12416 + 6144 + ((v_j * 128)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 6144 + ((v_j * 128)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(v + (v_j * 16384) + tg_p * 128);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
             }
         }
         { /* attention_causal.yaml:43: dve.memset */
-            uint8_t *tg_d = core->sbuf + (tg_p) * 12416;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 12416;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
                 tg_wr_f32(tg_d, tg_j0, tg_bits_f32(0xff800000u));
@@ -48,7 +54,7 @@ static void attention_causal_body(tg_core *core, const uint16_t *q, const uint16
     for (int64_t v_i = 0; v_i < 8; v_i += 1) { /* attention_causal.yaml:44, carried */
         /* attention_causal.yaml:46: dma.load */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = core->sbuf + (tg_p) * 12416 + 10240 + (tg_fmod(v_i, 2)) * 256;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 10240 + (tg_fmod(v_i, 2)) * 256;
             const uint8_t *tg_s0 = (const uint8_t *)(q + (v_i * 16384) + tg_p * 1);
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
@@ -58,30 +64,30 @@ static void attention_causal_body(tg_core *core, const uint16_t *q, const uint16
         for (int64_t v_j = 0; v_j < (v_i + 1); v_j += 1) { /* attention_causal.yaml:48 */
             /* attention_causal.yaml:50: pe.matmul */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 12416 + 10240 + (tg_fmod(v_i, 2)) * 256;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + 10240 + (tg_fmod(v_i, 2)) * 256;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    core->pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
                 }
-                const uint8_t *tg_s1 = core->sbuf + (tg_p) * 12416 + 4096 + ((v_j * 128)) * 2;
+                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 12416 + 4096 + ((v_j * 128)) * 2;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    core->pe[16384 + tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                    tg_pe[16384 + tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
                 }
             }
-            tg_matmul_f32(core->pe + 32768, 128, core->pe, 128, core->pe + 16384, 128, 128, 128, 128, 0);
+            tg_matmul_f32(tg_pe + 32768, 128, tg_pe, 128, tg_pe + 16384, 128, 128, 128, 128, 0);
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = core->psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
+                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, core->pe[32768 + tg_p * 128 + tg_j0]);
+                    tg_wr_f32(tg_d, tg_j0, tg_pe[32768 + tg_p * 128 + tg_j0]);
                 }
             }
 
             /* attention_causal.yaml:51: act.activation */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = core->sbuf + (tg_p) * 12416 + ((v_j * 128)) * 4;
-                const uint8_t *tg_s0 = core->psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + ((v_j * 128)) * 4;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
                 const float tg_scale = 0.088388346f;
                 const float tg_bias = 0.0f;
                 TG_IVDEP
@@ -94,8 +100,8 @@ static void attention_causal_body(tg_core *core, const uint16_t *q, const uint16
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* attention_causal.yaml:53: pool.affine_select */
-                uint8_t *tg_d = core->sbuf + (tg_p) * 12416 + ((v_i * 128)) * 4;
-                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 12416 + ((v_i * 128)) * 4;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + ((v_i * 128)) * 4;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + ((v_i * 128)) * 4;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                     const int64_t tg_f = tg_j0;
@@ -104,8 +110,8 @@ static void attention_causal_body(tg_core *core, const uint16_t *q, const uint16
                 }
             }
             { /* attention_causal.yaml:54: dve.tensor_reduce */
-                uint8_t *tg_d = core->sbuf + (tg_p) * 12416 + 12288;
-                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 12416;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 12288;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416;
                 float tg_r = 0.0f;
                 int64_t tg_k = 0;
                 TG_IVDEP
@@ -116,10 +122,10 @@ static void attention_causal_body(tg_core *core, const uint16_t *q, const uint16
                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
             }
             { /* attention_causal.yaml:55: act.activation */
-                uint8_t *tg_d = core->sbuf + (tg_p) * 12416 + 10240;
-                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 12416;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 10240;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416;
                 const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(core->sbuf + (tg_p) * 12416 + 12288, 0);
+                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 12416 + 12288, 0);
                 float tg_sum = -0.0f; /* exact identity: -0 + y == y */
                 for (int64_t tg_c = 0; tg_c < 1024; tg_c += 64) {
                     float tg_buf[64];
@@ -132,30 +138,30 @@ static void attention_causal_body(tg_core *core, const uint16_t *q, const uint16
                         tg_wr_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
                     }
                 }
-                tg_wr_f32(core->sbuf + (tg_p) * 12416 + 12352, 0, tg_nan_canon(tg_sum));
+                tg_wr_f32(tg_sbuf + (tg_p) * 12416 + 12352, 0, tg_nan_canon(tg_sum));
             }
         }
         for (int64_t v_j = 0; v_j < (v_i + 1); v_j += 1) { /* attention_causal.yaml:57 */
             /* attention_causal.yaml:59: pe.transpose */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 12416 + 10240 + ((v_j * 128)) * 2;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + 10240 + ((v_j * 128)) * 2;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    core->pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
                 }
             }
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = core->psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
+                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, core->pe[(tg_j0) * 128 + tg_p]);
+                    tg_wr_f32(tg_d, tg_j0, tg_pe[(tg_j0) * 128 + tg_p]);
                 }
             }
 
             /* attention_causal.yaml:60: dve.tensor_copy */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = core->sbuf + (tg_p) * 12416 + 8192 + ((v_j * 128)) * 2;
-                const uint8_t *tg_s0 = core->psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 8192 + ((v_j * 128)) * 2;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                     tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
@@ -164,67 +170,67 @@ static void attention_causal_body(tg_core *core, const uint16_t *q, const uint16
         }
         /* attention_causal.yaml:62: pe.matmul */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = core->sbuf + (tg_p) * 12416 + 8192;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + 8192;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                core->pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
             }
-            const uint8_t *tg_s1 = core->sbuf + (tg_p) * 12416 + 6144;
+            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 12416 + 6144;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                core->pe[16384 + tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                tg_pe[16384 + tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
             }
         }
-        tg_matmul_f32(core->pe + 32768, 128, core->pe, 128, core->pe + 16384, 128, 128, 128, 128, 0);
+        tg_matmul_f32(tg_pe + 32768, 128, tg_pe, 128, tg_pe + 16384, 128, 128, 128, 128, 0);
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = core->psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
+            uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, core->pe[32768 + tg_p * 128 + tg_j0]);
+                tg_wr_f32(tg_d, tg_j0, tg_pe[32768 + tg_p * 128 + tg_j0]);
             }
         }
 
         for (int64_t v_j = 1; v_j < (v_i + 1); v_j += 1) { /* attention_causal.yaml:63, carried */
             /* attention_causal.yaml:65: pe.matmul */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 12416 + 8192 + ((v_j * 128)) * 2;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + 8192 + ((v_j * 128)) * 2;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    core->pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
                 }
-                const uint8_t *tg_s1 = core->sbuf + (tg_p) * 12416 + 6144 + ((v_j * 128)) * 2;
+                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 12416 + 6144 + ((v_j * 128)) * 2;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    core->pe[16384 + tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                    tg_pe[16384 + tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
                 }
             }
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_d = core->psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
+                const uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    core->pe[32768 + tg_p * 128 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
+                    tg_pe[32768 + tg_p * 128 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
                 }
             }
-            tg_matmul_f32(core->pe + 32768, 128, core->pe, 128, core->pe + 16384, 128, 128, 128, 128, 1);
+            tg_matmul_f32(tg_pe + 32768, 128, tg_pe, 128, tg_pe + 16384, 128, 128, 128, 128, 1);
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = core->psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
+                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, core->pe[32768 + tg_p * 128 + tg_j0]);
+                    tg_wr_f32(tg_d, tg_j0, tg_pe[32768 + tg_p * 128 + tg_j0]);
                 }
             }
         }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* attention_causal.yaml:66: dve.reciprocal */
-                uint8_t *tg_d = core->sbuf + (tg_p) * 12416 + 10752;
-                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 12416 + 12352;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 10752;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + 12352;
                 tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
             }
             { /* attention_causal.yaml:67: dve.tensor_scalar */
                 uint8_t *tg_d = (uint8_t *)(o + (v_i * 16384) + tg_p * 128);
-                const uint8_t *tg_s0 = core->psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
-                const float tg_c0 = tg_rd_f32(core->sbuf + (tg_p) * 12416 + 10752, 0);
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 12416 + 10752, 0);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                     float tg_x = tg_rd_f32(tg_s0, tg_j0);

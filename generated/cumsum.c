@@ -15,12 +15,18 @@
 
 static void cumsum_body(tg_core *core, const float *x, float *y)
 {
-    (void)core; /* unused when HBM forwarding leaves no SBUF/PSUM access */
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
     (void)x;
     (void)y;
     /* cumsum.yaml:23: dve.memset */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = core->sbuf + (tg_p) * 10304 + 8192;
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 8192;
         TG_IVDEP
         for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
             tg_wr_f32(tg_d, tg_j0, 1.0f);
@@ -29,7 +35,7 @@ static void cumsum_body(tg_core *core, const float *x, float *y)
     for (int64_t v_i = 0; v_i < 2; v_i += 1) { /* cumsum.yaml:24 */
         /* cumsum.yaml:26: dve.memset */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = core->sbuf + (tg_p) * 10304 + 10240;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 10240;
             tg_wr_f32(tg_d, 0, 0.0f);
         }
         for (int64_t v_c = 0; v_c < 4; v_c += 1) { /* cumsum.yaml:28, carried */
@@ -37,10 +43,10 @@ static void cumsum_body(tg_core *core, const float *x, float *y)
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 /* cumsum.yaml:30: dma.load forwarded: its readers read x directly */
                 { /* cumsum.yaml:31: dve.tensor_tensor_scan */
-                    uint8_t *tg_d = core->sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048;
-                    const uint8_t *tg_s0 = core->sbuf + (tg_p) * 10304 + 8192;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10304 + 8192;
                     const uint8_t *tg_s1 = (const uint8_t *)(x + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
-                    float tg_r = tg_rd_f32(core->sbuf + (tg_p) * 10304 + 10240, 0);
+                    float tg_r = tg_rd_f32(tg_sbuf + (tg_p) * 10304 + 10240, 0);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                         tg_r = tg_alu_raw_add(tg_alu_raw_multiply(tg_rd_f32(tg_s0, tg_j0), tg_r), tg_rd_f32(tg_s1, tg_j0));
@@ -48,13 +54,13 @@ static void cumsum_body(tg_core *core, const float *x, float *y)
                     }
                 }
                 { /* cumsum.yaml:32: dve.tensor_copy */
-                    uint8_t *tg_d = core->sbuf + (tg_p) * 10304 + 10240;
-                    const uint8_t *tg_s0 = core->sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048 + 2044;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 10240;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048 + 2044;
                     memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
                 }
                 { /* cumsum.yaml:33: dma.store */
                     uint8_t *tg_d = (uint8_t *)(y + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
-                    const uint8_t *tg_s0 = core->sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048;
                     memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);
                 }
             }

@@ -15,7 +15,13 @@
 
 static void matmul_body(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs, float *result)
 {
-    (void)core; /* unused when HBM forwarding leaves no SBUF/PSUM access */
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
     (void)lhsT;
     (void)rhs;
     (void)result;
@@ -23,7 +29,7 @@ static void matmul_body(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
         for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:29 */
             { /* matmul.yaml:31: dma.load */
-                uint8_t *tg_d = core->sbuf + (tg_p) * 28672 + 16384 + ((v_k * 512)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + 16384 + ((v_k * 512)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(lhsT + (v_k * 65536) + tg_p * 512);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
             }
@@ -34,7 +40,7 @@ static void matmul_body(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:34 */
                 { /* matmul.yaml:36: dma.load */
-                    uint8_t *tg_d = core->sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2;
                     const uint8_t *tg_s0 = (const uint8_t *)(rhs + ((v_n * 512) + (v_k * 131072)) + tg_p * 1024);
                     memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
                 }
@@ -43,53 +49,53 @@ static void matmul_body(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs
         for (int64_t v_m = 0; v_m < 4; v_m += 1) { /* matmul.yaml:37 */
             /* matmul.yaml:41: pe.matmul */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 28672 + 16384 + ((v_m * 128)) * 2;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 28672 + 16384 + ((v_m * 128)) * 2;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    core->pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
                 }
-                const uint8_t *tg_s1 = core->sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192;
+                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    core->pe[16384 + tg_p * 512 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                    tg_pe[16384 + tg_p * 512 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
                 }
             }
-            tg_matmul_f32(core->pe + 81920, 512, core->pe, 128, core->pe + 16384, 512, 128, 128, 512, 0);
+            tg_matmul_f32(tg_pe + 81920, 512, tg_pe, 128, tg_pe + 16384, 512, 128, 128, 512, 0);
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = core->psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048;
+                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, core->pe[81920 + tg_p * 512 + tg_j0]);
+                    tg_wr_f32(tg_d, tg_j0, tg_pe[81920 + tg_p * 512 + tg_j0]);
                 }
             }
 
             for (int64_t v_k = 1; v_k < 8; v_k += 1) { /* matmul.yaml:42, carried */
                 /* matmul.yaml:44: pe.matmul */
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    const uint8_t *tg_s0 = core->sbuf + (tg_p) * 28672 + 16384 + (((v_m * 128) + (v_k * 512))) * 2;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 28672 + 16384 + (((v_m * 128) + (v_k * 512))) * 2;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                        core->pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                        tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
                     }
-                    const uint8_t *tg_s1 = core->sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                        core->pe[16384 + tg_p * 512 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                        tg_pe[16384 + tg_p * 512 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
                     }
                 }
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    const uint8_t *tg_d = core->psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048;
+                    const uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                        core->pe[81920 + tg_p * 512 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
+                        tg_pe[81920 + tg_p * 512 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
                     }
                 }
-                tg_matmul_f32(core->pe + 81920, 512, core->pe, 128, core->pe + 16384, 512, 128, 128, 512, 1);
+                tg_matmul_f32(tg_pe + 81920, 512, tg_pe, 128, tg_pe + 16384, 512, 128, 128, 512, 1);
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = core->psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048;
+                    uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, core->pe[81920 + tg_p * 512 + tg_j0]);
+                        tg_wr_f32(tg_d, tg_j0, tg_pe[81920 + tg_p * 512 + tg_j0]);
                     }
                 }
             }
@@ -97,7 +103,7 @@ static void matmul_body(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 { /* matmul.yaml:45: dve.tensor_copy */
                     uint8_t *tg_d = (uint8_t *)(result + ((v_n * 512) + (v_m * 131072)) + tg_p * 1024);
-                    const uint8_t *tg_s0 = core->psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048;
+                    const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048;
                     memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);
                 }
                 /* matmul.yaml:46: dma.store sunk: its tile's writers write result directly */

@@ -15,7 +15,13 @@
 
 static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
 {
-    (void)core; /* unused when HBM forwarding leaves no SBUF/PSUM access */
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
     (void)x;
     (void)wg;
     (void)wu;
@@ -25,7 +31,7 @@ static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
         for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp.yaml:37 */
             { /* mlp.yaml:39: dma.load */
-                uint8_t *tg_d = core->sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_k * 128) + tg_p * 1);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
@@ -33,19 +39,19 @@ static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const
                 }
             }
             { /* mlp.yaml:40: dma.load */
-                uint8_t *tg_d = core->sbuf + (tg_p) * 18432 + ((v_k * 1024)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + ((v_k * 1024)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(wg + (v_k * 131072) + tg_p * 1024);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 2048);
             }
             { /* mlp.yaml:41: dma.load */
-                uint8_t *tg_d = core->sbuf + (tg_p) * 18432 + 4096 + ((v_k * 1024)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 4096 + ((v_k * 1024)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(wu + (v_k * 131072) + tg_p * 1024);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 2048);
             }
         }
         for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:42 */
             { /* mlp.yaml:44: dma.load */
-                uint8_t *tg_d = core->sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(wd + (v_f * 32768) + tg_p * 256);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
             }
@@ -54,112 +60,112 @@ static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const
     for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:46 */
         /* mlp.yaml:48: pe.matmul */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = core->sbuf + (tg_p) * 18432 + ((v_f * 128)) * 2;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + ((v_f * 128)) * 2;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                core->pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
             }
-            const uint8_t *tg_s1 = core->sbuf + (tg_p) * 18432 + 16384;
+            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 18432 + 16384;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                core->pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
             }
         }
-        tg_matmul_f32(core->pe + 49152, 256, core->pe, 128, core->pe + 16384, 256, 128, 128, 256, 0);
+        tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 0);
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = core->psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
+            uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, core->pe[49152 + tg_p * 256 + tg_j0]);
+                tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
             }
         }
 
         /* mlp.yaml:49: pe.matmul */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = core->sbuf + (tg_p) * 18432 + 4096 + ((v_f * 128)) * 2;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + 4096 + ((v_f * 128)) * 2;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                core->pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
             }
-            const uint8_t *tg_s1 = core->sbuf + (tg_p) * 18432 + 16384;
+            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 18432 + 16384;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                core->pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
             }
         }
-        tg_matmul_f32(core->pe + 49152, 256, core->pe, 128, core->pe + 16384, 256, 128, 128, 256, 0);
+        tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 0);
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = core->psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
+            uint8_t *tg_d = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, core->pe[49152 + tg_p * 256 + tg_j0]);
+                tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
             }
         }
 
         for (int64_t v_k = 1; v_k < 2; v_k += 1) { /* mlp.yaml:50, carried */
             /* mlp.yaml:52: pe.matmul */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 18432 + (((v_f * 128) + (v_k * 1024))) * 2;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + (((v_f * 128) + (v_k * 1024))) * 2;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    core->pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
                 }
-                const uint8_t *tg_s1 = core->sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2;
+                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    core->pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                    tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
                 }
             }
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_d = core->psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
+                const uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    core->pe[49152 + tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
+                    tg_pe[49152 + tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
                 }
             }
-            tg_matmul_f32(core->pe + 49152, 256, core->pe, 128, core->pe + 16384, 256, 128, 128, 256, 1);
+            tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 1);
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = core->psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
+                uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, core->pe[49152 + tg_p * 256 + tg_j0]);
+                    tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
                 }
             }
 
             /* mlp.yaml:53: pe.matmul */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 18432 + 4096 + (((v_f * 128) + (v_k * 1024))) * 2;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + 4096 + (((v_f * 128) + (v_k * 1024))) * 2;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    core->pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
                 }
-                const uint8_t *tg_s1 = core->sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2;
+                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    core->pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                    tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
                 }
             }
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_d = core->psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
+                const uint8_t *tg_d = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    core->pe[49152 + tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
+                    tg_pe[49152 + tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
                 }
             }
-            tg_matmul_f32(core->pe + 49152, 256, core->pe, 128, core->pe + 16384, 256, 128, 128, 256, 1);
+            tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 1);
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = core->psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
+                uint8_t *tg_d = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, core->pe[49152 + tg_p * 256 + tg_j0]);
+                    tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
                 }
             }
         }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* mlp.yaml:56: act.activation */
-                uint8_t *tg_d = core->sbuf + (tg_p) * 18432 + 17408;
-                const uint8_t *tg_s0 = core->psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 17408;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
                 TG_IVDEP
@@ -169,9 +175,9 @@ static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const
                 }
             }
             { /* mlp.yaml:57: dve.tensor_tensor */
-                uint8_t *tg_d = core->sbuf + (tg_p) * 18432 + 12288 + ((v_f * 256)) * 2;
-                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 18432 + 17408;
-                const uint8_t *tg_s1 = core->psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 12288 + ((v_f * 256)) * 2;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + 17408;
+                const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                     tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
@@ -182,53 +188,53 @@ static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const
     for (int64_t v_t = 0; v_t < 2; v_t += 1) { /* mlp.yaml:59 */
         /* mlp.yaml:61: pe.matmul */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = core->sbuf + (tg_p) * 18432 + 12288 + ((v_t * 128)) * 2;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + 12288 + ((v_t * 128)) * 2;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                core->pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
             }
-            const uint8_t *tg_s1 = core->sbuf + (tg_p) * 18432 + 8192;
+            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 18432 + 8192;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                core->pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
             }
         }
-        tg_matmul_f32(core->pe + 49152, 256, core->pe, 128, core->pe + 16384, 256, 128, 128, 256, 0);
+        tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 0);
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = core->psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
+            uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, core->pe[49152 + tg_p * 256 + tg_j0]);
+                tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
             }
         }
 
         for (int64_t v_f = 1; v_f < 8; v_f += 1) { /* mlp.yaml:62, carried */
             /* mlp.yaml:64: pe.matmul */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = core->sbuf + (tg_p) * 18432 + 12288 + (((v_t * 128) + (v_f * 256))) * 2;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + 12288 + (((v_t * 128) + (v_f * 256))) * 2;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    core->pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
+                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
                 }
-                const uint8_t *tg_s1 = core->sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2;
+                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    core->pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
+                    tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
                 }
             }
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_d = core->psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
+                const uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    core->pe[49152 + tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
+                    tg_pe[49152 + tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
                 }
             }
-            tg_matmul_f32(core->pe + 49152, 256, core->pe, 128, core->pe + 16384, 256, 128, 128, 256, 1);
+            tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 1);
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = core->psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
+                uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, core->pe[49152 + tg_p * 256 + tg_j0]);
+                    tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
                 }
             }
         }
@@ -236,7 +242,7 @@ static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* mlp.yaml:65: dve.tensor_copy */
                 uint8_t *tg_d = (uint8_t *)(y + (v_t * 32768) + tg_p * 256);
-                const uint8_t *tg_s0 = core->psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                     tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));

@@ -15,7 +15,13 @@
 
 static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
 {
-    (void)core; /* unused when HBM forwarding leaves no SBUF/PSUM access */
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
     (void)x;
     (void)cos;
     (void)sin;
@@ -28,7 +34,7 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 /* rope.yaml:36: dma.load forwarded: its readers read x directly */
                 { /* rope.yaml:37: dve.tensor_tensor */
-                    uint8_t *tg_d = core->sbuf + (tg_p) * 2560 + 2048;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2048;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -37,7 +43,7 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
                     }
                 }
                 { /* rope.yaml:38: dve.tensor_tensor */
-                    uint8_t *tg_d = core->sbuf + (tg_p) * 2560 + 2304;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2304;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -47,15 +53,15 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
                 }
                 { /* rope.yaml:39: dve.tensor_tensor */
                     uint8_t *tg_d = (uint8_t *)(y + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    const uint8_t *tg_s0 = core->sbuf + (tg_p) * 2560 + 2048;
-                    const uint8_t *tg_s1 = core->sbuf + (tg_p) * 2560 + 2304;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2560 + 2048;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2560 + 2304;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                         tg_wr_bf16(tg_d, tg_j0, tg_alu_subtract(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
                     }
                 }
                 { /* rope.yaml:40: dve.tensor_tensor */
-                    uint8_t *tg_d = core->sbuf + (tg_p) * 2560 + 2048;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2048;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -64,7 +70,7 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
                     }
                 }
                 { /* rope.yaml:41: dve.tensor_tensor */
-                    uint8_t *tg_d = core->sbuf + (tg_p) * 2560 + 2304;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2304;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -77,8 +83,8 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 { /* rope.yaml:42: dve.tensor_tensor */
                     uint8_t *tg_d = (uint8_t *)(y + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
-                    const uint8_t *tg_s0 = core->sbuf + (tg_p) * 2560 + 2048;
-                    const uint8_t *tg_s1 = core->sbuf + (tg_p) * 2560 + 2304;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2560 + 2048;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2560 + 2304;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                         tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));

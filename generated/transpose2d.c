@@ -15,7 +15,13 @@
 
 static void transpose2d_body(tg_core *core, const float *x, float *y)
 {
-    (void)core; /* unused when HBM forwarding leaves no SBUF/PSUM access */
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
     (void)x;
     (void)y;
     /* partitions run the statements below in turn (all partition-local) */

@@ -1,7 +1,8 @@
 # harness.sh - sourced by check.sh and iss_check.sh: the host flags of the
 # kernel harnesses, the runtime objects built once per run, and a kernel's
 # generated files. Expects root, work, CC, TILEGEN, SPECS (and GEN_DIR).
-HOSTFLAGS="-std=c11 -O2 -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
+# TG_HOST_ARCH: the top-level Makefile's ARCH (-march=native under NATIVE=1).
+HOSTFLAGS="-std=c11 -O2 ${TG_HOST_ARCH:-} -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
 
 # build_rt SRC...: compile runtime/SRC.c into $work/rt; sets rtobjs. A
 # failure ends the suite ("0 passed, 1 failed").
