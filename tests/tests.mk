@@ -24,6 +24,16 @@ suite-cost-specs: $(TILEGEN)
 # bit for bit with the reference build (tests/numerics/flags_check.sh).
 FLAGS_KERNELS = $(patsubst specs/%.yaml,%,$(wildcard specs/*.yaml))
 
+# docs/storage.md's table is what tools/storage_table.sh gives for generated/.
+SUITES += storage-doc
+.PHONY: suite-storage-doc
+suite-storage-doc:
+	@mkdir -p $(BUILD); tools/storage_table.sh $(CC) >$(BUILD)/storage-table.md && \
+	if grep -F -x -f $(BUILD)/storage-table.md docs/storage.md | cmp -s - $(BUILD)/storage-table.md; then \
+	  echo "[       OK ] docs/storage.md lists every bundled kernel's storage"; echo "1 passed, 0 failed"; \
+	else echo "[  FAILED  ] docs/storage.md differs from tools/storage_table.sh:"; \
+	  diff $(BUILD)/storage-table.md docs/storage.md | head; echo "0 passed, 1 failed"; fi
+
 # Bit identity across architectures: every bundled kernel and the runtime
 # built for aarch64 (static, NEON) and run under qemu-aarch64, outputs compared
 # bit for bit with the x86-64 build (tests/numerics/cross_check.sh).
