@@ -48,7 +48,7 @@ static uint64_t tweak(uint64_t v)
     case 7: return 0;
     case 8: return (uint64_t)1 << rnd(64);
     case 9: return v ^ ((uint64_t)1 << rnd(32));
-    case 10: return (uint64_t)-(int64_t)v;
+    case 10: return (uint64_t)0 - v; /* two's complement negation, defined for every v */
     default: return rnd(256);
     }
 }
