@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """Generate docs/diagnostics.md from tests/diag: every code that a case
 produces, with its one-line meaning and the smallest case (by size) whose
-expected output reports it, quoted with that output."""
-import glob, os, re
+expected output reports it, quoted with that output; the later phases'
+codes; the assembler's codes (from docs/asm.md).
+`gen_docs.py --check-codes` checks that docs/diagnostics.md lists every code
+gen/ can raise and nothing else."""
+import glob, os, re, sys
 
 MEANING = {
     "E001": "YAML syntax error or invalid input bytes",
@@ -86,6 +89,44 @@ BACKEND = [
 ]
 
 here = os.path.dirname(os.path.abspath(__file__))
+root = os.path.dirname(os.path.dirname(here))
+
+
+def asm_codes():
+    """The rows of the assembler's code table in docs/asm.md."""
+    text = open(os.path.join(root, "docs", "asm.md"), encoding="utf-8").read()
+    return [ln for ln in text.split("\n") if re.match(r"\| A\d{3} \|", ln)]
+
+
+def check_codes():
+    """Every code a string literal in gen/ names ("E032", "W002", "A014": how
+    diag_error, diag_warning and the assembler's error helpers are called)
+    must be a row of docs/diagnostics.md, and every row a code gen/ can
+    raise. Prints one line per problem, then "N passed, M failed"."""
+    raised = {}
+    for path in sorted(glob.glob(os.path.join(root, "gen", "*"))):
+        if os.path.isfile(path) and path.endswith((".c", ".h", ".re", ".def")):
+            for n, ln in enumerate(open(path, encoding="utf-8", errors="replace"), 1):
+                if "/*" in ln and re.search(r'/\*[^"]*"[EWA]\d{3}"', ln):
+                    continue    # a comment naming a code (diag.h's field doc)
+                for code in re.findall(r'"([EWA]\d{3})"', ln):
+                    raised.setdefault(code, "%s:%d" % (os.path.relpath(path, root), n))
+    doc = open(os.path.join(root, "docs", "diagnostics.md"), encoding="utf-8").read()
+    listed = set(re.findall(r"^\| ([EWA]\d{3}) \|", doc, re.M))
+    bad = 0
+    for code in sorted(raised):
+        if code not in listed:
+            bad += 1
+            print("FAIL %s (raised at %s) is not listed in docs/diagnostics.md" % (code, raised[code]))
+    for code in sorted(listed - set(raised)):
+        bad += 1
+        print("FAIL %s is listed in docs/diagnostics.md but nothing in gen/ raises it" % code)
+    print("%d passed, %d failed" % (len(raised) + len(listed - set(raised)) - bad, bad))
+    return 1 if bad else 0
+
+
+if len(sys.argv) > 1 and sys.argv[1] == "--check-codes":
+    sys.exit(check_codes())
 cases = {}
 for exp in sorted(glob.glob(os.path.join(here, "[0-9][0-9][0-9]-*.expected"))):
     text = open(exp, encoding="utf-8", errors="replace").read()
@@ -110,10 +151,16 @@ out += ["", "## Codes of the later phases", "",
         "one first, with the code in the last column (whose case below is the minimal failing spec), so",
         "each is an internal consistency guard: a spec that `check` accepts and a later phase refuses is a",
         "bug (the differential fuzzer, `make suite-fuzz-diff`, fails on one). The assembler's own codes",
-        "for hand-written `.s` files (A001-A013) are listed in [asm.md](asm.md).", "",
+        "for hand-written `.s` files are listed below.", "",
         "| code | raised by | check reports instead |", "| --- | --- | --- |"]
 for code, what, instead in BACKEND:
     out.append("| %s | %s | %s |" % (code, what, instead))
+out += ["", "## Codes of the assembler", "",
+        "`tilegen asm` raises these on a hand-written or edited `.s` file (a listing `tilegen gen` wrote",
+        "always assembles: the differential fuzzer fails on one that does not). Copied from the table in",
+        "[asm.md](asm.md), where `tests/asm/bad/` has one file per code with its exact output.", "",
+        "| code | meaning |", "| --- | --- |"]
+out += asm_codes()
 out.append("")
 for code in sorted(cases):
     size, spec, text = cases[code]

@@ -3,7 +3,8 @@
 # the options in NNN-name.args when there is one, e.g. `-D N=3`) and its
 # stderr must equal NNN-name.expected byte for byte; the exit code must be 1 when
 # the text has an error, else 0. Then docs/diagnostics.md must be what
-# gen_docs.py makes of these cases (so the docs cannot drift).
+# gen_docs.py makes of these cases (so the docs cannot drift), and list every
+# code gen/ can raise (gen_docs.py --check-codes).
 # Usage: TILEGEN=bin/tilegen tests/diag/run.sh [--update]
 T=${TILEGEN:-bin/tilegen}
 PY=${PYTHON:-/usr/bin/python3}
@@ -27,9 +28,13 @@ for spec in $dir/[0-9][0-9][0-9]-*.yaml; do
     pass=$((pass+1))
   fi
 done
-rm -f "$tmp"
 if [ "$1" = "--update" ]; then "$PY" $dir/gen_docs.py >docs/diagnostics.md; fi
 if "$PY" $dir/gen_docs.py | cmp -s - docs/diagnostics.md; then pass=$((pass+1));
 else fail=$((fail+1)); echo "FAIL docs/diagnostics.md is stale: run tests/diag/run.sh --update"; fi
+# docs/diagnostics.md lists every code gen/ can raise (E, W and the
+# assembler's A codes) and no code nothing raises
+if "$PY" $dir/gen_docs.py --check-codes >"$tmp"; then pass=$((pass+1));
+else fail=$((fail+1)); grep '^FAIL' "$tmp"; fi
+rm -f "$tmp"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
