@@ -30,14 +30,21 @@ bench-gen-numerics: $(TILEGEN)
 	  tests/numerics/check.sh $(GEN_NUMERICS_KERNELS)
 
 # Differential fuzzer (tests/numerics/fuzz_diff.sh): random valid specs, C
-# simulation vs ISS bit for bit. The suite runs FUZZ_DIFF_N seeds from
-# FUZZ_DIFF_START (fixed: deterministic); long runs e.g. `make suite-fuzz-diff
-# FUZZ_DIFF_N=2000 FUZZ_DIFF_START=1000`; failures kept in $(BUILD)/fuzz-diff/.
+# simulation vs ISS bit for bit, and every phase after check must accept them.
+# The suite (make test) is a quick smoke of FUZZ_DIFF_N seeds from
+# FUZZ_DIFF_START (fixed: deterministic); `make fuzz-diff-long` is the long
+# run (FUZZ_DIFF_LONG_N seeds from FUZZ_DIFF_LONG_START, JOBS workers), see
+# tests/numerics/README.md. Failures are kept in $(BUILD)/fuzz-diff/.
 # The harness is built with $(SAN) like the runtime objects it links (make asan).
-FUZZ_DIFF_N ?= 100
+FUZZ_DIFF_N ?= 40
 FUZZ_DIFF_START ?= 1
+FUZZ_DIFF_LONG_N ?= 20000
+FUZZ_DIFF_LONG_START ?= 100000
 SUITES += fuzz-diff
-.PHONY: suite-fuzz-diff
+.PHONY: suite-fuzz-diff fuzz-diff-long
 suite-fuzz-diff: $(TILEGEN) $(RT_OBJS) $(RT_HOST_OBJS)
 	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) CC="$(CC) $(SAN)" BUILD=$(BUILD) RTOBJS="$(RT_OBJS) $(RT_HOST_OBJS)" \
 	  FUZZ_DIFF_N=$(FUZZ_DIFF_N) FUZZ_DIFF_START=$(FUZZ_DIFF_START) tests/numerics/fuzz_diff.sh
+fuzz-diff-long: $(TILEGEN) $(RT_OBJS) $(RT_HOST_OBJS)
+	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) CC="$(CC) $(SAN)" BUILD=$(BUILD) RTOBJS="$(RT_OBJS) $(RT_HOST_OBJS)" \
+	  FUZZ_DIFF_N=$(FUZZ_DIFF_LONG_N) FUZZ_DIFF_START=$(FUZZ_DIFF_LONG_START) tests/numerics/fuzz_diff.sh

@@ -7,10 +7,15 @@ inputs, outputs and tiles, picked to stress what the C back end transforms
 the ISS, which runs every instruction: Vector/Scalar/GpSimd pipelines, matmul
 over carried K loops and PE transposes through PSUM, dma_copy, bn_stats/bn_aggr,
 partition_reduce, running values across carried iterations, every dtype, ragged
-row tiles, trn2, params overridden by -D. The same seed always gives the same
+row tiles, trn2, params overridden by -D; and the SPEC.md §2.1 shapes: ragged
+last free-dim chunks, short loads/stores into whole fixed-shape tiles,
+triangular loops, broadcasts of 1-D tensors and [1, D] rows, float-valued
+fields written as expressions (DIR/features names those a spec uses). The same seed always gives the same
 spec and the same inputs. CLI (run with /usr/bin/python3):
-    fuzz_diff.py gen SEED DIR     write DIR/fz.yaml, DIR/<input>.npy and
+    fuzz_diff.py gen SEED DIR     write DIR/fz.yaml, DIR/<input>.npy,
                                   DIR/defines (the -D arguments, maybe empty)
+                                  and DIR/features (the SPEC.md features used)
+    fuzz_diff.py gen-batch DIR SEED...  the same for each seed into DIR/SEED
     fuzz_diff.py classify IDIR CDIR  how the outputs IDIR/y*.npy (ISS) and
                                   CDIR/y*.npy (C simulation) differ
     fuzz_diff.py minimize DIR     shrink the failing DIR/fz.yaml (on the inputs
@@ -33,6 +38,8 @@ LOGIC = ("logical_and", "logical_or", "logical_xor")
 BITWISE = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
 FUNCS = ("copy", "exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_apprx_tanh", "silu",
          "softplus", "square", "sqrt", "rsqrt", "reciprocal", "sin", "abs", "sign", "erf")
+# Float-valued fields over loop variables (SPEC.md §2.1); set when the front end accepts them
+FLOAT_LOOPVARS = False
 SCALARS = ("0.5", "-1.5", "2.0", "3.0", "1e-6", "-0.0", "0.0", "1.0", "-3.25", "1e30", "-7.0", "65504.0")
 
 
@@ -50,6 +57,8 @@ class Spec:
         self.defines = {}       # param -> value given as `-D` (differs from the spec's default)
         self.target = None      # "trn2" or None (trn1)
         self.psum = 0           # PSUM banks taken (8 on the machine)
+        self.feat = set()       # SPEC.md features the spec uses (reported as coverage)
+        self.fp = None          # the param float-valued expressions use
 
     def fresh(self, prefix):
         self.n += 1
@@ -91,6 +100,38 @@ class Spec:
             self.params[name] = self.r.choice((128, 256, 64, 300, 1))
             self.defines[name] = value
         return name
+
+    def fparam(self):
+        """The param float-valued fields are written over (a nonzero value,
+        maybe set by -D)."""
+        if self.fp is None:
+            name = self.fresh("F")
+            value = self.r.choice((3, 7, 100, 1000, 12, 1))
+            if self.r.random() < 0.5:
+                self.params[name] = value
+            else:
+                self.params[name] = self.r.choice((5, 64, 2))
+                self.defines[name] = value
+            self.fp = name
+        return self.fp
+
+    def fexpr(self, var=None):
+        """A float-valued expression over a param (SPEC.md §2.1: evaluated in
+        floating point, `/` true division, one fp32 rounding); over the loop
+        variable `var` too when given."""
+        p = self.fparam()
+        self.feat.add("float-expr")
+        forms = ["1/%s" % p, "1/(%s+1)" % p, "%s/3" % p, "-%s/2.0" % p, "%s*0.5 - 1" % p, "(%s + 0.25)/%s" % (p, p),
+                 "1/(%s*%s)" % (p, p), "%s/7 - %s/11" % (p, p), "-1/%s" % p]
+        if var is not None and FLOAT_LOOPVARS:
+            self.feat.add("float-expr-loopvar")
+            forms += ["1/(%s+1)" % var, "%s/%s" % (var, p), "(%s + 0.5)/3" % var, "-%s/2.0 + 1/%s" % (var, p)]
+        return self.r.choice(forms)
+
+    def scalar(self, var=None):
+        """A number operand: a literal from SCALARS, or 30% of the time a
+        float-valued expression."""
+        return self.fexpr(var) if self.r.random() < 0.3 else self.r.choice(SCALARS)
 
     def dtype(self, pool=ALL):
         """A dtype from pool, the common DTYPES 60% of the time when it has one."""
@@ -172,6 +213,7 @@ class Rows:
         s.ragged = n % 128 != 0
         s.var = None
         s.rng = None
+        s.feat = None
         if s.ntiles == 1 and r.random() < 0.5:
             s.hbm = "0:%s" % nx
             s.til = "0:%s" % nx
@@ -186,15 +228,27 @@ class Rows:
         else:
             s.rng = [r.randrange(0, min(2, s.ntiles)), s.ntiles, r.choice((1, 2))]
         if s.ragged:
+            s.feat = "ragged-partition"
             s.hbm = "%s*128 : min(%s*128+128, %s)" % (v, v, nx)
             s.til = "0 : min(128, %s - %s*128)" % (nx, v)
         else:
             s.hbm = "%s*128 : %s*128+128" % (v, v)
             s.til = ":" if r.random() < 0.7 else "0:128"
 
-    def wrap(s, body, carried=False):
+    def dma_tile(s, sp, t):
+        """The tile side of a load/store of these rows: its row region, or 40%
+        of the time on ragged rows the whole fixed-shape tile (SPEC.md §2.1: a
+        shorter HBM region moves that many leading partitions)."""
+        if s.ragged and s.var is not None and sp.r.random() < 0.4:
+            sp.feat.add("short-dma")
+            return t
+        return "%s[%s, :]" % (t, s.til)
+
+    def wrap(s, body, carried=False, sp=None):
         if s.var is None:
             return body
+        if sp is not None and s.feat:
+            sp.feat.add(s.feat)
         return [loop(s.var, s.rng, body, carried)]
 
     def tile_rows(s):
@@ -227,6 +281,21 @@ def select_ok(d):
     return d in FLOATS or d in ("int8", "int16")
 
 
+def broadcast_load(sp, f, fx, cols=None):
+    """The src and broadcast fields of a load repeating one row of f elements
+    (f as written: fx) on every partition: a 1-D tensor [f] or a [1, f] row
+    (SPEC.md §2.1), whole or a column range `cols` of it (HBM free region)."""
+    r = sp.r
+    one = r.random() < 0.5
+    g = sp.inp(sp.dtype(), [fx] if one else [1, fx])
+    sp.feat.add("broadcast-1d" if one else "broadcast-row")
+    if cols is None:
+        src = r.choice((g, "%s[:]" % g, "%s[0:%s]" % (g, fx)) if one else (g, "%s[0:1, :]" % g, "%s[:, :]" % g))
+    else:
+        src = "%s[%s]" % (g, cols) if one else "%s[0:1, %s]" % (g, cols)
+    return dict(src=src, broadcast=True)
+
+
 # --- block: elementwise pipeline over row tiles -------------------------------
 
 def row_setup(sp):
@@ -257,17 +326,20 @@ def block_pipeline(sp):
         body.append(op("load", dst="%s[%s, 0:%d:2]" % (t, tr, f), src="%s[%s, 0:%d]" % (x, pr, ev)))
         body.append(op("load", dst="%s[%s, 1:%d:2]" % (t, tr, f), src="%s[%s, %d:%d]" % (x, pr, ev, f)))
     else:
-        body.append(op("load", dst="%s[%s, :]" % (t, tr), src="%s[%s, :]" % (x, pr)))
+        body.append(op("load", dst=rows.dma_tile(sp, t), src="%s[%s, :]" % (x, pr)))
         if how == "twice":
             body.append(op("tensor_scalar", dst="%s[%s, :]" % (t, tr), src="%s[%s, :]" % (t, tr),
-                           op0=r.choice(ARITH), operand0=r.choice(SCALARS)))
+                           op0=r.choice(ARITH), operand0=sp.scalar()))
     cur, curd = t, td
     cols = []   # [P,1] tiles available as operands
     # a broadcast row
     if r.random() < 0.4:
-        g = sp.inp(sp.dtype(), [1, f])
         gt = sp.tile(sp.dtype(), [P, f])
-        sp.body.append(op("load", dst=gt, src="%s[0:1, :]" % g, broadcast=True))
+        ld = broadcast_load(sp, f, str(f))
+        if rows.var and r.random() < 0.5:     # per row tile, into its live partitions
+            body.insert(0, op("load", dst="%s[%s, :]" % (gt, tr), **ld))
+        else:
+            sp.body.append(op("load", dst=gt, **ld))
         other = gt
     else:
         other = None
@@ -285,14 +357,14 @@ def block_pipeline(sp):
             opset = ARITH + CMP + (BITWISE if ints else ())
             a0 = r.choice(opset)
             o0 = (str(r.randrange(0, 5)) if a0 in BITWISE else
-                  (r.choice(cols) + "[%s, :]" % tr if cols and r.random() < 0.5 else r.choice(SCALARS)))
+                  (r.choice(cols) + "[%s, :]" % tr if cols and r.random() < 0.5 else sp.scalar()))
             fl = dict(dst=dst, src=src, op0=a0, operand0=o0)
             if r.random() < 0.3:
                 fl["reverse0"] = True
             if r.random() < 0.4:
                 a1 = r.choice(ARITH + CMP + (BITWISE if ints else ()))
                 fl["op1"] = a1
-                fl["operand1"] = str(r.randrange(0, 5)) if a1 in BITWISE else r.choice(SCALARS)
+                fl["operand1"] = str(r.randrange(0, 5)) if a1 in BITWISE else sp.scalar()
                 if r.random() < 0.3:
                     fl["reverse1"] = True
             body.append(op("tensor_scalar", **fl))
@@ -305,7 +377,7 @@ def block_pipeline(sp):
         elif k == "act":
             fl = dict(dst=dst, src=src, func=r.choice(FUNCS))
             if r.random() < 0.4:
-                fl["scale"] = r.choice(("0.5", "-2.0", "1.0", "3.0"))
+                fl["scale"] = sp.fexpr(rows.var) if r.random() < 0.4 else r.choice(("0.5", "-2.0", "1.0", "3.0"))
             fcols = [c for c in cols if bias_ok(u_dtype(sp, c))]
             if fcols and r.random() < 0.4:
                 fl["bias"] = r.choice(fcols) + "[%s, :]" % tr
@@ -329,7 +401,7 @@ def block_pipeline(sp):
             body.append(op("reciprocal", dst=dst, src=src))
         elif k == "inplace":
             body.append(op("tensor_copy", dst=dst, src=src))
-            body.append(op("tensor_scalar", dst=dst, src=dst, op0=r.choice(ARITH), operand0=r.choice(SCALARS)))
+            body.append(op("tensor_scalar", dst=dst, src=dst, op0=r.choice(ARITH), operand0=sp.scalar()))
         elif k == "shift" and f >= 2:
             body.append(op("tensor_copy", dst=dst, src=src))
             s = r.randrange(1, f)
@@ -342,11 +414,12 @@ def block_pipeline(sp):
                 v = rows.var
                 preds += ["%s*128 + p >= f" % v, "f + %s > 2" % v, "%s * 3 + p * 2 < f * 5" % v]
             fills = ("-inf", "0.0", "-2.5", "1e30") if float_like(curd) else ("0.0", "-3.0", "100.0")
-            body.append(op("affine_select", dst=dst, src=src, pred=r.choice(preds), fill=r.choice(fills)))
+            body.append(op("affine_select", dst=dst, src=src, pred=r.choice(preds),
+                           fill=sp.fexpr(rows.var) if r.random() < 0.3 else r.choice(fills)))
         elif k == "scan":
             body.append(op("tensor_tensor_scan", dst=dst, a=src, b=src,
                            initial=(r.choice(cols) + "[%s, :]" % tr) if cols and r.random() < 0.5
-                           else r.choice(("0.0", "1.0", "-2.0")),
+                           else sp.fexpr(rows.var) if r.random() < 0.3 else r.choice(("0.0", "1.0", "-2.0")),
                            op0=r.choice(("multiply", "add", "maximum")), op1=r.choice(("add", "maximum", "subtract"))))
         elif k == "shift2" and f >= 2:
             # operands overlapping at a shift in either direction, on several engines
@@ -358,7 +431,7 @@ def block_pipeline(sp):
             if kk == "copy":
                 body.append(op("tensor_copy", dst=w, src=rd))
             elif kk == "ts":
-                body.append(op("tensor_scalar", dst=w, src=rd, op0=r.choice(ARITH), operand0=r.choice(SCALARS)))
+                body.append(op("tensor_scalar", dst=w, src=rd, op0=r.choice(ARITH), operand0=sp.scalar()))
             elif kk == "act":
                 body.append(op("activation", dst=w, src=rd, func=r.choice(("copy", "relu", "square", "abs"))))
             else:
@@ -393,7 +466,7 @@ def block_pipeline(sp):
         body.append(op("store", dst="%s[%s, :]" % (y, pr), src="%s[%s, 0:%d:2]" % (cur, tr, f)))
     else:
         y = sp.out(curd if r.random() < 0.7 else yd, [n, f])
-        body.append(op("store", dst="%s[%s, :]" % (y, pr), src="%s[%s, :]" % (cur, tr)))
+        body.append(op("store", dst="%s[%s, :]" % (y, pr), src=rows.dma_tile(sp, cur)))
         if sk == "twoout":
             y2 = sp.out(curd, [n, f])
             body.append(op("store", dst="%s[%s, :]" % (y2, pr), src="%s[%s, :]" % (cur, tr)))
@@ -402,7 +475,7 @@ def block_pipeline(sp):
             cd = u_dtype(sp, c)
             yc = sp.out(cd, [n, 1])
             body.append(op("store", dst="%s[%s, :]" % (yc, pr), src="%s[%s, :]" % (c, tr)))
-    sp.body += rows.wrap(body)
+    sp.body += rows.wrap(body, sp=sp)
 
 
 # --- block: per-partition small matrices transposed by loops of copies --------
@@ -427,7 +500,8 @@ def block_transpose(sp):
     step = r.choice((1, 1, 1, 2)) if L > 2 else 1
     full = start == 0 and step == 1
     if not full or r.random() < 0.2:
-        body.append(op("memset", dst="%s[%s, :, :]" % (yt, tr), value=r.choice(("-1.5", "0.0", "7.0"))))
+        body.append(op("memset", dst="%s[%s, :, :]" % (yt, tr),
+                       value=sp.fexpr(rows.var) if r.random() < 0.3 else r.choice(("-1.5", "0.0", "7.0"))))
     a = "a%d" % r.randrange(1000)
     rng = L if full and r.random() < 0.5 else ([start, L] if step == 1 else [start, L, step])
     # the other dim: whole, or a sub-range [o, o+m) (then yt needs the memset)
@@ -449,7 +523,7 @@ def block_transpose(sp):
     if r.random() < 0.3:
         y2 = sp.out(td, [n, C, R])
         body.append(op("store", dst="%s[%s, :, :]" % (y2, pr), src="%s[%s, :, :]" % (yt, tr)))
-    sp.body += rows.wrap(body)
+    sp.body += rows.wrap(body, sp=sp)
 
 
 # --- block: carried accumulation over column chunks, read after the loop ------
@@ -464,7 +538,7 @@ def block_carried(sp):
     acc = sp.tile(r.choice(("float32", "float32", "bfloat16", "int32")), [P, W])
     xc = sp.tile(sp.dtype(), [P, W], sp.bufs())
     c = "c%d" % r.randrange(1000)
-    sp.body.append(op("memset", dst=acc, value=r.choice(("0.0", "-inf", "1.0"))))
+    sp.body.append(op("memset", dst=acc, value=sp.fexpr() if r.random() < 0.3 else r.choice(("0.0", "-inf", "1.0"))))
     inner = [op("load", dst=xc, src="%s[:, %s*%d : %s*%d+%d]" % (x, c, W, c, W, W)),
              op("tensor_tensor", dst=acc, a=acc, b=xc, op=r.choice(("add", "maximum", "minimum", "subtract")))]
     ys = None
@@ -473,7 +547,7 @@ def block_carried(sp):
         inner.append(op("store", dst="%s[:, %s*%d : %s*%d+%d]" % (ys, c, W, c, W, W), src=acc))
     sp.body.append(loop(c, K if r.random() < 0.7 else [0, K], inner, carried=True))
     o = sp.tile(sp.dtype(), [P, W])
-    sp.body.append(op("tensor_scalar", dst=o, src=acc, op0=r.choice(ARITH), operand0=r.choice(SCALARS)))
+    sp.body.append(op("tensor_scalar", dst=o, src=acc, op0=r.choice(ARITH), operand0=sp.scalar()))
     y = sp.out(sp.dtype(), [P, W])
     sp.body.append(op("store", dst=y, src=o))
 
@@ -493,9 +567,9 @@ def block_readback(sp):
             op("store", dst="%s[%s, :]" % (y1, pr), src="%s[%s, :]" % (a, tr)),
             op("load", dst="%s[%s, :]" % (b, tr), src="%s[%s, :]" % (y1, pr)),
             op("tensor_scalar", dst="%s[%s, :]" % (b, tr), src="%s[%s, :]" % (b, tr),
-               op0=r.choice(ARITH), operand0=r.choice(SCALARS)),
+               op0=r.choice(ARITH), operand0=sp.scalar()),
             op("store", dst="%s[%s, :]" % (y2, pr), src="%s[%s, :]" % (b, tr))]
-    sp.body += rows.wrap(body)
+    sp.body += rows.wrap(body, sp=sp)
 
 
 # --- block: a load transposed by the DMA ---------------------------------------
@@ -525,7 +599,7 @@ def block_after(sp):
     i = "j%d" % r.randrange(1000)
     sp.body.append(loop(i, T, [op("load", dst=t, src="%s[%s*128 : %s*128+128, :]" % (x, i, i))]))
     u = sp.tile(sp.dtype(), [128, f])
-    sp.body.append(op("tensor_scalar", dst=u, src=t, op0=r.choice(ARITH), operand0=r.choice(SCALARS)))
+    sp.body.append(op("tensor_scalar", dst=u, src=t, op0=r.choice(ARITH), operand0=sp.scalar()))
     y = sp.out(sp.dtype(), [128, f])
     sp.body.append(op("store", dst=y, src=u))
 
@@ -590,7 +664,7 @@ def evacuate(sp, src, shape, extra=None):
             fl["scale"] = r.choice(("0.125", "-1.0", "0.08838834764831845"))
         return [op("activation", **fl)], o
     if k == "ts":
-        return [op("tensor_scalar", dst=o, src=src, op0=r.choice(ARITH), operand0=r.choice(SCALARS))], o
+        return [op("tensor_scalar", dst=o, src=src, op0=r.choice(ARITH), operand0=sp.scalar())], o
     return [op("tensor_tensor", dst=o, a=src, b=extra, op=r.choice(ARITH))], o
 
 
@@ -658,7 +732,7 @@ def block_matmul(sp):
 # --- block: ragged matmul (K or M varies between iterations) ------------------
 
 def block_matmul_ragged(sp):
-    """Documented as E100 today when the shape varies; kept rare to see it stay so."""
+    """A ragged contraction: K = min(128, Kt - k*128) partitions per slab."""
     r = sp.r
     Kt = r.choice((200, 300, 129))
     M, N = r.choice((64, 128)), r.choice((32, 128))
@@ -679,6 +753,47 @@ def block_matmul_ragged(sp):
     sp.body += ops
     y = sp.out(u_dtype(sp, o), [M, N])
     sp.body.append(op("store", dst=y, src=o))
+
+
+def block_matmul_ragged_mn(sp):
+    """Ragged output blocks: M = min(MW, Mt - m*MW) stationary columns and
+    N = min(NW, Nt - n*NW) moving columns per block, over a K loop whose
+    first slab overwrites PSUM; evacuated and stored by the same regions."""
+    r = sp.r
+    MW, NW = r.choice((128, 64, 16)), r.choice((512, 128, 33))
+    Mt = MW * r.choice((0, 1)) + r.randrange(1, MW)
+    Nt = NW * r.choice((0, 1)) + r.randrange(1, NW)
+    K, KC = r.choice((128, 64, 5)), r.choice((1, 2))
+    da, db = mm_dtypes(sp)
+    a, b = sp.inp(da, [KC * K, Mt], 0.8), sp.inp(db, [KC * K, Nt], 0.8)
+    at, bt = sp.tile(da, [K, MW], sp.bufs()), sp.tile(db, [K, NW], sp.bufs())
+    acc = sp.psum_tile([MW, NW])
+    o = sp.tile(sp.dtype(FLOATS if r.random() < 0.8 else ALL), [MW, NW], sp.bufs())
+    y = sp.out(u_dtype(sp, o), [Mt, Nt])
+    m, n, k = "m%d" % r.randrange(1000), "n%d" % r.randrange(1000), "k%d" % r.randrange(1000)
+    mr, nr = "0 : min(%d, %d - %s*%d)" % (MW, Mt, m, MW), "0 : min(%d, %d - %s*%d)" % (NW, Nt, n, NW)
+    mh, nh = "%s*%d : min(%s*%d+%d, %d)" % (m, MW, m, MW, MW, Mt), "%s*%d : min(%s*%d+%d, %d)" % (n, NW, n, NW, NW, Nt)
+    sp.feat.add("ragged-free")
+    sp.feat.add("ragged-partition")
+
+    def slab(kk, first):
+        return [op("load", dst="%s[:, %s]" % (at, mr), src="%s[%s*%d : %s*%d+%d, %s]" % (a, kk, K, kk, K, K, mh)),
+                op("load", dst="%s[:, %s]" % (bt, nr), src="%s[%s*%d : %s*%d+%d, %s]" % (b, kk, K, kk, K, K, nh)),
+                op("matmul", dst="%s[%s, %s]" % (acc, mr, nr), stationary="%s[:, %s]" % (at, mr),
+                   moving="%s[:, %s]" % (bt, nr), accumulate=not first)]
+    body = slab("0", True)
+    if KC > 1:
+        body.append(loop(k, [1, KC], slab(k, False), carried=True))
+    ev = r.choice(("copy", "act", "ts"))
+    src, dst = "%s[%s, %s]" % (acc, mr, nr), "%s[%s, %s]" % (o, mr, nr)
+    if ev == "copy":
+        body.append(op("tensor_copy", dst=dst, src=src))
+    elif ev == "act":
+        body.append(op("activation", dst=dst, src=src, func=r.choice(FUNCS), scale=sp.scalar()))
+    else:
+        body.append(op("tensor_scalar", dst=dst, src=src, op0=r.choice(ARITH), operand0=sp.scalar()))
+    body.append(op("store", dst="%s[%s, %s]" % (y, mh, nh), src=dst))
+    sp.body.append(loop(m, (Mt + MW - 1) // MW, [loop(n, (Nt + NW - 1) // NW, body)]))
 
 
 # --- block: Tensor-engine transposes through PSUM -----------------------------
@@ -703,7 +818,7 @@ def block_pe_transpose(sp):
     elif k == "act":
         body.append(op("activation", dst=dst, src=ps, func=r.choice(FUNCS)))
     else:
-        body.append(op("tensor_scalar", dst=dst, src=ps, op0=r.choice(ARITH), operand0=r.choice(SCALARS)))
+        body.append(op("tensor_scalar", dst=dst, src=ps, op0=r.choice(ARITH), operand0=sp.scalar()))
     sp.body.append(loop(j, J, body))
     y = sp.out(u_dtype(sp, o), [F, J, P])
     sp.body.append(op("store", dst=y, src=o))
@@ -721,7 +836,7 @@ def block_dma(sp):
     body = [op("dma_copy", dst="%s[%s, :]" % (t, tr), src="%s[%s, :]" % (x, pr))]
     if r.random() < 0.5:
         body.append(op("tensor_scalar", dst="%s[%s, :]" % (t, tr), src="%s[%s, :]" % (t, tr),
-                       op0=r.choice(ARITH), operand0=r.choice(SCALARS)))
+                       op0=r.choice(ARITH), operand0=sp.scalar()))
     if f >= 2 and r.random() < 0.4:
         # SBUF -> SBUF in two column pieces swapped
         h = r.randrange(1, f)
@@ -733,7 +848,7 @@ def block_dma(sp):
     if r.random() < 0.4:
         y2 = sp.out(sp.dtype(), [nx, f])     # HBM -> HBM
         body.append(op("dma_copy", dst="%s[%s, :]" % (y2, pr), src="%s[%s, :]" % (x, pr)))
-    sp.body += rows.wrap(body)
+    sp.body += rows.wrap(body, sp=sp)
 
 
 # --- block: bn_stats over column chunks, bn_aggr ------------------------------
@@ -768,7 +883,7 @@ def block_bn(sp):
                        operand0="%s[%s, 0:1]" % (mv, tr), op1="multiply", operand1="%s[%s, 1:2]" % (mv, tr)))
         yo = sp.out("float32", [nx, C * w])
         body.append(op("store", dst="%s[%s, :]" % (yo, pr), src="%s[%s, :]" % (yn, tr)))
-    sp.body += rows.wrap(body)
+    sp.body += rows.wrap(body, sp=sp)
 
 
 # --- block: partition_reduce on GpSimd, per row tile --------------------------
@@ -795,7 +910,7 @@ def block_preduce(sp):
         sp.body.append(op("memset", dst=o, value=r.choice(("0.0", "3.0"))))
     body = [op("load", dst="%s[%s, :]" % (t, tr), src="%s[%s, :]" % (x, pr)),
             op("partition_reduce", dst=dst, src="%s[%s, :]" % (t, tr), op=opn)]
-    sp.body += rows.wrap(body)
+    sp.body += rows.wrap(body, sp=sp)
     y = sp.out(u_dtype(sp, o), [1, T * F])
     sp.body.append(op("store", dst=y, src=o))
 
@@ -870,13 +985,176 @@ def block_running(sp):
             sp.body.append(op("store", dst=yt, src=t))
 
 
+# --- block: ragged free dims: the last W-wide chunk of D columns is shorter ---
+
+def block_ragged_free(sp):
+    """D columns (not a multiple of W) in W-wide chunks, `0 : min(W, D - j*W)`
+    in the tile, over row tiles that may be ragged too: loads (maybe short,
+    into the whole tile), elementwise ops, a broadcast row, row reductions
+    accumulated over the chunks (carried), stores."""
+    r = sp.r
+    W = r.choice((512, 512, 128, 100, 7))
+    D = W * r.choice((0, 1, 1, 2)) + r.randrange(1, W) if W > 1 else 3
+    dx = sp.param(D) if r.random() < 0.4 else str(D)
+    n = r.choice((128, 64, 37, 200, 1, 129) if D <= 600 else (128, 37, 1, 129))
+    rows = Rows(r, n, sp.param(n) if r.random() < 0.2 else str(n))
+    pr, tr, P = rows.hbm, rows.til, rows.tile_rows()
+    j = "j%d" % r.randrange(1000)
+    fc = "0 : min(%d, %s - %s*%d)" % (W, dx, j, W)          # the chunk's columns in the tile
+    fh = "%s*%d : min(%s*%d+%d, %s)" % (j, W, j, W, W, dx)  # and in HBM
+    R = "%s, %s" % (tr, fc)
+    sp.feat.add("ragged-free")
+    xd = sp.dtype()
+    x = sp.inp(xd, [rows.nx, dx])
+    t = sp.tile(xd if r.random() < 0.6 else sp.dtype(), [P, W], sp.bufs())
+
+    def whole_or(tile):
+        # the whole fixed-shape tile as a DMA endpoint: the HBM region is shorter
+        if r.random() < 0.4:
+            sp.feat.add("short-dma")
+            return tile
+        return "%s[%s]" % (tile, R)
+    inner = [op("load", dst=whole_or(t), src="%s[%s, %s]" % (x, pr, fh))]
+    cur = t
+    acc = None
+    pre = []
+    for _ in range(r.randrange(1, 4)):
+        k = r.choice(("ts", "act", "tt", "bcast", "reduce", "copy", "memset"))
+        u = sp.tile(sp.dtype(), [P, W], sp.bufs())
+        src, dst = "%s[%s]" % (cur, R), "%s[%s]" % (u, R)
+        if k == "ts":
+            fl = dict(dst=dst, src=src, op0=r.choice(ARITH), operand0=sp.scalar(j))
+            if r.random() < 0.4:
+                fl.update(op1=r.choice(ARITH), operand1=sp.scalar(j))
+            inner.append(op("tensor_scalar", **fl))
+        elif k == "act":
+            fl = dict(dst=dst, src=src, func=r.choice(FUNCS))
+            if r.random() < 0.6:
+                fl["scale"] = sp.fexpr(j)
+            inner.append(op("activation", **fl))
+        elif k in ("tt", "bcast"):
+            b = sp.tile(sp.dtype(), [P, W], sp.bufs())
+            if k == "bcast":
+                inner.append(op("load", dst="%s[%s]" % (b, R), **broadcast_load(sp, D, dx, fh)))
+            else:
+                y2 = sp.inp(sp.dtype(), [rows.nx, dx])
+                inner.append(op("load", dst=whole_or(b), src="%s[%s, %s]" % (y2, pr, fh)))
+            inner.append(op("tensor_tensor", dst=dst, a=src, b="%s[%s]" % (b, R), op=r.choice(ARITH)))
+        elif k == "reduce":
+            # row reductions of each chunk, accumulated over the chunks
+            col = sp.tile("float32", [P, 1], sp.bufs())
+            if acc is None:
+                acc = sp.tile(r.choice(("float32", "float32", "bfloat16")), [P, 1])
+                pre.append(op("memset", dst="%s[%s, :]" % (acc, tr), value=r.choice(("0.0", "-inf")) if r.random() < 0.7
+                              else sp.fexpr(rows.var)))
+            rop = r.choice(("add", "maximum", "minimum"))
+            inner.append(op("tensor_reduce", dst="%s[%s, :]" % (col, tr), src=src, op=rop))
+            inner.append(op("tensor_tensor", dst="%s[%s, :]" % (acc, tr), a="%s[%s, :]" % (acc, tr),
+                            b="%s[%s, :]" % (col, tr), op=rop))
+            inner.append(op("tensor_scalar", dst=dst, src=src, op0=r.choice(ARITH), operand0="%s[%s, :]" % (col, tr)))
+        elif k == "memset":
+            inner.append(op("memset", dst=dst, value=sp.fexpr(j) if r.random() < 0.5 else r.choice(SCALARS)))
+            inner.append(op("tensor_tensor", dst=dst, a=dst, b=src, op=r.choice(ARITH)))
+        else:
+            inner.append(op("tensor_copy", dst=dst, src=src))
+        cur = u
+    y = sp.out(sp.dtype(), [rows.nx, dx])
+    inner.append(op("store", dst="%s[%s, %s]" % (y, pr, fh), src=whole_or(cur)))
+    jr = "(%s + %d) / %d" % (dx, W - 1, W) if r.random() < 0.7 else [0, "(%s + %d) / %d" % (dx, W - 1, W)]
+    body = pre + [loop(j, jr, inner, carried=acc is not None)]
+    if acc is not None:
+        ya = sp.out(u_dtype(sp, acc), [rows.nx, 1])
+        body.append(op("store", dst="%s[%s, :]" % (ya, pr), src="%s[%s, :]" % (acc, tr)))
+    sp.body += rows.wrap(body, sp=sp)
+
+
+# --- block: triangular loops (ranges over an enclosing loop variable) ---------
+
+TRI = (("[0, i + 1]", "lower"), ("[i, T]", "upper"), ("[i + 1, T]", "upper-strict"), ("[0, i]", "lower-strict"),
+       ("[i, T, 2]", "upper-step"))
+
+
+def tri_range(sp, i, tx, t):
+    """A triangular range over loop variable i of [0, tx) (tx's value t;
+    SPEC.md §2.1), maybe empty for some i but not for all (E053)."""
+    form, name = sp.r.choice(TRI if t > 1 else TRI[:2])
+    sp.feat.add("triangular")
+    parts = form.strip("[]").split(", ")
+    return [int(x) if x.isdigit() else x.replace("i", i).replace("T", tx) for x in parts]
+
+
+def block_tri(sp):
+    """Row chunks of x accumulated over a triangular inner loop (carried),
+    and an independent triangular loop writing its own columns."""
+    r = sp.r
+    T = r.choice((1, 2, 3, 4, 5))
+    tx = sp.param(T) if r.random() < 0.3 else str(T)
+    W = r.choice((1, 8, 16, 33))
+    P = r.choice((128, 64, 7, 1))
+    d = sp.dtype(FLOATS if r.random() < 0.8 else ALL)
+    x = sp.inp(d, [P, "%s*%d" % (tx, W)], 0.6)
+    i, j = "i%d" % r.randrange(1000), "k%d" % r.randrange(1000)
+    xc = sp.tile(d, [P, W], sp.bufs())
+    chunk = "%s[:, %s*%d : %s*%d+%d]" % (x, j, W, j, W, W)
+    if r.random() < 0.6:
+        acc = sp.tile(r.choice(("float32", "float32", "bfloat16", d)), [P, W])
+        body = [op("memset", dst=acc, value=sp.fexpr(i) if r.random() < 0.4 else r.choice(("0.0", "-inf", "1.0"))),
+                loop(j, tri_range(sp, i, tx, T), [op("load", dst=xc, src=chunk),
+                                               op("tensor_tensor", dst=acc, a=acc, b=xc,
+                                                  op=r.choice(("add", "maximum", "minimum", "subtract")))],
+                     carried=True)]
+        y = sp.out(sp.dtype(), [P, "%s*%d" % (tx, W)])
+        body.append(op("store", dst="%s[:, %s*%d : %s*%d+%d]" % (y, i, W, i, W, W), src=acc))
+    else:
+        # iteration j of the inner loop writes columns j of o (no value flows between them)
+        o = sp.tile(sp.dtype(), [P, "%s*%d" % (tx, W)])
+        body = [op("memset", dst=o, value=r.choice(("0.0", "2.5")) if r.random() < 0.6 else sp.fexpr(i)),
+                loop(j, tri_range(sp, i, tx, T), [op("load", dst=xc, src=chunk),
+                                               op("tensor_scalar", dst="%s[:, %s*%d : %s*%d+%d]" % (o, j, W, j, W, W),
+                                                  src=xc, op0=r.choice(ARITH), operand0=sp.scalar(i))])]
+        y = sp.out(u_dtype(sp, o), [tx, P, "%s*%d" % (tx, W)])
+        body.append(op("store", dst="%s[%s, :, :]" % (y, i), src=o))
+    sp.body.append(loop(i, tx, body))
+
+
+def block_tri_matmul(sp):
+    """Causal-style matmul: block i sums K slabs k in a triangular range of i
+    into PSUM (the first slab overwrites, the rest accumulate)."""
+    r = sp.r
+    T = r.choice((1, 2, 3, 4))
+    K = r.choice((128, 64, 32, 7))
+    M = r.choice((128, 64, 16, 1))
+    N = r.choice((128, 64, 8, 512))
+    da, db = mm_dtypes(sp)
+    a, b = sp.inp(da, [T * K, M], 0.8), sp.inp(db, [T * K, N], 0.8)
+    at, bt = sp.tile(da, [K, T, M]), sp.tile(db, [K, T, N])
+    i, k = "i%d" % r.randrange(1000), "k%d" % r.randrange(1000)
+    sp.body.append(loop(k, T, [op("load", dst="%s[:, %s, :]" % (at, k), src="%s[%s*%d : %s*%d+%d, :]" % (a, k, K, k, K, K)),
+                               op("load", dst="%s[:, %s, :]" % (bt, k), src="%s[%s*%d : %s*%d+%d, :]" % (b, k, K, k, K, K))]))
+    acc = sp.psum_tile([M, N])
+    lower = r.random() < 0.5
+    first = "0" if lower else i
+    rng = [1, "%s + 1" % i] if lower else ["%s + 1" % i, T]
+    sp.feat.add("triangular")
+    body = [op("matmul", dst=acc, stationary="%s[:, %s, :]" % (at, first), moving="%s[:, %s, :]" % (bt, first),
+               accumulate=False),
+            loop(k, rng, [op("matmul", dst=acc, stationary="%s[:, %s, :]" % (at, k), moving="%s[:, %s, :]" % (bt, k),
+                             accumulate=True)], carried=True)][:2 if T > 1 else 1]
+    ops, o = evacuate(sp, acc, [M, N])
+    body += ops
+    y = sp.out(u_dtype(sp, o), [T * M, N])
+    body.append(op("store", dst="%s[%s*%d : %s*%d+%d, :]" % (y, i, M, i, M, M), src=o))
+    sp.body.append(loop(i, T, body))
+
+
 def u_dtype(sp, name):
     return [d for nm, _, d, _, _ in sp.tiles if nm == name][0]
 
 
 BLOCKS = ((block_subpart, 2), (block_pipeline, 5), (block_transpose, 3), (block_carried, 2), (block_readback, 1),
-          (block_tload, 1), (block_after, 1), (block_matmul, 3), (block_matmul_ragged, 1), (block_pe_transpose, 2),
-          (block_dma, 2), (block_bn, 2), (block_preduce, 2), (block_running, 2))
+          (block_tload, 1), (block_after, 1), (block_matmul, 3), (block_matmul_ragged, 1), (block_matmul_ragged_mn, 2), (block_pe_transpose, 2),
+          (block_dma, 2), (block_bn, 2), (block_preduce, 2), (block_running, 2), (block_ragged_free, 4),
+          (block_tri, 3), (block_tri_matmul, 2))
 
 
 def make_spec(seed):
@@ -1081,25 +1359,36 @@ def classify(idir, cdir):
     return 0
 
 
-def main(argv):
-    if len(argv) == 3 and argv[1] == "minimize":
-        return minimize(argv[2])
-    if len(argv) == 4 and argv[1] == "classify":
-        return classify(argv[2], argv[3])
-    if len(argv) != 4 or argv[1] != "gen":
-        sys.stderr.write(__doc__)
-        return 2
-    seed, d = int(argv[2]), argv[3]
+def write_spec(seed, d):
+    """DIR/fz.yaml, DIR/<input>.npy, DIR/defines and DIR/features of seed."""
     os.makedirs(d, exist_ok=True)
     sp = make_spec(seed)
     with open(os.path.join(d, "fz.yaml"), "w") as f:
         f.write(render(sp, seed))
     with open(os.path.join(d, "defines"), "w") as f:
         f.write(define_args(sp))
+    with open(os.path.join(d, "features"), "w") as f:
+        f.write("".join(x + "\n" for x in sorted(sp.feat)))
     rng = np.random.default_rng(seed)
-    val = lambda x: int(x) if isinstance(x, int) or x.isdigit() else sp.defines.get(x, sp.params[x])
+    env = dict(sp.params, **sp.defines)
+    val = lambda x: int(x) if isinstance(x, int) else int(eval(x.replace("/", "//"), {"__builtins__": {}}, env))
     for name, dtype, shape, tame in sp.inputs:
         np.save(os.path.join(d, name + ".npy"), input_array(rng, dtype, [val(x) for x in shape], tame))
+
+
+def main(argv):
+    if len(argv) == 3 and argv[1] == "minimize":
+        return minimize(argv[2])
+    if len(argv) == 4 and argv[1] == "classify":
+        return classify(argv[2], argv[3])
+    if len(argv) >= 3 and argv[1] == "gen-batch":
+        for seed in argv[3:]:
+            write_spec(int(seed), os.path.join(argv[2], seed))
+        return 0
+    if len(argv) != 4 or argv[1] != "gen":
+        sys.stderr.write(__doc__)
+        return 2
+    write_spec(int(argv[2]), argv[3])
     return 0
 
 

@@ -3,7 +3,8 @@
  * compares every output byte for byte; writes the ISS outputs to
  * DIR/<output>.npy. The program is the kernel's embedded one, or PROGRAM.bin
  * when given. With REPEAT > 1 also prints the best time of each and the ISS
- * instruction rate. Build with -DKERNEL_H='"k.h"' -DKERNEL_DESC=k_kernel.
+ * instruction rate. Build with -DKERNEL_H='"k.h"' -DKERNEL_DESC=k_kernel, or
+ * with -DKERNEL_DESC=k_kernel alone and link k.o.
  * Usage: iss_agree DIR [REPEAT [PROGRAM.bin]]. Exit 0 identical, 1 differ or
  * failed run, 2 usage or I/O. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -15,7 +16,13 @@
 #include "tg_iss.h"
 #include "tg_npy.h"
 #include "tg_runtime.h"
+#ifdef KERNEL_H
 #include KERNEL_H
+#else
+/* built once apart from the kernel (tests/numerics/fuzz_diff.sh), which is
+ * linked in as its own object */
+extern const tg_kernel KERNEL_DESC;
+#endif
 
 static tg_core core_c, core_iss; /* each on k.core_bytes of storage: the plan's */
 
