@@ -1019,10 +1019,36 @@ def block_ragged_free(sp):
     acc = None
     pre = []
     for _ in range(r.randrange(1, 4)):
-        k = r.choice(("ts", "act", "tt", "bcast", "reduce", "copy", "memset"))
+        k = r.choice(("ts", "act", "tt", "bcast", "reduce", "copy", "memset", "select", "iota", "scan", "dma", "bn",
+                      "shift"))
         u = sp.tile(sp.dtype(), [P, W], sp.bufs())
         src, dst = "%s[%s]" % (cur, R), "%s[%s]" % (u, R)
-        if k == "ts":
+        if k == "select" and select_ok(u_dtype(sp, cur)):
+            inner.append(op("affine_select", dst=dst, src=src, pred=r.choice(("p >= f", "f + %s*%d < 300" % (j, W),
+                                                                                 "p * 2 != f + 1")),
+                            fill=sp.fexpr(j) if r.random() < 0.3 else "-3.0"))
+        elif k == "iota":
+            inner.append(op("iota", dst=dst, expr=r.choice(("p * 3 - f", "%s * %d + f" % (j, W), "f - p"))))
+            inner.append(op("tensor_tensor", dst=dst, a=dst, b=src, op=r.choice(ARITH)))
+        elif k == "scan":
+            inner.append(op("tensor_tensor_scan", dst=dst, a=src, b=src, initial=sp.scalar(j),
+                            op0=r.choice(("multiply", "add", "maximum")), op1=r.choice(("add", "maximum", "subtract"))))
+        elif k == "dma":
+            inner.append(op("dma_copy", dst=dst, src=src))
+        elif k == "bn" and W <= 512 and is_float_tile(sp, cur):
+            st = sp.tile("float32", [P, 6], sp.bufs())
+            mv = sp.tile("float32", [P, 2], sp.bufs())
+            inner.append(op("bn_stats", dst="%s[%s, :]" % (st, tr), src=src))
+            inner.append(op("bn_aggr", dst="%s[%s, :]" % (mv, tr), src="%s[%s, :]" % (st, tr)))
+            inner.append(op("tensor_scalar", dst=dst, src=src, op0="subtract", operand0="%s[%s, 0:1]" % (mv, tr),
+                            op1="multiply", operand1="%s[%s, 1:2]" % (mv, tr)))
+        elif k == "shift" and (D % W or W) >= 2:
+            # the chunk's columns shifted by one: reads and writes overlap on a ragged extent
+            inner.append(op("tensor_copy", dst=dst, src=src))
+            inner.append(op("tensor_tensor", dst="%s[%s, 1 : min(%d, %s - %s*%d)]" % (u, tr, W, dx, j, W),
+                            a="%s[%s, 0 : min(%d, %s - %s*%d) - 1]" % (u, tr, W, dx, j, W),
+                            b="%s[%s, 1 : min(%d, %s - %s*%d)]" % (u, tr, W, dx, j, W), op=r.choice(("add", "maximum"))))
+        elif k == "ts":
             fl = dict(dst=dst, src=src, op0=r.choice(ARITH), operand0=sp.scalar(j))
             if r.random() < 0.4:
                 fl.update(op1=r.choice(ARITH), operand1=sp.scalar(j))
@@ -1147,6 +1173,10 @@ def block_tri_matmul(sp):
     sp.body.append(loop(i, T, body))
 
 
+def is_float_tile(sp, name):
+    return u_dtype(sp, name) in FLOATS
+
+
 def u_dtype(sp, name):
     return [d for nm, _, d, _, _ in sp.tiles if nm == name][0]
 
@@ -1162,7 +1192,8 @@ def make_spec(seed):
     sp = Spec(r)
     if r.random() < 0.2:
         sp.target = "trn2"
-    fns = [f for f, w in BLOCKS for _ in range(w)]
+    only = os.environ.get("FUZZ_DIFF_BLOCKS")     # e.g. "ragged_free,tri": those blocks alone
+    fns = [f for f, w in BLOCKS for _ in range(w) if not only or f.__name__[6:] in only.split(",")]
     for _ in range(r.randrange(1, 4)):
         r.choice(fns)(sp)
     return sp
