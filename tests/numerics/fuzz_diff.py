@@ -1094,6 +1094,65 @@ def block_ragged_free(sp):
     sp.body += rows.wrap(body, sp=sp)
 
 
+def block_ragged_2d(sp):
+    """Blocks ragged in both dims (N rows, D columns in [128, W] blocks):
+    a Tensor-engine transpose through PSUM, a DMA-transposed load, a 3-D
+    tile with a ragged last dim, all by regions `0 : min(...)`."""
+    r = sp.r
+    W = r.choice((64, 128, 32, 5))
+    N = r.choice((200, 129, 37, 128, 300))
+    D = W * r.choice((0, 1, 2)) + r.randrange(1, W)
+    nx = sp.param(N) if r.random() < 0.3 else str(N)
+    dx = sp.param(D) if r.random() < 0.3 else str(D)
+    i, j = "i%d" % r.randrange(1000), "j%d" % r.randrange(1000)
+    pr, ph = "0 : min(128, %s - %s*128)" % (nx, i), "%s*128 : min(%s*128+128, %s)" % (i, i, nx)
+    fr, fh = "0 : min(%d, %s - %s*%d)" % (W, dx, j, W), "%s*%d : min(%s*%d+%d, %s)" % (j, W, j, W, W, dx)
+    sp.feat.update(("ragged-partition", "ragged-free"))
+    kind = r.choice(("pe", "dma", "3d"))
+    if kind == "pe":
+        d = sp.dtype(FLOATS)
+        x = sp.inp(d, [nx, dx], 0.5)
+        t = sp.tile(d, [128, W], sp.bufs())
+        ps = sp.psum_tile([W, 128])
+        o = sp.tile(sp.dtype(), [W, 128], sp.bufs())
+        y = sp.out(u_dtype(sp, o), [dx, nx])
+        body = [op("load", dst="%s[%s, %s]" % (t, pr, fr), src="%s[%s, %s]" % (x, ph, fh)),
+                op("transpose", dst="%s[%s, %s]" % (ps, fr, pr), src="%s[%s, %s]" % (t, pr, fr))]
+        if r.random() < 0.5:
+            body.append(op("tensor_copy", dst="%s[%s, %s]" % (o, fr, pr), src="%s[%s, %s]" % (ps, fr, pr)))
+        else:
+            body.append(op("activation", dst="%s[%s, %s]" % (o, fr, pr), src="%s[%s, %s]" % (ps, fr, pr),
+                           func=r.choice(FUNCS), scale=sp.scalar(j)))
+        body.append(op("store", dst="%s[%s, %s]" % (y, fh, ph), src="%s[%s, %s]" % (o, fr, pr)))
+    elif kind == "dma":
+        d = sp.dtype()
+        x = sp.inp(d, [nx, dx])
+        t = sp.tile(sp.dtype(), [W, 128], sp.bufs())
+        y = sp.out(sp.dtype(), [dx, nx])
+        body = [op("load", dst="%s[%s, %s]" % (t, fr, pr), src="%s[%s, %s]" % (x, ph, fh), transpose=True),
+                op("tensor_scalar", dst="%s[%s, %s]" % (t, fr, pr), src="%s[%s, %s]" % (t, fr, pr),
+                   op0=r.choice(ARITH), operand0=sp.scalar(j)),
+                op("store", dst="%s[%s, %s]" % (y, fh, ph), src="%s[%s, %s]" % (t, fr, pr))]
+    else:
+        C = r.choice((2, 3))
+        d = sp.dtype()
+        x = sp.inp(d, [nx, C, dx])
+        t = sp.tile(sp.dtype(), [128, C, W], sp.bufs())
+        y = sp.out(sp.dtype(), [nx, C, dx])
+        tr = "%s[%s, :, %s]" % (t, pr, fr)
+        body = [op("load", dst=tr, src="%s[%s, :, %s]" % (x, ph, fh))]
+        k = r.choice(("shift", "act", "ts"))
+        if k == "shift":
+            body.append(op("tensor_tensor", dst="%s[%s, 1:%d, %s]" % (t, pr, C, fr), a="%s[%s, 0:%d, %s]" % (t, pr, C - 1, fr),
+                           b="%s[%s, 1:%d, %s]" % (t, pr, C, fr), op=r.choice(ARITH)))
+        elif k == "act":
+            body.append(op("activation", dst=tr, src=tr, func=r.choice(FUNCS), scale=sp.scalar(j)))
+        else:
+            body.append(op("tensor_scalar", dst=tr, src=tr, op0=r.choice(ARITH), operand0=sp.scalar(j)))
+        body.append(op("store", dst="%s[%s, :, %s]" % (y, ph, fh), src=tr))
+    sp.body.append(loop(i, "(%s + 127) / 128" % nx, [loop(j, "(%s + %d) / %d" % (dx, W - 1, W), body)]))
+
+
 # --- block: triangular loops (ranges over an enclosing loop variable) ---------
 
 TRI = (("[0, i + 1]", "lower"), ("[i, T]", "upper"), ("[i + 1, T]", "upper-strict"), ("[0, i]", "lower-strict"),
@@ -1182,7 +1241,7 @@ def u_dtype(sp, name):
 
 
 BLOCKS = ((block_subpart, 2), (block_pipeline, 5), (block_transpose, 3), (block_carried, 2), (block_readback, 1),
-          (block_tload, 1), (block_after, 1), (block_matmul, 3), (block_matmul_ragged, 1), (block_matmul_ragged_mn, 2), (block_pe_transpose, 2),
+          (block_tload, 1), (block_after, 1), (block_matmul, 3), (block_matmul_ragged, 1), (block_matmul_ragged_mn, 2), (block_ragged_2d, 2), (block_pe_transpose, 2),
           (block_dma, 2), (block_bn, 2), (block_preduce, 2), (block_running, 2), (block_ragged_free, 4),
           (block_tri, 3), (block_tri_matmul, 2))
 
