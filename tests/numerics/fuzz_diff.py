@@ -38,6 +38,8 @@ LOGIC = ("logical_and", "logical_or", "logical_xor")
 BITWISE = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
 FUNCS = ("copy", "exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_apprx_tanh", "silu",
          "softplus", "square", "sqrt", "rsqrt", "reciprocal", "sin", "abs", "sign", "erf")
+# Ragged tiles declared once (tile shapes over loop variables, SPEC.md §2.1)
+RAGGED_DECL = False
 # Float-valued fields over loop variables (SPEC.md §2.1); set when the front end accepts them
 FLOAT_LOOPVARS = False
 SCALARS = ("0.5", "-1.5", "2.0", "3.0", "1e-6", "-0.0", "0.0", "1.0", "-3.25", "1e30", "-7.0", "65504.0")
@@ -181,7 +183,7 @@ def render(spec, seed):
         out += ["  %s: {dtype: %s, shape: [%s]}" % (n, d, ", ".join(map(str, s))) for n, d, s, *_ in lst]
     if spec.tiles:
         out.append("tiles:")
-        out += ["  %s: {buffer: %s, dtype: %s, shape: [%s]%s}" % (n, b, d, ", ".join(map(str, s)),
+        out += ["  %s: {buffer: %s, dtype: %s, shape: [%s]%s}" % (n, b, d, ", ".join(scalar_text(x) for x in s),
                                                                 ", bufs: %d" % k if k > 1 else "")
                 for n, b, d, s, k in spec.tiles]
     out.append("body:")
@@ -1153,6 +1155,67 @@ def block_ragged_2d(sp):
     sp.body.append(loop(i, "(%s + 127) / 128" % nx, [loop(j, "(%s + %d) / %d" % (dx, W - 1, W), body)]))
 
 
+def block_ragged_decl(sp):
+    """Ragged tiles declared once (SPEC.md §2.1): tile shapes over the loop
+    variables, `["min(128, N - i*128)", "min(W, D - j*W)"]`; whole-tile
+    references mean the current extent, undeclared tiles take their first
+    writer's current shape; maybe under a triangular loop."""
+    r = sp.r
+    W = r.choice((512, 128, 100, 7))
+    D = W * r.choice((0, 1, 2)) + r.randrange(1, W)
+    n = r.choice((128, 200, 37, 300, 1) if D <= 600 else (128, 37, 129))
+    nx = sp.param(n) if r.random() < 0.3 else str(n)
+    dx = sp.param(D) if r.random() < 0.3 else str(D)
+    i, j = "i%d" % r.randrange(1000), "j%d" % r.randrange(1000)
+    pdim = "min(128, %s - %s*128)" % (nx, i) if n % 128 or r.random() < 0.3 else 128
+    fdim = "min(%d, %s - %s*%d)" % (W, dx, j, W)
+    ph, fh = "%s*128 : min(%s*128+128, %s)" % (i, i, nx), "%s*%d : min(%s*%d+%d, %s)" % (j, W, j, W, W, dx)
+    sp.feat.add("ragged-declared")
+    d = sp.dtype()
+    x = sp.inp(d, [nx, dx])
+    t = sp.tile(d if r.random() < 0.6 else sp.dtype(), [pdim, fdim], sp.bufs())
+    body = [op("load", dst=t, src="%s[%s, %s]" % (x, ph, fh))]
+    cur = t
+    for _ in range(r.randrange(1, 4)):
+        if r.random() < 0.5:
+            u = sp.tile(sp.dtype(), [pdim, fdim], sp.bufs())
+        else:
+            u = sp.fresh("u")       # undeclared: the current shape of its writer
+            sp.feat.add("ragged-inherited")
+        k = r.choice(("ts", "act", "tt", "copy", "reduce"))
+        if k == "ts":
+            body.append(op("tensor_scalar", dst=u, src=cur, op0=r.choice(ARITH), operand0=sp.scalar()))
+        elif k == "act":
+            fl = dict(dst=u, src=cur, func=r.choice(FUNCS))
+            if r.random() < 0.5:
+                fl["scale"] = sp.fexpr()
+            body.append(op("activation", **fl))
+        elif k == "tt":
+            b = sp.tile(sp.dtype(), [pdim, fdim], sp.bufs())
+            if r.random() < 0.5:
+                body.append(op("load", dst=b, **broadcast_load(sp, D, dx, fh)))
+            else:
+                body.append(op("load", dst=b, src="%s[%s, %s]" % (sp.inp(sp.dtype(), [nx, dx]), ph, fh)))
+            body.append(op("tensor_tensor", dst=u, a=cur, b=b, op=r.choice(ARITH)))
+        elif k == "reduce":
+            c = sp.tile("float32", [pdim, 1], sp.bufs())
+            body.append(op("tensor_reduce", dst=c, src=cur, op=r.choice(("add", "maximum"))))
+            body.append(op("tensor_scalar", dst=u, src=cur, op0=r.choice(ARITH), operand0=c))
+        else:
+            body.append(op("tensor_copy", dst=u, src=cur))
+        cur = u
+    y = sp.out(sp.dtype(), [nx, dx])
+    body.append(op("store", dst="%s[%s, %s]" % (y, ph, fh), src=cur))
+    if r.random() < 0.3:
+        # only the blocks on and below the diagonal (j <= i), as causal kernels
+        # do; the output's other blocks are never written and stay zero
+        jr = [0, "min(%s + 1, (%s + %d) / %d)" % (i, dx, W - 1, W)]
+        sp.feat.add("triangular")
+    else:
+        jr = "(%s + %d) / %d" % (dx, W - 1, W)
+    sp.body.append(loop(i, "(%s + 127) / 128" % nx, [loop(j, jr, body)]))
+
+
 # --- block: triangular loops (ranges over an enclosing loop variable) ---------
 
 TRI = (("[0, i + 1]", "lower"), ("[i, T]", "upper"), ("[i + 1, T]", "upper-strict"), ("[0, i]", "lower-strict"),
@@ -1241,7 +1304,7 @@ def u_dtype(sp, name):
 
 
 BLOCKS = ((block_subpart, 2), (block_pipeline, 5), (block_transpose, 3), (block_carried, 2), (block_readback, 1),
-          (block_tload, 1), (block_after, 1), (block_matmul, 3), (block_matmul_ragged, 1), (block_matmul_ragged_mn, 2), (block_ragged_2d, 2), (block_pe_transpose, 2),
+          (block_tload, 1), (block_after, 1), (block_matmul, 3), (block_matmul_ragged, 1), (block_matmul_ragged_mn, 2), (block_ragged_2d, 2), (block_ragged_decl, 3 if RAGGED_DECL else 0), (block_pe_transpose, 2),
           (block_dma, 2), (block_bn, 2), (block_preduce, 2), (block_running, 2), (block_ragged_free, 4),
           (block_tri, 3), (block_tri_matmul, 2))
 
