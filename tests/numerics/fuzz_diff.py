@@ -39,7 +39,7 @@ BITWISE = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shif
 FUNCS = ("copy", "exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_apprx_tanh", "silu",
          "softplus", "square", "sqrt", "rsqrt", "reciprocal", "sin", "abs", "sign", "erf")
 # Ragged tiles declared once (tile shapes over loop variables, SPEC.md §2.1)
-RAGGED_DECL = False
+RAGGED_DECL = True
 # Float-valued fields over loop variables (SPEC.md §2.1); set when the front end accepts them
 FLOAT_LOOPVARS = False
 SCALARS = ("0.5", "-1.5", "2.0", "3.0", "1e-6", "-0.0", "0.0", "1.0", "-3.25", "1e30", "-7.0", "65504.0")
