@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "c_names.h"
 #include "emit.h"
 #include "forward.h"
 #include "tg_runtime.h"
@@ -126,6 +127,19 @@ static void unsupported(E *e, SrcLoc loc, const char *what)
 {
     diag_error(e->diag, loc, "E100", "%s not supported by the C back end yet", what);
     e->errors++;
+}
+
+/* The C identifier of tensor t: its name, or tg_t_<name> when that name
+ * would not compile or would be shadowed (c_names.h); tg_t_ is the
+ * generated code's own prefix, so no other name takes that form. */
+static const char *tensor_cname(E *e, const SpecTensor *t)
+{
+    if (!cname_tensor_clash(t->name, e->ir->spec->kernel))
+        return t->name;
+    const char *c = arena_printf(e->arena, "tg_t_%s", t->name);
+    if (!c)
+        e->oom = 1;
+    return c ? c : t->name;
 }
 
 /* ---- expressions as C ---------------------------------------------------------- */
@@ -248,7 +262,7 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
     if (ap->mem == IR_MEM_HBM) {
         const SpecTensor *t = &e->ir->spec->tensors[ap->index];
         const char *pterm = ap->pstep ? arena_printf(e->arena, "tg_p * %lld", (long long)ap->pstep) : "0";
-        row = arena_printf(e->arena, "(%suint8_t *)(%s + %s)", writable ? "" : "const ", t->name,
+        row = arena_printf(e->arena, "(%suint8_t *)(%s + %s)", writable ? "" : "const ", tensor_cname(e, t),
                            cadd(e, cx(e, ap->offset), pterm ? pterm : "0"));
     } else {
         const PlanTile *pt = &e->plan->tiles[ap->index];
@@ -1154,6 +1168,7 @@ static tpl_value *tensors(E *e, const Spec *s)
         if (!m || !shape)
             return NULL;
         put_str(e, m, "name", t->name);
+        put_str(e, m, "cname", tensor_cname(e, t));
         put_str(e, m, "dtype", dtype_enums[t->dtype]);
         put_str(e, m, "spec_dtype", tg_dtype_name(t->dtype));
         put_str(e, m, "ctype", dtypes[t->dtype].ctype);

@@ -2,7 +2,8 @@
 # Front end (issue 2): arena, diagnostics, YAML loader, expressions (re2c),
 # schema check and semantic checks; its suites: front-unit, diag, specs,
 # fuzz-spec; its benchmark: check.
-FRONT_SRCS := gen/arena.c gen/diag.c gen/driver.c gen/spec_load.c gen/expr_eval.c gen/spec_check.c gen/sema.c gen/sema_deps.c
+FRONT_SRCS := gen/arena.c gen/diag.c gen/driver.c gen/spec_load.c gen/expr_eval.c gen/spec_check.c gen/sema.c gen/sema_deps.c \
+              gen/c_names.c
 FRONT_RE   := gen/expr.re
 # The CLI's host helpers: shared option conventions, transactional outputs.
 CLI_SRCS := gen/cli.c gen/cli_spec.c gen/outfile.c

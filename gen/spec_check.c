@@ -4,6 +4,7 @@
  * integer expressions over params. Codes E01x and E02x; keeps going after an
  * error so that one run reports every problem. Semantics are sema.c's job. */
 #include "spec.h"
+#include "c_names.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -1195,8 +1196,14 @@ Spec *spec_check(Arena *arena, Diag *diag, const SpecNode *root, const char *fil
         diag_error(diag, ver->loc, "E015", "unsupported schema version '%.20s'; this tilegen reads 'tilegen: 1'",
                    ver->kind == SPEC_NODE_SCALAR ? ver->text : "?");
     const SpecNode *k = require(&c, root, top, "kernel", "the spec");
-    if (k && want(&c, k, SPEC_NODE_SCALAR, "'kernel'") && check_ident(&c, k, "kernel"))
-        s->kernel = k->text;
+    if (k && want(&c, k, SPEC_NODE_SCALAR, "'kernel'") && check_ident(&c, k, "kernel")) {
+        if (cname_kernel_reserved(k->text))
+            diag_error(diag, k->loc, "E017",
+                       "kernel '%s' cannot name the generated C function: a C keyword, or a name the runtime, the C "
+                       "headers or the generated code use (see docs/diagnostics.md)", k->text);
+        else
+            s->kernel = k->text;
+    }
     const SpecNode *doc = spec_map_get(root, "doc");
     if (doc && want(&c, doc, SPEC_NODE_SCALAR, "'doc'"))
         s->doc = doc->text;

@@ -24,7 +24,7 @@ MEANING = {
     "E014": "unknown name from a fixed list: dtype, ALU op, activation, buffer, target",
     "E015": "unsupported schema version",
     "E016": "unknown op, or a statement without exactly one op key",
-    "E017": "invalid identifier",
+    "E017": "invalid identifier, or a kernel name the generated C cannot use (a C keyword; tg_..., v_..., ..._t, core, main, ...)",
     "E018": "integer too large, overflow or division by zero; a number field beyond float32 or NaN",
     "E019": "-D names a param the spec does not have",
     "E020": "undefined name",
