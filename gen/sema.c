@@ -35,7 +35,7 @@ int sema_spend(Sema *s, int64_t n)
                    "this op over its loops' iterations", SEMA_BUDGET);
     for (int i = 0; i < s->nloops; i++)
         diag_note(s->diag, s->loops[i]->loc, "loop '%s' runs %lld times", s->loops[i]->var,
-                  (long long)((s->loops[i]->stop - s->loops[i]->start + s->loops[i]->step - 1) / s->loops[i]->step));
+                  (long long)sema_trip_count(s->loops[i]));
     diag_note(s->diag, loc, "loops whose regions are affine in the loop variables with constant extents are "
               "checked in closed form; split or shorten the loops, or write such regions");
     return 0;
@@ -174,6 +174,14 @@ void sema_chain_vars(const Sema *s, SpecStmt *const *chain, int depth, unsigned 
 int64_t sema_trip_count(const SpecStmt *l)
 {
     return (l->stop - l->start + l->step - 1) / l->step;
+}
+
+/* The last value over the hull (start when it runs no iteration): within
+ * [start, stop), so it cannot overflow. */
+int64_t sema_loop_last(const SpecStmt *l)
+{
+    int64_t t = sema_trip_count(l);
+    return t < 1 ? l->start : l->start + l->step * (t - 1);
 }
 
 /* Collect the loop slots (of the current loop stack) that `used` marks. */
@@ -1049,7 +1057,7 @@ static int affine_op(Sema *s, const OpCtx *o, const int *vs, int nv)
         if (l->start_e || l->stop_e || sema_trip_count(l) < 1)
             return 0;
         lo[k] = l->start;
-        hi[k] = l->start + l->step * (sema_trip_count(l) - 1);
+        hi[k] = sema_loop_last(l);
     }
     for (int f = 0; f < SEMA_NREF; f++) {
         const SpecRef *r = o->ref[f];

@@ -635,15 +635,14 @@ static int apart_in_dim(Sema *s, const SpecStmt *L, const Access *a, const Acces
         int inside = 0;
         for (int i = 0; i < ab[w]->depth; i++) {
             const SpecStmt *l = ab[w]->chain[i];
-            int64_t cf = coef[w][l->slot], last, p, q;
+            int64_t cf = coef[w][l->slot], last = sema_loop_last(l), p, q;
             if (l == L) {
                 inside = 1;
                 continue;
             }
             if (!inside || !cf)
                 continue;
-            if (!expr_mul(l->step, sema_trip_count(l) - 1, &last) || !expr_add(l->start, last, &last) ||
-                !expr_mul(cf, l->start, &p) || !expr_mul(cf, last, &q) || !expr_add(lo, p < q ? p : q, &lo) ||
+            if (!expr_mul(cf, l->start, &p) || !expr_mul(cf, last, &q) || !expr_add(lo, p < q ? p : q, &lo) ||
                 !expr_add(hi, p < q ? q : p, &hi))
                 return 0;
             coef[w][l->slot] = 0;

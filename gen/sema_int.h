@@ -89,6 +89,8 @@ int sema_next_iter(Sema *s, const int *v, int n);
 void sema_chain_vars(const Sema *s, SpecStmt *const *chain, int depth, unsigned char *used);
 /* Iterations of loop l over its hull: an upper bound. */
 int64_t sema_trip_count(const SpecStmt *l);
+/* Loop l's last value over its hull. */
+int64_t sema_loop_last(const SpecStmt *l);
 /* Mark the loop slots the normalised bounds of r read. */
 void sema_ref_vars(const SpecRef *r, unsigned char *used, int nslots);
 
