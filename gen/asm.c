@@ -220,15 +220,61 @@ static int shape(A *a, uint32_t *dims, uint32_t *rank, uint32_t lo)
 
 static int expr(A *a, AsmExpr *e, int minprec, int allow_pf);
 
-/* primary: INT | rN | p | f | min(e, e) | max(e, e) | (e) | -unary */
+/* What an expression may hold besides integers, registers and operators. */
+enum { AX_PF = 1,   /* p and f (iota, affine_select) */
+       AX_FLOAT = 2 /* float literals, inf, nan (a number per iteration, FEXPR) */ };
+
+/* In a FEXPR: a float literal (a number with '.' or an exponent, inf, nan)
+ * at the cursor, `neg` for a '-' just before it, into a FCONST. 0 (cursor
+ * unmoved) when there is none; -1 after an error. */
+static int float_literal(A *a, AsmExpr *e, int neg)
+{
+    size_t st = a->pos, n = 0;
+    char w[64];
+    if (is_alpha(peek(a))) {
+        while (is_alpha(peek(a)) && n + 1 < sizeof w)
+            w[n++] = (char)a->s[a->pos++];
+        w[n] = '\0';
+        if (strcmp(w, "inf") && strcmp(w, "nan")) {
+            a->pos = st;
+            return 0;
+        }
+    } else {
+        int fl = 0;
+        while (n + 1 < sizeof w && (is_digit(peek(a)) || peek(a) == '.' || peek(a) == 'e' || peek(a) == 'E' ||
+                                    ((peek(a) == '+' || peek(a) == '-') && n && (w[n - 1] == 'e' || w[n - 1] == 'E')))) {
+            fl |= peek(a) == '.' || peek(a) == 'e' || peek(a) == 'E';
+            w[n++] = (char)a->s[a->pos++];
+        }
+        w[n] = '\0';
+        if (!fl) {
+            a->pos = st;
+            return 0;
+        }
+    }
+    char *end = NULL;
+    double d = strtod(w, &end);
+    if (*end)
+        return err(a, at(a, st), "A007", "'%s' is not a number", w), -1;
+    asm_expr_fconst(e, neg ? -d : d);
+    return 1;
+}
+
+/* primary: INT | rN | p | f | min(e, e) | max(e, e) | (e) | -unary; in a
+ * FEXPR also float literals */
 static int unary(A *a, AsmExpr *e, int allow_pf)
 {
     skip_ws(a);
     int c = peek(a);
     size_t st = a->pos;
+    int fl;
+    if ((allow_pf & AX_FLOAT) && (fl = float_literal(a, e, 0)) != 0)
+        return fl > 0;
     if (c == '-') {
         a->pos++;
         skip_ws(a);
+        if ((allow_pf & AX_FLOAT) && (fl = float_literal(a, e, 1)) != 0)
+            return fl > 0;
         if (is_digit(peek(a))) {
             int64_t v;
             a->pos = st;
@@ -273,7 +319,7 @@ static int unary(A *a, AsmExpr *e, int allow_pf)
         return 1;
     }
     if ((!strcmp(w, "p") || !strcmp(w, "f"))) {
-        if (!allow_pf)
+        if (!(allow_pf & AX_PF))
             return err(a, at(a, st), "A010", "'%s' (partition/free index) is only allowed in iota and affine_select "
                                              "expressions", w);
         asm_expr_leaf(e, w[0] == 'p' ? TG_X_P : TG_X_F, 0);
@@ -661,7 +707,16 @@ static int imm_value(A *a, tg_isa_imm key, uint64_t *v)
     case TG_IMMK_EXPR: {
         uint32_t off;
         a->paren = 0;
-        if (!pool_expr(a, &off, 1))
+        if (!pool_expr(a, &off, AX_PF))
+            return 0;
+        *v = off;
+        return 1;
+    }
+    case TG_IMMK_FEXPR: { /* (infix), evaluated in floating point */
+        uint32_t off;
+        if (!expect(a, '('))
+            return 0;
+        if (!pool_expr(a, &off, AX_FLOAT) || !expect(a, ')'))
             return 0;
         *v = off;
         return 1;
@@ -689,6 +744,17 @@ static int imm_value(A *a, tg_isa_imm key, uint64_t *v)
     default:
         return 0;
     }
+}
+
+/* The FEXPR twin of a FLOAT key (itself for any other key). */
+static int fexpr_twin(tg_isa_imm key)
+{
+#define TWIN(F, X)                                                                                                \
+    if (key == TG_IMM_##F)                                                                                        \
+        return TG_IMM_##X;
+    TG_ISA_FLOAT_TWINS(TWIN)
+#undef TWIN
+    return (int)key;
 }
 
 static int find_key(const char *const *keys, int n, const char *w)
@@ -796,6 +862,8 @@ static int instruction(A *a)
         if (!is_ap) {
             imm = find_key(tg_isa_imm_key, TG_IMM_COUNT, key);
             role = -1;
+            if (imm >= 0 && (skip_ws(a), peek(a) == '('))
+                imm = fexpr_twin((tg_isa_imm)imm); /* scale=(1.0 / (r0 + 1)): a number per iteration */
         }
         if (role < 0 && imm < 0)
             return err(a, at(a, sk), "A003", "unknown field '%s'", key);
@@ -840,14 +908,18 @@ static int instruction(A *a)
             return err(a, at(a, st), "A005", "%s needs field '%s'", w, tg_isa_imm_key[i]);
     if ((roles >> TG_ROLE_REDUCE_DST & 1u) != (ims >> TG_IMM_REDUCE_OP & 1u))
         return err(a, at(a, st), "A005", "reduce_dst and reduce_op go together");
+#define HAS_NUM(F) ((ims >> TG_IMM_##F & 1u) || (ims >> fexpr_twin(TG_IMM_##F) & 1u))
+    if ((op == TG_OP_MEMSET && !HAS_NUM(VALUE)) || (op == TG_OP_AFFINE_SELECT && !HAS_NUM(FILL)))
+        return err(a, at(a, st), "A005", "%s needs field '%s'", w, op == TG_OP_MEMSET ? "value" : "fill");
     if (op == TG_OP_TENSOR_SCALAR) {
-        int has0 = (roles >> TG_ROLE_OPERAND0 & 1u) || (ims >> TG_IMM_OPERAND0_NUM & 1u);
-        int has1 = (roles >> TG_ROLE_OPERAND1 & 1u) || (ims >> TG_IMM_OPERAND1_NUM & 1u);
+        int has0 = (roles >> TG_ROLE_OPERAND0 & 1u) || HAS_NUM(OPERAND0_NUM);
+        int has1 = (roles >> TG_ROLE_OPERAND1 & 1u) || HAS_NUM(OPERAND1_NUM);
         if (!has0 || has1 != (int)(ims >> TG_IMM_OP1 & 1u))
             return err(a, at(a, st), "A005", "tensor_scalar needs operand0, and operand1 exactly when op1 is given");
     }
-    if (op == TG_OP_TENSOR_TENSOR_SCAN && !(roles >> TG_ROLE_INITIAL & 1u) && !(ims >> TG_IMM_INITIAL_NUM & 1u))
+    if (op == TG_OP_TENSOR_TENSOR_SCAN && !(roles >> TG_ROLE_INITIAL & 1u) && !HAS_NUM(INITIAL_NUM))
         return err(a, at(a, st), "A005", "%s needs field 'initial'", w);
+#undef HAS_NUM
     uint64_t reg = 0;
     for (int i = 0; i < nimms; i++)
         if (imms[i].key == TG_IMM_REG)

@@ -67,6 +67,7 @@ int asm_prog_encode(const AsmProg *p, uint8_t **out, size_t *len);
 /* Expression bytecode helpers. */
 void asm_expr_init(AsmExpr *e);
 void asm_expr_const(AsmExpr *e, int64_t v);
+void asm_expr_fconst(AsmExpr *e, double v); /* TG_X_FCONST: FEXPR expressions only */
 void asm_expr_leaf(AsmExpr *e, tg_isa_xop op, int reg); /* TG_X_REG (reg), TG_X_P, TG_X_F */
 void asm_expr_op(AsmExpr *e, tg_isa_xop op);            /* NEG and the binary ops */
 

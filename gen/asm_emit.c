@@ -47,7 +47,11 @@ static int reg_of(const IrLoop *lp, int64_t slot)
     return -1;
 }
 
-static int tree(M *m, AsmExpr *e, const Expr *x, const IrLoop *lp, int allow_pf)
+/* What tree() may meet besides integers, loop variables and operators. */
+enum { TREE_PF = 1,   /* p and f */
+       TREE_FLOAT = 2 /* float literals (a number field: FEXPR) */ };
+
+static int tree(M *m, AsmExpr *e, const Expr *x, const IrLoop *lp, int flags)
 {
     static const tg_isa_xop ops[] = {[EXPR_NEG] = TG_X_NEG, [EXPR_ADD] = TG_X_ADD, [EXPR_SUB] = TG_X_SUB,
                                      [EXPR_MUL] = TG_X_MUL, [EXPR_DIV] = TG_X_DIV, [EXPR_MOD] = TG_X_MOD,
@@ -60,9 +64,14 @@ static int tree(M *m, AsmExpr *e, const Expr *x, const IrLoop *lp, int allow_pf)
     case EXPR_INT:
         asm_expr_const(e, x->ival);
         return 1;
+    case EXPR_FLOAT:
+        if (!(flags & TREE_FLOAT))
+            break;
+        asm_expr_fconst(e, x->fval);
+        return 1;
     case EXPR_VAR:
         if (x->ival == EXPR_VAR_P || x->ival == EXPR_VAR_F) {
-            if (!allow_pf)
+            if (!(flags & TREE_PF))
                 break;
             asm_expr_leaf(e, x->ival == EXPR_VAR_P ? TG_X_P : TG_X_F, 0);
             return 1;
@@ -74,12 +83,12 @@ static int tree(M *m, AsmExpr *e, const Expr *x, const IrLoop *lp, int allow_pf)
             return 1;
         }
     case EXPR_NEG:
-        if (!tree(m, e, x->a, lp, allow_pf))
+        if (!tree(m, e, x->a, lp, flags))
             return 0;
         asm_expr_op(e, TG_X_NEG);
         return 1;
     case EXPR_ADD: case EXPR_SUB: case EXPR_MUL: case EXPR_DIV: case EXPR_MOD: case EXPR_MIN: case EXPR_MAX:
-        if (!tree(m, e, x->a, lp, allow_pf) || !tree(m, e, x->b, lp, allow_pf))
+        if (!tree(m, e, x->a, lp, flags) || !tree(m, e, x->b, lp, flags))
             return 0;
         asm_expr_op(e, ops[x->kind]);
         return 1;
@@ -144,11 +153,11 @@ static uint32_t scaled(M *m, const Expr *x, int64_t scale, const IrLoop *lp)
 
 static uint32_t plain(M *m, const Expr *x, const IrLoop *lp) { return scaled(m, x, 1, lp); }
 
-static uint32_t imm_expr(M *m, const Expr *x, const IrLoop *lp)
+static uint32_t imm_expr(M *m, const Expr *x, const IrLoop *lp, int flags)
 {
     AsmExpr e;
     asm_expr_init(&e);
-    if (!tree(m, &e, x, lp, 1))
+    if (!tree(m, &e, x, lp, flags))
         return 0;
     if (e.over) {
         fail(m, x->loc, "E110", "an expression too large for the assembly");
@@ -220,10 +229,19 @@ static void scalar_ap(M *m, tg_isa_role role, const IrScalar *s, const IrLoop *l
         operand(m, role, &s->ap, lp);
 }
 
-static void scalar_num(M *m, tg_isa_imm key, const IrScalar *s)
+/* A number field: FLOAT key `key`, or (over loop variables) its FEXPR twin. */
+static void number(M *m, tg_isa_imm key, tg_isa_imm twin, double num, const Expr *numx, const IrLoop *lp)
+{
+    if (numx)
+        asm_prog_imm(&m->prog, twin, imm_expr(m, numx, lp, TREE_FLOAT));
+    else
+        asm_prog_imm(&m->prog, key, asm_float_bits(num));
+}
+
+static void scalar_num(M *m, tg_isa_imm key, tg_isa_imm twin, const IrScalar *s, const IrLoop *lp)
 {
     if (!s->is_ap)
-        asm_prog_imm(&m->prog, key, asm_float_bits(s->num));
+        number(m, key, twin, s->num, s->numx, lp);
 }
 
 static void instruction(M *m, IrInst *in)
@@ -247,7 +265,7 @@ static void instruction(M *m, IrInst *in)
         if (in->has_reduce)
             operand(m, TG_ROLE_REDUCE_DST, &in->reduce_dst, lp);
         asm_prog_imm(&m->prog, TG_IMM_FUNC, act(in->func));
-        scalar_num(m, TG_IMM_SCALE_NUM, &in->scalar[0]);
+        scalar_num(m, TG_IMM_SCALE_NUM, TG_IMM_SCALE_X, &in->scalar[0], lp);
         if (in->has_reduce)
             asm_prog_imm(&m->prog, TG_IMM_REDUCE_OP, alu(in->reduce_op));
         break;
@@ -261,12 +279,13 @@ static void instruction(M *m, IrInst *in)
     case TG_OP_TENSOR_SCALAR: {
         static const tg_isa_role roles[2] = {TG_ROLE_OPERAND0, TG_ROLE_OPERAND1};
         static const tg_isa_imm ops[2] = {TG_IMM_OP0, TG_IMM_OP1}, nums[2] = {TG_IMM_OPERAND0_NUM, TG_IMM_OPERAND1_NUM},
+                                twins[2] = {TG_IMM_OPERAND0_X, TG_IMM_OPERAND1_X},
                                 revs[2] = {TG_IMM_REVERSE0, TG_IMM_REVERSE1};
         for (int i = 0; i < in->nalu && i < 2; i++)
             scalar_ap(m, roles[i], &in->scalar[i], lp);
         for (int i = 0; i < in->nalu && i < 2; i++) {
             asm_prog_imm(&m->prog, ops[i], alu(in->alu[i]));
-            scalar_num(m, nums[i], &in->scalar[i]);
+            scalar_num(m, nums[i], twins[i], &in->scalar[i], lp);
             if (in->reverse[i])
                 asm_prog_imm(&m->prog, revs[i], 1);
         }
@@ -276,19 +295,19 @@ static void instruction(M *m, IrInst *in)
         scalar_ap(m, TG_ROLE_INITIAL, &in->scalar[0], lp);
         asm_prog_imm(&m->prog, TG_IMM_OP0, alu(in->alu[0]));
         asm_prog_imm(&m->prog, TG_IMM_OP1, alu(in->alu[1]));
-        scalar_num(m, TG_IMM_INITIAL_NUM, &in->scalar[0]);
+        scalar_num(m, TG_IMM_INITIAL_NUM, TG_IMM_INITIAL_X, &in->scalar[0], lp);
         break;
     case TG_OP_MEMSET:
-        asm_prog_imm(&m->prog, TG_IMM_VALUE, asm_float_bits(in->value));
+        number(m, TG_IMM_VALUE, TG_IMM_VALUE_X, in->value, in->valuex, lp);
         break;
     case TG_OP_IOTA:
-        asm_prog_imm(&m->prog, TG_IMM_EXPR, imm_expr(m, in->iota, lp));
+        asm_prog_imm(&m->prog, TG_IMM_EXPR, imm_expr(m, in->iota, lp, TREE_PF));
         break;
     case TG_OP_AFFINE_SELECT:
-        asm_prog_imm(&m->prog, TG_IMM_LHS, imm_expr(m, in->pred.lhs, lp));
+        asm_prog_imm(&m->prog, TG_IMM_LHS, imm_expr(m, in->pred.lhs, lp, TREE_PF));
         asm_prog_imm(&m->prog, TG_IMM_CMP, cmp(in->pred.cmp));
-        asm_prog_imm(&m->prog, TG_IMM_RHS, imm_expr(m, in->pred.rhs, lp));
-        asm_prog_imm(&m->prog, TG_IMM_FILL, asm_float_bits(in->value));
+        asm_prog_imm(&m->prog, TG_IMM_RHS, imm_expr(m, in->pred.rhs, lp, TREE_PF));
+        number(m, TG_IMM_FILL, TG_IMM_FILL_X, in->value, in->valuex, lp);
         break;
     default:
         break;
@@ -335,9 +354,9 @@ static void body(M *m, const IrStmt *st, int n)
         if (lp->carried)
             asm_prog_imm(&m->prog, TG_IMM_CARRIED, 1);
         if (lp->start_e) /* bounds over enclosing loop registers, within start/stop */
-            asm_prog_imm(&m->prog, TG_IMM_LO, imm_expr(m, lp->start_e, lp->parent));
+            asm_prog_imm(&m->prog, TG_IMM_LO, imm_expr(m, lp->start_e, lp->parent, TREE_PF));
         if (lp->stop_e)
-            asm_prog_imm(&m->prog, TG_IMM_HI, imm_expr(m, lp->stop_e, lp->parent));
+            asm_prog_imm(&m->prog, TG_IMM_HI, imm_expr(m, lp->stop_e, lp->parent, TREE_PF));
         body(m, lp->body, lp->nbody);
         asm_prog_inst(&m->prog, TG_OP_ENDLOOP, TG_ENG_SYNC, (uint32_t)lp->loc.line);
         asm_prog_imm(&m->prog, TG_IMM_REG, (uint64_t)lp->depth);

@@ -249,6 +249,15 @@ void asm_expr_const(AsmExpr *e, int64_t v)
     expr_push(e);
 }
 
+void asm_expr_fconst(AsmExpr *e, double v)
+{
+    uint64_t b = asm_float_bits(v);
+    expr_byte(e, TG_X_FCONST);
+    for (int i = 0; i < 8; i++)
+        expr_byte(e, (uint8_t)(b >> (8 * i)));
+    expr_push(e);
+}
+
 void asm_expr_leaf(AsmExpr *e, tg_isa_xop op, int reg)
 {
     expr_byte(e, (uint8_t)op);

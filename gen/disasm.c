@@ -127,13 +127,18 @@ char *asm_format_expr(const tg_prog *p, uint32_t off)
         uint8_t op = x[off++];
         if (op == TG_X_END)
             break;
-        if (op == TG_X_CONST || op == TG_X_REG || op == TG_X_P || op == TG_X_F) {
+        if (op == TG_X_CONST || op == TG_X_FCONST || op == TG_X_REG || op == TG_X_P || op == TG_X_F) {
             int prec = 4;
             if (op == TG_X_CONST) {
                 int64_t v = (int64_t)tg_rd_le64(x + off);
                 off += 8;
                 snprintf(tmp, sizeof tmp, "%lld", (long long)v);
                 prec = v < 0 ? 3 : 4;
+            } else if (op == TG_X_FCONST) {
+                double d = asm_bits_float(tg_rd_le64(x + off));
+                off += 8;
+                asm_format_float(d, tmp, sizeof tmp);
+                prec = tmp[0] == '-' ? 3 : 4;
             } else if (op == TG_X_REG) {
                 snprintf(tmp, sizeof tmp, "r%u", (unsigned)x[off++]);
             } else {
@@ -268,6 +273,11 @@ static void put_imm(Str *b, const tg_prog *p, const tg_prog_imm *m)
         sputs(b, num);
         break;
     case TG_IMMK_EXPR: put_expr(b, p, (uint32_t)m->value); break;
+    case TG_IMMK_FEXPR: /* (infix): a number per iteration, in floating point */
+        sputs(b, "(");
+        put_expr(b, p, (uint32_t)m->value);
+        sputs(b, ")");
+        break;
     case TG_IMMK_INT: sprintf_(b, "%lld", (long long)(int64_t)m->value); break;
     case TG_IMMK_REG: sprintf_(b, "r%u", (unsigned)m->value); break;
     case TG_IMMK_NAME: sputs(b, tg_prog_str(p, (uint32_t)m->value)); break;

@@ -144,22 +144,25 @@ static const char *tensor_cname(E *e, const SpecTensor *t)
 
 /* ---- expressions as C ---------------------------------------------------------- */
 
+/* Append s to buf (size bytes, *pos used); *pos = size once it does not fit. */
+static void cput(const char *s, char *buf, size_t size, size_t *pos)
+{
+    size_t l = strlen(s);
+    if (*pos + l < size) {
+        memcpy(buf + *pos, s, l + 1);
+        *pos += l;
+    } else {
+        *pos = size;
+    }
+}
+#define PUT(s) cput((s), buf, size, pos)
+
 /* Append the C form of x (loop variables v_<name>, p -> tg_p, f -> tg_f;
  * floor division/modulo and min/max through the template's helpers). */
 static void cexpr(const Expr *x, char *buf, size_t size, size_t *pos)
 {
     char tmp[64];
     const char *op = NULL, *fn = NULL;
-#define PUT(s)                                                                                                    \
-    do {                                                                                                          \
-        size_t l_ = strlen(s);                                                                                    \
-        if (*pos + l_ < size) {                                                                                   \
-            memcpy(buf + *pos, s, l_ + 1);                                                                        \
-            *pos += l_;                                                                                           \
-        } else {                                                                                                  \
-            *pos = size;                                                                                          \
-        }                                                                                                         \
-    } while (0)
     if (!x) {
         PUT("0");
         return;
@@ -200,8 +203,55 @@ static void cexpr(const Expr *x, char *buf, size_t size, size_t *pos)
     PUT(fn ? ", " : op);
     cexpr(x->b, buf, size, pos);
     PUT(")");
-#undef PUT
 }
+
+/* Append the C form of a number over loop variables (SPEC.md §2.1): fp64
+ * arithmetic as check evaluates it (expr_eval_float), with the runtime's
+ * floored remainder, min and max. */
+static void cfexpr(const Expr *x, char *buf, size_t size, size_t *pos)
+{
+    char tmp[64];
+    const char *op = NULL, *fn = NULL;
+    switch (x->kind) {
+    case EXPR_INT:
+        snprintf(tmp, sizeof tmp, "(double)(%lld)", (long long)x->ival);
+        PUT(tmp);
+        return;
+    case EXPR_FLOAT: {
+        uint64_t u;
+        memcpy(&u, &x->fval, sizeof u);
+        snprintf(tmp, sizeof tmp, "tg_bits_f64(0x%016llxull)", (unsigned long long)u);
+        PUT(tmp);
+        return;
+    }
+    case EXPR_VAR:
+        PUT("(double)v_");
+        PUT(x->name ? x->name : "?");
+        return;
+    case EXPR_NEG:
+        PUT("(-");
+        cfexpr(x->a, buf, size, pos);
+        PUT(")");
+        return;
+    case EXPR_ADD: op = " + "; break;
+    case EXPR_SUB: op = " - "; break;
+    case EXPR_MUL: op = " * "; break;
+    case EXPR_DIV: op = " / "; break;
+    case EXPR_MOD: fn = "tg_math_mod_floor_d("; break;
+    case EXPR_MIN: fn = "tg_math_min_d("; break;
+    case EXPR_MAX: fn = "tg_math_max_d("; break;
+    default:
+        PUT("0 /* ? */");
+        return;
+    }
+    PUT(fn ? fn : "(");
+    cfexpr(x->a, buf, size, pos);
+    PUT(fn ? ", " : op);
+    cfexpr(x->b, buf, size, pos);
+    PUT(")");
+}
+
+#undef PUT
 
 static const char *cx(E *e, const Expr *x)
 {
@@ -500,11 +550,20 @@ static void put_nest(E *e, tpl_value *in, const Nest *nest, int skip_inner)
 
 /* A float operand as the template writes it: a C literal when finite, else
  * its fp32 bits (inf/NaN need no <math.h>). */
-static tpl_value *number(E *e, double v)
+static tpl_value *number(E *e, double v, const Expr *numx)
 {
     tpl_value *m = new_map(e);
     if (!m)
         return NULL;
+    /* cexpr: the fp64 C expression of a number over loop variables, else "" */
+    char buf[1024];
+    size_t pos = 0;
+    buf[0] = '\0';
+    if (numx)
+        cfexpr(numx, buf, sizeof buf, &pos);
+    if (pos >= sizeof buf)
+        e->oom = 1;
+    put_str(e, m, "cexpr", pos < sizeof buf ? buf : "0");
     float f = (float)v;
     uint32_t bits;
     memcpy(&bits, &f, sizeof bits);
@@ -520,7 +579,7 @@ static tpl_value *scalar(E *e, const IrScalar *s)
     if (!m)
         return NULL;
     put_bool(e, m, "is_ap", s->is_ap);
-    put(e, m, "num", number(e, s->num));
+    put(e, m, "num", number(e, s->num, s->numx));
     if (s->is_ap)
         put(e, m, "ap", operand(e, &s->ap, NULL, 0, 0, 0));
     return m;
@@ -775,7 +834,7 @@ static tpl_value *instruction(E *e, IrInst *orig)
     case IR_OP_ACTIVATION:
         put_str(e, m, "op", "activation");
         put_str(e, m, "func", spec_act_name(in->func));
-        put(e, m, "zero", number(e, 0.0));
+        put(e, m, "zero", number(e, 0.0, NULL));
         put(e, m, "scale", scalar(e, &in->scalar[0]));
         put_bool(e, m, "has_bias", in->has_bias);
         if (in->has_bias)
@@ -836,7 +895,7 @@ static tpl_value *instruction(E *e, IrInst *orig)
         break;
     case IR_OP_MEMSET:
         put_str(e, m, "op", "memset");
-        put(e, m, "value", number(e, in->value));
+        put(e, m, "value", number(e, in->value, in->valuex));
         ok = elementwise(e, in, m, 0);
         break;
     case IR_OP_IOTA:
@@ -847,7 +906,7 @@ static tpl_value *instruction(E *e, IrInst *orig)
         break;
     case IR_OP_AFFINE_SELECT:
         put_str(e, m, "op", "affine_select");
-        put(e, m, "fill", number(e, in->value));
+        put(e, m, "fill", number(e, in->value, in->valuex));
         put_str(e, m, "lhs", cx(e, in->pred.lhs));
         put_str(e, m, "cmp", expr_cmp_name(in->pred.cmp));
         put_str(e, m, "rhs", cx(e, in->pred.rhs));

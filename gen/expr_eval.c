@@ -3,6 +3,7 @@
  * variables an expression reads, and printing. (The lexer and parser are in
  * expr.re, which generates its own expr.c in the build tree.) */
 #include "expr.h"
+#include "tg_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -160,15 +161,11 @@ static int eval_double(const Expr *e, const int64_t *env, double *out, ExprError
     case EXPR_MOD:
         if (b == 0)
             return eval_fail(err, e, e->kind == EXPR_DIV ? "division by zero" : "modulo by zero");
-        if (e->kind == EXPR_DIV) {
-            *out = a / b;
-        } else { /* floored: a nonzero result takes the divisor's sign (Python's %) */
-            double m = fmod(a, b);
-            *out = m != 0 && (m < 0) != (b < 0) ? m + b : m;
-        }
+        /* floored %: the runtime's definition, which the back ends use too */
+        *out = e->kind == EXPR_DIV ? a / b : tg_math_mod_floor_d(a, b);
         return 0;
-    case EXPR_MIN: *out = a < b ? a : b; return 0;
-    case EXPR_MAX: *out = a > b ? a : b; return 0;
+    case EXPR_MIN: *out = tg_math_min_d(a, b); return 0;
+    case EXPR_MAX: *out = tg_math_max_d(a, b); return 0;
     default:
         return eval_fail(err, e, "bad expression");
     }

@@ -13,8 +13,10 @@ GEN_SRCS := gen/main.c $(CLI_SRCS) gen/run_cmd.c gen/profile_cmd.c gen/profile.c
 GEN_RE   := $(FRONT_RE)
 GEN_OBJS += $(GEN_SRCS:%.c=$(BUILD)/%.o) $(GEN_RE:%.re=$(BUILD)/%.o)
 
-# Just the front end (+ the runtime's dtype table), for its own tests and fuzzer.
-FRONT_OBJS = $(FRONT_SRCS:%.c=$(BUILD)/%.o) $(FRONT_RE:%.re=$(BUILD)/%.o) $(BUILD)/runtime/tg_dtype.o
+# Just the front end (+ the runtime's dtype table and the number arithmetic of
+# tg_math, shared with the back ends), for its own tests and fuzzer.
+FRONT_OBJS = $(FRONT_SRCS:%.c=$(BUILD)/%.o) $(FRONT_RE:%.re=$(BUILD)/%.o) $(BUILD)/runtime/tg_dtype.o \
+             $(BUILD)/runtime/tg_math.o
 
 # Sources that include the generated lexer's header need it generated first.
 $(FRONT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/gen/main.o: | $(FRONT_RE:%.re=$(BUILD)/%.c)
@@ -67,7 +69,7 @@ suite-specs: $(TILEGEN)
 
 # libFuzzer over load+check: a short smoke run plus the regression corpus.
 FUZZ_SPEC = $(BUILD)/fuzz/fuzz_spec
-$(FUZZ_SPEC): tests/fuzz/fuzz_spec.c $(FRONT_SRCS) $(BUILD)/gen/expr.c runtime/tg_dtype.c
+$(FUZZ_SPEC): tests/fuzz/fuzz_spec.c $(FRONT_SRCS) $(BUILD)/gen/expr.c runtime/tg_dtype.c runtime/tg_math.c
 	@mkdir -p $(dir $@)
 	clang -std=c11 -g -O1 -Igen -Iruntime -I$(BUILD)/gen -fsanitize=fuzzer,address,undefined \
 	  -fno-sanitize-recover=all -o $@ $^ -lyaml -lm

@@ -71,7 +71,8 @@ typedef struct IrAp {
 /* A number or a [P,1] operand (scale, tensor_scalar operands, scan initial). */
 typedef struct IrScalar {
     int is_ap;  /* 1: ap holds a [P,1] operand; 0: num */
-    double num; /* the number */
+    double num; /* the number (a constant one) */
+    Expr *numx; /* a number over loop variables, evaluated per iteration (SPEC.md §2.1), else NULL */
     IrAp ap;    /* the operand */
 } IrScalar;
 
@@ -104,6 +105,7 @@ typedef struct IrInst {
     int transpose;            /* load transpose (already folded into src strides) */
     int broadcast;            /* load broadcast (already folded into src pstep 0) */
     double value;             /* memset value, affine_select fill */
+    Expr *valuex;             /* ... over loop variables, per iteration, else NULL */
     Expr *iota;               /* iota expression over p, f and loop variables */
     ExprPred pred;            /* affine_select predicate */
 } IrInst;

@@ -99,6 +99,18 @@ void ir_ap_format(const Ir *ir, const IrAp *ap, char *buf, size_t size)
     put(buf, size, &pos, "]");
 }
 
+/* A number field: the constant, or its expression over loop variables. */
+static void dump_num(FILE *out, const char *name, double num, const Expr *numx)
+{
+    char b[1024];
+    if (numx) {
+        expr_format(numx, b, sizeof b);
+        fprintf(out, " %s=\"%s\"", name, b);
+    } else {
+        fprintf(out, " %s=%.9g", name, num);
+    }
+}
+
 static void dump_scalar(FILE *out, const Ir *ir, const char *name, const IrScalar *sc)
 {
     char b[1024];
@@ -106,7 +118,7 @@ static void dump_scalar(FILE *out, const Ir *ir, const char *name, const IrScala
         ir_ap_format(ir, &sc->ap, b, sizeof b);
         fprintf(out, " %s=%s", name, b);
     } else {
-        fprintf(out, " %s=%.9g", name, sc->num);
+        dump_num(out, name, sc->num, sc->numx);
     }
 }
 
@@ -154,7 +166,7 @@ static void dump_fields(FILE *out, const Ir *ir, const IrInst *in)
     if (in->broadcast)
         fprintf(out, " broadcast");
     if (in->op == IR_OP_MEMSET)
-        fprintf(out, " value=%.9g", in->value);
+        dump_num(out, "value", in->value, in->valuex);
     if (in->op == IR_OP_IOTA) {
         expr_format(in->iota, b, sizeof b);
         fprintf(out, " expr=\"%s\"", b);
@@ -163,7 +175,8 @@ static void dump_fields(FILE *out, const Ir *ir, const IrInst *in)
         char r[512];
         expr_format(in->pred.lhs, b, sizeof b);
         expr_format(in->pred.rhs, r, sizeof r);
-        fprintf(out, " pred=\"%s %s %s\" fill=%.9g", b, expr_cmp_name(in->pred.cmp), r, in->value);
+        fprintf(out, " pred=\"%s %s %s\"", b, expr_cmp_name(in->pred.cmp), r);
+        dump_num(out, "fill", in->value, in->valuex);
     }
 }
 

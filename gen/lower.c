@@ -450,6 +450,7 @@ static int scalar_of(Lower *L, const SpecValue *v, IrScalar *s)
     memset(s, 0, sizeof *s);
     if (!v->is_ref) {
         s->num = v->num;
+        s->numx = v->numx;
         return 1;
     }
     s->is_ap = 1;
@@ -579,6 +580,7 @@ static int lower_op(Lower *L, const SpecStmt *st, IrInst *in)
     case SPEC_OP_AFFINE_SELECT:
         in->nsrc = 1;
         in->value = f[SPEC_F_FILL].num;
+        in->valuex = f[SPEC_F_FILL].numx;
         in->pred.cmp = f[SPEC_F_PRED].pred.cmp;
         in->pred.lhs = fold(L, f[SPEC_F_PRED].pred.lhs);
         in->pred.rhs = fold(L, f[SPEC_F_PRED].pred.rhs);
@@ -586,6 +588,7 @@ static int lower_op(Lower *L, const SpecStmt *st, IrInst *in)
         break;
     case SPEC_OP_MEMSET:
         in->value = f[SPEC_F_VALUE].num;
+        in->valuex = f[SPEC_F_VALUE].numx;
         ok = ap_tile(L, &f[SPEC_F_DST].ref, &in->dst);
         break;
     case SPEC_OP_IOTA:

@@ -1105,6 +1105,36 @@ static int pass_loops(Sema *s, const OpCtx *o, const int *vs, int nv, int64_t co
     return a > 0 && sema_first_iter(s, vs, nv) ? 0 : nv;
 }
 
+/* Number fields over loop variables (SPEC.md §2.1): evaluated at every
+ * iteration of the loops they read, as the back ends will, so that a division
+ * by zero, a NaN or a value beyond float32 is check's located error (E018)
+ * with the iteration, never a back end's. */
+static void check_numbers(Sema *s, const SpecStmt *st)
+{
+    for (int f = 0; f < SPEC_F_COUNT; f++) {
+        const Expr *x = st->f[f].present ? st->f[f].numx : NULL;
+        if (!x)
+            continue;
+        unsigned char *used = arena_alloc(s->arena, (size_t)s->spec->nslots);
+        if (!used)
+            return;
+        expr_vars_used(x, used, s->spec->nslots);
+        sema_chain_vars(s, s->loops, s->nloops, used);
+        int vs[SPEC_MAX_DEPTH];
+        int64_t count;
+        int nv = used_slots(s, used, vs, &count);
+        for (int go = sema_first_iter(s, vs, nv); go; go = sema_next_iter(s, vs, nv)) {
+            ExprError err;
+            double v;
+            if (expr_eval_float(x, s->env, &v, &err)) {
+                diag_error(s->diag, err.loc, err.code ? err.code : "E018", "%s in '%s'%s", err.msg,
+                           spec_field_name((SpecFieldId)f), iter_text(s, used));
+                break;
+            }
+        }
+    }
+}
+
 static void check_op(Sema *s, SpecStmt *st)
 {
     OpCtx o;
@@ -1177,6 +1207,7 @@ static void check_op(Sema *s, SpecStmt *st)
         }
     }
     check_rules(s, &o);
+    check_numbers(s, st);
     /* shape pass, per iteration (the inferred dst is affine_op's too) */
     nall = pass_loops(s, &o, vs, nv, count);
     for (int go = sema_first_iter(s, vs, nall); go; go = ok && sema_next_iter(s, vs, nall)) {

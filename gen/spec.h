@@ -127,7 +127,8 @@ typedef struct SpecValue {
     SrcLoc loc;           /* where it is */
     int is_ref;           /* SCALAR_IN: 1 = a tile region, 0 = a number */
     SpecRef ref;          /* region fields, SCALAR_IN tiles, REDUCE dst */
-    double num;           /* NUMBER / SCALAR_IN numbers */
+    double num;           /* NUMBER / SCALAR_IN numbers (a constant one) */
+    Expr *numx;           /* a number over loop variables (SPEC.md §2.1), else NULL */
     int enum_val;         /* ALU (SpecAlu), ACT (SpecAct), DTYPE (tg_dtype); REDUCE op */
     int boolean;          /* BOOL */
     Expr *expr;           /* IEXPR */

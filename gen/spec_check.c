@@ -233,7 +233,7 @@ static int is_reserved(const char *name)
 
 /* ---------------------------------------------------- names in expressions */
 
-enum { ALLOW_PARAMS = 0, ALLOW_VARS = 1, ALLOW_PF = 2, IN_NUMBER = 4 };
+enum { ALLOW_PARAMS = 0, ALLOW_VARS = 1, ALLOW_PF = 2 };
 
 /* Candidate names for "did you mean" in an expression. */
 static const char **expr_candidates(Checker *c, int allow)
@@ -272,15 +272,6 @@ static int resolve(Checker *c, Expr *e, int allow, const char *where)
                            "'%s' is ambiguous in %s: it is both a loop variable and the %s index; rename the loop variable",
                            e->name, where, e->name[0] == 'p' ? "partition" : "free");
                 diag_note(c->diag, c->scope_loc[i], "loop variable '%s' declared here", e->name);
-                return 1;
-            }
-            if (!(allow & ALLOW_VARS) && (allow & IN_NUMBER)) {
-                /* the binary program carries a number as one float32 immediate */
-                diag_error(c->diag, e->loc, "E024",
-                           "loop variable '%s' cannot appear in %s: a number field is one float32 value for every "
-                           "iteration; only params can", e->name, where);
-                diag_note(c->diag, e->loc, "for a value that changes per iteration, compute it into a [P, 1] tile "
-                          "(iota, then tensor_scalar) and use the tile where the op takes one");
                 return 1;
             }
             if (!(allow & ALLOW_VARS)) {
@@ -782,10 +773,14 @@ static int parse_ref(Checker *c, const SpecNode *n, SpecFieldKind kind, const ch
     return errs == 0;
 }
 
-/* A number field: an expression over params and float literals, evaluated in
- * floating point and rounded once to float32 (SPEC.md §2.1: `1/D` is 1.0/D). */
-static int parse_number(Checker *c, const SpecNode *n, const char *fname, double *out)
+/* A number field: an expression over params, loop variables and float
+ * literals, evaluated in floating point and rounded once to float32 (SPEC.md
+ * §2.1: `1/D` is 1.0/D). A constant one is evaluated here into v->num; one
+ * over loop variables is kept in v->numx, and sema evaluates it at every
+ * iteration. */
+static int parse_number(Checker *c, const SpecNode *n, const char *fname, SpecValue *v)
 {
+    double *out = &v->num;
     if (!want(c, n, SPEC_NODE_SCALAR, fname))
         return 0;
     ExprError err;
@@ -794,8 +789,13 @@ static int parse_number(Checker *c, const SpecNode *n, const char *fname, double
         report_expr_error(c, &err);
         return 0;
     }
-    if (resolve(c, e, ALLOW_PARAMS | IN_NUMBER, fname))
+    if (resolve(c, e, ALLOW_PARAMS | ALLOW_VARS, fname))
         return 0;
+    if (!expr_is_const(e)) {
+        v->numx = e;
+        *out = 0;
+        return 1;
+    }
     if (expr_eval_float(e, NULL, out, &err)) {
         report_expr_error(c, &err);
         return 0;
@@ -816,9 +816,14 @@ static int names_region(Checker *c, const SpecNode *n)
     name[t.len] = '\0';
     if (find_tile(c->spec, name) >= 0 || find_tensor(c->spec, name) >= 0)
         return 1;
+    if ((!strcmp(name, "min") || !strcmp(name, "max")) && expr_lex(n->text, t.off + t.len).kind == EXPR_T_LPAREN)
+        return 0; /* min(...) / max(...): a number */
     for (int i = 0; i < c->spec->nparams; i++)
         if (!strcmp(c->spec->params[i].name, name))
             return 0;
+    for (int i = 0; i < c->nscope; i++)
+        if (!strcmp(c->scope_var[i], name))
+            return 0; /* a number over a loop variable */
     return strcmp(name, "inf") != 0; /* an unknown name: report it as a tile */
 }
 
@@ -844,9 +849,9 @@ static int parse_field(Checker *c, const SpecNode *n, SpecFieldKind kind, SpecFi
             v->is_ref = 1;
             return parse_ref(c, n, kind, fname, &v->ref);
         }
-        return parse_number(c, n, fname, &v->num);
+        return parse_number(c, n, fname, v);
     case SPEC_FK_NUMBER:
-        return parse_number(c, n, fname, &v->num);
+        return parse_number(c, n, fname, v);
     case SPEC_FK_ALU:
         return parse_enum(c, n, alu_names, "ALU op", &v->enum_val);
     case SPEC_FK_ACT:

@@ -207,8 +207,10 @@ static int exec_compute(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst 
         sh.n = o[1].count;
         sh.p = o[1].pcount;
     } else if (in->op == TG_OP_MEMSET) {
-        uint64_t bits = imm(m, in, TG_IMM_VALUE, 0);
-        sh.zero_memset16 = bits == 0 && is16(dst->dtype);
+        tg_math_f32u v; /* +0.0 (a number given per iteration counts at this one) */
+        if (tg_prog_number(&m->prog, in, TG_IMM_VALUE, s->regs, 0.0f, &v.f))
+            return TG_EPROGRAM;
+        sh.zero_memset16 = v.u == 0 && is16(dst->dtype);
     }
     uint64_t cycles = tg_cost_cycles(m->tab, &sh);
     /* dependent: reads what this engine wrote last, or waited on another engine */

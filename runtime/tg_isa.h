@@ -13,7 +13,7 @@
 
 #define TG_ISA_MAGIC "TGNC"    /* bytes 0..3 of every program */
 #define TG_ISA_VERSION_MAJOR 1 /* incompatible layout changes */
-#define TG_ISA_VERSION_MINOR 2 /* compatible additions (1: loop lo/hi, 2: DMA queues) */
+#define TG_ISA_VERSION_MINOR 3 /* compatible additions (1: loop lo/hi, 2: DMA queues, 3: numbers per iteration) */
 
 enum {
     TG_ISA_MAX_REGS = 8,       /* loop registers r0..r7 (loop nesting depth) */
@@ -98,6 +98,7 @@ typedef enum tg_isa_xop {
     TG_X_DIV = 9,   /* floor division */
     TG_X_MOD = 10,  /* floor modulo (sign of the divisor) */
     TG_X_MIN = 11, TG_X_MAX = 12,
+    TG_X_FCONST = 13, /* push the next 8 bytes (IEEE double bits, LE): FEXPR expressions only (format 1.3) */
     TG_X_COUNT
 } tg_isa_xop;
 

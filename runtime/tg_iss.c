@@ -186,25 +186,18 @@ static uint64_t imm(const iss *m, const tg_prog_inst *in, tg_isa_imm key, uint64
     return v;
 }
 
-/* A FLOAT immediate (double bits) as the fp32 the C simulation writes. */
-static float imm_f32(uint64_t bits)
-{
-    double d;
-    memcpy(&d, &bits, sizeof d);
-    return (float)d;
-}
-
 /* ---- element-wise ops ------------------------------------------------------- */
 
 static int scalar(const iss *m, const iss_engine *e, const tg_prog_inst *in, tg_isa_role role, tg_isa_imm key,
                   float dflt, int64_t np, tg_iss_scalar *s)
 {
-    uint64_t bits;
     int rc = operand(m, e, in, role, 0, &s->ap);
     if (rc < 0)
         return rc;
     s->is_ap = rc;
-    s->num = key < TG_IMM_COUNT && tg_prog_find_imm(&m->prog, in, key, &bits) ? imm_f32(bits) : dflt;
+    s->num = dflt;
+    if (key < TG_IMM_COUNT && tg_prog_number(&m->prog, in, key, e->regs, dflt, &s->num))
+        return TG_EPROGRAM;
     return rc && s->ap.pcount != np ? TG_EPROGRAM : 0;
 }
 
@@ -286,7 +279,7 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
         break;
     case TG_OP_MEMSET:
         w.kind = TG_ISS_MEMSET;
-        w.value = imm_f32(imm(m, in, TG_IMM_VALUE, 0));
+        rc = tg_prog_number(&m->prog, in, TG_IMM_VALUE, e->regs, 0.0f, &w.value);
         break;
     case TG_OP_IOTA:
         w.kind = TG_ISS_IOTA;
@@ -297,8 +290,8 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
         w.x0 = (uint32_t)imm(m, in, TG_IMM_LHS, 0);
         w.x1 = (uint32_t)imm(m, in, TG_IMM_RHS, 0);
         w.cmp = (tg_cmp)imm(m, in, TG_IMM_CMP, 0);
-        w.value = imm_f32(imm(m, in, TG_IMM_FILL, 0));
-        rc = need(m, e, in, TG_ROLE_SRC, 0, &a);
+        if (!(rc = tg_prog_number(&m->prog, in, TG_IMM_FILL, e->regs, 0.0f, &w.value)))
+            rc = need(m, e, in, TG_ROLE_SRC, 0, &a);
         s0 = &a;
         break;
     }

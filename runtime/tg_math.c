@@ -468,4 +468,35 @@ void tg_act_row(tg_act_func f, float *dst, const float *src, size_t n, float sca
     }
 }
 
+/* |a| rem |b| by binary long division: t runs from the largest |b|*2^k <= |a|
+ * back down to |b|; each subtraction has t <= r < 2t, so it is exact
+ * (Sterbenz), and so are the doublings and halvings of |b|. At most ~2100
+ * steps each way. */
+static double rem_exact(double a, double b)
+{
+    double r = a < 0 ? -a : a, y = b < 0 ? -b : b, t = y;
+    if (!(r >= y))
+        return a; /* |a| < |b| (and -0 stays -0) */
+    while (t + t <= r) /* an overflowing t + t is inf: stops */
+        t += t;
+    for (;;) {
+        if (r >= t)
+            r -= t;
+        if (t == y)
+            break;
+        t *= 0.5;
+    }
+    return a < 0 ? -r : r;
+}
+
+double tg_math_mod_floor_d(double a, double b)
+{
+    if (a != a || b != b || a - a != 0 || b == 0)
+        return bits_d(0x7ff8000000000000ull); /* one quiet NaN on every host */
+    if (b - b != 0) /* b infinite, a finite */
+        return a == 0 || (a < 0) == (b < 0) ? a : b;
+    double m = rem_exact(a, b);
+    return m != 0 && (m < 0) != (b < 0) ? m + b : m;
+}
+
 #include "tg_fp_end.h"

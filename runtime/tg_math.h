@@ -88,6 +88,14 @@ float tg_math_pow(float a, float b);
 double tg_math_exp_d(double x);
 double tg_math_log_d(double x);
 double tg_math_erf_d(double x);
+/* Spec number fields (SPEC.md §2.1) in fp64, one definition for check, the C
+ * simulation and the ISS: the floored remainder. C's remainder (fmod, exact)
+ * m of a by b, then m + b when m is nonzero and its sign differs from b's
+ * (that sum rounds); a zero keeps a's sign. NaN when a is infinite, b is 0
+ * or either is NaN; for an infinite b, a itself or (signs differing) b. */
+double tg_math_mod_floor_d(double a, double b);
+static inline double tg_math_min_d(double a, double b) { return a < b ? a : b; }
+static inline double tg_math_max_d(double a, double b) { return a > b ? a : b; }
 
 /* ---- per-function entry points -------------------------------------------- */
 typedef union tg_math_f32u {

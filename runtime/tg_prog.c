@@ -68,7 +68,11 @@ uint32_t tg_prog_checksum(const uint8_t *data, size_t size)
 
 /* Check the expression at pool offset `off`: well-formed postfix, ends with
  * END, stack within limits; registers < nregs; p/f only when allow_pf. */
-static int check_expr(const tg_prog *p, uint32_t off, uint32_t nregs, int allow_pf)
+/* What an expression may hold besides constants, registers and operators. */
+enum { XF_PF = 1,    /* p and f (iota, affine_select) */
+       XF_FLOAT = 2 /* float constants: evaluated in floating point (FEXPR) */ };
+
+static int check_expr(const tg_prog *p, uint32_t off, uint32_t nregs, int flags)
 {
     const uint8_t *x = p->data + p->expr_off;
     uint32_t n = p->expr_size, depth = 0;
@@ -91,9 +95,15 @@ static int check_expr(const tg_prog *p, uint32_t off, uint32_t nregs, int allow_
             off++;
             depth++;
             break;
+        case TG_X_FCONST:
+            if (!(flags & XF_FLOAT) || n - off < 8)
+                return TG_EPROGRAM;
+            off += 8;
+            depth++;
+            break;
         case TG_X_P:
         case TG_X_F:
-            if (!allow_pf)
+            if (!(flags & XF_PF))
                 return TG_EPROGRAM;
             depth++;
             break;
@@ -162,6 +172,8 @@ int tg_prog_eval(const tg_prog *p, uint32_t expr, const int64_t *regs, int64_t p
         case TG_X_F:
             st[sp++] = fidx;
             continue;
+        case TG_X_FCONST:
+            return TG_EPROGRAM; /* FEXPR only (the decoder keeps it there) */
         case TG_X_NEG:
             if (st[sp - 1] == INT64_MIN)
                 return TG_EPROGRAM;
@@ -202,6 +214,98 @@ int tg_prog_eval(const tg_prog *p, uint32_t expr, const int64_t *regs, int64_t p
         }
         st[sp - 1] = r;
     }
+}
+
+/* Double of an integer as C converts it (exact up to 2^53; check refuses
+ * larger loop values in number fields). */
+static double to_d(int64_t v) { return (double)v; }
+
+int tg_prog_feval(const tg_prog *p, uint32_t expr, const int64_t *regs, double *out)
+{
+    const uint8_t *x = p->data + p->expr_off;
+    double st[TG_ISA_MAX_EXPR_STACK];
+    int sp = 0;
+    uint32_t off = expr;
+    for (;;) { /* validated by tg_prog_decode (FEXPR: no p, f) */
+        uint8_t op = x[off++];
+        double a, b, r;
+        switch (op) {
+        case TG_X_END:
+            *out = st[0];
+            return 0;
+        case TG_X_CONST:
+        case TG_X_FCONST: {
+            uint64_t u = tg_rd_le64(x + off);
+            off += 8;
+            if (op == TG_X_CONST) {
+                st[sp++] = to_d((int64_t)u);
+            } else {
+                tg_math_f64u v;
+                v.u = u;
+                st[sp++] = v.d;
+            }
+            continue;
+        }
+        case TG_X_REG:
+            st[sp++] = to_d(regs[x[off++]]);
+            continue;
+        case TG_X_NEG:
+            st[sp - 1] = -st[sp - 1];
+            continue;
+        case TG_X_P:
+        case TG_X_F:
+            return TG_EPROGRAM;
+        default:
+            break;
+        }
+        b = st[--sp];
+        a = st[sp - 1];
+        switch (op) {
+        case TG_X_ADD: r = a + b; break;
+        case TG_X_SUB: r = a - b; break;
+        case TG_X_MUL: r = a * b; break;
+        case TG_X_DIV:
+            if (b == 0)
+                return TG_EPROGRAM; /* check refuses it at every iteration */
+            r = a / b;
+            break;
+        case TG_X_MOD: r = tg_math_mod_floor_d(a, b); break;
+        case TG_X_MIN: r = tg_math_min_d(a, b); break;
+        default: r = tg_math_max_d(a, b); break; /* TG_X_MAX */
+        }
+        st[sp - 1] = r;
+    }
+}
+
+int tg_prog_number(const tg_prog *p, const tg_prog_inst *in, tg_isa_imm key, const int64_t *regs, float dflt,
+                   float *out)
+{
+    static const tg_isa_imm floats[] = {
+#define TG_TWIN_F(F, X) TG_IMM_##F,
+        TG_ISA_FLOAT_TWINS(TG_TWIN_F)
+#undef TG_TWIN_F
+    };
+    static const tg_isa_imm twins[] = {
+#define TG_TWIN_X(F, X) TG_IMM_##X,
+        TG_ISA_FLOAT_TWINS(TG_TWIN_X)
+#undef TG_TWIN_X
+    };
+    uint64_t v;
+    if (tg_prog_find_imm(p, in, key, &v)) {
+        tg_math_f64u d;
+        d.u = v;
+        *out = (float)d.d;
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++)
+        if (floats[i] == key && tg_prog_find_imm(p, in, twins[i], &v)) {
+            double d;
+            int rc = tg_prog_feval(p, (uint32_t)v, regs, &d);
+            *out = (float)d;
+            return rc;
+        }
+    *out = dflt;
+    return 0;
 }
 
 /* ---- strings -------------------------------------------------------------- */
@@ -495,7 +599,8 @@ static int check_imm(tg_prog *p, uint32_t i, uint32_t depth, uint64_t *imms)
     case TG_IMMK_CMP: return m.value < TG_CMP_COUNT;
     case TG_IMMK_BOOL: return m.value <= 1;
     case TG_IMMK_FLOAT: return 1;
-    case TG_IMMK_EXPR: return m.value < p->expr_size && check_expr(p, (uint32_t)m.value, depth, 1) == 0;
+    case TG_IMMK_EXPR: return m.value < p->expr_size && check_expr(p, (uint32_t)m.value, depth, XF_PF) == 0;
+    case TG_IMMK_FEXPR: return m.value < p->expr_size && check_expr(p, (uint32_t)m.value, depth, XF_FLOAT) == 0;
     case TG_IMMK_INT: return 1;
     case TG_IMMK_REG: return m.value < TG_ISA_MAX_REGS;
     case TG_IMMK_NAME: return m.value < p->str_size && check_ident(p, (uint32_t)m.value);
@@ -514,8 +619,19 @@ static int check_imm(tg_prog *p, uint32_t i, uint32_t depth, uint64_t *imms)
 static int check_combos(const tg_prog *p, const tg_prog_inst *in, uint32_t roles, uint64_t imms, uint32_t *depth)
 {
     uint64_t v = 0;
+    /* a number given per iteration (FEXPR twin) counts as its FLOAT key */
+#define TG_FOLD_TWIN(F, X)                                                                                        \
+    if (imms >> TG_IMM_##X & 1u) {                                                                                \
+        if (imms >> TG_IMM_##F & 1u)                                                                              \
+            return 0;                                                                                             \
+        imms = (imms & ~(1ull << TG_IMM_##X)) | 1ull << TG_IMM_##F;                                               \
+    }
+    TG_ISA_FLOAT_TWINS(TG_FOLD_TWIN)
+#undef TG_FOLD_TWIN
 #define HAS_R(x) ((roles >> TG_ROLE_##x) & 1u)
 #define HAS_I(x) ((imms >> TG_IMM_##x) & 1u)
+    if ((in->op == TG_OP_MEMSET && !HAS_I(VALUE)) || (in->op == TG_OP_AFFINE_SELECT && !HAS_I(FILL)))
+        return 0;
     if ((HAS_R(SCALE) && HAS_I(SCALE_NUM)) || (HAS_R(OPERAND0) && HAS_I(OPERAND0_NUM)) ||
         (HAS_R(OPERAND1) && HAS_I(OPERAND1_NUM)) || (HAS_R(INITIAL) && HAS_I(INITIAL_NUM)))
         return 0;

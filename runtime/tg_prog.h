@@ -105,6 +105,16 @@ uint32_t tg_prog_loop_match(const tg_prog *p, uint32_t pc);
 /* Value of the expression at pool offset `expr` with loop registers regs[]
  * and indices p, f. 0, or TG_EPROGRAM on overflow or division by zero. */
 int tg_prog_eval(const tg_prog *p, uint32_t expr, const int64_t *regs, int64_t pidx, int64_t fidx, int64_t *out);
+/* Value of the FEXPR expression at `expr` in floating point (SPEC.md §2.1):
+ * integers and registers convert to double, `/` is true division, `%` the
+ * floored remainder (tg_math_mod_floor_d), min/max as `a < b ? a : b`.
+ * 0, or TG_EPROGRAM on a division by zero (check refuses those). */
+int tg_prog_feval(const tg_prog *p, uint32_t expr, const int64_t *regs, double *out);
+/* The number field `key` (a FLOAT immediate) of `in` as the fp32 the C
+ * simulation uses: the constant, or its FEXPR twin evaluated with regs[]
+ * and rounded once; dflt when neither is given. 0 or TG_EPROGRAM. */
+int tg_prog_number(const tg_prog *p, const tg_prog_inst *in, tg_isa_imm key, const int64_t *regs, float dflt,
+                   float *out);
 
 /* 1 if every copy of tile t starts on a multiple of esize bytes (its base,
  * and its slot when it has more than one copy): what an access of that

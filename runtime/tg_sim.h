@@ -80,5 +80,15 @@ static inline int64_t tg_fdiv(int64_t a, int64_t b) { return a / b - (a % b != 0
 static inline int64_t tg_fmod(int64_t a, int64_t b) { return a - tg_fdiv(a, b) * b; }
 static inline int64_t tg_min(int64_t a, int64_t b) { return a < b ? a : b; }
 static inline int64_t tg_max(int64_t a, int64_t b) { return a > b ? a : b; }
+/* A float literal of a number over loop variables (SPEC.md §2.1), exactly. */
+static inline double tg_bits_f64(uint64_t u)
+{
+    union {
+        uint64_t u;
+        double d;
+    } v;
+    v.u = u;
+    return v.d;
+}
 
 #endif /* TG_SIM_H */

@@ -40,8 +40,8 @@ FUNCS = ("copy", "exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_apprx_ta
          "softplus", "square", "sqrt", "rsqrt", "reciprocal", "sin", "abs", "sign", "erf")
 # Ragged tiles declared once (tile shapes over loop variables, SPEC.md §2.1)
 RAGGED_DECL = True
-# Float-valued fields over loop variables (SPEC.md §2.1); set when the front end accepts them
-FLOAT_LOOPVARS = False
+# Float-valued fields over loop variables (SPEC.md §2.1): evaluated per iteration
+FLOAT_LOOPVARS = True
 SCALARS = ("0.5", "-1.5", "2.0", "3.0", "1e-6", "-0.0", "0.0", "1.0", "-3.25", "1e30", "-7.0", "65504.0")
 
 
@@ -127,7 +127,9 @@ class Spec:
                  "1/(%s*%s)" % (p, p), "%s/7 - %s/11" % (p, p), "-1/%s" % p]
         if var is not None and FLOAT_LOOPVARS:
             self.feat.add("float-expr-loopvar")
-            forms += ["1/(%s+1)" % var, "%s/%s" % (var, p), "(%s + 0.5)/3" % var, "-%s/2.0 + 1/%s" % (var, p)]
+            forms += ["1/(%s+1)" % var, "%s/%s" % (var, p), "(%s + 0.5)/3" % var, "-%s/2.0 + 1/%s" % (var, p),
+                      "min(%s, 2.5) %% 0.7" % var, "max(%s*0.25, 0.5) - %s" % (var, p), "(%s %% 3) - 0.5" % var,
+                      "-(%s + 1e-3)/(%s + 0.1)" % (var, p), "(1e20 * %s) %% 7" % var]
         return self.r.choice(forms)
 
     def scalar(self, var=None):

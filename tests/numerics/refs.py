@@ -448,8 +448,15 @@ def _ref_fscale(p, x):
     yo = f32(f32(v + f32(d / 8)) * f32(1.0 / 3))
     pi, fi = np.meshgrid(np.arange(128), np.arange(d), indexing="ij")
     yc = np.where(fi < pi, f32(d / 3), f32(-d / 2.0))
+    # over the loop variable j: Python's float arithmetic (true division,
+    # floored %), rounded once to fp32 per iteration
+    yl = np.empty_like(v)
+    for j in range(4):
+        c = slice(j * 25, j * 25 + 25)
+        yl[:, c] = f32(f32(v[:, c] * f32(1 / (j + 1))) + f32(j % 0.75 - d / (j + 3)))
     return {"mean": (acc.reshape(128, 1).astype(np.float64), "exact"), "ys": (ys.astype(np.float64), "exact"),
-            "yo": (yo.astype(np.float64), "exact"), "yc": (yc.astype(np.float64), "exact")}
+            "yo": (yo.astype(np.float64), "exact"), "yc": (yc.astype(np.float64), "exact"),
+            "yl": (yl.astype(np.float64), "exact")}
 
 
 def _inputs_colacc(p, r):
@@ -547,7 +554,7 @@ TEST_KERNELS = {
                    [("y", "float32", "64, 96")], _inputs_ragged_k, _ref_ragged_k),
     "fscale": _k({"D": 100}, [("x", "float32", "128, D")],
                  [("mean", "float32", "128, 1"), ("ys", "float32", "128, D"), ("yo", "float32", "128, D"),
-                  ("yc", "float32", "128, D")], _inputs_fscale, _ref_fscale),
+                  ("yc", "float32", "128, D"), ("yl", "float32", "128, D")], _inputs_fscale, _ref_fscale),
     "colacc": _k({"N": 24}, [("x", "float32", "128, N")], [("y", "float32", "128, N")],
                  _inputs_colacc, _ref_colacc),
     "shapes": _k({"N": 200, "D": 700},

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <stdlib.h>
+#include <math.h>
 #include <unistd.h>
 
 #include "asm.h"
@@ -16,6 +17,8 @@
 #include "lower_test.h"
 #include "pipeline.h"
 #include "plan.h"
+#include "tg_math.h"
+#include "tg_prog.h"
 #include "tg_runtime.h"
 
 /* One bundled spec's listing and program. */
@@ -706,6 +709,53 @@ static void expression_eval(void **state)
     free(bin);
 }
 
+/* Numbers per iteration (FEXPR, format 1.3): evaluated in fp64 with true
+ * division and the floored remainder, rounded once; the decoder keeps float
+ * constants out of integer expressions and p/f out of numbers. */
+static void number_expression_eval(void **state)
+{
+    (void)state;
+    const char *text = ".kernel k\n.target trn1\n.tile t sbuf float32 [128, 4] bufs 1 p[0:+128] @0 slot 64\n"
+                       "loop reg=r0, var=i, start=0, stop=2, step=1\n"
+                       "dve.memset dst=sbuf:t[0:+128] @0 float32 [[1,4]], value=(1 / (r0 + 2))\n"
+                       "dve.memset dst=sbuf:t[0:+128] @0 float32 [[1,4]], value=(-r0 % 0.75 + min(r0, -inf))\n"
+                       "dve.memset dst=sbuf:t[0:+128] @0 float32 [[1,4]], value=((1e20 * r0) % 7 - 0.1)\n"
+                       "dve.memset dst=sbuf:t[0:+128] @0 float32 [[1,4]], value=(1.5 / (r0 - 1))\n"
+                       "endloop reg=r0\n";
+    size_t n;
+    uint8_t *bin = assemble_ok(text, strlen(text), &n);
+    tg_prog p;
+    assert_int_equal(tg_prog_decode(&p, bin, n), 0);
+    int64_t regs[TG_ISA_MAX_REGS] = {1};
+    tg_prog_inst in;
+    float f = 0;
+    tg_prog_get_inst(&p, 1, &in);
+    assert_int_equal(tg_prog_number(&p, &in, TG_IMM_VALUE, regs, 9.0f, &f), 0);
+    assert_true(f == (float)(1.0 / 3.0)); /* true division, rounded once */
+    tg_prog_get_inst(&p, 2, &in);
+    assert_int_equal(tg_prog_number(&p, &in, TG_IMM_VALUE, regs, 9.0f, &f), 0);
+    assert_true(f == -INFINITY); /* -1 floored mod 0.75 = 0.5, + -inf */
+    tg_prog_get_inst(&p, 3, &in);
+    assert_int_equal(tg_prog_number(&p, &in, TG_IMM_VALUE, regs, 9.0f, &f), 0);
+    assert_true(f == (float)(fmod(1e20, 7.0) - 0.1)); /* the exact remainder of a large value */
+    tg_prog_get_inst(&p, 4, &in);
+    assert_int_equal(tg_prog_number(&p, &in, TG_IMM_VALUE, regs, 9.0f, &f), TG_EPROGRAM); /* 1.5 / 0 */
+    free(bin);
+    /* the exact floored remainder against libm's exact fmod */
+    static const double xs[] = {0.0, -0.0, 1.0, -1.0, 2.5, -7.25, 1e300, -1e-300, 4.9e-324, 123456789.0, 0.1};
+    for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+        for (size_t j = 0; j < sizeof xs / sizeof xs[0]; j++) {
+            double a = xs[i], b = xs[j];
+            if (b == 0)
+                continue;
+            double m = fmod(a, b), want = m != 0 && (m < 0) != (b < 0) ? m + b : m, got = tg_math_mod_floor_d(a, b);
+            assert_memory_equal(&got, &want, sizeof got);
+        }
+    assert_true(tg_math_mod_floor_d(INFINITY, 2.0) != tg_math_mod_floor_d(INFINITY, 2.0)); /* NaN */
+    assert_true(tg_math_mod_floor_d(3.0, 0.0) != tg_math_mod_floor_d(3.0, 0.0));
+    assert_true(tg_math_mod_floor_d(3.0, INFINITY) == 3.0 && tg_math_mod_floor_d(-3.0, INFINITY) == INFINITY);
+}
+
 /* ---- corrupted programs ---------------------------------------------------- */
 
 static void rehash(uint8_t *b, size_t n)
@@ -787,6 +837,7 @@ int main(void)
         cmocka_unit_test(syncs_order_conflicts), cmocka_unit_test(syncs_happen_before),
         cmocka_unit_test(expression_text_roundtrip),
         cmocka_unit_test(expression_eval),        cmocka_unit_test(corrupted_rejected),
+        cmocka_unit_test(number_expression_eval),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

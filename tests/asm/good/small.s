@@ -1,5 +1,5 @@
-; small.s - a hand-written listing in canonical form: every instruction kind
-; the bundled specs use, nested loops, a ragged min() count, semaphores.
+; small.s - a hand-written canonical listing: every instruction kind the bundled specs use, nested
+; loops, a ragged min() count, semaphores, a number evaluated per iteration (format 1.3).
 .kernel small
 .target trn2
 .spec "small.yaml"
@@ -22,6 +22,7 @@ loop reg=r0, var=i, start=0, stop=3, step=1  ; small.yaml:4
     act.signal sem=s0
     loop reg=r1, var=j, start=1, stop=8, step=3, carried=true  ; small.yaml:7
         dve.tensor_scalar dst=sbuf:xt.(r0 % 2)[0:+128] @r1 * 4 float32 [[2,4],[1,2]], src=sbuf:xt.(r0 % 2)[0:+128] @0 float32 [[1,8]], op0=add, operand0=-1e-06, op1=maximum, operand1=-inf, reverse1=true  ; small.yaml:8
+        dve.memset dst=sbuf:xt.(r0 % 2)[0:+128] @r1 * 4 float32 [[1,2]], value=(-r0 / 3 + min(r1, 2.5) % 0.7 - -1.5e-07 * inf)  ; small.yaml:8
     endloop reg=r1  ; small.yaml:7
     dve.tensor_copy dst=sbuf:yt[0:+128] @0 bfloat16 [[1,64]], src=sbuf:xt.(r0 % 2)[0:+128] @0 float32 [[1,64]]  ; small.yaml:9
     dve.signal sem=s2  ; small.yaml:9
