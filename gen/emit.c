@@ -43,6 +43,14 @@ static const char *const dtype_enums[TG_DTYPE_COUNT] = {
 /* Elements per block when the template splits an innermost loop. */
 #define EMIT_CHUNK 64
 
+/* Fewest partitions for which a fold, scan or statistic runs in lanes
+ * (TG_LANES rows at once, runtime/tg_ops.h): below, the per-row chains are
+ * cheaper than the lanes. */
+#define EMIT_LANES_MIN 4
+/* Most elements per row of bn_stats/bn_aggr in lanes: their rows are staged
+ * on the stack, 16 · 512 · 4 = 32 KiB at most. */
+#define EMIT_LANES_CAP 512
+
 /* Builder state. */
 typedef struct E {
     tpl_arena *ta;      /* values */
@@ -53,6 +61,7 @@ typedef struct E {
     int errors;         /* unsupported constructs reported */
     int oom;            /* a value could not be built */
     int in_region;      /* building the statements of a partition region */
+    int region_lanes;   /* an instruction of the region being built runs in lanes */
     Fwd fwd;            /* HBM forwarding: what each instruction becomes */
     int64_t pe_floats;  /* PE staging the largest matmul/transpose needs (core->pe) */
 } E;
@@ -738,7 +747,7 @@ static int tensor_engine(E *e, IrInst *in, tpl_value *m)
 
 /* bn_stats / bn_aggr: one row gathered to fp32, the runtime call, the
  * results scattered to dst. */
-static int row_call(E *e, IrInst *in, tpl_value *m)
+static int row_call(E *e, IrInst *in, tpl_value *m, int *lanes)
 {
     int64_t nd, ns;
     tpl_value *d = walk(e, &in->dst, 1, in->loc, &nd);
@@ -759,7 +768,10 @@ static int row_call(E *e, IrInst *in, tpl_value *m)
     put(e, m, "d", d);
     put(e, m, "a", a);
     put_str(e, m, "fn", stats ? "tg_bn_stats_f32" : "tg_bn_aggr_f32");
+    put_str(e, m, "fn_lanes", stats ? "tg_bn_stats_lanes_f32" : "tg_bn_aggr_lanes_f32");
     put_int(e, m, "nout", nd);
+    /* in lanes, the rows are staged on the stack: TG_LANES · cap floats */
+    *lanes = cap <= EMIT_LANES_CAP;
     return 1;
 }
 
@@ -780,6 +792,21 @@ static tpl_value *dropped(E *e, const IrInst *in)
     return m;
 }
 
+/* A fold, scan or statistic (`fold`) over at least EMIT_LANES_MIN partitions
+ * (or a count known only at run time) runs TG_LANES partition rows at once,
+ * one row per lane, each lane with its own row's chain in the row's order
+ * (templates/kernel.c.j2 `lanes`): the same operations in the same order per
+ * row, so the same bits, and the chains no longer wait on each other's
+ * latency. */
+static void put_lanes(E *e, const IrInst *in, tpl_value *m, int fold)
+{
+    int64_t pc;
+    int lanes = fold && (!ir_expr_const(in->dst.pcount, &pc) || pc >= EMIT_LANES_MIN);
+    put_bool(e, m, "lanes", lanes);
+    if (lanes && e->in_region)
+        e->region_lanes = 1;
+}
+
 static tpl_value *instruction(E *e, IrInst *orig)
 {
     IrInst *in = current(e, orig);
@@ -795,7 +822,8 @@ static tpl_value *instruction(E *e, IrInst *orig)
     put_str(e, m, "pcount", cx(e, pc->pcount));
     put(e, m, "stages", new_list(e)); /* tensor_scalar replaces it */
     put_bool(e, m, "alias", 0);           /* elementwise() replaces it */
-    int ok = 1;
+    put_bool(e, m, "lanes", 0);           /* put_lanes() replaces it */
+    int ok = 1, fold = 0;                 /* fold: may run in lanes (put_lanes) */
     switch (in->op) {
     case IR_OP_LOAD:
     case IR_OP_STORE:
@@ -846,6 +874,7 @@ static tpl_value *instruction(E *e, IrInst *orig)
                 ok = 0;
             }
             put(e, m, "reduce", operand(e, &in->reduce_dst, NULL, 0, 1, 0));
+            fold = in->dst.dtype == TG_FLOAT32; /* the lanes read the fp32 results back */
         }
         ok = ok && elementwise(e, in, m, 0);
         break;
@@ -867,6 +896,7 @@ static tpl_value *instruction(E *e, IrInst *orig)
         if (src)
             append(e, src, operand(e, &in->src[0], &nest, 0, 0, 0));
         put(e, m, "src", src);
+        fold = 1;
         break;
     }
     case IR_OP_MATMUL:
@@ -877,7 +907,7 @@ static tpl_value *instruction(E *e, IrInst *orig)
     case IR_OP_BN_STATS:
     case IR_OP_BN_AGGR:
         put_str(e, m, "op", "row_call");
-        ok = row_call(e, in, m);
+        ok = row_call(e, in, m, &fold);
         break;
     case IR_OP_PARTITION_REDUCE:
         /* dst[0, f] = src[0, f] op src[1, f] op ... (partitions in order) */
@@ -892,6 +922,7 @@ static tpl_value *instruction(E *e, IrInst *orig)
         put_str(e, m, "alu1", spec_alu_name(in->alu[1]));
         put(e, m, "initial", scalar(e, &in->scalar[0]));
         ok = elementwise(e, in, m, 0);
+        fold = 1;
         break;
     case IR_OP_MEMSET:
         put_str(e, m, "op", "memset");
@@ -916,6 +947,8 @@ static tpl_value *instruction(E *e, IrInst *orig)
         unsupported(e, in->loc, arena_printf(e->arena, "op '%s' is", spec_op_name(spec_op_of(in->op))));
         return NULL;
     }
+    if (ok)
+        put_lanes(e, in, m, fold);
     return ok ? m : NULL;
 }
 
@@ -1018,6 +1051,7 @@ static tpl_value *transpose_fold(E *e, const IrLoop *lp)
     put_str(e, m, "pcount", cx(e, (in->op == IR_OP_LOAD ? &s : &d)->pcount));
     put(e, m, "stages", new_list(e));
     put_bool(e, m, "alias", 0);
+    put_bool(e, m, "lanes", 0);
     put(e, m, "dims", new_list(e));
     put(e, m, "dst", operand(e, &d, NULL, 0, 1, 0));
     tpl_value *src = new_list(e);
@@ -1178,6 +1212,7 @@ static tpl_value *region(E *e, const IrStmt *st, int n, int64_t pcount)
     put_str(e, m, "kind", "region");
     put_int(e, m, "pcount", pcount);
     e->in_region = 1;
+    e->region_lanes = 0;
     for (int i = 0; i < n; i++) {
         tpl_value *v = stmt(e, &st[i]);
         if (v)
@@ -1185,6 +1220,7 @@ static tpl_value *region(E *e, const IrStmt *st, int n, int64_t pcount)
     }
     e->in_region = 0;
     put(e, m, "body", l);
+    put_bool(e, m, "lanes", e->region_lanes); /* partitions in blocks of TG_LANES */
     return m;
 }
 

@@ -39,26 +39,42 @@ static void cumsum_body(tg_core *core, const float *x, float *y)
             tg_wr_f32(tg_d, 0, 0.0f);
         }
         for (int64_t v_c = 0; v_c < 4; v_c += 1) { /* cumsum.yaml:28, carried */
-            /* partitions run the statements below in turn (all partition-local) */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            /* blocks of TG_LANES partitions run the statements below in turn (all
+               partition-local) */
+            for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
+                const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
                 /* cumsum.yaml:30: dma.load forwarded: its readers read x directly */
-                { /* cumsum.yaml:31: dve.tensor_tensor_scan */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10304 + 8192;
-                    const uint8_t *tg_s1 = (const uint8_t *)(x + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
-                    float tg_r = tg_rd_f32(tg_sbuf + (tg_p) * 10304 + 10240, 0);
-                    TG_IVDEP
+                /* cumsum.yaml:31: dve.tensor_tensor_scan */
+                {
+                    uint8_t *tg_d[TG_LANES];
+                    const uint8_t *tg_s0[TG_LANES];
+                    const uint8_t *tg_s1[TG_LANES];
+                    float tg_r[TG_LANES];
+                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                        const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                        (void)tg_p;
+                        tg_d[tg_l] = tg_sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048;
+                        tg_s0[tg_l] = tg_sbuf + (tg_p) * 10304 + 8192;
+                        tg_s1[tg_l] = (const uint8_t *)(x + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
+                        tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 10304 + 10240, 0);
+                    }
                     for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                        tg_r = tg_alu_raw_add(tg_alu_raw_multiply(tg_rd_f32(tg_s0, tg_j0), tg_r), tg_rd_f32(tg_s1, tg_j0));
-                        tg_wr_f32(tg_d, tg_j0, tg_nan_canon(tg_r));
+                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                            tg_r[tg_l] = tg_alu_raw_add(tg_alu_raw_multiply(tg_rd_f32(tg_s0[tg_l], tg_j0), tg_r[tg_l]), tg_rd_f32(tg_s1[tg_l], tg_j0));
+                            if (tg_l < tg_pn)
+                                tg_wr_f32(tg_d[tg_l], tg_j0, tg_nan_canon(tg_r[tg_l]));
+                        }
                     }
                 }
-                { /* cumsum.yaml:32: dve.tensor_copy */
+
+                /* cumsum.yaml:32: dve.tensor_copy */
+                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 10240;
                     const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048 + 2044;
                     memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
                 }
-                { /* cumsum.yaml:33: dma.store */
+                /* cumsum.yaml:33: dma.store */
+                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                     uint8_t *tg_d = (uint8_t *)(y + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
                     const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048;
                     memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);

@@ -39,34 +39,48 @@ static void layernorm_body(tg_core *core, const float *x, const float *gamma, co
         /* layernorm.yaml:36: dma.load forwarded: its readers read x directly */
         for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* layernorm.yaml:37 */
             /* layernorm.yaml:39: dve.bn_stats */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_i * 131072) + (v_c * 512)) + tg_p * 1024);
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 16384 + ((v_c * 6)) * 4;
-                float tg_row[512], tg_out[6];
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    tg_row[tg_j0] = tg_rd_f32(tg_s0, tg_j0);
+            for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
+                const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
+                float tg_row[512 * TG_LANES], tg_out[6 * TG_LANES];
+                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_i * 131072) + (v_c * 512)) + tg_p * 1024);
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
+                        tg_row[(tg_j0) * TG_LANES + tg_l] = tg_rd_f32(tg_s0, tg_j0);
+                    }
                 }
-                (void)tg_bn_stats_f32(tg_out, tg_row, 512);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 6; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_out[tg_j0]);
+                (void)tg_bn_stats_lanes_f32(tg_out, tg_row, 512);
+                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                    const int64_t tg_p = tg_pb + tg_l;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 16384 + ((v_c * 6)) * 4;
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 6; tg_j0++) {
+                        tg_wr_f32(tg_d, tg_j0, tg_out[tg_l * 6 + tg_j0]);
+                    }
                 }
             }
         }
         /* layernorm.yaml:40: dve.bn_aggr */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 16384;
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 20480;
-            float tg_row[12], tg_out[2];
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 12; tg_j0++) {
-                tg_row[tg_j0] = tg_rd_f32(tg_s0, tg_j0);
+        for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
+            float tg_row[12 * TG_LANES], tg_out[2 * TG_LANES];
+            for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 16384;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 12; tg_j0++) {
+                    tg_row[(tg_j0) * TG_LANES + tg_l] = tg_rd_f32(tg_s0, tg_j0);
+                }
             }
-            (void)tg_bn_aggr_f32(tg_out, tg_row, 12);
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 2; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_out[tg_j0]);
+            (void)tg_bn_aggr_lanes_f32(tg_out, tg_row, 12);
+            for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                const int64_t tg_p = tg_pb + tg_l;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 20480;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 2; tg_j0++) {
+                    tg_wr_f32(tg_d, tg_j0, tg_out[tg_l * 2 + tg_j0]);
+                }
             }
         }
 

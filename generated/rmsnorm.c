@@ -34,24 +34,38 @@ static void rmsnorm_body(tg_core *core, const float *x, const float *g, float *y
             memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);
         }
         /* rmsnorm.yaml:28: act.activation */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
-            const float tg_scale = 1.0f;
-            const float tg_bias = 0.0f;
-            float tg_sum = -0.0f; /* exact identity: -0 + y == y */
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                float tg_y = tg_activation(TG_ACT_SQUARE, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                tg_wr_f32(tg_d, tg_j0, tg_y);
+        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (300 - (v_i * 128))); tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min(tg_min(128, (300 - (v_i * 128))) - tg_pb, TG_LANES);
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
+                const float tg_scale = 1.0f;
+                const float tg_bias = 0.0f;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
+                    float tg_y = tg_activation(TG_ACT_SQUARE, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
+                    tg_wr_f32(tg_d, tg_j0, tg_y);
+                }
             }
-            /* the reduce reads the fp32 results back, in the same order, so the
-               activation loop above has no carried sum and vectorizes */
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                tg_sum = tg_alu_raw_add(tg_sum, tg_rd_f32(tg_d, tg_j0));
+            {
+                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
+                float tg_r[TG_LANES];
+                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                    (void)tg_p;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 8256 + 6144;
+                    tg_r[tg_l] = -0.0f; /* exact identity: -0 + y == y */
+                }
+                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
+                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                        tg_r[tg_l] = tg_alu_raw_add(tg_r[tg_l], tg_rd_f32(tg_s0[tg_l], tg_j0));
+                    }
+                }
+                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                    const int64_t tg_p = tg_pb + tg_l;
+                    tg_wr_f32(tg_sbuf + (tg_p) * 8256 + 8192, 0, tg_nan_canon(tg_r[tg_l]));
+                }
             }
-            tg_wr_f32(tg_sbuf + (tg_p) * 8256 + 8192, 0, tg_nan_canon(tg_sum));
         }
         /* rmsnorm.yaml:29: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {

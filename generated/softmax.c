@@ -24,47 +24,79 @@ static void softmax_body(tg_core *core, const float *x, float *y)
     (void)tg_pe;
     (void)x;
     (void)y;
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+    /* blocks of TG_LANES partitions run the statements below in turn (all
+       partition-local) */
+    for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
+        const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
         for (int64_t v_i = 0; v_i < 8; v_i += 1) { /* softmax.yaml:23 */
             /* softmax.yaml:25: dma.load forwarded: its readers read x directly */
-            { /* softmax.yaml:27: dve.tensor_reduce */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 6144;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-                float tg_r = 0.0f;
+            /* softmax.yaml:27: dve.tensor_reduce */
+            {
+                uint8_t *tg_d[TG_LANES];
+                const uint8_t *tg_s0[TG_LANES];
+                float tg_r[TG_LANES];
                 int64_t tg_k = 0;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                    tg_r = tg_k++ ? tg_alu_raw_maximum(tg_r, tg_x) : tg_x;
+                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                    (void)tg_p;
+                    tg_d[tg_l] = tg_sbuf + (tg_p) * 6272 + 6144;
+                    tg_s0[tg_l] = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
+                    tg_r[tg_l] = 0.0f;
                 }
-                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
+                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
+                    if (tg_k++) {
+                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
+                            tg_r[tg_l] = tg_alu_raw_maximum(tg_r[tg_l], tg_rd_f32(tg_s0[tg_l], tg_j0));
+                    } else {
+                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
+                            tg_r[tg_l] = tg_rd_f32(tg_s0[tg_l], tg_j0);
+                    }
+                }
+                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                    tg_wr_f32(tg_d[tg_l], 0, -tg_nan_canon(tg_r[tg_l]));
+                }
             }
-            { /* softmax.yaml:29: act.activation */
+
+            /* softmax.yaml:29: act.activation */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 4096;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
                 const float tg_scale = 1.0f;
                 const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6272 + 6144, 0);
-                float tg_sum = -0.0f; /* exact identity: -0 + y == y */
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                     float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
                     tg_wr_f32(tg_d, tg_j0, tg_y);
                 }
-                /* the reduce reads the fp32 results back, in the same order, so the
-                   activation loop above has no carried sum and vectorizes */
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    tg_sum = tg_alu_raw_add(tg_sum, tg_rd_f32(tg_d, tg_j0));
-                }
-                tg_wr_f32(tg_sbuf + (tg_p) * 6272 + 6208, 0, tg_nan_canon(tg_sum));
             }
-            { /* softmax.yaml:30: dve.reciprocal */
+            {
+                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
+                float tg_r[TG_LANES];
+                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                    (void)tg_p;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 6272 + 4096;
+                    tg_r[tg_l] = -0.0f; /* exact identity: -0 + y == y */
+                }
+                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
+                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                        tg_r[tg_l] = tg_alu_raw_add(tg_r[tg_l], tg_rd_f32(tg_s0[tg_l], tg_j0));
+                    }
+                }
+                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                    const int64_t tg_p = tg_pb + tg_l;
+                    tg_wr_f32(tg_sbuf + (tg_p) * 6272 + 6208, 0, tg_nan_canon(tg_r[tg_l]));
+                }
+            }
+
+            /* softmax.yaml:30: dve.reciprocal */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 6144;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6272 + 6208;
                 tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
             }
-            { /* softmax.yaml:31: dve.tensor_scalar */
+            /* softmax.yaml:31: dve.tensor_scalar */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6272 + 4096;
                 const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6272 + 6144, 0);

@@ -410,6 +410,118 @@ int tg_bn_aggr_f32(float out[2], const float *x, size_t n)
     return 0;
 }
 
+/* tg__bn_half over TG_LANES rows (x[j·TG_LANES + l]), the lanes innermost:
+ * per lane the same operations in the same order. */
+static void tg__bn_half_lanes(float *out, const float *x, size_t first, size_t n)
+{
+    size_t count = n > first ? (n - first + 1) / 2 : 0, j;
+    float s[TG_LANES], mean[TG_LANES], m2[TG_LANES];
+    int l;
+    if (count == 0) {
+        for (l = 0; l < TG_LANES; l++)
+            out[l * 6] = out[l * 6 + 1] = out[l * 6 + 2] = 0.0f;
+        return;
+    }
+    for (l = 0; l < TG_LANES; l++)
+        s[l] = x[first * TG_LANES + (size_t)l];
+    for (j = first + 2; j < n; j += 2)
+        for (l = 0; l < TG_LANES; l++)
+            s[l] = s[l] + x[j * TG_LANES + (size_t)l];
+    for (l = 0; l < TG_LANES; l++) {
+        float d;
+        mean[l] = s[l] / (float)count;
+        d = x[first * TG_LANES + (size_t)l] - mean[l];
+        m2[l] = d * d;
+    }
+    for (j = first + 2; j < n; j += 2)
+        for (l = 0; l < TG_LANES; l++) {
+            float d, q;
+            d = x[j * TG_LANES + (size_t)l] - mean[l];
+            q = d * d;
+            m2[l] = m2[l] + q;
+        }
+    for (l = 0; l < TG_LANES; l++) {
+        out[l * 6] = (float)count;
+        out[l * 6 + 1] = mean[l];
+        out[l * 6 + 2] = m2[l];
+    }
+}
+
+/* 1 when x is a NaN (by its bits, whatever the flags). */
+static int tg__is_nan(float x) { return (tg_f32_bits(x) & 0x7fffffffu) > 0x7f800000u; }
+
+/* The bits of a non-NaN sum or product never depend on the order of its two
+ * operands, but which NaN comes out does (x86 keeps the first NaN operand),
+ * and the compiler may swap operands in a vectorised loop. So a lane with a
+ * NaN among its k outputs is done again by the one-row function `fn`, whose
+ * NaNs are the ones the ISS gets. */
+static void tg__lanes_nan_redo(float *out, int k, const float *x, size_t n,
+                               int (*fn)(float *, const float *, size_t))
+{
+    float row[TG_BN_STATS_FMAX]; /* n ≤ TG_BN_STATS_FMAX (the callers check) */
+    size_t j;
+    int l, i, nan;
+    for (l = 0; l < TG_LANES; l++) {
+        for (i = 0, nan = 0; i < k; i++)
+            nan |= tg__is_nan(out[l * k + i]);
+        if (!nan)
+            continue;
+        for (j = 0; j < n; j++)
+            row[j] = x[j * TG_LANES + (size_t)l];
+        (void)fn(out + l * k, row, n);
+    }
+}
+
+int tg_bn_stats_lanes_f32(float out[6 * TG_LANES], const float *x, size_t n)
+{
+    if (n == 0 || n > TG_BN_STATS_FMAX)
+        return -1;
+    tg__bn_half_lanes(out, x, 0, n);
+    tg__bn_half_lanes(out + 3, x, 1, n);
+    tg__lanes_nan_redo(out, 6, x, n, tg_bn_stats_f32);
+    return 0;
+}
+
+/* tg_bn_aggr_f32's fold per lane: every step is computed and then kept or
+ * dropped by a select (a skipped record, the first record), so each lane's
+ * state is what the branches of tg_bn_aggr_f32 leave. */
+int tg_bn_aggr_lanes_f32(float out[2 * TG_LANES], const float *x, size_t n)
+{
+    float na[TG_LANES], ma[TG_LANES], m2a[TG_LANES];
+    size_t j;
+    int l;
+    if (n == 0 || n % 3 != 0 || n > TG_BN_STATS_FMAX)
+        return -1;
+    for (l = 0; l < TG_LANES; l++)
+        na[l] = ma[l] = m2a[l] = 0.0f;
+    for (j = 0; j < n; j += 3)
+        for (l = 0; l < TG_LANES; l++) {
+            float nb = x[j * TG_LANES + (size_t)l], mb = x[(j + 1) * TG_LANES + (size_t)l];
+            float m2b = x[(j + 2) * TG_LANES + (size_t)l], nt, d, w, v, dd, mt, m2t;
+            int skip = !(nb > 0.0f), first = na[l] == 0.0f;
+            nt = na[l] + nb;
+            d = mb - ma[l];
+            w = nb / nt;
+            v = d * w;
+            mt = ma[l] + v;
+            v = na[l] * w;
+            m2t = m2a[l] + m2b;
+            dd = d * d;
+            dd = dd * v;
+            m2t = m2t + dd;
+            na[l] = skip ? na[l] : first ? nb : nt;
+            ma[l] = skip ? ma[l] : first ? mb : mt;
+            m2a[l] = skip ? m2a[l] : first ? m2b : m2t;
+        }
+    for (l = 0; l < TG_LANES; l++) {
+        int none = na[l] == 0.0f;
+        out[2 * l] = none ? tg__nan() : ma[l];
+        out[2 * l + 1] = none ? tg__nan() : m2a[l] / na[l];
+    }
+    tg__lanes_nan_redo(out, 2, x, n, tg_bn_aggr_f32);
+    return 0;
+}
+
 /* ---- iota --------------------------------------------------------------------- */
 
 int tg_iota_cast(void *base, tg_dtype dt, size_t i, int64_t v)

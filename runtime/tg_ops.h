@@ -241,6 +241,26 @@ int tg_bn_stats_f32(float out[6], const float *x, size_t n);
  * multiple of 3 (out untouched); no record with count > 0 gives {NaN, NaN}. */
 int tg_bn_aggr_f32(float out[2], const float *x, size_t n);
 
+/* Partition rows a fold, scan or statistic runs at once, one row per lane
+ * (gen/emit.c put_lanes, the *_lanes functions below): TG_LANES independent
+ * fp32 chains, each in its own row's order, so the same bits as one row at a
+ * time, without waiting on one chain's latency. */
+#define TG_LANES 16
+
+/* tg_bn_stats_f32 of TG_LANES rows at once: element j of lane l's row is
+ * x[j·TG_LANES + l] (all rows n long), its record goes to out[l·6 .. l·6+5].
+ * Per lane the same operations in the same order, so the same bits. Returns
+ * 0, or -1 when n is 0 or above TG_BN_STATS_FMAX (out untouched). */
+int tg_bn_stats_lanes_f32(float out[6 * TG_LANES], const float *x, size_t n);
+
+/* tg_bn_aggr_f32 of TG_LANES rows at once, laid out as for
+ * tg_bn_stats_lanes_f32; lane l's {mean, variance} go to out[2l], out[2l+1].
+ * The same bits per lane. Returns 0, or -1 when n is 0, not a multiple of 3
+ * or above TG_BN_STATS_FMAX (out untouched).
+ * Both: a lane with a NaN output is done again by the one-row function, whose
+ * NaN payloads the ISS gets (tg_ops.c tg__lanes_nan_redo); 2 KiB of stack. */
+int tg_bn_aggr_lanes_f32(float out[2 * TG_LANES], const float *x, size_t n);
+
 /* ---- Tensor engine ---------------------------------------------------------- */
 
 /* matmul: dst[m·ds + n] (+)= Σ_k stat[k·ss + m] · mov[k·ms + n], for m < M,

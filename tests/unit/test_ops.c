@@ -370,6 +370,64 @@ static void test_bn_random(void **state)
     }
 }
 
+/* A value for the lane tests: mostly wide random floats, sometimes a
+ * special (±0, ±inf, NaN of either sign) or, for a record count, 0. */
+static float lane_value(void)
+{
+    static const uint32_t special[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u,
+                                       0x7fc00000u, 0xffc00001u, 0x00000001u};
+    uint32_t r = rnd32() % 64;
+    return r < 7 ? tg_bits_f32(special[r]) : rndf_wide();
+}
+
+/* The lane forms give every lane the bits of the one-row functions: random
+ * rows with specials, every length up to 2 records past a few, bn_aggr
+ * records with counts of 0 (skipped), negative and NaN (skipped), a first
+ * record anywhere, and lanes with no record at all (NaN). */
+static void test_bn_lanes(void **state)
+{
+    static float x[TG_BN_STATS_FMAX * TG_LANES], row[TG_BN_STATS_FMAX];
+    float out[6 * TG_LANES], one[6];
+    int t, l;
+    size_t j, n;
+    (void)state;
+    for (t = 0; t < 400; t++) {
+        n = t < 40 ? (size_t)t + 1 : 1 + rnd32() % TG_BN_STATS_FMAX;
+        for (j = 0; j < n * TG_LANES; j++)
+            x[j] = t % 2 ? lane_value() : (float)(rnd32() % 200) + rndf();
+        assert_int_equal(tg_bn_stats_lanes_f32(out, x, n), 0);
+        for (l = 0; l < TG_LANES; l++) {
+            for (j = 0; j < n; j++)
+                row[j] = x[j * TG_LANES + (size_t)l];
+            assert_int_equal(tg_bn_stats_f32(one, row, n), 0);
+            for (j = 0; j < 6; j++)
+                assert_true(tg_f32_bits(out[l * 6 + (int)j]) == tg_f32_bits(one[j]));
+        }
+        /* bn_aggr: n/3 records, counts 0, 1..4, -1, NaN, or a bn_stats count */
+        n = 3 * (1 + rnd32() % 12);
+        for (j = 0; j < n * TG_LANES; j++) {
+            uint32_t r = rnd32() % 8;
+            int count = (j / TG_LANES) % 3 == 0;
+            x[j] = !count ? lane_value() : r < 2 ? 0.0f : r == 2 ? -1.0f : r == 3 ? (float)NAN : (float)(r - 3);
+        }
+        assert_int_equal(tg_bn_aggr_lanes_f32(out, x, n), 0);
+        for (l = 0; l < TG_LANES; l++) {
+            for (j = 0; j < n; j++)
+                row[j] = x[j * TG_LANES + (size_t)l];
+            assert_int_equal(tg_bn_aggr_f32(one, row, n), 0);
+            assert_true(tg_f32_bits(out[2 * l]) == tg_f32_bits(one[0]));
+            assert_true(tg_f32_bits(out[2 * l + 1]) == tg_f32_bits(one[1]));
+        }
+    }
+    out[0] = 9.0f;
+    assert_int_equal(tg_bn_stats_lanes_f32(out, x, 0), -1);
+    assert_int_equal(tg_bn_stats_lanes_f32(out, x, TG_BN_STATS_FMAX + 1), -1);
+    assert_int_equal(tg_bn_aggr_lanes_f32(out, x, 0), -1);
+    assert_int_equal(tg_bn_aggr_lanes_f32(out, x, 7), -1);
+    assert_int_equal(tg_bn_aggr_lanes_f32(out, x, TG_BN_STATS_FMAX + 3), -1);
+    assert_true(out[0] == 9.0f);
+}
+
 /* ---- partition_reduce ---------------------------------------------------------- */
 
 static void test_partition_reduce(void **state)
@@ -575,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_scan),
         cmocka_unit_test(test_bn_hand),
         cmocka_unit_test(test_bn_random),
+        cmocka_unit_test(test_bn_lanes),
         cmocka_unit_test(test_partition_reduce),
         cmocka_unit_test(test_matmul_hand),
         cmocka_unit_test(test_matmul_random),
