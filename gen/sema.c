@@ -9,6 +9,7 @@
  * its cost grows with the spec's size, not with trip counts times ops.
  * Codes E03x-E06x; the loop dependence checks are in sema_deps.c. */
 #include "sema_int.h"
+#include "tg_isa.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -1281,13 +1282,15 @@ static void check_program_limits(Sema *s)
     SrcLoc top = {sp->file, sp->root->loc.line, sp->root->loc.col};
     for (int i = 0; i < sp->ntensors; i++) {
         const SpecTensor *t = &sp->tensors[i];
-        int64_t n = 1;
-        for (int d = 0; d < t->rank && n <= SPEC_MAX_TENSOR_ELEMS; d++)
-            n = t->shape[d] > SPEC_MAX_TENSOR_ELEMS ? SPEC_MAX_TENSOR_ELEMS + 1 : n * t->shape[d];
-        if (n > SPEC_MAX_TENSOR_ELEMS)
-            diag_error(s->diag, t->loc, "E037", "tensor '%s' has more than 2^31 - 1 elements; a kernel's tensors "
-                       "hold at most %lld (the binary program's 32-bit strides)", t->name,
-                       (long long)SPEC_MAX_TENSOR_ELEMS);
+        int64_t inner = 1, big = (int64_t)TG_ISA_MAX_TENSOR_BYTES; /* dims < 2^32: no overflow below */
+        for (int d = 1; d < t->rank && inner <= TG_ISA_MAX_STRIDE; d++)
+            inner *= t->shape[d];
+        if (inner > TG_ISA_MAX_STRIDE)
+            diag_error(s->diag, t->loc, "E037", "tensor '%s': one index of its first dim spans more than 2^31 - 1 "
+                       "elements (its dims after the first); the binary program's steps are 32-bit", t->name);
+        else if (t->shape[0] > big / (int64_t)tg_dtype_size(t->dtype) / inner)
+            diag_error(s->diag, t->loc, "E037", "tensor '%s' takes more than 2^40 bytes, the most a kernel's tensor "
+                       "can", t->name);
     }
     if (sp->ntensors > SPEC_MAX_TABLE)
         diag_error(s->diag, top, "E062", "the spec has %d tensors; a kernel has at most %d", sp->ntensors,

@@ -23,9 +23,6 @@ enum {
     SPEC_MAX_LOOP_DEPTH = 8,               /* loop registers r0..r7 */
     SPEC_MAX_TABLE = 255,                  /* tensors, and tiles, of one program */
 };
-/* Most elements of one HBM tensor (2^31 - 1: every row stride fits the
- * encoding's int32 step fields, every offset the ISS's bounds arithmetic). */
-#define SPEC_MAX_TENSOR_ELEMS ((int64_t)INT32_MAX)
 
 /* ALU ops of SPEC.md §2: X(ID, name, class). Classes: A arithmetic, C compare
  * (0/1 result), L logical, B bitwise (integer dtypes only), U unary. */

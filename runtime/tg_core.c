@@ -60,9 +60,14 @@ int tg_kernel_check(const tg_core *core, const tg_kernel *k, void *const tensors
         return TG_ECORE;
     if (core->target != k->target)
         return TG_ETARGET;
-    for (uint32_t i = 0; i < k->ntensors; i++)
-        if (!tensors[i])
-            return TG_EINVAL;
+    for (uint32_t i = 0; i < k->ntensors; i++) {
+        const tg_tensor_desc *t = &k->tensors[i];
+        uint64_t bytes = tg_dtype_size(t->dtype);
+        for (uint32_t d = 0; d < t->rank && d < TG_MAX_RANK; d++)
+            bytes = t->shape[d] && bytes > UINT64_MAX / t->shape[d] ? UINT64_MAX : bytes * t->shape[d];
+        if (!tensors[i] || bytes > SIZE_MAX)
+            return TG_EINVAL; /* a tensor this host cannot address (32-bit size_t) */
+    }
     return TG_OK;
 }
 

@@ -25,6 +25,8 @@ enum {
     TG_ISA_MAX_NAME = 63,      /* characters of a tensor, tile, kernel or loop name */
     TG_ISA_MAX_OPERANDS = 8,   /* operands of one instruction */
     TG_ISA_MAX_IMMS = 16,      /* immediates of one instruction */
+    TG_ISA_MAX_STRIDE = 0x7fffffff, /* elements between consecutive indices of a tensor's dim 0 (and so of
+                                       every dim): the int32 step fields */
 
     /* record sizes in bytes (layouts below) */
     TG_ISA_HEADER_BYTES = 60,
@@ -85,6 +87,10 @@ typedef enum tg_isa_op {
 
 /* Where an access pattern points. */
 typedef enum tg_isa_space { TG_SPACE_HBM = 0, TG_SPACE_SBUF = 1, TG_SPACE_PSUM = 2, TG_SPACE_COUNT } tg_isa_space;
+
+/* Most bytes of one HBM tensor (1 TiB): every element offset stays within
+ * the ISS's bounds arithmetic (tg_iss.c ISS_FAR). */
+#define TG_ISA_MAX_TENSOR_BYTES ((uint64_t)1 << 40)
 
 /* Expression bytecode (postfix, each expression ends with TG_X_END). */
 typedef enum tg_isa_xop {

@@ -17,10 +17,10 @@
 #include "tg_prog.h"
 #include "tg_iss_row.h"
 
-/* Bigger than any in-bounds element or byte offset (tensors ≤ 2^31 elements
- * of ≤ 4 bytes, SBUF rows < 2^18 bytes); larger values fail the bounds check
- * before any multiplication could overflow. */
-#define ISS_FAR ((int64_t)1 << 40)
+/* At least any in-bounds element or byte offset (tensors ≤ 2^40 bytes,
+ * TG_ISA_MAX_TENSOR_BYTES; SBUF rows < 2^18 bytes); larger values fail the
+ * bounds check before any multiplication could overflow. */
+#define ISS_FAR ((int64_t)TG_ISA_MAX_TENSOR_BYTES)
 /* Most free elements of one operand row (and indices of one dim): 2^31, so
  * products with an int32 step or another count stay below 2^63. */
 #define ISS_MAX_COUNT ((int64_t)1 << 31)

@@ -474,21 +474,21 @@ uint32_t tg_prog_loop_match(const tg_prog *p, uint32_t pc)
 
 /* ---- validation ----------------------------------------------------------- */
 
-static int check_shape(const uint32_t *shape, uint32_t rank, uint32_t lo)
+/* A shape of rank lo..4 whose dims after the first span at most
+ * TG_ISA_MAX_STRIDE elements (the int32 steps), and whose elements of
+ * `esize` bytes take at most TG_ISA_MAX_TENSOR_BYTES. */
+static int check_shape(const uint32_t *shape, uint32_t rank, uint32_t lo, uint32_t esize)
 {
-    uint64_t elems = 1;
+    uint64_t inner = 1;
     if (rank < lo || rank > TG_ISA_MAX_RANK)
         return 0;
     for (uint32_t d = 0; d < TG_ISA_MAX_RANK; d++) {
         if (d < rank ? shape[d] == 0 : shape[d] != 0)
             return 0;
-        if (d < rank) {
-            elems *= shape[d];
-            if (elems > (1u << 31))
-                return 0;
-        }
+        if (d > 0 && d < rank && (inner *= shape[d]) > TG_ISA_MAX_STRIDE)
+            return 0;
     }
-    return 1;
+    return inner * shape[0] <= TG_ISA_MAX_TENSOR_BYTES / esize; /* < 2^31 * 2^32: no overflow */
 }
 
 static int check_tables(const tg_prog *p)
@@ -500,7 +500,8 @@ static int check_tables(const tg_prog *p)
         if (!check_ident(p, tg_rd_le32(r)) || r[7] || !unique_name(p, p->tensors_off, TG_ISA_TENSOR_BYTES, i))
             return 0;
         tg_prog_get_tensor(p, i, &t);
-        if ((unsigned)t.dtype >= TG_DTYPE_COUNT || t.is_output > 1 || !check_shape(t.shape, t.rank, 1))
+        if ((unsigned)t.dtype >= TG_DTYPE_COUNT || t.is_output > 1 ||
+            !check_shape(t.shape, t.rank, 1, (uint32_t)tg_dtype_size(t.dtype)))
             return 0;
     }
     for (uint32_t i = 0; i < p->ntiles; i++) {
@@ -510,8 +511,8 @@ static int check_tables(const tg_prog *p)
             return 0;
         tg_prog_get_tile(p, i, &t);
         if ((t.space != TG_SPACE_SBUF && t.space != TG_SPACE_PSUM) || (unsigned)t.dtype >= TG_DTYPE_COUNT ||
-            t.bufs < 1 || !check_shape(t.shape, t.rank, 2) || t.pcount < 1 || t.pstart > TG_PARTITIONS ||
-            t.pcount > TG_PARTITIONS - t.pstart || t.shape[0] > t.pcount)
+            t.bufs < 1 || !check_shape(t.shape, t.rank, 2, (uint32_t)tg_dtype_size(t.dtype)) || t.pcount < 1 ||
+            t.pstart > TG_PARTITIONS || t.pcount > TG_PARTITIONS - t.pstart || t.shape[0] > t.pcount)
             return 0;
         uint64_t bytes = tg_dtype_size(t.dtype);
         for (uint32_t d = 1; d < t.rank; d++)
