@@ -58,7 +58,7 @@ typedef struct IrAp {
     Expr *pstart;         /* first partition within the tile (HBM: always 0) */
     Expr *pcount;         /* partitions accessed (has min() on ragged tails) */
     int64_t pstep;        /* HBM: elements between partition rows (0 = broadcast,
-                             1 = transposed 2-D load); SBUF/PSUM: 1 */
+                             1 = transposed 2-D load or store); SBUF/PSUM: 1 */
     Expr *offset;         /* elements from the partition row start (SBUF/PSUM) or
                              from the tensor start (HBM) */
     int nfree;            /* entries in free[] (>= 1) */
@@ -102,7 +102,7 @@ typedef struct IrInst {
     int reverse[2];           /* tensor_scalar reverse0/1 */
     int negate;               /* tensor_reduce negate */
     int accumulate;           /* matmul accumulate (dst is read too) */
-    int transpose;            /* load transpose (already folded into src strides) */
+    int transpose;            /* load/store transpose (already folded into the HBM side's strides) */
     int broadcast;            /* load broadcast (already folded into src pstep 0) */
     double value;             /* memset value, affine_select fill */
     Expr *valuex;             /* ... over loop variables, per iteration, else NULL */

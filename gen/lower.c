@@ -398,7 +398,7 @@ static int ap_hbm(Lower *L, const SpecRef *r, HbmMode mode, const IrAp *pair, Ir
     int pdim = -1; /* tensor dim on partitions */
     if (mode == HBM_TRANSPOSE) {
         if (n != 2) {
-            lower_error(L, loc, "a transposed load needs a 2-D region of '%s'", name);
+            lower_error(L, loc, "a transposed load or store needs a 2-D region of '%s'", name);
             return 0;
         }
         pdim = nd[1];
@@ -494,9 +494,10 @@ static int lower_op(Lower *L, const SpecStmt *st, IrInst *in)
                     &in->dst, &in->src[0]);
         break;
     case SPEC_OP_STORE:
+        in->transpose = f[SPEC_F_TRANSPOSE].present && f[SPEC_F_TRANSPOSE].boolean;
         in->nsrc = 1;
         ok = ap_tile(L, &f[SPEC_F_SRC].ref, &in->src[0]) &&
-             ap_hbm(L, &f[SPEC_F_DST].ref, HBM_PLAIN, &in->src[0], &in->dst);
+             ap_hbm(L, &f[SPEC_F_DST].ref, in->transpose ? HBM_TRANSPOSE : HBM_PLAIN, &in->src[0], &in->dst);
         break;
     case SPEC_OP_DMA_COPY: {
         const SpecRef *d = &f[SPEC_F_DST].ref, *s = &f[SPEC_F_SRC].ref;

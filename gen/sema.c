@@ -529,11 +529,13 @@ static int check_shapes(Sema *s, OpCtx *o)
             }
             return 1;
         }
-        if (st->f[F(TRANSPOSE)].boolean) {
+        if (st->f[F(TRANSPOSE)].boolean) { /* a load's src, a store's dst: [a, b] for a [b, a] tile */
             if (h->rank != 2 || t->rank != 2 || h->d[0] != t->d[1] || h->d[1] != t->d[0]) {
-                diag_error(s->diag, fld_loc(o, F(SRC)), "E032",
-                           "a transposed load needs a 2-D region [a, b] for a [b, a] tile; 'src' is %s, 'dst' %s%s",
-                           fmt_shape(s, h), fmt_shape(s, t), iter_text(s, o->used));
+                int ld = st->op == SPEC_OP_LOAD;
+                diag_error(s->diag, fld_loc(o, hbm_f), "E032",
+                           "a transposed %s needs a 2-D region [a, b] for a [b, a] tile; '%s' is %s, '%s' %s%s",
+                           ld ? "load" : "store", ld ? "src" : "dst", fmt_shape(s, h), ld ? "dst" : "src",
+                           fmt_shape(s, t), iter_text(s, o->used));
                 return 0;
             }
             return 1;

@@ -587,8 +587,13 @@ def block_tload(sp):
     sp.body.append(op("load", dst=t, src="%s[:, :]" % x, transpose=True))
     u = sp.tile(sp.dtype(), [B, A])
     sp.body.append(op("activation", dst=u, src=t, func=r.choice(FUNCS)))
-    y = sp.out(sp.dtype(), [B, A])
-    sp.body.append(op("store", dst=y, src=u))
+    if r.random() < 0.5:
+        y = sp.out(sp.dtype(), [B, A])
+        sp.body.append(op("store", dst=y, src=u))
+    else:  # and back: the transposed store
+        sp.feat.add("store-transpose")
+        y = sp.out(sp.dtype(), [A, B])
+        sp.body.append(op("store", dst="%s[:, :]" % y, src=u, transpose=True))
 
 
 # --- block: a tile read after the loop that wrote it --------------------------
@@ -1132,11 +1137,16 @@ def block_ragged_2d(sp):
         d = sp.dtype()
         x = sp.inp(d, [nx, dx])
         t = sp.tile(sp.dtype(), [W, 128], sp.bufs())
-        y = sp.out(sp.dtype(), [dx, nx])
+        back = r.random() < 0.5  # store it transposed back, or as it is
+        y = sp.out(sp.dtype(), [nx, dx] if back else [dx, nx])
         body = [op("load", dst="%s[%s, %s]" % (t, fr, pr), src="%s[%s, %s]" % (x, ph, fh), transpose=True),
                 op("tensor_scalar", dst="%s[%s, %s]" % (t, fr, pr), src="%s[%s, %s]" % (t, fr, pr),
-                   op0=r.choice(ARITH), operand0=sp.scalar(j)),
-                op("store", dst="%s[%s, %s]" % (y, fh, ph), src="%s[%s, %s]" % (t, fr, pr))]
+                   op0=r.choice(ARITH), operand0=sp.scalar(j))]
+        if back:
+            sp.feat.add("store-transpose")
+            body.append(op("store", dst="%s[%s, %s]" % (y, ph, fh), src="%s[%s, %s]" % (t, fr, pr), transpose=True))
+        else:
+            body.append(op("store", dst="%s[%s, %s]" % (y, fh, ph), src="%s[%s, %s]" % (t, fr, pr)))
     else:
         C = r.choice((2, 3))
         d = sp.dtype()

@@ -459,6 +459,17 @@ def _ref_fscale(p, x):
             "yl": (yl.astype(np.float64), "exact")}
 
 
+def _inputs_tstore(p, r):
+    return {"x": r.standard_normal((p["N"], p["D"])), "xb": r.standard_normal((p["N"], p["D"]))}
+
+
+def _ref_tstore(p, x):
+    # one fp32 multiply, one fp32 add, then moved transposed -> exact; the
+    # bf16 tile is stored as it was loaded
+    y = f32(f32(f32(x["x"]) * 0.5) + 1.0).T
+    return {"y": (y, "exact"), "yb": (bf16(x["xb"]).T, "exact")}
+
+
 def _inputs_colacc(p, r):
     return {"x": r.standard_normal((128, p["N"]))}
 
@@ -555,6 +566,8 @@ TEST_KERNELS = {
     "fscale": _k({"D": 100}, [("x", "float32", "128, D")],
                  [("mean", "float32", "128, 1"), ("ys", "float32", "128, D"), ("yo", "float32", "128, D"),
                   ("yc", "float32", "128, D"), ("yl", "float32", "128, D")], _inputs_fscale, _ref_fscale),
+    "tstore": _k({"N": 300, "D": 96}, [("x", "float32", "N, D"), ("xb", "bfloat16", "N, D")],
+                 [("y", "float32", "D, N"), ("yb", "bfloat16", "D, N")], _inputs_tstore, _ref_tstore),
     "colacc": _k({"N": 24}, [("x", "float32", "128, N")], [("y", "float32", "128, N")],
                  _inputs_colacc, _ref_colacc),
     "shapes": _k({"N": 200, "D": 700},
