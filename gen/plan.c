@@ -44,7 +44,10 @@ int plan_conflict(const Plan *p, int a, int b)
 }
 
 /* Units a tile takes in its buffer: bytes per partition (SBUF) or banks. */
-static int64_t extent(const PlanTile *t) { return t->buffer == SPEC_BUF_PSUM ? t->bufs : t->slot * t->bufs; }
+static int64_t extent(const PlanTile *t)
+{
+    return t->buffer == SPEC_BUF_PSUM ? (int64_t)t->bufs * t->banks : t->slot * t->bufs;
+}
 
 static int64_t start_of(const PlanTile *t) { return t->buffer == SPEC_BUF_PSUM ? t->bank : t->offset; }
 
@@ -136,11 +139,13 @@ Plan *plan_build(Arena *arena, const Ir *ir, Diag *diag, int reuse)
             pt->used = 0;
             continue;
         }
-        if (st->buffer == SPEC_BUF_PSUM) {
-            pt->slot = m.psum_bank_bytes;
-            if (pt->bytes > (int64_t)m.psum_bank_bytes) {
-                diag_error(diag, st->loc, "E093", "PSUM tile '%s' takes %lld bytes per partition; a PSUM tile must fit "
-                           "one %u-byte bank", st->name, (long long)pt->bytes, m.psum_bank_bytes);
+        if (st->buffer == SPEC_BUF_PSUM) { /* whole banks, up to all of them (SPEC.md §2.1) */
+            pt->banks = (int)((pt->bytes + m.psum_bank_bytes - 1) / m.psum_bank_bytes);
+            pt->slot = (int64_t)pt->banks * m.psum_bank_bytes;
+            if (pt->banks > (int)m.psum_banks) {
+                diag_error(diag, st->loc, "E093", "PSUM tile '%s' takes %lld bytes per partition; a PSUM tile spans "
+                           "at most the %u banks of %u bytes", st->name, (long long)pt->bytes, m.psum_banks,
+                           m.psum_bank_bytes);
                 p->errors++;
                 pt->used = 0;
                 continue;
@@ -152,7 +157,7 @@ Plan *plan_build(Arena *arena, const Ir *ir, Diag *diag, int reuse)
             live_range(ir, t, &pt->live_first, &pt->live_last);
             order[nused++] = t;
             if (st->buffer == SPEC_BUF_PSUM)
-                p->psum_noreuse += pt->bufs;
+                p->psum_noreuse += (int)extent(pt);
             else
                 p->sbuf_noreuse += extent(pt);
         } else {
@@ -239,9 +244,9 @@ void plan_report(FILE *out, const Plan *p)
             snprintf(shape + pos, sizeof shape - pos, "]");
         if (!pt->used)
             snprintf(place, sizeof place, "unused");
-        else if (pt->buffer == SPEC_BUF_PSUM && pt->bufs > 1)
+        else if (pt->buffer == SPEC_BUF_PSUM && extent(pt) > 1)
             snprintf(place, sizeof place, "p[%lld:%lld] banks %d-%d", (long long)pt->pstart,
-                     (long long)(pt->pstart + pt->pcount), pt->bank, pt->bank + pt->bufs - 1);
+                     (long long)(pt->pstart + pt->pcount), pt->bank, pt->bank + (int)extent(pt) - 1);
         else if (pt->buffer == SPEC_BUF_PSUM)
             snprintf(place, sizeof place, "p[%lld:%lld] bank %d", (long long)pt->pstart,
                      (long long)(pt->pstart + pt->pcount), pt->bank);

@@ -21,11 +21,12 @@ typedef struct PlanTile {
     int64_t pstart, pcount;  /* partitions [pstart, pstart + pcount) */
     int64_t bytes;           /* bytes per partition of one copy, as declared */
     int64_t slot;            /* bytes per partition reserved per copy (SBUF:
-                                bytes rounded up to 64; PSUM: one bank) */
+                                bytes rounded up to 64; PSUM: `banks` banks) */
+    int banks;               /* PSUM: banks one copy spans (1..8, SPEC.md §2.1) */
     int bufs;                /* copies */
     int64_t offset;          /* SBUF: byte offset of copy 0 in each partition; copy
                                 k at offset + k*slot. -1 when not SBUF or unused */
-    int bank;                /* PSUM: bank of copy 0; copy k in bank + k. -1 otherwise */
+    int bank;                /* PSUM: first bank of copy 0; copy k from bank + k*banks. -1 otherwise */
     int live_first;          /* live range: first and last instruction id, */
     int live_last;           /*   loops inside the tile's scope counted whole */
 } PlanTile;

@@ -354,15 +354,25 @@ static int check_tile_decl(Sema *s, SpecTile *t)
             diag_error(s->diag, t->loc, "E042", "PSUM tile '%s' is %s; PSUM tiles hold float32", t->name,
                        tg_dtype_name(t->dtype));
             ok = 0;
-        } else if (bytes > TG_PSUM_BANK_BYTES) {
+        } else if (bytes > (int64_t)TG_PSUM_BANKS * TG_PSUM_BANK_BYTES) {
             diag_error(s->diag, t->loc, "E043",
-                       "PSUM tile '%s' takes %lld bytes per partition; a PSUM tile must fit one %d-byte bank (%d float32)",
-                       t->name, (long long)bytes, TG_PSUM_BANK_BYTES, TG_PSUM_TILE_FMAX);
+                       "PSUM tile '%s' takes %lld bytes per partition; a PSUM tile spans at most the %d banks of "
+                       "%d bytes (%d float32)", t->name, (long long)bytes, TG_PSUM_BANKS, TG_PSUM_BANK_BYTES,
+                       TG_PSUM_BANKS * TG_PSUM_TILE_FMAX);
             ok = 0;
         }
     }
     t->bad |= !ok;
     return ok;
+}
+
+/* Banks one copy of a PSUM tile spans (SPEC.md §2.1: up to all 8). */
+static int psum_banks(const SpecTile *t)
+{
+    int64_t bytes = (int64_t)tg_dtype_size(t->dtype);
+    for (int i = 1; i < t->rank; i++)
+        bytes *= t->shape[i];
+    return (int)((bytes + TG_PSUM_BANK_BYTES - 1) / TG_PSUM_BANK_BYTES);
 }
 
 /* ------------------------------------------------ ragged tiles (§2.1) */
@@ -511,6 +521,36 @@ static int is_column(Sema *s, const OpCtx *o, int f, int g)
     return 1;
 }
 
+/* A matmul or PE transpose writes within one PSUM bank (SPEC.md §2.1): the
+ * bytes of its dst region in a partition row, at the current iteration. */
+static int in_one_bank(Sema *s, const OpCtx *o)
+{
+    const SpecRef *r = o->ref[F(DST)];
+    const SpecTile *t = r ? sema_ref_tile(s, r) : NULL;
+    if (!t || t->buffer != SPEC_BUF_PSUM)
+        return 1;
+    int64_t lo = 0, hi = 0, stride = 1;
+    for (int d = r->rank - 1; d >= 1; d--) { /* row-major strides of the free dims */
+        int64_t a, b;
+        if (expr_eval(r->start[d], s->env, &a, NULL) || expr_eval(r->stop[d], s->env, &b, NULL))
+            return 1; /* eval_ref reported it */
+        int64_t last = r->dropped[d] ? a : a + (b - a - 1) / r->step[d] * r->step[d];
+        lo += a * stride;
+        hi += last * stride;
+        stride *= t->shape[d];
+    }
+    int64_t es = (int64_t)tg_dtype_size(t->dtype), b0 = lo * es / TG_PSUM_BANK_BYTES,
+            b1 = ((hi + 1) * es - 1) / TG_PSUM_BANK_BYTES;
+    if (b0 == b1)
+        return 1;
+    diag_error(s->diag, fld_loc(o, F(DST)), "E032",
+               "%s writes bytes %lld..%lld of each partition of PSUM tile '%s', across banks %lld and %lld; one "
+               "matmul or transpose writes within one %d-byte bank%s", spec_op_name(o->st->op), (long long)(lo * es),
+               (long long)((hi + 1) * es - 1), t->name, (long long)b0, (long long)b1, TG_PSUM_BANK_BYTES,
+               iter_text(s, o->used));
+    return 0;
+}
+
 static int check_shapes(Sema *s, OpCtx *o)
 {
     SpecStmt *st = o->st;
@@ -569,10 +609,12 @@ static int check_shapes(Sema *s, OpCtx *o)
                        fmt_shape(s, d), (long long)M, (long long)N, iter_text(s, o->used));
             return 0;
         }
-        return 1;
+        return in_one_bank(s, o);
     }
     case SPEC_OP_TRANSPOSE: {
         const Shape *a = &o->sh[F(SRC)], *d = &o->sh[F(DST)];
+        if (!in_one_bank(s, o))
+            return 0;
         if (a->rank != 2 || d->rank != 2 || d->d[0] != a->d[1] || d->d[1] != a->d[0]) {
             diag_error(s->diag, fld_loc(o, F(DST)), "E032", "transpose of a 2-D %s gives [%lld, %lld], but 'dst' is %s%s",
                        fmt_shape(s, a), (long long)(a->rank == 2 ? a->d[1] : free_size(a)), (long long)a->d[0],
@@ -1314,7 +1356,7 @@ static void check_capacity(Sema *s)
         if (t->buffer == SPEC_BUF_SBUF)
             sbuf += sbuf_slot(t) * t->bufs;
         else
-            banks += t->bufs;
+            banks += t->bufs * psum_banks(t);
     }
     if (sbuf > usable) {
         diag_error(s->diag, (SrcLoc){sp->file, sp->root->loc.line, sp->root->loc.col}, "E060",
@@ -1331,12 +1373,13 @@ static void check_capacity(Sema *s)
     }
     if (banks > TG_PSUM_BANKS) {
         diag_error(s->diag, (SrcLoc){sp->file, sp->root->loc.line, sp->root->loc.col}, "E061",
-                   "PSUM overflow: tiles take %d banks; there are %d (one bank per tile and buffer)", banks,
-                   TG_PSUM_BANKS);
+                   "PSUM overflow: tiles take %d banks; there are %d (each buffer of a tile takes the banks its "
+                   "bytes span)", banks, TG_PSUM_BANKS);
         for (int i = 0; i < sp->ntiles; i++) {
             SpecTile *t = &sp->tiles[i];
-            if (!t->bad && t->rank && t->buffer == SPEC_BUF_PSUM)
-                diag_note(s->diag, t->loc, "'%s' takes %d bank%s", t->name, t->bufs, t->bufs == 1 ? "" : "s");
+            int n = !t->bad && t->rank && t->buffer == SPEC_BUF_PSUM ? t->bufs * psum_banks(t) : 0;
+            if (n)
+                diag_note(s->diag, t->loc, "'%s' takes %d bank%s", t->name, n, n == 1 ? "" : "s");
         }
     }
 }

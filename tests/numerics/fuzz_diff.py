@@ -86,10 +86,10 @@ class Spec:
     def bufs(self):
         return self.r.choice((1, 1, 2, 2, 3))
 
-    def psum_tile(self, shape):
-        """A float32 PSUM tile, double-buffered while banks last."""
-        b = 2 if self.psum < 5 and self.r.random() < 0.5 else 1
-        self.psum += b
+    def psum_tile(self, shape, banks=1):
+        """A float32 PSUM tile (of `banks` banks per copy), double-buffered while banks last."""
+        b = 2 if self.psum + 2 * banks <= 6 and self.r.random() < 0.5 else 1
+        self.psum += b * banks
         return self.tile("float32", shape, b, buffer="psum")
 
     def param(self, value):
@@ -831,6 +831,19 @@ def block_pe_transpose(sp):
     sp.body.append(loop(j, J, body))
     y = sp.out(u_dtype(sp, o), [F, J, P])
     sp.body.append(op("store", dst=y, src=o))
+    if J > 1 and sp.psum + J <= 6 and r.random() < 0.5:
+        # the same transposes into one PSUM tile of J banks (SPEC.md §2.1),
+        # each within its own bank, drained after the loop
+        sp.feat.add("psum-banks")
+        pw = sp.psum_tile([F, J * 512], J)
+        o2 = sp.tile(sp.dtype(), [F, J, P])
+        j2 = "j%d" % r.randrange(1000)
+        sp.body.append(loop(j2, J, [op("transpose", dst="%s[:, %s*512 : %s*512+%d]" % (pw, j2, j2, P),
+                                       src="%s[:, %s*%d : %s*%d+%d]" % (t, j2, F, j2, F, F))]))
+        sp.body.append(loop(j2, J, [op("tensor_copy", dst="%s[:, %s, :]" % (o2, j2),
+                                       src="%s[:, %s*512 : %s*512+%d]" % (pw, j2, j2, P))]))
+        y2 = sp.out(u_dtype(sp, o2), [F, J, P])
+        sp.body.append(op("store", dst=y2, src=o2))
 
 
 # --- block: dma_copy between HBM and SBUF in every direction ------------------

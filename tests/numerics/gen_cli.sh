@@ -105,6 +105,10 @@ check "transposed store: tstore.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" tstore >"$w/tstore.log" 2>&1'
 check "transposed store: tstore.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" tstore >"$w/tstore-iss.log" 2>&1'
+check "PSUM tiles spanning banks: psum_banks.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" psum_banks >"$w/psum_banks.log" 2>&1'
+check "PSUM tiles spanning banks: psum_banks.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" psum_banks >"$w/psum_banks-iss.log" 2>&1'
 # An independent loop updating its own column after a memset (no value flows
 # between iterations, so E054 does not apply): numpy exact, ISS bit for bit.
 check "column updates: colacc.yaml matches numpy" \

@@ -470,6 +470,19 @@ def _ref_tstore(p, x):
     return {"y": (y, "exact"), "yb": (bf16(x["xb"]).T, "exact")}
 
 
+def _inputs_psum_banks(p, r):
+    return {"x": r.standard_normal((p["R"], 1024))}
+
+
+def _ref_psum_banks(p, x):
+    # PE transposes move fp32 values: exact
+    v, y = f32(x["x"]), np.empty((p["R"], 1024))
+    for i in range(0, p["R"], 128):
+        for j in range(0, 1024, 128):
+            y[i:i + 128, j:j + 128] = v[i:i + 128, j:j + 128].T
+    return {"y": (y, "exact")}
+
+
 def _inputs_colacc(p, r):
     return {"x": r.standard_normal((128, p["N"]))}
 
@@ -568,6 +581,8 @@ TEST_KERNELS = {
                   ("yc", "float32", "128, D"), ("yl", "float32", "128, D")], _inputs_fscale, _ref_fscale),
     "tstore": _k({"N": 300, "D": 96}, [("x", "float32", "N, D"), ("xb", "bfloat16", "N, D")],
                  [("y", "float32", "D, N"), ("yb", "bfloat16", "D, N")], _inputs_tstore, _ref_tstore),
+    "psum_banks": _k({"R": 256}, [("x", "float32", "R, 1024")], [("y", "float32", "R, 1024")],
+                     _inputs_psum_banks, _ref_psum_banks),
     "colacc": _k({"N": 24}, [("x", "float32", "128, N")], [("y", "float32", "128, N")],
                  _inputs_colacc, _ref_colacc),
     "shapes": _k({"N": 200, "D": 700},

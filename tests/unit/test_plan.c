@@ -198,7 +198,13 @@ static void capacity_errors(void **state)
     assert_int_equal(p->errors, 1);
     assert_true(has_code(&r.front.diag, "E095"));
     r.front.spec->tiles[tile_index(ir, "ps")].bufs = 1;
-    r.front.spec->tiles[tile_index(ir, "ps")].shape[1] = 1024; /* 4 KiB: more than a bank */
+    r.front.spec->tiles[tile_index(ir, "ps")].shape[1] = 1024; /* 4 KiB: two whole banks (SPEC.md §2.1) */
+    p = plan_build(&r.front.arena, ir, &r.front.diag, 1);
+    assert_int_equal(p->errors, 0);
+    assert_int_equal(p->tiles[tile_index(ir, "ps")].banks, 2);
+    assert_int_equal(p->tiles[tile_index(ir, "ps")].slot, 2 * TG_PSUM_BANK_BYTES);
+    assert_int_equal(p->psum_peak, 2);
+    r.front.spec->tiles[tile_index(ir, "ps")].shape[1] = 4097; /* 16388 bytes: more than the 8 banks */
     p = plan_build(&r.front.arena, ir, &r.front.diag, 1);
     assert_true(has_code(&r.front.diag, "E093"));
     arena_free(&r.front.arena);
