@@ -1019,8 +1019,8 @@ static int64_t loop_step(const E *e, const IrAp *ap, const IrLoop *lp)
 
 static tpl_value *transpose_fold(E *e, const IrLoop *lp)
 {
-    if (lp->carried || lp->nbody != 1 || lp->body[0].kind != IR_STMT_INST || lp->trip < 2 || lp->start_e ||
-        lp->stop_e)
+    if (lp->carried || lp->grid || lp->nbody != 1 || lp->body[0].kind != IR_STMT_INST || lp->trip < 2 ||
+        lp->start_e || lp->stop_e)
         return NULL;
     IrInst *in = current(e, lp->body[0].inst);
     if (!in || (in->op != IR_OP_LOAD && in->op != IR_OP_STORE && in->op != IR_OP_DMA_COPY &&
@@ -1076,14 +1076,19 @@ static tpl_value *loop(E *e, const IrLoop *lp)
         return NULL;
     put_str(e, m, "kind", "for");
     put(e, m, "var", str(e, "v_%s", lp->var));
-    if (lp->start_e) /* bounds over enclosing loop variables: C expressions */
-        put_str(e, m, "start", cx(e, lp->start_e));
-    else
-        put_int(e, m, "start", lp->start);
-    if (lp->stop_e)
-        put_str(e, m, "stop", cx(e, lp->stop_e));
-    else
-        put_int(e, m, "stop", lp->stop);
+    if (lp->grid) { /* the programs the entry point runs (kernel.c.j2) */
+        put(e, m, "start", str(e, "tg_lo[%d]", lp->grid - 1));
+        put(e, m, "stop", str(e, "tg_hi[%d]", lp->grid - 1));
+    } else {
+        if (lp->start_e) /* bounds over enclosing loop variables: C expressions */
+            put_str(e, m, "start", cx(e, lp->start_e));
+        else
+            put_int(e, m, "start", lp->start);
+        if (lp->stop_e)
+            put_str(e, m, "stop", cx(e, lp->stop_e));
+        else
+            put_int(e, m, "stop", lp->stop);
+    }
     put_int(e, m, "step", lp->step);
     put_bool(e, m, "carried", lp->carried);
     put_str(e, m, "where", where(e, lp->loc));
@@ -1315,6 +1320,15 @@ tpl_value *emit_context(tpl_arena *ta, Arena *arena, const Ir *ir, const Plan *p
     put_int(&e, ctx, "psum_capacity", plan->psum_capacity);
     put_int(&e, ctx, "psum_bank_bytes", TG_PSUM_BANK_BYTES);
     put(&e, ctx, "tensors", tensors(&e, s));
+    tpl_value *grid = new_list(&e);
+    for (int a = 0; grid && a < s->grid_rank; a++)
+        append(&e, grid, tpl_int(e.ta, s->grid[a]));
+    put(&e, ctx, "grid", grid); /* programs per axis; empty: not a grid kernel */
+    tpl_value *grid_n = new_list(&e);
+    for (int a = 0; grid_n && a < 3; a++)
+        append(&e, grid_n, tpl_int(e.ta, a < s->grid_rank ? s->grid[a] : 1));
+    put(&e, ctx, "grid_n", grid_n);
+    put_int(&e, ctx, "cores", s->cores);
     put(&e, ctx, "body", body(&e, ir->body, ir->nbody));
     put_int(&e, ctx, "pe_floats", e.pe_floats); /* after body: its matmuls and transposes */
     if (e.oom)

@@ -49,6 +49,13 @@ typedef enum {
     EXPR_NEG, EXPR_ADD, EXPR_SUB, EXPR_MUL, EXPR_DIV, EXPR_MOD, EXPR_MIN, EXPR_MAX
 } ExprKind;
 
+/* program_id(a) and num_programs(a) (SPEC.md §2.1) parse to an EXPR_NAME
+ * named "program_id_<a>" / "num_programs_<a>" with ival EXPR_GRID_PID /
+ * EXPR_GRID_NPROG (a NAME as written has ival 0); the checker resolves them
+ * to the grid loop's variable (named "program_id_<a>") or to its count. */
+#define EXPR_GRID_NAME_FMT "%s_%lld"
+enum { EXPR_GRID_PID = 1, EXPR_GRID_NPROG = 2 };
+
 typedef struct Expr {
     ExprKind kind;      /* node kind */
     int64_t ival;       /* INT value, or VAR env slot */

@@ -153,7 +153,37 @@ static Expr *node(Parser *p, ExprKind kind, size_t off)
 
 static Expr *parse_expr(Parser *p, int min_prec);
 
-/* primary := INT | FLOAT | 'inf' | NAME | ('min'|'max') '(' expr ',' expr ')' | '(' expr ')' */
+/* grid_call := ('program_id'|'num_programs') '(' INT ')'
+ * (SPEC.md §2.1): a NAME node named EXPR_GRID_NAME_FMT with ival
+ * EXPR_GRID_PID or EXPR_GRID_NPROG, which the checker binds to the grid
+ * loop of that axis or to its count (docs/diagnostics.md E071, E072). The
+ * current token is '('. */
+static Expr *parse_grid_call(Parser *p, ExprToken t, int is_pid)
+{
+    next(p);
+    ExprToken a = p->tok;
+    if (a.kind != EXPR_T_INT || a.len > 9) {
+        fail(p, a.off, "E071", "the axis of %s() is an integer literal 0, 1 or 2 (an axis of the kernel's grid)",
+             is_pid ? "program_id" : "num_programs");
+        return NULL;
+    }
+    int64_t axis = 0;
+    for (size_t i = 0; i < a.len; i++)
+        axis = axis * 10 + (p->s[a.off + i] - '0');
+    next(p);
+    if (!expect(p, EXPR_T_RPAREN, "')'"))
+        return NULL;
+    Expr *e = node(p, EXPR_NAME, t.off);
+    if (!e)
+        return NULL;
+    char buf[48];
+    snprintf(buf, sizeof buf, EXPR_GRID_NAME_FMT, is_pid ? "program_id" : "num_programs", (long long)axis);
+    e->name = arena_strndup(p->arena, buf, strlen(buf));
+    e->ival = is_pid ? EXPR_GRID_PID : EXPR_GRID_NPROG;
+    return e;
+}
+
+/* primary := INT | FLOAT | 'inf' | NAME | ('min'|'max') '(' expr ',' expr ')' | grid_call | '(' expr ')' */
 static Expr *parse_primary(Parser *p)
 {
     ExprToken t = p->tok;
@@ -221,6 +251,10 @@ static Expr *parse_primary(Parser *p)
                 return NULL;
             return e;
         }
+        int is_pid = t.len == 10 && !memcmp(text, "program_id", 10),
+            is_np = t.len == 12 && !memcmp(text, "num_programs", 12);
+        if ((is_pid || is_np) && p->tok.kind == EXPR_T_LPAREN)
+            return parse_grid_call(p, t, is_pid);
         Expr *e = node(p, EXPR_NAME, t.off);
         if (!e)
             return NULL;

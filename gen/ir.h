@@ -128,6 +128,7 @@ struct IrLoop {
                                         enclosing loop variables, over the hull */
     Expr *start_e, *stop_e; /* such bounds (SPEC.md §2.1), per entry; NULL: constant */
     int carried;      /* iterations are sequential (carried: true) */
+    int grid;         /* a loop of the SPMD grid: 1 + its axis (SpecStmt.grid); 0 otherwise */
     IrStmt *body;     /* statements */
     int nbody;
     IrLoop *parent;   /* enclosing loop, NULL at top level */

@@ -666,6 +666,7 @@ static IrStmt *lower_body(Lower *L, SpecStmt *const *body, int n, IrLoop *parent
             lp->step = st->step > 0 ? st->step : 1;
             lp->trip = st->stop > st->start ? (st->stop - st->start + lp->step - 1) / lp->step : 0;
             lp->carried = st->carried;
+            lp->grid = st->grid;
             lp->parent = parent;
             lp->depth = parent ? parent->depth + 1 : 0;
             lp->loc = st->loc;

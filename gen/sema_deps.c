@@ -12,6 +12,15 @@
 /* ------------------------------------------------------ loop dependences */
 
 /* Box of r at the current env: lo/hi per target dim. */
+/* A loop variable as messages show it: program_id(a) for the grid's. */
+static const char *var_name(Sema *s, const SpecStmt *l)
+{
+    if (!l->grid)
+        return l->var;
+    const char *v = arena_printf(s->arena, "program_id(%d)", l->grid - 1);
+    return v ? v : l->var;
+}
+
 static int box_of(Sema *s, const SpecRef *r, int64_t *lo, int64_t *hi)
 {
     for (int d = 0; d < r->rank; d++) {
@@ -317,7 +326,7 @@ static CovResult covers(Sema *s, const Access *const *w, int nw, const Access *r
         for (int i = 0; i < r->depth && m < sizeof when; i++) { /* outermost first */
             const SpecStmt *l = r->chain[i];
             if (wused[l->slot] || rused[l->slot])
-                m += (size_t)snprintf(when + m, sizeof when - m, "%s%s = %lld", m ? ", " : " (when ", l->var,
+                m += (size_t)snprintf(when + m, sizeof when - m, "%s%s = %lld", m ? ", " : " (when ", var_name(s, l),
                                       (long long)s->env[l->slot]);
         }
         *what = arena_printf(s->arena, "%s[%s] is read here, but nothing earlier in the same iteration writes it%s%s",
@@ -468,11 +477,13 @@ static CovResult flows(Sema *s, const SpecStmt *L, const Access *const *ws, int 
         for (int d = 0; d < t->rank && n < sizeof el; d++)
             n += (size_t)snprintf(el + n, sizeof el - n, "%s%lld", d ? ", " : "", (long long)f.at[d]);
         if (f.other == FLOW_MANY)
-            snprintf(other, sizeof other, "other iterations write it");
+            snprintf(other, sizeof other, "other %ss write it", L->grid ? "program" : "iteration");
         else
-            snprintf(other, sizeof other, "iteration %s = %lld writes it", L->var, (long long)f.other);
-        *what = arena_printf(s->arena, "%s[%s] is read when %s = %lld before that iteration writes it, and %s",
-                             t->name, el, L->var, (long long)f.iter, other);
+            snprintf(other, sizeof other, "%s %s = %lld writes it", L->grid ? "program" : "iteration",
+                     var_name(s, L), (long long)f.other);
+        *what = arena_printf(s->arena, "%s[%s] is read when %s = %lld before that %s writes it, and %s",
+                             t->name, el, var_name(s, L), (long long)f.iter, L->grid ? "program" : "iteration",
+                             other);
     }
     cover_clear(c);
     free(scratch);
@@ -525,14 +536,25 @@ static void check_tile_deps(Sema *s, SpecStmt *L)
             continue;
         if (fr == COV_MISS)
             what = flow;
-        diag_error(s->diag, r->ref->region.loc, "E054",
-                   "iterations of loop '%s' are independent, but this reads tile '%s', which the loop body writes "
-                   "later or only in part; a value would flow from one iteration to the next",
-                   L->var, sema_ref_name(r->ref));
+        if (L->grid) {
+            diag_error(s->diag, r->ref->region.loc, "E054",
+                       "the programs of the grid are independent, but this reads tile '%s', which the body writes "
+                       "later or only in part; a value would flow from one program to another (axis %d)",
+                       sema_ref_name(r->ref), L->grid - 1);
+        } else {
+            diag_error(s->diag, r->ref->region.loc, "E054",
+                       "iterations of loop '%s' are independent, but this reads tile '%s', which the loop body writes "
+                       "later or only in part; a value would flow from one iteration to the next",
+                       L->var, sema_ref_name(r->ref));
+        }
         if (what)
             diag_note(s->diag, r->ref->region.loc, "%s", what);
         diag_note(s->diag, other->ref->region.loc, "'%s' written here", sema_ref_name(r->ref));
-        diag_note(s->diag, L->loc, "write 'carried: true' on loop '%s' if the dependence is intended", L->var);
+        if (L->grid)
+            diag_note(s->diag, L->loc, "each program starts from nothing: write the tile before reading it in the "
+                      "same program (a dependence belongs in a carried loop inside the body)");
+        else
+            diag_note(s->diag, L->loc, "write 'carried: true' on loop '%s' if the dependence is intended", L->var);
     }
     free(earlier);
 }
@@ -542,7 +564,7 @@ typedef struct Box {
     int64_t iter;                /* L's variable */
     int64_t lo[SPEC_MAX_RANK];   /* first index per dim */
     int64_t hi[SPEC_MAX_RANK];   /* one past the last per dim */
-    const Access *a;             /* the store */
+    const Access *a;             /* the store (or, in a grid, a read of the output) */
 } Box;
 
 static int cmp_box(const void *x, const void *y)
@@ -673,13 +695,14 @@ static int apart_in_dim(Sema *s, const SpecStmt *L, const Access *a, const Acces
     return jmin > jmax || (jmin == 0 && jmax == 0);
 }
 
-/* Can no two iterations of L write overlapping parts through any pair of
- * the accesses w[0..nw)? Decided per pair by one dimension that keeps them
- * apart (apart_in_dim); 0 when some pair needs the enumeration. */
-static int tensor_writes_apart(Sema *s, const SpecStmt *L, const Access *const *w, int nw)
+/* Can no two iterations of L touch overlapping parts through any pair of
+ * the accesses w[0..n) of which one is a write (the first nw)? Decided per
+ * pair by one dimension that keeps them apart (apart_in_dim); 0 when some
+ * pair needs the enumeration. */
+static int tensor_writes_apart(Sema *s, const SpecStmt *L, const Access *const *w, int nw, int n)
 {
     for (int i = 0; i < nw; i++)
-        for (int j = i; j < nw; j++) {
+        for (int j = i; j < n; j++) {
             int apart = 0;
             for (int d = 0; d < w[i]->ref->rank && !apart && w[i]->ref->rank == w[j]->ref->rank; d++)
                 apart = apart_in_dim(s, L, w[i], w[j], d);
@@ -689,8 +712,14 @@ static int tensor_writes_apart(Sema *s, const SpecStmt *L, const Access *const *
     return 1;
 }
 
+/* Is box x's access a read (a grid's programs: a value flowing between
+ * them through an output)? */
+static int box_reads(const Box *x) { return !x->a->is_write; }
+
 /* Output tensors: no two iterations of an independent loop write overlapping
- * regions. */
+ * regions; and no program of a grid reads what another writes (SPEC.md
+ * §2.1: programs may run in any order, or at once). Reads join the writes'
+ * boxes and closed form; a pair of reads never conflicts. */
 static void check_tensor_deps(Sema *s, SpecStmt *L)
 {
     const Access **ws = malloc((size_t)(s->nacc ? s->nacc : 1) * sizeof *ws);
@@ -704,15 +733,19 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
             if (a->is_write && a->ref->is_tensor && a->ref->index == t && loop_in_chain(a, L))
                 ws[nw++] = a;
         }
-        if (!nw || tensor_writes_apart(s, L, ws, nw))
+        int n = nw;
+        for (int i = 0; L->grid && nw && i < s->nacc; i++) {
+            const Access *a = &s->acc[i];
+            if (!a->is_write && a->ref->is_tensor && a->ref->index == t && loop_in_chain(a, L))
+                ws[n++] = a;
+        }
+        if (!nw || tensor_writes_apart(s, L, ws, nw, n))
             continue;
         Box *boxes = NULL;
         size_t nb = 0, cap = 0;
         int too_many = 0;
-        for (int i = 0; i < s->nacc && !too_many; i++) {
-            const Access *a = &s->acc[i];
-            if (!a->is_write || !a->ref->is_tensor || a->ref->index != t || !loop_in_chain(a, L))
-                continue;
+        for (int wi = 0; wi < n && !too_many; wi++) {
+            const Access *a = ws[wi];
             int vs[SPEC_MAX_DEPTH], nv = 0, li = -1;
             int64_t count = 1;
             unsigned char *used = calloc((size_t)s->spec->nslots, 1);
@@ -766,16 +799,35 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
                     reported = 1;
                     break;
                 }
-                if (boxes[j].iter == boxes[i].iter)
+                if (boxes[j].iter == boxes[i].iter || (box_reads(&boxes[i]) && box_reads(&boxes[j])))
                     continue;
                 if (!boxes_meet(&boxes[i], &boxes[j]))
                     continue;
                 const Box *x = boxes[i].iter < boxes[j].iter ? &boxes[i] : &boxes[j];
                 const Box *y = x == &boxes[i] ? &boxes[j] : &boxes[i];
-                diag_error(s->diag, y->a->ref->region.loc, "E055",
-                           "iterations %s = %lld and %s = %lld of independent loop '%s' write overlapping parts of '%s'",
-                           L->var, (long long)x->iter, L->var, (long long)y->iter, L->var, s->spec->tensors[t].name);
-                diag_note(s->diag, L->loc, "write 'carried: true' on loop '%s' if the order matters", L->var);
+                if (box_reads(x) || box_reads(y)) {
+                    const Box *rd = box_reads(x) ? x : y, *wr = rd == x ? y : x;
+                    const char *v = var_name(s, L);
+                    diag_error(s->diag, rd->a->ref->region.loc, "E054",
+                               "program %s = %lld reads part of '%s' that program %s = %lld writes: a value would "
+                               "flow between the programs of the grid", v, (long long)rd->iter,
+                               s->spec->tensors[t].name, v, (long long)wr->iter);
+                    diag_note(s->diag, wr->a->ref->region.loc, "'%s' written here", s->spec->tensors[t].name);
+                    diag_note(s->diag, L->loc, "programs are independent and may run in any order or at once");
+                } else if (L->grid) {
+                    const char *v = var_name(s, L);
+                    diag_error(s->diag, y->a->ref->region.loc, "E055",
+                               "programs %s = %lld and %s = %lld of the grid write overlapping parts of '%s'", v,
+                               (long long)x->iter, v, (long long)y->iter, s->spec->tensors[t].name);
+                    diag_note(s->diag, L->loc, "programs are independent and may run in any order or at once: give "
+                              "each its own part of '%s'", s->spec->tensors[t].name);
+                } else {
+                    diag_error(s->diag, y->a->ref->region.loc, "E055",
+                               "iterations %s = %lld and %s = %lld of independent loop '%s' write overlapping parts "
+                               "of '%s'", L->var, (long long)x->iter, L->var, (long long)y->iter, L->var,
+                               s->spec->tensors[t].name);
+                    diag_note(s->diag, L->loc, "write 'carried: true' on loop '%s' if the order matters", L->var);
+                }
                 reported = 1;
                 break;
             }
@@ -862,7 +914,8 @@ static void run_op(Sema *s, Run *R, const SpecStmt *st)
                     n += (size_t)snprintf(el + n, sizeof el - n, "%s%lld", d ? ", " : "", (long long)c->miss[d]);
                 when[0] = '\0';
                 for (int k = 0; k < a->depth && m < sizeof when; k++)
-                    m += (size_t)snprintf(when + m, sizeof when - m, "%s%s = %lld", m ? ", " : " (when ", a->chain[k]->var,
+                    m += (size_t)snprintf(when + m, sizeof when - m, "%s%s = %lld", m ? ", " : " (when ",
+                                          var_name(s, a->chain[k]),
                                           (long long)s->env[a->chain[k]->slot]);
                 diag_error(s->diag, a->ref->region.loc, "E056",
                            "this reads %s[%s]%s%s, which nothing has written yet: it would see whatever the buffer "

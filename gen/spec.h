@@ -22,6 +22,7 @@ enum {
     SPEC_SBUF_ALIGN = 64,                  /* every SBUF copy starts on this boundary */
     SPEC_MAX_LOOP_DEPTH = 8,               /* loop registers r0..r7 */
     SPEC_MAX_TABLE = 255,                  /* tensors, and tiles, of one program */
+    SPEC_MAX_GRID = 3,                     /* axes of a grid */
 };
 
 /* ALU ops of SPEC.md §2: X(ID, name, class). Classes: A arithmetic, C compare
@@ -182,6 +183,8 @@ typedef struct SpecStmt {
                                  greatest stop over those loops (the hull) */
     Expr *start_e, *stop_e;   /* such bounds, evaluated per iteration (NULL: constant) */
     int carried;              /* carried: true (sequential iterations) */
+    int grid;                 /* a loop of the grid (SPEC.md §2.1): 1 + its axis, var
+                                 "program_id_<axis>"; 0 for a `for` loop */
     struct SpecStmt **body;   /* statements of the loop body */
     int nbody;
     /* ops */
@@ -202,6 +205,11 @@ typedef struct Spec {
     int ntensors, ninputs;
     SpecTile *tiles;         /* declared, then inferred in first-write order */
     int ntiles, tiles_cap;
+    int grid_rank;           /* grid: axes (0: not a grid kernel); the body is then
+                                 one loop per axis, axis 0 outermost (SpecStmt.grid) */
+    int64_t grid[3];         /* programs along each axis */
+    SrcLoc grid_loc;         /* the `grid` key */
+    int cores;               /* cores: physical cores axis 0 is spread over (1 or 2) */
     SpecStmt **body;         /* top-level statements */
     int nbody;
     int nslots;              /* env[] size: EXPR_VAR_FIRST + number of loops */

@@ -24,6 +24,7 @@ typedef struct Checker {
     int slot_cap;                           /* allocated entries of spec->slot_loop */
     const char *poison[256];                /* names whose definition had errors: uses stay quiet */
     int npoison;
+    int grid_bad;                           /* the grid had errors: program_id() stays quiet */
 } Checker;
 
 static void poison(Checker *c, const char *name)
@@ -228,7 +229,60 @@ static int check_unique(Checker *c, const char *name, SrcLoc loc)
 static int is_reserved(const char *name)
 {
     static const char *const r[] = {"min", "max", "inf", NULL};
-    return lookup(r, name) >= 0;
+    /* program_id_<a> names the grid's loop variables (expr.h) */
+    return lookup(r, name) >= 0 || !strncmp(name, "program_id", 10) || !strncmp(name, "num_programs", 12);
+}
+
+/* ------------------------------------------------------------------ grid */
+
+enum { GRID_NONE, GRID_BAD, GRID_COUNT, GRID_PID };
+
+/* Is name the variable of a grid loop (SPEC.md §2.1, expr.h)? */
+static int is_grid_var(const char *name) { return !strncmp(name, "program_id_", 11); }
+
+/* program_id(a) / num_programs(a) in e, a NAME: GRID_NONE when e is neither;
+ * GRID_BAD after reporting a kernel without a grid (E072) or an axis
+ * outside it (E071); GRID_COUNT when e was num_programs, now its count;
+ * GRID_PID for program_id, left for the scope lookup (the grid loop). */
+static int grid_call(Checker *c, Expr *e)
+{
+    if (e->ival != EXPR_GRID_PID && e->ival != EXPR_GRID_NPROG)
+        return GRID_NONE;
+    int pid = e->ival == EXPR_GRID_PID;
+    const char *fn = pid ? "program_id" : "num_programs";
+    long long axis = strtoll(e->name + strlen(fn) + 1, NULL, 10);
+    Spec *s = c->spec;
+    if (c->grid_bad)
+        return GRID_BAD;
+    if (!s->grid_rank) {
+        diag_error(c->diag, e->loc, "E072", "%s(%lld) in a kernel without a grid", fn, axis);
+        diag_note(c->diag, e->loc, "a top-level 'grid: [G0, ...]' runs the body once per program; %s reads its "
+                  "%s", fn, pid ? "index along an axis" : "count along an axis");
+        return GRID_BAD;
+    }
+    if (axis >= s->grid_rank) {
+        diag_error(c->diag, e->loc, "E071", "%s(%lld): the grid has %d ax%s (0 to %d)", fn, axis, s->grid_rank,
+                   s->grid_rank == 1 ? "is" : "es", s->grid_rank - 1);
+        diag_note(c->diag, s->grid_loc, "the grid is declared here");
+        return GRID_BAD;
+    }
+    if (pid)
+        return GRID_PID;
+    e->kind = EXPR_INT;
+    e->ival = s->grid[axis];
+    return GRID_COUNT;
+}
+
+/* How a loop variable reads in a message: program_id(a) for the grid's. */
+static const char *var_text(Checker *c, const char *var)
+{
+    if (!is_grid_var(var))
+        return var;
+    char *b = arena_alloc(c->arena, 32);
+    if (!b)
+        return var;
+    snprintf(b, 32, "program_id(%s)", var + 11);
+    return b;
 }
 
 /* ---------------------------------------------------- names in expressions */
@@ -264,9 +318,14 @@ static int resolve(Checker *c, Expr *e, int allow, const char *where)
         return 0;
     if (e->kind != EXPR_NAME)
         return resolve(c, e->a, allow, where) + resolve(c, e->b, allow, where);
+    int g = grid_call(c, e);
+    if (g == GRID_BAD)
+        return 1;
+    if (g == GRID_COUNT)
+        return 0;
     int pf = !strcmp(e->name, "p") || !strcmp(e->name, "f");
     for (int i = c->nscope - 1; i >= 0; i--)
-        if (!strcmp(c->scope_var[i], e->name)) {
+        if (!strcmp(c->scope_var[i], e->name) && is_grid_var(e->name) == (g == GRID_PID)) {
             if ((allow & ALLOW_PF) && pf) {
                 diag_error(c->diag, e->loc, "E024",
                            "'%s' is ambiguous in %s: it is both a loop variable and the %s index; rename the loop variable",
@@ -276,7 +335,7 @@ static int resolve(Checker *c, Expr *e, int allow, const char *where)
             }
             if (!(allow & ALLOW_VARS)) {
                 diag_error(c->diag, e->loc, "E024", "loop variable '%s' cannot appear in %s; only params can",
-                           e->name, where);
+                           var_text(c, e->name), where);
                 return 1;
             }
             e->kind = EXPR_VAR;
@@ -465,13 +524,21 @@ static int parse_shape(Checker *c, const SpecNode *n, int64_t *shape, int *rank,
     return ok;
 }
 
-/* Replace every param name in e by its value; the number of names left. */
+/* Replace every param name (and num_programs) in e by its value; the number
+ * of names left. */
 static int resolve_params(Checker *c, Expr *e)
 {
     if (!e)
         return 0;
     if (e->kind != EXPR_NAME)
         return resolve_params(c, e->a) + resolve_params(c, e->b);
+    if (e->ival == EXPR_GRID_NPROG) {
+        if (grid_call(c, e) == GRID_COUNT)
+            return 0;
+        poison(c, e->name); /* reported: the ragged-shape check stays quiet */
+        e->ival = 0;
+        return 1;
+    }
     for (int i = 0; i < c->spec->nparams; i++)
         if (!strcmp(c->spec->params[i].name, e->name)) {
             e->kind = EXPR_INT;
@@ -537,13 +604,16 @@ static int is_loop_var(const Spec *s, const char *name)
     return 0;
 }
 
-static int ragged_names(Checker *c, const Expr *e)
+static int ragged_names(Checker *c, Expr *e)
 {
     if (!e)
         return 0;
     if (e->kind != EXPR_NAME)
         return ragged_names(c, e->a) + ragged_names(c, e->b);
-    if (is_loop_var(c->spec, e->name))
+    int g = grid_call(c, e);
+    if (g == GRID_BAD)
+        return 1;
+    if (is_loop_var(c->spec, e->name) && is_grid_var(e->name) == (g == GRID_PID))
         return 0;
     if (poisoned(c, e->name))
         return 1;
@@ -1141,6 +1211,120 @@ static SpecStmt *check_loop(Checker *c, const SpecNode *stmt)
     return s;
 }
 
+/* The key node of `key` in map (which has it). */
+static const SpecNode *map_key(const SpecNode *map, const char *key)
+{
+    for (int i = 0; i < map->n; i++)
+        if (!strcmp(map->keys[i]->text, key))
+            return map->keys[i];
+    return map;
+}
+
+/* grid := '[' count (',' count){0,2} ']' (SPEC.md §2.1), counts over params. */
+static void check_grid(Checker *c, const SpecNode *key, const SpecNode *n)
+{
+    Spec *s = c->spec;
+    c->grid_bad = 1;
+    if (!want(c, n, SPEC_NODE_SEQ, "'grid'"))
+        return;
+    if (n->n < 1 || n->n > SPEC_MAX_GRID) {
+        diag_error(c->diag, n->loc, "E070", "the grid has %d axes; it has 1 to %d", n->n, SPEC_MAX_GRID);
+        return;
+    }
+    int ok = 1;
+    for (int a = 0; a < n->n; a++) {
+        if (!const_int(c, n->items[a], "a grid count", &s->grid[a])) {
+            ok = 0;
+        } else if (s->grid[a] < 1 || s->grid[a] > INT32_MAX) {
+            diag_error(c->diag, n->items[a]->loc, "E070", "grid axis %d has %lld programs; it must be 1 to 2^31 - 1",
+                       a, (long long)s->grid[a]);
+            ok = 0;
+        }
+    }
+    if (!ok)
+        return;
+    s->grid_rank = n->n;
+    s->grid_loc = key->loc;
+    c->grid_bad = 0;
+}
+
+/* cores := 1 | 2 (SPEC.md §2.1): axis 0 of the grid over the physical cores
+ * of a trn2 logical NeuronCore. */
+static void check_cores(Checker *c, const SpecNode *key, const SpecNode *n)
+{
+    Spec *s = c->spec;
+    int64_t v;
+    if (!const_int(c, n, "'cores'", &v))
+        return;
+    if (v != 1 && v != 2) {
+        diag_error(c->diag, n->loc, "E073", "cores is %lld; a logical NeuronCore has 1 or 2 physical cores",
+                   (long long)v);
+        return;
+    }
+    if (v == 2 && s->target != TG_TRN2) {
+        diag_error(c->diag, n->loc, "E073", "cores: 2 needs target trn2; a trn1 NeuronCore is one physical core");
+        return;
+    }
+    if (v == 2 && !s->grid_rank) {
+        if (!c->grid_bad)
+            diag_error(c->diag, key->loc, "E073", "cores: 2 spreads the grid's axis 0 over the cores; this kernel "
+                       "has no grid");
+        return;
+    }
+    s->cores = (int)v;
+}
+
+/* The body of a grid kernel: one independent loop per axis, axis 0
+ * outermost, variable program_id_<a> (what program_id(a) binds to), around
+ * the statements of `body`. */
+static SpecStmt **grid_body(Checker *c, const SpecNode *seq, int *count)
+{
+    Spec *s = c->spec;
+    SpecStmt *outer = NULL, *inner = NULL;
+    int scope0 = c->nscope;
+    const SpecNode *gn = spec_map_get(s->root, "grid");
+    for (int a = 0; a < s->grid_rank; a++) {
+        SpecStmt *l = arena_alloc(c->arena, sizeof *l);
+        char *name = arena_alloc(c->arena, 24);
+        if (!l || !name)
+            return NULL;
+        snprintf(name, 24, EXPR_GRID_NAME_FMT, "program_id", (long long)a);
+        l->kind = SPEC_STMT_LOOP;
+        l->loc = gn->items[a]->loc;
+        l->node = gn;
+        l->var = name;
+        l->start = 0;
+        l->stop = s->grid[a];
+        l->step = 1;
+        l->grid = a + 1;
+        l->slot = add_slot(c, l);
+        if (l->slot < 0)
+            return NULL;
+        c->scope_var[c->nscope] = l->var;
+        c->scope_slot[c->nscope] = l->slot;
+        c->scope_loc[c->nscope] = l->loc;
+        c->nscope++;
+        if (inner) {
+            inner->body = arena_alloc(c->arena, sizeof *inner->body);
+            if (!inner->body)
+                return NULL;
+            inner->body[0] = l;
+            inner->nbody = 1;
+        } else {
+            outer = l;
+        }
+        inner = l;
+    }
+    inner->body = check_body(c, seq, &inner->nbody);
+    c->nscope = scope0;
+    SpecStmt **v = arena_alloc(c->arena, sizeof *v);
+    if (!v)
+        return NULL;
+    v[0] = outer;
+    *count = 1;
+    return v;
+}
+
 static SpecStmt **check_body(Checker *c, const SpecNode *seq, int *count)
 {
     *count = 0;
@@ -1177,7 +1361,7 @@ static SpecStmt **check_body(Checker *c, const SpecNode *seq, int *count)
 
 Spec *spec_check(Arena *arena, Diag *diag, const SpecNode *root, const char *file, const SpecOptions *opt)
 {
-    static const char *const top_keys[] = {"tilegen", "kernel", "doc", "target", "params",
+    static const char *const top_keys[] = {"tilegen", "kernel", "doc", "target", "params", "grid", "cores",
                                            "inputs", "outputs", "tiles", "body", NULL};
     static const char *const targets[] = {"trn1", "trn2", NULL};
     Checker c = {.arena = arena, .diag = diag};
@@ -1223,6 +1407,12 @@ Spec *spec_check(Arena *arena, Diag *diag, const SpecNode *root, const char *fil
     if (params)
         check_params(&c, params, opt);
     apply_defines(&c, opt);
+    const SpecNode *grid = spec_map_get(root, "grid"), *cores = spec_map_get(root, "cores");
+    if (grid)
+        check_grid(&c, map_key(root, "grid"), grid);
+    s->cores = 1;
+    if (cores)
+        check_cores(&c, map_key(root, "cores"), cores);
     const SpecNode *in = spec_map_get(root, "inputs"), *out = require(&c, root, top, "outputs", "the spec");
     int ntens = (in && in->kind == SPEC_NODE_MAP ? in->n : 0) + (out && out->kind == SPEC_NODE_MAP ? out->n : 0);
     s->tensors = arena_alloc(arena, (size_t)(ntens + 1) * sizeof *s->tensors);
@@ -1238,7 +1428,7 @@ Spec *spec_check(Arena *arena, Diag *diag, const SpecNode *root, const char *fil
         check_tiles(&c, tiles);
     const SpecNode *body = require(&c, root, top, "body", "the spec");
     if (body)
-        s->body = check_body(&c, body, &s->nbody);
+        s->body = s->grid_rank ? grid_body(&c, body, &s->nbody) : check_body(&c, body, &s->nbody);
     check_ragged_names(&c);
     return arena->oom ? NULL : s;
 }

@@ -131,6 +131,21 @@ check "ragged tiles: ragged_attn.yaml (triangular loop, PSUM ragged in both dims
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" ragged_attn >"$w/ragged_attn.log" 2>&1'
 check "ragged tiles: ragged_attn.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" ragged_attn >"$w/ragged_attn-iss.log" 2>&1'
+# SPMD grids (SPEC.md §2.1) of rank 1 (ragged last block), 2 (tiled matmul)
+# and 3 (program_id in a tile shape, regions, iota, affine_select, a loop
+# range): numpy exact, ISS bit for bit; the per-program entry in any order.
+for k in grid_rows grid_mm grid_blocks; do
+  check "grid: $k.yaml matches numpy" \
+    'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" $k >"$w/$k.log" 2>&1'
+  check "grid: $k.yaml C simulation and ISS bit-identical" \
+    'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" $k >"$w/$k-iss.log" 2>&1'
+done
+check "grid: k_run_program in reverse and shuffled order writes what k() writes (grid_order.c)" \
+  'mkdir -p "$w/order" && "$TILEGEN" gen -o "$w/order" "$here/specs/grid_blocks.yaml" &&
+   $CC -std=c99 -O2 -Wall -Wextra -Wpedantic -Werror -ffp-contract=off -I"$root/runtime" -I"$w/order" \
+     "$here/grid_order.c" "$w/order/grid_blocks.c" "$root"/runtime/tg_core.c "$root"/runtime/tg_dtype.c \
+     "$root"/runtime/tg_math.c "$root"/runtime/tg_alu.c "$root"/runtime/tg_ops.c -o "$w/order/run" &&
+   "$w/order/run" >"$w/order.log" 2>&1 && grep -q "^5 passed, 0 failed" "$w/order.log"'
 # The disagreements the differential fuzzer found (tests/numerics/fuzz_diff_cases/
 # <case>/fz.yaml + its inputs) stay fixed: C simulation and ISS bit for bit.
 agree_case() { # agree_case DIR: 0 when the C simulation and the ISS agree

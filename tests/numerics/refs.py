@@ -558,6 +558,40 @@ def _ref_shapes(p, x):
     return {k: (np.asarray(a, np.float64), "exact") for k, a in out.items()}
 
 
+def _inputs_grid_rows(p, r):
+    return {"x": r.standard_normal((p["N"], p["D"]))}
+
+
+def _ref_grid_rows(p, x):
+    # 2x is exact, + 1 one fp32 rounding -> exact
+    return {"y": (f32(2 * f32(x["x"]) + 1).astype(np.float64), "exact")}
+
+
+def _inputs_grid_blocks(p, r):
+    return {"x": r.standard_normal((2, p["N"], p["D"]))}
+
+
+def _ref_grid_blocks(p, x):
+    # program (b, c, r): rows r*128.. (ragged), columns c*32..c*32+32;
+    # u = t where r*128 + p >= f + c*32 else -1, then c + 1 fp32 adds of t,
+    # then + (p + c*f + 3) (small integers, exact in fp32): modelled step by step
+    v, n = f32(x["x"]), p["N"]
+    y = np.zeros_like(v)
+    nr = (n + 127) // 128
+    for b in range(2):
+        for c in range(p["D"] // 32):
+            for r in range(nr):
+                rows = slice(r * 128, min(n, r * 128 + 128))
+                t = v[b, rows, c * 32:c * 32 + 32]
+                pp = np.arange(t.shape[0])[:, None]
+                ff = np.arange(32)[None, :]
+                u = np.where(r * 128 + pp >= ff + c * 32, t, np.float32(-1)).astype(np.float32)
+                for _ in range(c + 1):
+                    u = f32(u + t)
+                y[b, rows, c * 32:c * 32 + 32] = f32(u + (pp + c * ff + nr).astype(np.float32))
+    return {"y": (y.astype(np.float64), "exact")}
+
+
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
 # gen-cli suite (check.sh with SPECS=tests/numerics/specs).
 TEST_SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
@@ -596,6 +630,13 @@ TEST_KERNELS = {
                        _inputs_ragged_tiles, _ref_ragged_tiles),
     "ragged_attn": _k({"N": 300, "D": 64}, [("q", "float32", "N, D"), ("k", "float32", "N, D")],
                       [("y", "float32", "N, 3")], _inputs_ragged_attn, _ref_ragged_attn),
+    "grid_rows": _k({"N": 300, "D": 96}, [("x", "float32", "N, D")], [("y", "float32", "N, D")],
+                    _inputs_grid_rows, _ref_grid_rows),
+    "grid_mm": _k({"M": 256, "K": 256, "N": 1024},
+                  [("lhsT", "bfloat16", "K, M"), ("rhs", "bfloat16", "K, N")],
+                  [("result", "float32", "M, N")], _inputs_matmul, _ref_matmul),
+    "grid_blocks": _k({"N": 300, "D": 96}, [("x", "float32", "2, N, D")], [("y", "float32", "2, N, D")],
+                      _inputs_grid_blocks, _ref_grid_blocks),
     "fold": _k({"R": 12, "C": 20},
                [("xi", "int32", "128, R, C"), ("xf", "float32", "128, R, C")],
                [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],
