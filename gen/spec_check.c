@@ -886,8 +886,8 @@ static int names_region(Checker *c, const SpecNode *n)
     name[t.len] = '\0';
     if (find_tile(c->spec, name) >= 0 || find_tensor(c->spec, name) >= 0)
         return 1;
-    if ((!strcmp(name, "min") || !strcmp(name, "max")) && expr_lex(n->text, t.off + t.len).kind == EXPR_T_LPAREN)
-        return 0; /* min(...) / max(...): a number */
+    if (expr_lex(n->text, t.off + t.len).kind == EXPR_T_LPAREN)
+        return 0; /* min(...), num_programs(...): a number */
     for (int i = 0; i < c->spec->nparams; i++)
         if (!strcmp(c->spec->params[i].name, name))
             return 0;

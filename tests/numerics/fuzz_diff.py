@@ -10,7 +10,11 @@ partition_reduce, running values across carried iterations, every dtype, ragged
 row tiles, trn2, params overridden by -D; and the SPEC.md §2.1 shapes: ragged
 last free-dim chunks, short loads/stores into whole fixed-shape tiles,
 triangular loops, broadcasts of 1-D tensors and [1, D] rows, float-valued
-fields written as expressions (DIR/features names those a spec uses). The same seed always gives the same
+fields written as expressions, SPMD grids of rank 1 to 3 (every block run
+once per program, its outputs and maybe its inputs given a leading program
+dimension; block_grid puts program_id in a ragged tile shape, regions, an
+iota, an affine_select predicate and a loop range) (DIR/features names those a
+spec uses). The same seed always gives the same
 spec and the same inputs. CLI (run with /usr/bin/python3):
     fuzz_diff.py gen SEED DIR     write DIR/fz.yaml, DIR/<input>.npy,
                                   DIR/defines (the -D arguments, maybe empty)
@@ -40,6 +44,8 @@ FUNCS = ("copy", "exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_apprx_ta
          "softplus", "square", "sqrt", "rsqrt", "reciprocal", "sin", "abs", "sign", "erf")
 # Ragged tiles declared once (tile shapes over loop variables, SPEC.md §2.1)
 RAGGED_DECL = True
+# SPMD grids (SPEC.md §2.1): the share of specs that get one
+GRID_P = 0.25
 # Float-valued fields over loop variables (SPEC.md §2.1): evaluated per iteration
 FLOAT_LOOPVARS = True
 SCALARS = ("0.5", "-1.5", "2.0", "3.0", "1e-6", "-0.0", "0.0", "1.0", "-3.25", "1e30", "-7.0", "65504.0")
@@ -61,6 +67,8 @@ class Spec:
         self.psum = 0           # PSUM banks taken (8 on the machine)
         self.feat = set()       # SPEC.md features the spec uses (reported as coverage)
         self.fp = None          # the param float-valued expressions use
+        self.grid = None        # SPMD grid: the counts as written (ints or param names)
+        self.grid_n = None      # their values
 
     def fresh(self, prefix):
         self.n += 1
@@ -101,6 +109,12 @@ class Spec:
         else:
             self.params[name] = self.r.choice((128, 256, 64, 300, 1))
             self.defines[name] = value
+        return name
+
+    def param_fixed(self, value):
+        """A param holding `value` as its default (never set by -D)."""
+        name = self.fresh("G")
+        self.params[name] = value
         return name
 
     def fparam(self):
@@ -180,6 +194,8 @@ def render(spec, seed):
     if spec.params:
         out.append("params:")
         out += ["  %s: %d" % kv for kv in spec.params.items()]
+    if spec.grid:
+        out.append("grid: %s" % scalar_text(spec.grid))
     for key, lst in (("inputs", spec.inputs), ("outputs", spec.outputs)):
         out.append(key + ":")
         out += ["  %s: {dtype: %s, shape: [%s]}" % (n, d, ", ".join(map(str, s))) for n, d, s, *_ in lst]
@@ -1320,6 +1336,109 @@ def block_tri_matmul(sp):
     sp.body.append(loop(i, T, body))
 
 
+# --- SPMD grid (SPEC.md §2.1) ----------------------------------------------------
+
+def block_grid(sp):
+    """Rows walked by the programs of one grid axis instead of a loop: a tile
+    ragged over program_id(a), regions over it, an iota and an affine_select
+    predicate reading program ids and num_programs, a carried loop whose range
+    reads program_id (the other axes only separate the programs' outputs)."""
+    r = sp.r
+    a = r.randrange(len(sp.grid))
+    g, pid = sp.grid_n[a], "program_id(%d)" % a
+    F = r.choice((1, 8, 33, 64))
+    N = 128 * (g - 1) + r.choice((128, 1, 44, 100, 127))
+    d = r.choice(("float32", "float32", "bfloat16", "float16"))
+    x = sp.inp(d, [N, F])
+    rows = "%s*128 : min(%s*128 + 128, %d)" % (pid, pid, N)
+    P = "min(128, %d - %s*128)" % (N, pid)
+    t = sp.tile(d, [P, F], sp.bufs())
+    sp.feat.add("grid-pid-shape")
+    body = [op("load", dst=t, src="%s[%s, :]" % (x, rows))]
+    cur = t
+    for _ in range(r.randrange(1, 4)):
+        k = r.choice(("select", "iota", "loop", "ts"))
+        nt = sp.tile(r.choice(("float32", d)), [P, F], sp.bufs())
+        if k == "select":
+            b = "program_id(%d)" % r.randrange(len(sp.grid))
+            pred = r.choice(("%s*128 + p >= f + %s" % (pid, b), "f + %s * 3 < p + num_programs(0)" % b,
+                             "p %% 4 != (f + %s) %% 3" % pid))
+            body.append(op("affine_select", dst=nt, src=cur, pred=pred, fill=r.choice(("-inf", "0.0", "-2.5"))))
+        elif k == "iota":
+            io = sp.tile("float32", [128, F])
+            body.append(op("iota", dst=io, expr="p + %s * f - num_programs(%d)" % (pid, r.randrange(len(sp.grid)))))
+            body.append(op("tensor_tensor", dst=nt, a=cur, b="%s[0:%s, :]" % (io, P), op=r.choice(ARITH[:4])))
+        elif k == "loop":
+            j = "j%d" % r.randrange(1000)
+            body.append(op("tensor_copy", dst=nt, src=cur))
+            body.append(loop(j, [0, "%s + 1" % pid], [op("tensor_tensor", dst=nt, a=nt, b=cur,
+                                                         op=r.choice(("add", "maximum", "subtract")))], carried=True))
+        else:
+            body.append(op("tensor_scalar", dst=nt, src=cur, op0=r.choice(ARITH[:4]),
+                           operand0=r.choice(("1/num_programs(%d)" % a, "num_programs(%d) - 0.5" % a, "2.0"))))
+        cur = nt
+    y = sp.out(u_dtype(sp, cur), [N, F])
+    body.append(op("store", dst="%s[%s, :]" % (y, rows), src=cur))
+    sp.body += body
+
+
+def grid_prefix(sp):
+    """Give every output (and about half the inputs) a leading program
+    dimension: the grid's own axes (rank permitting), or one flat axis of all
+    programs, and index every region of it by the program ids, so no two
+    programs write the same element (E055). Outputs have rank 3 at most."""
+    flat = "%s" % " + ".join("program_id(%d)%s" % (a, "".join("*%s" % c for c in sp.grid[a + 1:]))
+                             for a in range(len(sp.grid)))
+    flat_n = "*".join(str(c) for c in sp.grid)
+    pre = {}
+    for lst, p in ((sp.outputs, 1.0), (sp.inputs, 0.5)):
+        for i, (name, dtype, shape, tame) in enumerate(lst):
+            if len(shape) >= 4 or sp.r.random() >= p:
+                continue
+            if len(shape) + len(sp.grid) <= 4 and sp.r.random() < 0.7:
+                pre[name] = ", ".join("program_id(%d)" % a for a in range(len(sp.grid)))
+                lst[i] = (name, dtype, list(sp.grid) + list(shape), tame)
+            else:
+                pre[name] = flat
+                lst[i] = (name, dtype, [flat_n] + list(shape), tame)
+                sp.feat.add("grid-flat-index")
+
+    def fix(v):
+        if not isinstance(v, str):
+            return v
+        name = v.split("[")[0]
+        if name not in pre:
+            return v
+        return "%s[%s]" % (name, pre[name]) if v == name else "%s[%s, %s" % (name, pre[name], v[len(name) + 1:])
+
+    def walk(stmts):
+        out = []
+        for st in stmts:
+            if st[0] == "op":
+                out.append(("op", st[1], [(k, fix(v)) for k, v in st[2]]))
+            else:
+                out.append(("for", st[1], walk(st[2])))
+        return out
+
+    sp.body = walk(sp.body)
+
+
+def make_grid(seed, sp):
+    """Maybe (25%) make sp a grid kernel of rank 1 to 3 with at most 8
+    programs; its own random stream, so the specs without a grid stay what
+    they were."""
+    g = random.Random(seed * 7919 + 17)
+    if g.random() >= GRID_P:
+        return
+    rank = g.choice((1, 1, 2, 2, 3))
+    counts = [g.choice((1, 2, 3, 4)) for _ in range(rank)]
+    while np.prod(counts) > 8:
+        counts[g.randrange(rank)] = 1 if max(counts) <= 2 else max(1, max(counts) // 2)
+    sp.grid_n = counts
+    sp.grid = [c if g.random() < 0.7 else sp.param_fixed(c) for c in counts]
+    sp.feat.add("grid-rank%d" % rank)
+
+
 def is_float_tile(sp, name):
     return u_dtype(sp, name) in FLOATS
 
@@ -1341,8 +1460,16 @@ def make_spec(seed):
         sp.target = "trn2"
     only = os.environ.get("FUZZ_DIFF_BLOCKS")     # e.g. "ragged_free,tri": those blocks alone
     fns = [f for f, w in BLOCKS for _ in range(w) if not only or f.__name__[6:] in only.split(",")]
+    make_grid(seed, sp)
     for _ in range(r.randrange(1, 4)):
         r.choice(fns)(sp)
+    if sp.grid and any(len(shape) >= 4 for _, _, shape, _ in sp.outputs):
+        sp.grid = None      # no room for a program dimension: no grid
+        sp.feat = {f for f in sp.feat if not f.startswith("grid")}
+    if sp.grid:
+        if (not only or "grid" in only.split(",")) and r.random() < 0.6:
+            block_grid(sp)
+        grid_prefix(sp)
     return sp
 
 
