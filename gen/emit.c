@@ -1328,7 +1328,6 @@ tpl_value *emit_context(tpl_arena *ta, Arena *arena, const Ir *ir, const Plan *p
     for (int a = 0; grid_n && a < 3; a++)
         append(&e, grid_n, tpl_int(e.ta, a < s->grid_rank ? s->grid[a] : 1));
     put(&e, ctx, "grid_n", grid_n);
-    put_int(&e, ctx, "cores", s->cores);
     put(&e, ctx, "body", body(&e, ir->body, ir->nbody));
     put_int(&e, ctx, "pe_floats", e.pe_floats); /* after body: its matmuls and transposes */
     if (e.oom)

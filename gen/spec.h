@@ -209,7 +209,8 @@ typedef struct Spec {
                                  one loop per axis, axis 0 outermost (SpecStmt.grid) */
     int64_t grid[3];         /* programs along each axis */
     SrcLoc grid_loc;         /* the `grid` key */
-    int cores;               /* cores: physical cores axis 0 is spread over (1 or 2) */
+    int cores;               /* cores: physical cores axis 0 is spread over (1; check
+                                refuses 2 until the back ends model two cores, E074) */
     SpecStmt **body;         /* top-level statements */
     int nbody;
     int nslots;              /* env[] size: EXPR_VAR_FIRST + number of loops */

@@ -1271,6 +1271,15 @@ static void check_cores(Checker *c, const SpecNode *key, const SpecNode *n)
                        "has no grid");
         return;
     }
+    if (v == 2) {
+        /* SPEC.md §2.1 asks for per-core instruction streams and a profile of
+         * both cores on a shared HBM; until the back ends have them, check
+         * refuses the spec rather than run it as one core */
+        diag_error(c->diag, n->loc, "E074", "cores: 2 is not supported yet: the assembly, the ISS and the profile "
+                   "model one physical core");
+        diag_note(c->diag, n->loc, "without 'cores' the grid runs every program on one core, with the same results");
+        return;
+    }
     s->cores = (int)v;
 }
 

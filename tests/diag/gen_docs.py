@@ -65,6 +65,7 @@ MEANING = {
     "E071": "program_id / num_programs axis not an integer literal inside the grid",
     "E072": "program_id / num_programs in a kernel without a grid",
     "E073": "cores other than 1 or 2; cores: 2 on trn1 or without a grid",
+    "E074": "cores: 2 on trn2 (not supported yet: the back ends model one physical core)",
     "W001": "tile read before anything writes it",
     "W002": "output never written",
     "W003": "empty body",
