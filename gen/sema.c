@@ -30,12 +30,12 @@ int sema_spend(Sema *s, int64_t n)
     SrcLoc loc = st->loc;
     if (st->kind == SPEC_STMT_LOOP)
         diag_error(s->diag, loc, "E057", "checking this spec needs more than %d steps; it ran out while checking "
-                   "the iterations of loop '%s' against each other", SEMA_BUDGET, st->var);
+                   "the iterations of loop '%s' against each other", SEMA_BUDGET, sema_var_name(s, st));
     else
         diag_error(s->diag, loc, "E057", "checking this spec needs more than %d steps; it ran out while checking "
                    "this op over its loops' iterations", SEMA_BUDGET);
     for (int i = 0; i < s->nloops; i++)
-        diag_note(s->diag, s->loops[i]->loc, "loop '%s' runs %lld times", s->loops[i]->var,
+        diag_note(s->diag, s->loops[i]->loc, "loop '%s' runs %lld times", sema_var_name(s, s->loops[i]),
                   (long long)sema_trip_count(s->loops[i]));
     diag_note(s->diag, loc, "loops whose regions are affine in the loop variables with constant extents are "
               "checked in closed form; split or shorten the loops, or write such regions");
@@ -84,7 +84,7 @@ static const char *iter_text(Sema *s, const unsigned char *used)
         SpecStmt *l = s->loops[i];
         if (used && !used[l->slot])
             continue;
-        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s = %lld", n ? ", " : "", l->var,
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s = %lld", n ? ", " : "", sema_var_name(s, l),
                               (long long)s->env[l->slot]);
     }
     if (!n)
@@ -172,6 +172,14 @@ void sema_chain_vars(const Sema *s, SpecStmt *const *chain, int depth, unsigned 
 }
 
 /* Iterations over the loop's hull (its bounds' extremes): an upper bound. */
+const char *sema_var_name(Sema *s, const SpecStmt *l)
+{
+    if (!l->grid)
+        return l->var;
+    const char *v = arena_printf(s->arena, "program_id(%d)", l->grid - 1);
+    return v ? v : l->var;
+}
+
 int64_t sema_trip_count(const SpecStmt *l)
 {
     return (l->stop - l->start + l->step - 1) / l->step;

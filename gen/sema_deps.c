@@ -12,15 +12,6 @@
 /* ------------------------------------------------------ loop dependences */
 
 /* Box of r at the current env: lo/hi per target dim. */
-/* A loop variable as messages show it: program_id(a) for the grid's. */
-static const char *var_name(Sema *s, const SpecStmt *l)
-{
-    if (!l->grid)
-        return l->var;
-    const char *v = arena_printf(s->arena, "program_id(%d)", l->grid - 1);
-    return v ? v : l->var;
-}
-
 static int box_of(Sema *s, const SpecRef *r, int64_t *lo, int64_t *hi)
 {
     for (int d = 0; d < r->rank; d++) {
@@ -326,7 +317,7 @@ static CovResult covers(Sema *s, const Access *const *w, int nw, const Access *r
         for (int i = 0; i < r->depth && m < sizeof when; i++) { /* outermost first */
             const SpecStmt *l = r->chain[i];
             if (wused[l->slot] || rused[l->slot])
-                m += (size_t)snprintf(when + m, sizeof when - m, "%s%s = %lld", m ? ", " : " (when ", var_name(s, l),
+                m += (size_t)snprintf(when + m, sizeof when - m, "%s%s = %lld", m ? ", " : " (when ", sema_var_name(s, l),
                                       (long long)s->env[l->slot]);
         }
         *what = arena_printf(s->arena, "%s[%s] is read here, but nothing earlier in the same iteration writes it%s%s",
@@ -480,9 +471,9 @@ static CovResult flows(Sema *s, const SpecStmt *L, const Access *const *ws, int 
             snprintf(other, sizeof other, "other %ss write it", L->grid ? "program" : "iteration");
         else
             snprintf(other, sizeof other, "%s %s = %lld writes it", L->grid ? "program" : "iteration",
-                     var_name(s, L), (long long)f.other);
+                     sema_var_name(s, L), (long long)f.other);
         *what = arena_printf(s->arena, "%s[%s] is read when %s = %lld before that %s writes it, and %s",
-                             t->name, el, var_name(s, L), (long long)f.iter, L->grid ? "program" : "iteration",
+                             t->name, el, sema_var_name(s, L), (long long)f.iter, L->grid ? "program" : "iteration",
                              other);
     }
     cover_clear(c);
@@ -807,7 +798,7 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
                 const Box *y = x == &boxes[i] ? &boxes[j] : &boxes[i];
                 if (box_reads(x) || box_reads(y)) {
                     const Box *rd = box_reads(x) ? x : y, *wr = rd == x ? y : x;
-                    const char *v = var_name(s, L);
+                    const char *v = sema_var_name(s, L);
                     diag_error(s->diag, rd->a->ref->region.loc, "E054",
                                "program %s = %lld reads part of '%s' that program %s = %lld writes: a value would "
                                "flow between the programs of the grid", v, (long long)rd->iter,
@@ -815,7 +806,7 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
                     diag_note(s->diag, wr->a->ref->region.loc, "'%s' written here", s->spec->tensors[t].name);
                     diag_note(s->diag, L->loc, "programs are independent and may run in any order or at once");
                 } else if (L->grid) {
-                    const char *v = var_name(s, L);
+                    const char *v = sema_var_name(s, L);
                     diag_error(s->diag, y->a->ref->region.loc, "E055",
                                "programs %s = %lld and %s = %lld of the grid write overlapping parts of '%s'", v,
                                (long long)x->iter, v, (long long)y->iter, s->spec->tensors[t].name);
@@ -915,7 +906,7 @@ static void run_op(Sema *s, Run *R, const SpecStmt *st)
                 when[0] = '\0';
                 for (int k = 0; k < a->depth && m < sizeof when; k++)
                     m += (size_t)snprintf(when + m, sizeof when - m, "%s%s = %lld", m ? ", " : " (when ",
-                                          var_name(s, a->chain[k]),
+                                          sema_var_name(s, a->chain[k]),
                                           (long long)s->env[a->chain[k]->slot]);
                 diag_error(s->diag, a->ref->region.loc, "E056",
                            "this reads %s[%s]%s%s, which nothing has written yet: it would see whatever the buffer "

@@ -91,6 +91,8 @@ void sema_chain_vars(const Sema *s, SpecStmt *const *chain, int depth, unsigned 
 int64_t sema_trip_count(const SpecStmt *l);
 /* Loop l's last value over its hull. */
 int64_t sema_loop_last(const SpecStmt *l);
+/* Loop l's variable as messages show it: program_id(a) for a grid loop. */
+const char *sema_var_name(Sema *s, const SpecStmt *l);
 /* Mark the loop slots the normalised bounds of r read. */
 void sema_ref_vars(const SpecRef *r, unsigned char *used, int nslots);
 
