@@ -1375,7 +1375,8 @@ def block_grid(sp):
                                                          op=r.choice(("add", "maximum", "subtract")))], carried=True))
         else:
             body.append(op("tensor_scalar", dst=nt, src=cur, op0=r.choice(ARITH[:4]),
-                           operand0=r.choice(("1/num_programs(%d)" % a, "num_programs(%d) - 0.5" % a, "2.0"))))
+                           operand0=r.choice(("1/num_programs(%d)" % a, "num_programs(%d) - 0.5" % a, "2.0",
+                                              "1/(%s + 1)" % pid, "%s %% 0.75 - num_programs(%d)/3" % (pid, a)))))
         cur = nt
     y = sp.out(u_dtype(sp, cur), [N, F])
     body.append(op("store", dst="%s[%s, :]" % (y, rows), src=cur))
