@@ -283,12 +283,16 @@ static void instruction(M *m, IrInst *in)
                                 revs[2] = {TG_IMM_REVERSE0, TG_IMM_REVERSE1};
         for (int i = 0; i < in->nalu && i < 2; i++)
             scalar_ap(m, roles[i], &in->scalar[i], lp);
+        if (in->has_reduce)
+            operand(m, TG_ROLE_REDUCE_DST, &in->reduce_dst, lp);
         for (int i = 0; i < in->nalu && i < 2; i++) {
             asm_prog_imm(&m->prog, ops[i], alu(in->alu[i]));
             scalar_num(m, nums[i], twins[i], &in->scalar[i], lp);
             if (in->reverse[i])
                 asm_prog_imm(&m->prog, revs[i], 1);
         }
+        if (in->has_reduce)
+            asm_prog_imm(&m->prog, TG_IMM_REDUCE_OP, alu(in->reduce_op));
         break;
     }
     case TG_OP_TENSOR_TENSOR_SCAN:

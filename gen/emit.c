@@ -775,6 +775,28 @@ static int row_call(E *e, IrInst *in, tpl_value *m, int *lanes)
     return 1;
 }
 
+/* The fields of an activation reduce / tensor_scalar accumulate: its
+ * [P,1] destination, its op and the identity the fold starts from (exact:
+ * -0 + y, max(-inf, y) and min(+inf, y) are y, so the fold equals the ISS's
+ * fold from the first element). 0 after reporting an unsupported form. */
+static int reduce_fields(E *e, const IrInst *in, tpl_value *m)
+{
+    put_bool(e, m, "has_reduce", in->has_reduce);
+    if (!in->has_reduce)
+        return 1;
+    if ((in->reduce_op != SPEC_ALU_ADD && in->reduce_op != SPEC_ALU_MAXIMUM && in->reduce_op != SPEC_ALU_MINIMUM) ||
+        !is_p1(&in->reduce_dst)) {
+        unsupported(e, in->reduce_dst.loc, "a reduce other than add, maximum or minimum into [P,1] is");
+        return 0;
+    }
+    put(e, m, "reduce", operand(e, &in->reduce_dst, NULL, 0, 1, 0));
+    put_str(e, m, "reduce_alu", spec_alu_name(in->reduce_op));
+    put_str(e, m, "reduce_init", in->reduce_op == SPEC_ALU_ADD       ? "-0.0f"
+                                 : in->reduce_op == SPEC_ALU_MAXIMUM ? "tg_bits_f32(0xff800000u)"
+                                                                     : "tg_bits_f32(0x7f800000u)");
+    return 1;
+}
+
 /* What the C simulation runs for instruction `in` (forward.h): the
  * instruction, its rewritten form, or NULL when it is dropped. */
 static IrInst *current(const E *e, IrInst *in) { return e->fwd.inst ? e->fwd.inst[in->id] : in; }
@@ -823,6 +845,7 @@ static tpl_value *instruction(E *e, IrInst *orig)
     put(e, m, "stages", new_list(e)); /* tensor_scalar replaces it */
     put_bool(e, m, "alias", 0);           /* elementwise() replaces it */
     put_bool(e, m, "lanes", 0);           /* put_lanes() replaces it */
+    put_bool(e, m, "has_reduce", 0);      /* reduce_fields() replaces it */
     int ok = 1, fold = 0;                 /* fold: may run in lanes (put_lanes) */
     switch (in->op) {
     case IR_OP_LOAD:
@@ -856,7 +879,7 @@ static tpl_value *instruction(E *e, IrInst *orig)
             append(e, st, s);
         }
         put(e, m, "stages", st);
-        ok = elementwise(e, in, m, 0);
+        ok = reduce_fields(e, in, m) && elementwise(e, in, m, 0);
         break;
     }
     case IR_OP_ACTIVATION:
@@ -867,15 +890,8 @@ static tpl_value *instruction(E *e, IrInst *orig)
         put_bool(e, m, "has_bias", in->has_bias);
         if (in->has_bias)
             put(e, m, "bias", operand(e, &in->bias, NULL, 0, 0, 0));
-        put_bool(e, m, "has_reduce", in->has_reduce);
-        if (in->has_reduce) {
-            if (in->reduce_op != SPEC_ALU_ADD || !is_p1(&in->reduce_dst)) {
-                unsupported(e, in->reduce_dst.loc, "an activation reduce other than add into [P,1] is");
-                ok = 0;
-            }
-            put(e, m, "reduce", operand(e, &in->reduce_dst, NULL, 0, 1, 0));
-            fold = in->dst.dtype == TG_FLOAT32; /* the lanes read the fp32 results back */
-        }
+        ok = reduce_fields(e, in, m);
+        fold = in->has_reduce && in->dst.dtype == TG_FLOAT32; /* the lanes read the fp32 results back */
         ok = ok && elementwise(e, in, m, 0);
         break;
     case IR_OP_TENSOR_REDUCE: {

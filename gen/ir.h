@@ -93,9 +93,9 @@ typedef struct IrInst {
     int nscalar;              /* entries in scalar[] */
     int has_bias;             /* activation: bias given */
     IrAp bias;                /* activation bias [P,1] */
-    int has_reduce;           /* activation: reduce given */
-    SpecAlu reduce_op;        /* activation reduce op */
-    IrAp reduce_dst;          /* activation reduce destination [P,1] */
+    int has_reduce;           /* activation reduce / tensor_scalar accumulate given */
+    SpecAlu reduce_op;        /* its op (add, maximum, minimum) */
+    IrAp reduce_dst;          /* its destination [P,1] */
     SpecAlu alu[2];           /* op / op0, op1 */
     int nalu;                 /* entries in alu[] */
     SpecAct func;             /* activation function */

@@ -543,6 +543,11 @@ static int lower_op(Lower *L, const SpecStmt *st, IrInst *in)
             in->nalu = in->nscalar = 2;
             ok = ok && scalar_of(L, &f[SPEC_F_OPERAND1], &in->scalar[1]);
         }
+        if (ok && f[SPEC_F_ACCUMULATE].present) { /* NKI tensor_scalar_reduce */
+            in->has_reduce = 1;
+            in->reduce_op = (SpecAlu)f[SPEC_F_ACCUMULATE].enum_val;
+            ok = ap_tile(L, &f[SPEC_F_ACCUMULATE].ref, &in->reduce_dst);
+        }
         break;
     case SPEC_OP_ACTIVATION:
         in->nsrc = 1;
@@ -625,7 +630,7 @@ int ir_operands(IrInst *in, IrOperand *out)
     if (in->has_bias)
         out[n++] = (IrOperand){SPEC_F_BIAS, &in->bias, 1, 0};
     if (in->has_reduce)
-        out[n++] = (IrOperand){SPEC_F_REDUCE, &in->reduce_dst, 0, 1};
+        out[n++] = (IrOperand){in->op == IR_OP_ACTIVATION ? SPEC_F_REDUCE : SPEC_F_ACCUMULATE, &in->reduce_dst, 0, 1};
     return n;
 }
 

@@ -483,22 +483,33 @@ typedef struct OpCtx {
 #define F(x) SPEC_F_##x
 #define RED SPEC_F_COUNT
 
+/* The op's {op, dst} reduction field (activation `reduce`, tensor_scalar
+ * `accumulate`), whose dst is slot RED; -1 when it has none. */
+static int red_field(SpecOpKind op)
+{
+    if (op == SPEC_OP_ACTIVATION)
+        return F(REDUCE);
+    return op == SPEC_OP_TENSOR_SCALAR ? F(ACCUMULATE) : -1;
+}
+
 static SrcLoc fld_loc(const OpCtx *o, int f)
 {
     if (f == RED)
-        return o->st->f[F(REDUCE)].ref.region.loc;
+        return o->st->f[red_field(o->st->op)].ref.region.loc;
     return o->st->f[f].loc;
 }
 
-static const char *fld_name(int f)
+static const char *fld_name(const OpCtx *o, int f)
 {
-    return f == RED ? "reduce.dst" : spec_field_name((SpecFieldId)f);
+    if (f == RED)
+        return red_field(o->st->op) == F(REDUCE) ? "reduce.dst" : "accumulate.dst";
+    return spec_field_name((SpecFieldId)f);
 }
 
 static int shape_mismatch(Sema *s, const OpCtx *o, int f, int g, const char *why)
 {
-    diag_error(s->diag, fld_loc(o, f), "E032", "'%s' is %s but '%s' is %s%s%s", fld_name(f),
-               fmt_shape(s, &o->sh[f]), fld_name(g), fmt_shape(s, &o->sh[g]), why, iter_text(s, o->used));
+    diag_error(s->diag, fld_loc(o, f), "E032", "'%s' is %s but '%s' is %s%s%s", fld_name(o, f),
+               fmt_shape(s, &o->sh[f]), fld_name(o, g), fmt_shape(s, &o->sh[g]), why, iter_text(s, o->used));
     return 0;
 }
 
@@ -520,7 +531,7 @@ static int is_column(Sema *s, const OpCtx *o, int f, int g)
         return 1;
     const Shape *a = &o->sh[f];
     if (free_size(a) != 1) {
-        diag_error(s->diag, fld_loc(o, f), "E036", "'%s' must be a [P, 1] column, but it is %s%s", fld_name(f),
+        diag_error(s->diag, fld_loc(o, f), "E036", "'%s' must be a [P, 1] column, but it is %s%s", fld_name(o, f),
                    fmt_shape(s, a), iter_text(s, o->used));
         return 0;
     }
@@ -640,7 +651,7 @@ static int check_shapes(Sema *s, OpCtx *o)
                (st->op != SPEC_OP_TENSOR_TENSOR_SCAN || is_column(s, o, F(INITIAL), F(A)));
     case SPEC_OP_TENSOR_SCALAR:
         return same_shape(s, o, F(DST), F(SRC)) && is_column(s, o, F(OPERAND0), F(SRC)) &&
-               is_column(s, o, F(OPERAND1), F(SRC));
+               is_column(s, o, F(OPERAND1), F(SRC)) && is_column(s, o, RED, F(SRC));
     case SPEC_OP_TENSOR_REDUCE:
         return is_column(s, o, F(DST), F(SRC));
     case SPEC_OP_BN_STATS:
@@ -845,6 +856,7 @@ static void infer_tile(Sema *s, OpCtx *o, int f, const int *vs, int nv)
         rank = 2;
         break;
     case SPEC_OP_ACTIVATION:
+    case SPEC_OP_TENSOR_SCALAR:
         if (f == RED) {
             ex[0] = se[0];
             ex[1] = one;
@@ -855,7 +867,6 @@ static void infer_tile(Sema *s, OpCtx *o, int f, const int *vs, int nv)
         /* fall through */
     case SPEC_OP_TENSOR_COPY:
     case SPEC_OP_TENSOR_TENSOR:
-    case SPEC_OP_TENSOR_SCALAR:
     case SPEC_OP_TENSOR_TENSOR_SCAN:
     case SPEC_OP_RECIPROCAL:
     case SPEC_OP_AFFINE_SELECT:
@@ -972,7 +983,7 @@ static void check_rules(Sema *s, OpCtx *o)
         for (int i = 0; i < 3; i++)
             if (o->ref[ins[i]] && ref_buffer(s, o->ref[ins[i]]) != SPEC_BUF_SBUF) {
                 diag_error(s->diag, fld_loc(o, ins[i]), "E040", "%s reads '%s' from SBUF; '%s' is in PSUM", opn,
-                           fld_name(ins[i]), sema_ref_name(o->ref[ins[i]]));
+                           fld_name(o, ins[i]), sema_ref_name(o->ref[ins[i]]));
                 tile_note(s, o->ref[ins[i]]);
             }
         if (o->ref[F(DST)] && ref_buffer(s, o->ref[F(DST)]) != SPEC_BUF_PSUM) {
@@ -1034,10 +1045,18 @@ static void check_rules(Sema *s, OpCtx *o)
         if (a == SPEC_ALU_ABS && (st->op == SPEC_OP_TENSOR_TENSOR || st->op == SPEC_OP_TENSOR_TENSOR_SCAN))
             diag_error(s->diag, v->loc, "E033", "'abs' is a unary op; %s needs a binary one", opn);
     }
+    int rf = red_field(st->op);
+    if (rf >= 0 && st->f[rf].present) {
+        SpecAlu r = (SpecAlu)st->f[rf].enum_val;
+        if (r != SPEC_ALU_ADD && r != SPEC_ALU_MAXIMUM && r != SPEC_ALU_MINIMUM)
+            diag_error(s->diag, st->f[rf].loc, "E033", "%s %s supports op add, maximum or minimum, not '%s'", opn,
+                       spec_field_name((SpecFieldId)rf), spec_alu_name(r));
+        for (int i = 1; rf == F(ACCUMULATE) && i < 3; i++) /* NKI tensor_scalar_reduce: arithmetic ops */
+            if (st->f[alus[i]].present && spec_alu_class((SpecAlu)st->f[alus[i]].enum_val) == 'B')
+                diag_error(s->diag, st->f[alus[i]].loc, "E033", "tensor_scalar with 'accumulate' takes arithmetic ops; '%s' is a bitvec op",
+                           spec_alu_name((SpecAlu)st->f[alus[i]].enum_val));
+    }
     if (st->op == SPEC_OP_ACTIVATION) {
-        if (st->f[F(REDUCE)].present && st->f[F(REDUCE)].enum_val != SPEC_ALU_ADD)
-            diag_error(s->diag, st->f[F(REDUCE)].loc, "E033", "activation reduce supports op 'add' only, not '%s'",
-                       spec_alu_name((SpecAlu)st->f[F(REDUCE)].enum_val));
         const SpecRef *b = o->ref[F(BIAS)];
         if (b) {
             tg_dtype d = ref_dtype(s, b);
@@ -1198,8 +1217,9 @@ static void check_op(Sema *s, SpecStmt *st)
     int ok = 1;
     /* collect and normalise region fields; reads before writes */
     for (int f = 0; f < SEMA_NREF; f++) {
-        SpecValue *v = f == RED ? &st->f[F(REDUCE)] : &st->f[f];
-        if (f == F(REDUCE))
+        int rf = red_field(st->op);
+        SpecValue *v = f == RED ? (rf >= 0 ? &st->f[rf] : NULL) : &st->f[f];
+        if (!v || f == rf)
             continue; /* its dst is slot RED */
         if (!v->present || !v->is_ref || v->ref.index < 0)
             continue;

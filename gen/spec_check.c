@@ -957,11 +957,14 @@ static int parse_field(Checker *c, const SpecNode *n, SpecFieldKind kind, SpecFi
         static const char *const keys[] = {"op", "dst", NULL};
         if (!want(c, n, SPEC_NODE_MAP, fname))
             return 0;
-        check_keys(c, n, keys, "'reduce'");
-        const SpecNode *op = require(c, n, n->loc, "op", "'reduce'"), *dst = require(c, n, n->loc, "dst", "'reduce'");
+        const char *qd = arena_printf(c->arena, "'%s.dst'", spec_field_name(fid));
+        if (!qd)
+            return 0;
+        check_keys(c, n, keys, fname);
+        const SpecNode *op = require(c, n, n->loc, "op", fname), *dst = require(c, n, n->loc, "dst", fname);
         int ok = op && dst;
         ok &= op && parse_enum(c, op, alu_names, "ALU op", &v->enum_val);
-        ok &= dst && parse_ref(c, dst, SPEC_FK_REDUCE, "'reduce.dst'", &v->ref);
+        ok &= dst && parse_ref(c, dst, SPEC_FK_REDUCE, qd, &v->ref);
         v->is_ref = 1;
         return ok;
     }

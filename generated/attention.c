@@ -138,7 +138,7 @@ static void attention_body(tg_core *core, const uint16_t *q, const uint16_t *k, 
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 4096;
                 const float tg_scale = 1.0f;
                 const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 12352 + 2048, 0);
-                float tg_sum = -0.0f; /* exact identity: -0 + y == y */
+                float tg_sum = -0.0f; /* the fold's exact identity */
                 for (int64_t tg_c = 0; tg_c < 1024; tg_c += 64) {
                     float tg_buf[64];
                     TG_IVDEP

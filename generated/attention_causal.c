@@ -145,7 +145,7 @@ static void attention_causal_body(tg_core *core, const uint16_t *q, const uint16
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416;
                 const float tg_scale = 1.0f;
                 const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 12416 + 12288, 0);
-                float tg_sum = -0.0f; /* exact identity: -0 + y == y */
+                float tg_sum = -0.0f; /* the fold's exact identity */
                 for (int64_t tg_c = 0; tg_c < 1024; tg_c += 64) {
                     float tg_buf[64];
                     TG_IVDEP

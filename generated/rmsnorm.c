@@ -54,7 +54,7 @@ static void rmsnorm_body(tg_core *core, const float *x, const float *g, float *y
                     const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
                     (void)tg_p;
                     tg_s0[tg_l] = tg_sbuf + (tg_p) * 8256 + 6144;
-                    tg_r[tg_l] = -0.0f; /* exact identity: -0 + y == y */
+                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
                 }
                 for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                     for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {

@@ -54,6 +54,8 @@ uint64_t tg_cost_cycles(const tg_cost_table *t, const tg_cost_shape *s)
     case TG_OP_TENSOR_COPY: {
         /* max(MIN_II, N) [ISA26]; trn2: 4x 16-bit SBUF->SBUF unit stride, 2x otherwise [ARCH3] */
         uint32_t sp = 1;
+        if (s->has_reduce) /* max(MIN_II, N) + MIN_II [ISA26] tensor_scalar_reduce (no performance mode) */
+            return max64(t->min_ii, n) + t->min_ii;
         if (s->all16 && t->dve_fast_copy > 1)
             sp = s->all_sbuf && s->unit_stride ? t->dve_fast_copy : t->dve_fast_copy / 2;
         return dve(t, n, sp);

@@ -201,6 +201,16 @@ static int scalar(const iss *m, const iss_engine *e, const tg_prog_inst *in, tg_
     return rc && s->ap.pcount != np ? TG_EPROGRAM : 0;
 }
 
+/* The optional [P,1] reduce_dst and reduce_op of an activation or a
+ * tensor_scalar (accumulate) into w. */
+static int reduce_dst(const iss *m, const iss_engine *e, const tg_prog_inst *in, int64_t np, tg_iss_ew *w)
+{
+    int rc = operand(m, e, in, TG_ROLE_REDUCE_DST, 1, &w->red);
+    w->red_op = (tg_alu_op)imm(m, in, TG_IMM_REDUCE_OP, TG_ALU_ADD);
+    w->has_reduce = rc == 1;
+    return rc < 0 ? rc : (w->has_reduce && (w->red.pcount != np || w->red.count != 1)) ? TG_EPROGRAM : 0;
+}
+
 /* Count of an element-wise source must match dst or broadcast ([P,1]). */
 static int fits(const tg_iss_ap *d, const tg_iss_ap *s, int64_t np)
 {
@@ -251,21 +261,18 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
         w.rev0 = (int)imm(m, in, TG_IMM_REVERSE0, 0);
         w.rev1 = (int)imm(m, in, TG_IMM_REVERSE1, 0);
         if (!(rc = need(m, e, in, TG_ROLE_SRC, 0, &a)) &&
-            !(rc = scalar(m, e, in, TG_ROLE_OPERAND0, TG_IMM_OPERAND0_NUM, 0.0f, np, &w.s0)))
-            rc = scalar(m, e, in, TG_ROLE_OPERAND1, TG_IMM_OPERAND1_NUM, 0.0f, np, &w.s1);
+            !(rc = scalar(m, e, in, TG_ROLE_OPERAND0, TG_IMM_OPERAND0_NUM, 0.0f, np, &w.s0)) &&
+            !(rc = scalar(m, e, in, TG_ROLE_OPERAND1, TG_IMM_OPERAND1_NUM, 0.0f, np, &w.s1)))
+            rc = reduce_dst(m, e, in, np, &w);
         s0 = &a;
         break;
     case TG_OP_ACTIVATION:
         w.kind = TG_ISS_ACT;
         w.func = (tg_act_func)imm(m, in, TG_IMM_FUNC, 0);
-        w.red_op = (tg_alu_op)imm(m, in, TG_IMM_REDUCE_OP, TG_ALU_ADD);
         if (!(rc = need(m, e, in, TG_ROLE_SRC, 0, &a)) &&
             !(rc = scalar(m, e, in, TG_ROLE_SCALE, TG_IMM_SCALE_NUM, 1.0f, np, &w.s0)) &&
-            !(rc = scalar(m, e, in, TG_ROLE_BIAS, TG_IMM_COUNT, 0.0f, np, &w.s1))) {
-            rc = operand(m, e, in, TG_ROLE_REDUCE_DST, 1, &w.red);
-            w.has_reduce = rc == 1;
-            rc = rc < 0 ? rc : (w.has_reduce && (w.red.pcount != np || w.red.count != 1)) ? TG_EPROGRAM : 0;
-        }
+            !(rc = scalar(m, e, in, TG_ROLE_BIAS, TG_IMM_COUNT, 0.0f, np, &w.s1)))
+            rc = reduce_dst(m, e, in, np, &w);
         s0 = &a;
         break;
     case TG_OP_TENSOR_TENSOR_SCAN:

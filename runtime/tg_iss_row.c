@@ -445,9 +445,6 @@ int tg_iss_ew_row(const tg_iss_ew *w, const tg_iss_ap *d, const tg_iss_ap *s0, c
             break;
         case TG_ISS_ACT:
             act_block(w->func, x0, c0, c1, y, n);
-            if (w->has_reduce)
-                sum = (w->red_op == TG_ALU_ADD || j0 > 0) ? tg_iss_fold(w->red_op, sum, y, n)
-                                                         : tg_iss_fold(w->red_op, y[0], y + 1, n - 1);
             break;
         case TG_ISS_SCAN:
             for (i = 0; i < n; i++) {
@@ -464,9 +461,12 @@ int tg_iss_ew_row(const tg_iss_ew *w, const tg_iss_ap *d, const tg_iss_ap *s0, c
                 return TG_EPROGRAM;
             break;
         }
+        if (w->has_reduce) /* activation reduce, tensor_scalar accumulate: over the fp32 results */
+            sum = (w->red_op == TG_ALU_ADD || j0 > 0) ? tg_iss_fold(w->red_op, sum, out, n)
+                                                     : tg_iss_fold(w->red_op, out[0], out + 1, n - 1);
         tg_iss_scatter(d, dr, &id, out, n);
     }
-    if (w->kind == TG_ISS_ACT && w->has_reduce) {
+    if (w->has_reduce) {
         tg_iss_it_init(&id, 0);
         sum = tg_nan_canon(sum); /* the fold ran raw (tg_iss_fold) */
         tg_iss_scatter(&w->red, tg_iss_row(&w->red, p), &id, &sum, 1);

@@ -107,7 +107,7 @@ typedef struct tg_iss_ew {
     int rev0, rev1;         /* tensor_scalar reverse flags */
     tg_iss_scalar s0, s1;   /* tensor_scalar operands, activation scale/bias, scan initial */
     tg_act_func func;       /* activation */
-    int has_reduce;         /* activation reduce */
+    int has_reduce;         /* activation reduce, tensor_scalar accumulate */
     tg_iss_ap red;          /* its [P,1] destination */
     tg_alu_op red_op;       /* its op */
     float value;            /* memset value, select fill */

@@ -40,6 +40,7 @@ ARITH = ("add", "subtract", "multiply", "maximum", "minimum", "divide")
 CMP = ("equal", "not_equal", "greater", "greater_equal", "less", "less_equal")
 LOGIC = ("logical_and", "logical_or", "logical_xor")
 BITWISE = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
+REDUCE_OPS = ("add", "maximum", "minimum")  # activation reduce / tensor_scalar accumulate
 FUNCS = ("copy", "exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_apprx_tanh", "silu",
          "softplus", "square", "sqrt", "rsqrt", "reciprocal", "sin", "abs", "sign", "erf")
 # Ragged tiles declared once (tile shapes over loop variables, SPEC.md §2.1)
@@ -387,6 +388,12 @@ def block_pipeline(sp):
                 fl["operand1"] = str(r.randrange(0, 5)) if a1 in BITWISE else sp.scalar()
                 if r.random() < 0.3:
                     fl["reverse1"] = True
+            if r.random() < 0.3 and not any(fl.get(a) in BITWISE for a in ("op0", "op1")):
+                # NKI tensor_scalar_reduce: the fp32 results folded into a [P,1] column
+                c = sp.tile(sp.dtype(), [P, 1], sp.bufs())
+                fl["accumulate"] = {"op": r.choice(REDUCE_OPS), "dst": "%s[%s, :]" % (c, tr)}
+                sp.feat.add("ts-accumulate-" + fl["accumulate"]["op"])
+                cols.append(c)
             body.append(op("tensor_scalar", **fl))
         elif k == "tt":
             b = other if other is not None and r.random() < 0.5 else cur
@@ -403,7 +410,8 @@ def block_pipeline(sp):
                 fl["bias"] = r.choice(fcols) + "[%s, :]" % tr
             if r.random() < 0.5:
                 c = sp.tile(r.choice(("float32", "float32", "bfloat16")), [P, 1], sp.bufs())
-                fl["reduce"] = {"op": "add", "dst": "%s[%s, :]" % (c, tr)}
+                fl["reduce"] = {"op": r.choice(REDUCE_OPS), "dst": "%s[%s, :]" % (c, tr)}
+                sp.feat.add("act-reduce-" + fl["reduce"]["op"])
                 body.append(op("activation", **fl))
                 cols.append(c)
             else:
@@ -1111,11 +1119,23 @@ def block_ragged_free(sp):
                 acc = sp.tile(r.choice(("float32", "float32", "bfloat16")), [P, 1])
                 pre.append(op("memset", dst="%s[%s, :]" % (acc, tr), value=r.choice(("0.0", "-inf")) if r.random() < 0.7
                               else sp.fexpr(rows.var)))
-            rop = r.choice(("add", "maximum", "minimum"))
-            inner.append(op("tensor_reduce", dst="%s[%s, :]" % (col, tr), src=src, op=rop))
+            rop = r.choice(REDUCE_OPS)
+            how = r.choice(("tensor_reduce", "accumulate", "act"))
+            if how == "tensor_reduce":
+                inner.append(op("tensor_reduce", dst="%s[%s, :]" % (col, tr), src=src, op=rop))
+            elif how == "accumulate":  # the chunk's row reduction fused into a tensor_scalar
+                inner.append(op("tensor_scalar", dst=dst, src=src, op0=r.choice(ARITH), operand0=sp.scalar(j),
+                                accumulate={"op": rop, "dst": "%s[%s, :]" % (col, tr)}))
+                sp.feat.add("ts-accumulate-" + rop)
+            else:
+                inner.append(op("activation", dst=dst, src=src, func=r.choice(FUNCS),
+                                reduce={"op": rop, "dst": "%s[%s, :]" % (col, tr)}))
+                sp.feat.add("act-reduce-" + rop)
             inner.append(op("tensor_tensor", dst="%s[%s, :]" % (acc, tr), a="%s[%s, :]" % (acc, tr),
                             b="%s[%s, :]" % (col, tr), op=rop))
-            inner.append(op("tensor_scalar", dst=dst, src=src, op0=r.choice(ARITH), operand0="%s[%s, :]" % (col, tr)))
+            if how == "tensor_reduce":
+                inner.append(op("tensor_scalar", dst=dst, src=src, op0=r.choice(ARITH),
+                                operand0="%s[%s, :]" % (col, tr)))
         elif k == "memset":
             inner.append(op("memset", dst=dst, value=sp.fexpr(j) if r.random() < 0.5 else r.choice(SCALARS)))
             inner.append(op("tensor_tensor", dst=dst, a=dst, b=src, op=r.choice(ARITH)))

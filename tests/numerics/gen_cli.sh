@@ -109,6 +109,14 @@ check "PSUM tiles spanning banks: psum_banks.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" psum_banks >"$w/psum_banks.log" 2>&1'
 check "PSUM tiles spanning banks: psum_banks.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" psum_banks >"$w/psum_banks-iss.log" 2>&1'
+# The ops of SPEC.md §2.1 "More ops", one test kernel each group, over the
+# dtypes they take: numpy exact, ISS bit for bit.
+for k in reduce_ops; do
+  check "more ops: $k.yaml matches numpy" \
+    'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" '$k' >"$w/'$k'.log" 2>&1'
+  check "more ops: $k.yaml C simulation and ISS bit-identical" \
+    'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" '$k' >"$w/'$k'-iss.log" 2>&1'
+done
 # An independent loop updating its own column after a memset (no value flows
 # between iterations, so E054 does not apply): numpy exact, ISS bit for bit.
 check "column updates: colacc.yaml matches numpy" \

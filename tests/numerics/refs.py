@@ -314,6 +314,57 @@ def _ref_preduce(p, x):
             "band": (np.bitwise_and.reduce(xi[:n], axis=0).astype(np.float64).reshape(1, -1), "exact")}
 
 
+def stored(v, dtype):
+    """The value a Vector/Scalar op keeps when it writes fp32 values v into a
+    `dtype` tile: float32 as is, narrow floats RNE (fpformat), integers RNE
+    and saturating, NaN -> 0 (docs/numerics.md)."""
+    v = f32(v)
+    if dtype in ("float32", "tfloat32"):
+        return v
+    if dtype in fp.FORMATS:
+        return fp.round_to(v, fp.FORMATS[dtype]).astype(np.float64)
+    info = np.iinfo(np.dtype(dtype))
+    return np.clip(np.rint(np.nan_to_num(v, nan=0.0)), info.min, info.max)
+
+
+def fold(op, v):
+    """Row reduction of fp32 values, left to right in fp32 (tg_ops.h); op is
+    np.add, np.maximum or np.minimum (both propagate NaN, as tg_alu.h)."""
+    acc = f32(v[:, 0])
+    for j in range(1, v.shape[1]):
+        acc = f32(op(acc, v[:, j]))
+    return acc
+
+
+def _inputs_reduce_ops(p, r):
+    d = p["D"]
+    xf = r.standard_normal((128, d)) * 4
+    xf[5, 7], xf[6, 9] = np.inf, -np.inf  # infinities reach max and min
+    return {"xf": xf, "xb": r.standard_normal((128, d)), "xh": r.standard_normal((128, d)),
+            "xi": r.integers(-3000, 3000, (128, d)), "xu": r.integers(0, 256, (128, d)),
+            "c": r.standard_normal((128, 1))}
+
+
+def _ref_reduce_ops(p, x):
+    # Every element is one or two fp32 ops (modelled), the reductions left folds
+    # over those fp32 values before the cast to dst -> exact.
+    c = f32(x["c"])
+    ya = f32(f32(x["xf"] * 0.5) + c)
+    yf = f32(f32(x["xf"] * c) + 0.0)
+    ys = f32(c - x["xf"])
+    yb = f32(f32(x["xb"] * 3.0) + c)
+    yh = f32(x["xh"] + 0.125)
+    y8 = f32(x["xf"] * 0.25)
+    yi = f32(x["xi"] * 0.75)
+    yu = f32(np.minimum(f32(x["xu"] + 7.0), 200.0))
+    r = np.stack([fold(np.maximum, ya), fold(np.minimum, yf), fold(np.add, ys), fold(np.maximum, yb),
+                  fold(np.minimum, yh), fold(np.maximum, y8), fold(np.minimum, yi), fold(np.add, yu)], axis=1)
+    out = {"r": r, "ya": stored(ya, "bfloat16"), "yf": yf, "ys": ys, "yb": stored(yb, "bfloat16"),
+           "yh": stored(yh, "float16"), "y8": stored(y8, "float8_e4m3"), "yi": stored(yi, "int16"),
+           "yu": stored(yu, "uint8")}
+    return {k: (v, "exact") for k, v in out.items()}
+
+
 # --- the kernel table (mirrors specs/*.yaml; selftest checks it) --------------
 
 def _k(params, inputs, outputs, make, ref):
@@ -637,6 +688,13 @@ TEST_KERNELS = {
                   [("result", "float32", "M, N")], _inputs_matmul, _ref_matmul),
     "grid_blocks": _k({"N": 300, "D": 96}, [("x", "float32", "2, N, D")], [("y", "float32", "2, N, D")],
                       _inputs_grid_blocks, _ref_grid_blocks),
+    "reduce_ops": _k({"D": 100},
+                     [("xf", "float32", "128, D"), ("xb", "bfloat16", "128, D"), ("xh", "float16", "128, D"),
+                      ("xi", "int16", "128, D"), ("xu", "uint8", "128, D"), ("c", "float32", "128, 1")],
+                     [("r", "float32", "128, 8"), ("ya", "bfloat16", "128, D"), ("yf", "float32", "128, D"),
+                      ("ys", "float32", "128, D"), ("yb", "bfloat16", "128, D"), ("yh", "float16", "128, D"),
+                      ("y8", "float8_e4m3", "128, D"), ("yi", "int16", "128, D"), ("yu", "uint8", "128, D")],
+                     _inputs_reduce_ops, _ref_reduce_ops),
     "fold": _k({"R": 12, "C": 20},
                [("xi", "int32", "128, R, C"), ("xf", "float32", "128, R, C")],
                [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],

@@ -85,6 +85,11 @@ static void vector_rules(void **state)
     assert_int_equal(tg_cost_cycles(T2, &s), 128);  /* v3 4x: 16-bit SBUF unit stride */
     s.all_sbuf = 0;
     assert_int_equal(tg_cost_cycles(T2, &s), 256);  /* v3 2x with a PSUM side */
+    s.has_reduce = 1;                               /* accumulate: tensor_scalar_reduce */
+    assert_int_equal(tg_cost_cycles(T2, &s), 576);  /* max(64, N) + 64, no perf mode */
+    s = shape(TG_OP_TENSOR_SCALAR, 10);
+    s.has_reduce = 1;
+    assert_int_equal(tg_cost_cycles(T1, &s), 128);  /* MIN_II + MIN_II */
 
     s = shape(TG_OP_TENSOR_REDUCE, 512);
     s.alu = TG_ALU_ADD;
