@@ -919,6 +919,15 @@ static int instruction(A *a)
     }
     if (op == TG_OP_TENSOR_TENSOR_SCAN && !(roles >> TG_ROLE_INITIAL & 1u) && !HAS_NUM(INITIAL_NUM))
         return err(a, at(a, st), "A005", "%s needs field 'initial'", w);
+    if (op == TG_OP_SCALAR_TENSOR_TENSOR && !(roles >> TG_ROLE_OPERAND0 & 1u) && !HAS_NUM(OPERAND0_NUM))
+        return err(a, at(a, st), "A005", "%s needs field 'operand0'", w);
+    if (op == TG_OP_SELECT) { /* each operand an access pattern or a number (or a number per iteration) */
+        static const tg_isa_role sr[3] = {TG_ROLE_PRED, TG_ROLE_ON_TRUE, TG_ROLE_ON_FALSE};
+        static const tg_isa_imm si[3] = {TG_IMM_PRED_NUM, TG_IMM_ON_TRUE_NUM, TG_IMM_ON_FALSE_NUM};
+        for (int i = 0; i < 3; i++)
+            if (!(roles >> sr[i] & 1u) && !(ims >> si[i] & 1u) && !(ims >> fexpr_twin(si[i]) & 1u))
+                return err(a, at(a, st), "A005", "%s needs field '%s'", w, tg_isa_role_key[sr[i]]);
+    }
 #undef HAS_NUM
     uint64_t reg = 0;
     for (int i = 0; i < nimms; i++)

@@ -251,9 +251,22 @@ static void instruction(M *m, IrInst *in)
     asm_prog_inst(&m->prog, op, tg_isa_table[op].engine, (uint32_t)in->loc.line);
     int two = op == TG_OP_TENSOR_TENSOR || op == TG_OP_TENSOR_TENSOR_SCAN, mm = op == TG_OP_MATMUL;
     operand(m, TG_ROLE_DST, &in->dst, lp);
-    for (int i = 0; i < in->nsrc; i++)
-        operand(m, mm ? (i ? TG_ROLE_MOVING : TG_ROLE_STATIONARY) : two ? (i ? TG_ROLE_B : TG_ROLE_A) : TG_ROLE_SRC,
-                &in->src[i], lp);
+    if (op == TG_OP_SELECT) { /* pred, on_true, on_false: an operand or a number each */
+        static const tg_isa_role roles[3] = {TG_ROLE_PRED, TG_ROLE_ON_TRUE, TG_ROLE_ON_FALSE};
+        static const tg_isa_imm nums[3] = {TG_IMM_PRED_NUM, TG_IMM_ON_TRUE_NUM, TG_IMM_ON_FALSE_NUM},
+                                twins[3] = {TG_IMM_PRED_X, TG_IMM_ON_TRUE_X, TG_IMM_ON_FALSE_X};
+        for (int i = 0; i < 3; i++)
+            if (in->sel_src[i] >= 0)
+                operand(m, roles[i], &in->src[in->sel_src[i]], lp);
+        for (int i = 0; i < 3; i++)
+            if (in->sel_src[i] < 0)
+                number(m, nums[i], twins[i], in->sel_num[i], in->sel_numx[i], lp);
+        return;
+    }
+    for (int i = 0; i < in->nsrc; i++) {
+        tg_isa_role r = mm ? (i ? TG_ROLE_MOVING : TG_ROLE_STATIONARY) : two ? (i ? TG_ROLE_B : TG_ROLE_A) : TG_ROLE_SRC;
+        operand(m, op == TG_OP_SCALAR_TENSOR_TENSOR && i ? TG_ROLE_B : r, &in->src[i], lp);
+    }
     switch (op) {
     case TG_OP_MATMUL:
         asm_prog_imm(&m->prog, TG_IMM_ACCUMULATE, (uint64_t)!!in->accumulate);
@@ -295,6 +308,14 @@ static void instruction(M *m, IrInst *in)
             asm_prog_imm(&m->prog, TG_IMM_REDUCE_OP, alu(in->reduce_op));
         break;
     }
+    case TG_OP_SCALAR_TENSOR_TENSOR:
+        scalar_ap(m, TG_ROLE_OPERAND0, &in->scalar[0], lp);
+        asm_prog_imm(&m->prog, TG_IMM_OP0, alu(in->alu[0]));
+        scalar_num(m, TG_IMM_OPERAND0_NUM, TG_IMM_OPERAND0_X, &in->scalar[0], lp);
+        asm_prog_imm(&m->prog, TG_IMM_OP1, alu(in->alu[1]));
+        if (in->reverse[0])
+            asm_prog_imm(&m->prog, TG_IMM_REVERSE0, 1);
+        break;
     case TG_OP_TENSOR_TENSOR_SCAN:
         scalar_ap(m, TG_ROLE_INITIAL, &in->scalar[0], lp);
         asm_prog_imm(&m->prog, TG_IMM_OP0, alu(in->alu[0]));

@@ -882,6 +882,36 @@ static tpl_value *instruction(E *e, IrInst *orig)
         ok = reduce_fields(e, in, m) && elementwise(e, in, m, 0);
         break;
     }
+    case IR_OP_SCALAR_TENSOR_TENSOR: {
+        put_str(e, m, "op", "scalar_tensor_tensor");
+        put_str(e, m, "alu0", spec_alu_name(in->alu[0]));
+        put_str(e, m, "alu1", spec_alu_name(in->alu[1]));
+        put_bool(e, m, "reverse0", in->reverse[0]);
+        tpl_value *st = new_list(e), *s = scalar(e, &in->scalar[0]);
+        if (s)
+            put(e, s, "name", str(e, "tg_c0"));
+        if (st)
+            append(e, st, s);
+        put(e, m, "stages", st);
+        ok = elementwise(e, in, m, 0);
+        break;
+    }
+    case IR_OP_SELECT: {
+        put_str(e, m, "op", "select");
+        tpl_value *sel = new_list(e);
+        for (int i = 0; sel && i < 3; i++) {
+            tpl_value *s = new_map(e);
+            if (s) {
+                put_bool(e, s, "is_ap", in->sel_src[i] >= 0);
+                put_int(e, s, "k", in->sel_src[i]);
+                put(e, s, "num", number(e, in->sel_num[i], in->sel_numx[i]));
+            }
+            append(e, sel, s);
+        }
+        put(e, m, "sel", sel);
+        ok = elementwise(e, in, m, 0);
+        break;
+    }
     case IR_OP_ACTIVATION:
         put_str(e, m, "op", "activation");
         put_str(e, m, "func", spec_act_name(in->func));
@@ -1162,7 +1192,7 @@ static Fuse fuse_inst(E *e, IrInst *orig)
     case IR_OP_LOAD: case IR_OP_STORE: case IR_OP_DMA_COPY: case IR_OP_TENSOR_COPY:
     case IR_OP_TENSOR_TENSOR: case IR_OP_RECIPROCAL: case IR_OP_TENSOR_SCALAR: case IR_OP_ACTIVATION:
     case IR_OP_TENSOR_REDUCE: case IR_OP_TENSOR_TENSOR_SCAN: case IR_OP_MEMSET: case IR_OP_IOTA:
-    case IR_OP_AFFINE_SELECT:
+    case IR_OP_AFFINE_SELECT: case IR_OP_SELECT: case IR_OP_SCALAR_TENSOR_TENSOR:
         break;
     default: /* the Tensor engine, partition_reduce, bn_stats/bn_aggr */
         return f;

@@ -28,7 +28,8 @@ enum {
     X(TENSOR_COPY, TENSOR_COPY) X(ACTIVATION, ACTIVATION) X(TENSOR_TENSOR, TENSOR_TENSOR)                        \
     X(TENSOR_SCALAR, TENSOR_SCALAR) X(TENSOR_REDUCE, TENSOR_REDUCE) X(TENSOR_TENSOR_SCAN, TENSOR_TENSOR_SCAN)   \
     X(RECIPROCAL, RECIPROCAL) X(MEMSET, MEMSET) X(IOTA, IOTA) X(AFFINE_SELECT, AFFINE_SELECT)                    \
-    X(BN_STATS, BN_STATS) X(BN_AGGR, BN_AGGR) X(PARTITION_REDUCE, PARTITION_REDUCE)
+    X(BN_STATS, BN_STATS) X(BN_AGGR, BN_AGGR) X(PARTITION_REDUCE, PARTITION_REDUCE) X(SELECT, SELECT)            \
+    X(SCALAR_TENSOR_TENSOR, SCALAR_TENSOR_TENSOR)
 
 typedef enum {
 #define X(ID, SPECOP) IR_OP_##ID,
@@ -86,10 +87,14 @@ typedef struct IrInst {
     int id;                   /* program order index (Ir.insts[id] == this) */
     IrLoop *loop;             /* innermost enclosing loop, NULL at top level */
     IrAp dst;                 /* written operand (store/dma_copy: HBM or SBUF) */
-    IrAp src[2];              /* src/a/stationary, b/moving */
+    IrAp src[3];              /* src/a/stationary, b/moving; select: its tile operands */
     int nsrc;                 /* entries in src[] */
+    int sel_src[3];           /* select pred, on_true, on_false: index in src[], or -1 */
+    double sel_num[3];        /* ... the number when it is one */
+    Expr *sel_numx[3];        /* ... a number over loop variables, per iteration, else NULL */
     IrScalar scalar[2];       /* tensor_scalar operand0/1; activation scale in [0];
-                                 tensor_tensor_scan initial in [0] */
+                                 tensor_tensor_scan initial in [0];
+                                 scalar_tensor_tensor operand0 in [0] */
     int nscalar;              /* entries in scalar[] */
     int has_bias;             /* activation: bias given */
     IrAp bias;                /* activation bias [P,1] */
@@ -99,7 +104,7 @@ typedef struct IrInst {
     SpecAlu alu[2];           /* op / op0, op1 */
     int nalu;                 /* entries in alu[] */
     SpecAct func;             /* activation function */
-    int reverse[2];           /* tensor_scalar reverse0/1 */
+    int reverse[2];           /* tensor_scalar reverse0/1, scalar_tensor_tensor reverse0 */
     int negate;               /* tensor_reduce negate */
     int accumulate;           /* matmul accumulate (dst is read too) */
     int transpose;            /* load/store transpose (already folded into the HBM side's strides) */

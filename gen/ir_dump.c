@@ -131,8 +131,14 @@ static void dump_fields(FILE *out, const Ir *ir, const IrInst *in)
     case IR_OP_PARTITION_REDUCE:
         fprintf(out, " op=%s", spec_alu_name(in->alu[0]));
         break;
+    case IR_OP_SELECT:
+        for (int i = 0; i < 3; i++)
+            if (in->sel_src[i] < 0)
+                fprintf(out, " %s=%.9g", i == 0 ? "pred" : i == 1 ? "on_true" : "on_false", in->sel_num[i]);
+        break;
     case IR_OP_TENSOR_SCALAR:
     case IR_OP_TENSOR_TENSOR_SCAN:
+    case IR_OP_SCALAR_TENSOR_TENSOR:
         for (int i = 0; i < in->nalu; i++)
             fprintf(out, " op%d=%s%s", i, spec_alu_name(in->alu[i]), in->reverse[i] ? " reverse" : "");
         break;
@@ -146,6 +152,7 @@ static void dump_fields(FILE *out, const Ir *ir, const IrInst *in)
         [IR_OP_TENSOR_SCALAR] = {"operand0", "operand1"},
         [IR_OP_ACTIVATION] = {"scale", ""},
         [IR_OP_TENSOR_TENSOR_SCAN] = {"initial", ""},
+        [IR_OP_SCALAR_TENSOR_TENSOR] = {"operand0", ""},
     };
     for (int i = 0; i < in->nscalar && i < 2; i++)
         dump_scalar(out, ir, scalar_names[in->op][i] ? scalar_names[in->op][i] : "scalar", &in->scalar[i]);
@@ -186,11 +193,20 @@ static void dump_inst(FILE *out, const Ir *ir, const IrInst *in, int depth)
     fprintf(out, "%*s%3d %-6s %-22s", 2 * depth, "", in->id, spec_engine_name(in->engine), ir_opcode_name(in->op));
     ir_ap_format(ir, &in->dst, b, sizeof b);
     fprintf(out, " dst=%s", b);
-    static const char *const src_names[3][2] = {{"src", "src1"}, {"stationary", "moving"}, {"a", "b"}};
-    int k = in->op == IR_OP_MATMUL ? 1 : (in->op == IR_OP_TENSOR_TENSOR || in->op == IR_OP_TENSOR_TENSOR_SCAN) ? 2 : 0;
-    for (int i = 0; i < in->nsrc; i++) {
+    static const char *const src_names[5][3] = {{"src", "src1", "src2"}, {"stationary", "moving", ""}, {"a", "b", ""},
+                                                {"src", "b", ""}, {"pred", "on_true", "on_false"}};
+    int k = in->op == IR_OP_MATMUL                                                           ? 1
+            : (in->op == IR_OP_TENSOR_TENSOR || in->op == IR_OP_TENSOR_TENSOR_SCAN)          ? 2
+            : in->op == IR_OP_SCALAR_TENSOR_TENSOR                                           ? 3
+            : in->op == IR_OP_SELECT                                                         ? 4
+                                                                                             : 0;
+    for (int i = 0; i < in->nsrc && i < 3; i++) {
+        int j = i;
+        for (int s = 0; k == 4 && s < 3; s++)
+            if (in->sel_src[s] == i)
+                j = s; /* select: the operand's name */
         ir_ap_format(ir, &in->src[i], b, sizeof b);
-        fprintf(out, " %s=%s", src_names[k][i], b);
+        fprintf(out, " %s=%s", src_names[k][j], b);
     }
     dump_fields(out, ir, in);
     fprintf(out, "  ; %s:%d\n", in->loc.file ? in->loc.file : "?", in->loc.line);

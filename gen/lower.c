@@ -567,6 +567,28 @@ static int lower_op(Lower *L, const SpecStmt *st, IrInst *in)
             ok = ap_tile(L, &f[SPEC_F_REDUCE].ref, &in->reduce_dst);
         }
         break;
+    case SPEC_OP_SELECT: { /* each of pred, on_true, on_false a tile operand (src[]) or a number */
+        static const SpecFieldId sf[3] = {SPEC_F_PRED, SPEC_F_ON_TRUE, SPEC_F_ON_FALSE};
+        ok = ap_tile(L, &f[SPEC_F_DST].ref, &in->dst);
+        for (int i = 0; i < 3; i++) {
+            in->sel_src[i] = f[sf[i]].is_ref ? in->nsrc : -1;
+            in->sel_num[i] = f[sf[i]].num;
+            in->sel_numx[i] = f[sf[i]].numx;
+            if (ok && f[sf[i]].is_ref)
+                ok = ap_tile(L, &f[sf[i]].ref, &in->src[in->nsrc++]);
+        }
+        break;
+    }
+    case SPEC_OP_SCALAR_TENSOR_TENSOR: /* (src op0 operand0) op1 b */
+        in->nsrc = 2;
+        in->alu[0] = (SpecAlu)f[SPEC_F_OP0].enum_val;
+        in->alu[1] = (SpecAlu)f[SPEC_F_OP1].enum_val;
+        in->nalu = 2;
+        in->nscalar = 1;
+        in->reverse[0] = f[SPEC_F_REVERSE0].present && f[SPEC_F_REVERSE0].boolean;
+        ok = ap_tile(L, &f[SPEC_F_DST].ref, &in->dst) && ap_tile(L, &f[SPEC_F_SRC].ref, &in->src[0]) &&
+             ap_tile(L, &f[SPEC_F_B].ref, &in->src[1]) && scalar_of(L, &f[SPEC_F_OPERAND0], &in->scalar[0]);
+        break;
     case SPEC_OP_TENSOR_REDUCE:
     case SPEC_OP_PARTITION_REDUCE:
         in->alu[0] = (SpecAlu)f[SPEC_F_OP].enum_val;
@@ -610,12 +632,17 @@ static int lower_op(Lower *L, const SpecStmt *st, IrInst *in)
 
 int ir_operands(IrInst *in, IrOperand *out)
 {
+    static const SpecFieldId sel[3] = {SPEC_F_PRED, SPEC_F_ON_TRUE, SPEC_F_ON_FALSE};
     int n = 0, two = in->op == IR_OP_TENSOR_TENSOR || in->op == IR_OP_TENSOR_TENSOR_SCAN;
     out[n++] = (IrOperand){SPEC_F_DST, &in->dst, in->op == IR_OP_MATMUL && in->accumulate, 1};
     for (int i = 0; i < in->nsrc; i++) {
         SpecFieldId role = in->op == IR_OP_MATMUL ? (i ? SPEC_F_MOVING : SPEC_F_STATIONARY)
                            : two              ? (i ? SPEC_F_B : SPEC_F_A)
+                           : in->op == IR_OP_SCALAR_TENSOR_TENSOR && i ? SPEC_F_B
                                               : SPEC_F_SRC;
+        for (int k = 0; in->op == IR_OP_SELECT && k < 3; k++)
+            if (in->sel_src[k] == i)
+                role = sel[k];
         out[n++] = (IrOperand){role, &in->src[i], 1, 0};
     }
     for (int i = 0; i < in->nscalar; i++) {

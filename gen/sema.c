@@ -654,6 +654,18 @@ static int check_shapes(Sema *s, OpCtx *o)
                is_column(s, o, F(OPERAND1), F(SRC)) && is_column(s, o, RED, F(SRC));
     case SPEC_OP_TENSOR_REDUCE:
         return is_column(s, o, F(DST), F(SRC));
+    case SPEC_OP_SCALAR_TENSOR_TENSOR:
+        return same_shape(s, o, F(DST), F(SRC)) && same_shape(s, o, F(B), F(SRC)) &&
+               is_column(s, o, F(OPERAND0), F(SRC));
+    case SPEC_OP_SELECT: { /* each tile operand dst's shape, or a [P,1] column broadcast along it */
+        int sel[3] = {F(PRED), F(ON_TRUE), F(ON_FALSE)};
+        for (int i = 0; i < 3; i++) {
+            int col = o->ref[sel[i]] && free_size(&o->sh[sel[i]]) == 1;
+            if (!(col ? is_column(s, o, sel[i], F(DST)) : same_shape(s, o, sel[i], F(DST))))
+                return 0;
+        }
+        return 1;
+    }
     case SPEC_OP_BN_STATS:
     case SPEC_OP_BN_AGGR: {
         const Shape *a = &o->sh[F(SRC)], *d = &o->sh[F(DST)];
@@ -817,6 +829,9 @@ static void infer_tile(Sema *s, OpCtx *o, int f, const int *vs, int nv)
     const SpecRef *src = st->f[F(SRC)].present && st->f[F(SRC)].is_ref ? &st->f[F(SRC)].ref
                          : st->f[F(A)].present                          ? &st->f[F(A)].ref
                                                                         : NULL;
+    for (int i = 0, sel[3] = {F(ON_TRUE), F(ON_FALSE), F(PRED)}; st->op == SPEC_OP_SELECT && !src && i < 3; i++)
+        if (st->f[sel[i]].is_ref)
+            src = &st->f[sel[i]].ref; /* select: the first tile operand of on_true, on_false, pred */
     Expr *se[SPEC_MAX_RANK] = {0}, *ex[SPEC_MAX_RANK] = {0};
     int ns = src ? extent_exprs(s, src, se) : 0, rank = 0;
     tg_dtype dt = TG_FLOAT32;
@@ -868,6 +883,8 @@ static void infer_tile(Sema *s, OpCtx *o, int f, const int *vs, int nv)
     case SPEC_OP_TENSOR_COPY:
     case SPEC_OP_TENSOR_TENSOR:
     case SPEC_OP_TENSOR_TENSOR_SCAN:
+    case SPEC_OP_SELECT:
+    case SPEC_OP_SCALAR_TENSOR_TENSOR:
     case SPEC_OP_RECIPROCAL:
     case SPEC_OP_AFFINE_SELECT:
         memcpy(ex, se, sizeof ex);
@@ -1042,8 +1059,12 @@ static void check_rules(Sema *s, OpCtx *o)
             a != SPEC_ALU_BITWISE_OR && a != SPEC_ALU_BITWISE_AND)
             diag_error(s->diag, v->loc, "E033", "partition_reduce supports add, maximum, bitwise_or and bitwise_and, not '%s'",
                        spec_alu_name(a));
-        if (a == SPEC_ALU_ABS && (st->op == SPEC_OP_TENSOR_TENSOR || st->op == SPEC_OP_TENSOR_TENSOR_SCAN))
+        if (a == SPEC_ALU_ABS && (st->op == SPEC_OP_TENSOR_TENSOR || st->op == SPEC_OP_TENSOR_TENSOR_SCAN ||
+                                  (st->op == SPEC_OP_SCALAR_TENSOR_TENSOR && alus[i] == F(OP1))))
             diag_error(s->diag, v->loc, "E033", "'abs' is a unary op; %s needs a binary one", opn);
+        if (st->op == SPEC_OP_SCALAR_TENSOR_TENSOR && cls == 'B') /* NKI: arithmetic operators only */
+            diag_error(s->diag, v->loc, "E033", "scalar_tensor_tensor takes arithmetic ops; '%s' is a bitvec op",
+                       spec_alu_name(a));
     }
     int rf = red_field(st->op);
     if (rf >= 0 && st->f[rf].present) {

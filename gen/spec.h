@@ -72,7 +72,7 @@ typedef enum {
     X(FUNC, "func") X(SCALE, "scale") X(BIAS, "bias") X(REDUCE, "reduce") X(OP, "op") X(OP0, "op0")              \
     X(OP1, "op1") X(OPERAND0, "operand0") X(OPERAND1, "operand1") X(REVERSE0, "reverse0")                        \
     X(REVERSE1, "reverse1") X(NEGATE, "negate") X(INITIAL, "initial") X(VALUE, "value") X(EXPR, "expr")          \
-    X(PRED, "pred") X(FILL, "fill")
+    X(PRED, "pred") X(FILL, "fill") X(ON_TRUE, "on_true") X(ON_FALSE, "on_false")
 
 typedef enum {
 #define X(ID, NAME) SPEC_F_##ID,
@@ -89,7 +89,7 @@ typedef enum {
     SPEC_FK_HBM_OUT,   /* region of an HBM tensor, written */
     SPEC_FK_ANY_IN,    /* region of a tensor or an SBUF tile, read */
     SPEC_FK_ANY_OUT,   /* region of a tensor or an SBUF tile, written */
-    SPEC_FK_SCALAR_IN, /* a number or a [P,1] tile region */
+    SPEC_FK_SCALAR_IN, /* a number or a [P,1] tile region (select: or a whole operand) */
     SPEC_FK_NUMBER,    /* a number */
     SPEC_FK_ALU,       /* an ALU op name */
     SPEC_FK_ACT,       /* an activation function name */

@@ -11,6 +11,7 @@
 
 #include "tg_mem.h"
 
+#include "tg_alu.h"
 #include "tg_dtype.h"
 #include "tg_iss.h"
 #include "tg_math.h"
@@ -167,7 +168,8 @@ static int exec_compute(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst 
 {
     static const tg_isa_role roles[] = {TG_ROLE_DST, TG_ROLE_SRC, TG_ROLE_A, TG_ROLE_B, TG_ROLE_STATIONARY,
                                         TG_ROLE_MOVING, TG_ROLE_BIAS, TG_ROLE_REDUCE_DST, TG_ROLE_SCALE,
-                                        TG_ROLE_OPERAND0, TG_ROLE_OPERAND1, TG_ROLE_INITIAL};
+                                        TG_ROLE_OPERAND0, TG_ROLE_OPERAND1, TG_ROLE_INITIAL, TG_ROLE_PRED,
+                                        TG_ROLE_ON_TRUE, TG_ROLE_ON_FALSE};
     enum { NR = sizeof roles / sizeof roles[0] };
     cop o[NR];
     int rc;
@@ -180,7 +182,9 @@ static int exec_compute(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst 
     memset(&sh, 0, sizeof sh);
     sh.op = in->op;
     sh.func = (uint32_t)imm(m, in, TG_IMM_FUNC, 0);
-    sh.alu = (uint32_t)imm(m, in, in->op == TG_OP_TENSOR_SCALAR ? TG_IMM_OP0 : TG_IMM_OP, 0);
+    int two_ops = in->op == TG_OP_TENSOR_SCALAR || in->op == TG_OP_SCALAR_TENSOR_TENSOR;
+    sh.alu = (uint32_t)imm(m, in, two_ops ? TG_IMM_OP0 : TG_IMM_OP, 0);
+    sh.alu1 = (uint32_t)imm(m, in, TG_IMM_OP1, TG_ALU_COUNT);
     sh.has_reduce = o[7].present;
     sh.n = main->count > dst->count ? main->count : dst->count;
     sh.p = main->pcount;

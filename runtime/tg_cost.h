@@ -54,6 +54,7 @@ typedef struct tg_cost_shape {
     tg_isa_op op;
     uint32_t func;                /* activation function (tg_act_func) */
     uint32_t alu;                 /* op / op0 of ALU instructions (tg_alu_op) */
+    uint32_t alu1;                /* op1 (TG_ALU_COUNT: none) */
     int has_reduce;               /* activation / tensor_scalar with reduce_dst */
     int64_t n;                    /* free elements per partition of the main operand */
     int64_t p;                    /* partitions */

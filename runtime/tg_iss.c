@@ -220,7 +220,7 @@ static int fits(const tg_iss_ap *d, const tg_iss_ap *s, int64_t np)
 static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_isa_engine eng)
 {
     tg_iss_ew w;
-    tg_iss_ap d, a, b;
+    tg_iss_ap d, a, b, c;
     tg_iss_ap *s0 = NULL, *s1 = NULL;
     int rc;
     memset(&w, 0, sizeof w);
@@ -284,6 +284,35 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
         s0 = &a;
         s1 = &b;
         break;
+    case TG_OP_SCALAR_TENSOR_TENSOR:
+        w.kind = TG_ISS_STT;
+        w.op0 = (tg_alu_op)imm(m, in, TG_IMM_OP0, 0);
+        w.op1 = (tg_alu_op)imm(m, in, TG_IMM_OP1, 0);
+        w.rev0 = (int)imm(m, in, TG_IMM_REVERSE0, 0);
+        if (!(rc = need(m, e, in, TG_ROLE_SRC, 0, &a)) && !(rc = need(m, e, in, TG_ROLE_B, 0, &b)))
+            rc = scalar(m, e, in, TG_ROLE_OPERAND0, TG_IMM_OPERAND0_NUM, 0.0f, np, &w.s0);
+        s0 = &a;
+        s1 = &b;
+        break;
+    case TG_OP_SELECT: { /* pred, on_true, on_false: an access pattern (s0, s1, s2) or a number each */
+        static const tg_isa_role roles[3] = {TG_ROLE_PRED, TG_ROLE_ON_TRUE, TG_ROLE_ON_FALSE};
+        static const tg_isa_imm nums[3] = {TG_IMM_PRED_NUM, TG_IMM_ON_TRUE_NUM, TG_IMM_ON_FALSE_NUM};
+        tg_iss_ap *aps[3] = {&a, &b, &c};
+        w.kind = TG_ISS_WHERE;
+        for (int k = 0; k < 3 && !rc; k++) {
+            if ((rc = tg_prog_number(&m->prog, in, nums[k], e->regs, 0.0f, &w.sel_num[k])) != 0)
+                break; /* a number per iteration that does not evaluate */
+            rc = operand(m, e, in, roles[k], 0, aps[k]);
+            if (rc == 1 && k == 0)
+                s0 = aps[k];
+            else if (rc == 1 && k == 1)
+                s1 = aps[k];
+            else if (rc == 1)
+                w.s2 = aps[k];
+            rc = rc < 0 ? rc : 0;
+        }
+        break;
+    }
     case TG_OP_MEMSET:
         w.kind = TG_ISS_MEMSET;
         rc = tg_prog_number(&m->prog, in, TG_IMM_VALUE, e->regs, 0.0f, &w.value);
@@ -304,14 +333,15 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
     }
     if (rc)
         return rc;
-    if (d.pcount != np || (s0 && !fits(&d, s0, np)) || (s1 && !fits(&d, s1, np)))
+    if (d.pcount != np || (s0 && !fits(&d, s0, np)) || (s1 && !fits(&d, s1, np)) || (w.s2 && !fits(&d, w.s2, np)))
         return TG_EPROGRAM;
     if (w.kind == TG_ISS_CAST && s0->dtype == d.dtype) {
         int overlap = tg_iss_overlap(&d, s0);
         for (int64_t p = 0; p < np; p++)
             tg_iss_copy_row(&d, s0, p, overlap);
     } else {
-        int64_t block = tg_iss_ew_block(&d, s0, s1);
+        int64_t block = tg_iss_ew_block(&d, s0, s1), b2 = tg_iss_ew_block(&d, w.s2, NULL);
+        block = b2 < block ? b2 : block;
         for (int64_t p = 0; p < np; p++)
             if ((rc = tg_iss_ew_row(&w, &d, s0, s1, p, block)) != 0)
                 return rc;

@@ -400,10 +400,11 @@ static int select_block(const tg_iss_ew *w, int aff, const iss_aff *l, const iss
 int tg_iss_ew_row(const tg_iss_ew *w, const tg_iss_ap *d, const tg_iss_ap *s0, const tg_iss_ap *s1, int64_t p,
                   int64_t block)
 {
-    float x0[TG_ISS_BLOCK], x1[TG_ISS_BLOCK], y[TG_ISS_BLOCK];
+    float x0[TG_ISS_BLOCK], x1[TG_ISS_BLOCK], x2[TG_ISS_BLOCK], y[TG_ISS_BLOCK];
     uint8_t *dr = tg_iss_row(d, p);
     const uint8_t *r0 = s0 ? tg_iss_row(s0, p) : NULL, *r1 = s1 ? tg_iss_row(s1, p) : NULL;
-    tg_iss_it id, i0, i1;
+    const uint8_t *r2 = w->s2 ? tg_iss_row(w->s2, p) : NULL;
+    tg_iss_it id, i0, i1, i2;
     float c0 = 0.0f, c1 = 0.0f, sum = -0.0f, r = 0.0f; /* -0 + y == y exactly */
     int64_t j0, n, i;
     iss_aff la = {0, 0}, ra = {0, 0}; /* select: lhs, rhs over the row */
@@ -413,9 +414,10 @@ int tg_iss_ew_row(const tg_iss_ew *w, const tg_iss_ap *d, const tg_iss_ap *s0, c
     tg_iss_it_init(&id, 0);
     tg_iss_it_init(&i0, s0 && s0->count == 1);
     tg_iss_it_init(&i1, s1 && s1->count == 1);
-    if (w->kind == TG_ISS_TS || w->kind == TG_ISS_ACT || w->kind == TG_ISS_SCAN) {
+    tg_iss_it_init(&i2, w->s2 && w->s2->count == 1);
+    if (w->kind == TG_ISS_TS || w->kind == TG_ISS_ACT || w->kind == TG_ISS_SCAN || w->kind == TG_ISS_STT) {
         c0 = scalar_at(&w->s0, p);
-        c1 = w->kind == TG_ISS_SCAN ? 0.0f : scalar_at(&w->s1, p);
+        c1 = w->kind == TG_ISS_SCAN || w->kind == TG_ISS_STT ? 0.0f : scalar_at(&w->s1, p);
         r = c0;
     }
     if (w->kind == TG_ISS_SELECT)
@@ -430,6 +432,8 @@ int tg_iss_ew_row(const tg_iss_ew *w, const tg_iss_ap *d, const tg_iss_ap *s0, c
             tg_iss_gather(s0, r0, &i0, x0, n);
         if (s1)
             tg_iss_gather(s1, r1, &i1, x1, n);
+        if (w->s2)
+            tg_iss_gather(w->s2, r2, &i2, x2, n);
         switch (w->kind) {
         case TG_ISS_CAST: out = x0; break;
         case TG_ISS_TT: tt_block(w->op0, x0, x1, y, n); break;
@@ -455,6 +459,14 @@ int tg_iss_ew_row(const tg_iss_ew *w, const tg_iss_ap *d, const tg_iss_ap *s0, c
         case TG_ISS_MEMSET:
             for (i = 0; i < n; i++)
                 y[i] = w->value;
+            break;
+        case TG_ISS_STT:
+            for (i = 0; i < n; i++)
+                y[i] = tg_scalar_tensor_tensor(x0[i], w->op0, c0, w->rev0, w->op1, x1[i]);
+            break;
+        case TG_ISS_WHERE: /* an operand without a pattern is its number */
+            for (i = 0; i < n; i++)
+                y[i] = tg_where(s0 ? x0[i] : w->sel_num[0], s1 ? x1[i] : w->sel_num[1], w->s2 ? x2[i] : w->sel_num[2]);
             break;
         default: /* TG_ISS_SELECT */
             if (select_block(w, aff, &la, &ra, p, j0, x0, y, n))

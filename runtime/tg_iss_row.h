@@ -97,15 +97,18 @@ typedef struct tg_iss_scalar {
 /* The element-wise families: what to compute per element. */
 typedef enum tg_iss_kind {
     TG_ISS_CAST, TG_ISS_TT, TG_ISS_RECIP, TG_ISS_TS, TG_ISS_ACT, TG_ISS_SCAN, TG_ISS_MEMSET, TG_ISS_IOTA,
-    TG_ISS_SELECT
+    TG_ISS_SELECT, /* affine_select */
+    TG_ISS_STT,    /* scalar_tensor_tensor */
+    TG_ISS_WHERE   /* select */
 } tg_iss_kind;
 
 /* Everything one element-wise instruction needs besides its operands. */
 typedef struct tg_iss_ew {
     tg_iss_kind kind;       /* family */
     tg_alu_op op0, op1;     /* ALU ops (op1 = TG_ALU_COUNT: none) */
-    int rev0, rev1;         /* tensor_scalar reverse flags */
-    tg_iss_scalar s0, s1;   /* tensor_scalar operands, activation scale/bias, scan initial */
+    int rev0, rev1;         /* tensor_scalar / scalar_tensor_tensor reverse flags */
+    tg_iss_scalar s0, s1;   /* tensor_scalar operands, activation scale/bias, scan initial,
+                               scalar_tensor_tensor operand0 */
     tg_act_func func;       /* activation */
     int has_reduce;         /* activation reduce, tensor_scalar accumulate */
     tg_iss_ap red;          /* its [P,1] destination */
@@ -113,6 +116,8 @@ typedef struct tg_iss_ew {
     float value;            /* memset value, select fill */
     uint32_t x0, x1;        /* iota expr; select lhs, rhs */
     tg_cmp cmp;             /* select comparison */
+    const tg_iss_ap *s2;    /* select: on_false's pattern (NULL: sel_num[2]) */
+    float sel_num[3];       /* select: pred, on_true, on_false when a number */
     const tg_prog *prog;    /* the program (iota/select expressions) */
     const int64_t *regs;    /* loop registers for the expressions */
 } tg_iss_ew;

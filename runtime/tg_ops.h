@@ -93,6 +93,23 @@ static inline float tg_tensor_scalar2(float x, tg_alu_op op0, float s0, int reve
     return tg_tensor_scalar1(op1, t, s1, reverse1);
 }
 
+/* scalar_tensor_tensor of one element: (x op0 s) op1 b, op0's operands
+ * swapped when `reverse0`; the intermediate stays fp32 (NKI: tensor_scalar
+ * then tensor_tensor in one instruction). */
+static inline float tg_scalar_tensor_tensor(float x, tg_alu_op op0, float s, int reverse0, tg_alu_op op1, float b)
+{
+    float t = tg_tensor_scalar1(op0, x, s, reverse0);
+    return tg_op_alu(op1, t, b);
+}
+
+/* select (nl.where) of one element: pred != 0 ? on_true : on_false, on the
+ * fp32-widened operands: NaN counts as true, -0 as false. The chosen value
+ * keeps its bits (no canonical NaN: a move, not arithmetic). */
+static inline float tg_where(float pred, float on_true, float on_false)
+{
+    return pred != 0.0f ? on_true : on_false;
+}
+
 /* tensor_tensor of one element pair. */
 static inline float tg_tensor_tensor(tg_alu_op op, float a, float b) { return tg_op_alu(op, a, b); }
 

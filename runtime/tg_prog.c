@@ -634,7 +634,14 @@ static int check_combos(const tg_prog *p, const tg_prog_inst *in, uint32_t roles
     if ((in->op == TG_OP_MEMSET && !HAS_I(VALUE)) || (in->op == TG_OP_AFFINE_SELECT && !HAS_I(FILL)))
         return 0;
     if ((HAS_R(SCALE) && HAS_I(SCALE_NUM)) || (HAS_R(OPERAND0) && HAS_I(OPERAND0_NUM)) ||
-        (HAS_R(OPERAND1) && HAS_I(OPERAND1_NUM)) || (HAS_R(INITIAL) && HAS_I(INITIAL_NUM)))
+        (HAS_R(OPERAND1) && HAS_I(OPERAND1_NUM)) || (HAS_R(INITIAL) && HAS_I(INITIAL_NUM)) ||
+        (HAS_R(PRED) && HAS_I(PRED_NUM)) || (HAS_R(ON_TRUE) && HAS_I(ON_TRUE_NUM)) ||
+        (HAS_R(ON_FALSE) && HAS_I(ON_FALSE_NUM)))
+        return 0;
+    if (in->op == TG_OP_SELECT && (!(HAS_R(PRED) || HAS_I(PRED_NUM)) || !(HAS_R(ON_TRUE) || HAS_I(ON_TRUE_NUM)) ||
+                                   !(HAS_R(ON_FALSE) || HAS_I(ON_FALSE_NUM))))
+        return 0; /* each operand a tile or a number */
+    if (in->op == TG_OP_SCALAR_TENSOR_TENSOR && !(HAS_R(OPERAND0) || HAS_I(OPERAND0_NUM)))
         return 0;
     if (HAS_R(REDUCE_DST) != HAS_I(REDUCE_OP))
         return 0;

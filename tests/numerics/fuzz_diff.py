@@ -366,7 +366,7 @@ def block_pipeline(sp):
         other = None
     for _ in range(r.randrange(1, 5)):
         k = r.choice(("ts", "ts", "tt", "act", "copy", "reduce", "recip", "inplace", "shift", "iota",
-                      "select", "scan", "colop", "shift2", "bits"))
+                      "select", "scan", "colop", "shift2", "bits", "where", "stt"))
         nd = sp.dtype()
         if k == "bits":
             nd = sp.dtype(INTS)
@@ -471,6 +471,27 @@ def block_pipeline(sp):
                            operand0=str(r.randrange(0, 9)) if "shift" in a0 else r.choice(("1", "255", "7", "-1", "65535"))))
             if r.random() < 0.5:
                 body.append(op("tensor_tensor", dst=dst, a=dst, b=src, op=r.choice(BITWISE[:3])))
+        elif k == "where":
+            # select (nl.where): each operand the current tile, the other row tile, a column or a number
+            def operand():
+                c = r.random()
+                if c < 0.4:
+                    return src
+                if c < 0.55 and other is not None:
+                    return "%s[%s, :]" % (other, tr)
+                if c < 0.75 and cols:
+                    return r.choice(cols) + "[%s, :]" % tr
+                return r.choice(("0.0", "1.0", "-2.5", "-inf", "3.0")) if r.random() < 0.7 else sp.scalar()
+            body.append(op("select", dst=dst, pred=operand(), on_true=operand(), on_false=operand()))
+        elif k == "stt":
+            # scalar_tensor_tensor: (src op0 operand0) op1 b
+            b = other if other is not None and r.random() < 0.5 else cur
+            fl = dict(dst=dst, src=src, op0=r.choice(ARITH),
+                      operand0=r.choice(cols) + "[%s, :]" % tr if cols and r.random() < 0.4 else sp.scalar(),
+                      op1=r.choice(ARITH), b="%s[%s, :]" % (b, tr))
+            if r.random() < 0.3:
+                fl["reverse0"] = True
+            body.append(op("scalar_tensor_tensor", **fl))
         elif k == "colop":
             # one element per partition of the current tile as the [P,1] operand
             j = r.randrange(0, f)
@@ -1066,10 +1087,23 @@ def block_ragged_free(sp):
     pre = []
     for _ in range(r.randrange(1, 4)):
         k = r.choice(("ts", "act", "tt", "bcast", "reduce", "copy", "memset", "select", "iota", "scan", "dma", "bn",
-                      "shift"))
+                      "shift", "where", "stt"))
         u = sp.tile(sp.dtype(), [P, W], sp.bufs())
         src, dst = "%s[%s]" % (cur, R), "%s[%s]" % (u, R)
-        if k == "select" and select_ok(u_dtype(sp, cur)):
+        if k in ("where", "stt"):
+            # select / scalar_tensor_tensor on the ragged chunk, with a fresh chunk as the other tile
+            b = sp.tile(sp.dtype(), [P, W], sp.bufs())
+            y2 = sp.inp(sp.dtype(), [rows.nx, dx])
+            inner.append(op("load", dst=whole_or(b), src="%s[%s, %s]" % (y2, pr, fh)))
+            bb = "%s[%s]" % (b, R)
+            if k == "where":
+                pick = [src, bb, sp.scalar(j)]
+                r.shuffle(pick)
+                inner.append(op("select", dst=dst, pred=pick[0], on_true=pick[1], on_false=pick[2]))
+            else:
+                inner.append(op("scalar_tensor_tensor", dst=dst, src=src, op0=r.choice(ARITH), operand0=sp.scalar(j),
+                                op1=r.choice(ARITH), b=bb, reverse0=r.random() < 0.3))
+        elif k == "select" and select_ok(u_dtype(sp, cur)):
             inner.append(op("affine_select", dst=dst, src=src, pred=r.choice(("p >= f", "f + %s*%d < 300" % (j, W),
                                                                                  "p * 2 != f + 1")),
                             fill=sp.fexpr(j) if r.random() < 0.3 else "-3.0"))

@@ -324,7 +324,7 @@ def stored(v, dtype):
     if dtype in fp.FORMATS:
         return fp.round_to(v, fp.FORMATS[dtype]).astype(np.float64)
     info = np.iinfo(np.dtype(dtype))
-    return np.clip(np.rint(np.nan_to_num(v, nan=0.0)), info.min, info.max)
+    return np.clip(np.rint(np.nan_to_num(v, nan=0.0)), info.min, info.max) + 0.0  # no -0 in integers
 
 
 def fold(op, v):
@@ -362,6 +362,31 @@ def _ref_reduce_ops(p, x):
     out = {"r": r, "ya": stored(ya, "bfloat16"), "yf": yf, "ys": ys, "yb": stored(yb, "bfloat16"),
            "yh": stored(yh, "float16"), "y8": stored(y8, "float8_e4m3"), "yi": stored(yi, "int16"),
            "yu": stored(yu, "uint8")}
+    return {k: (v, "exact") for k, v in out.items()}
+
+
+def _inputs_select_ops(p, r):
+    d = p["D"]
+    xf = r.standard_normal((128, d))
+    xf[:, ::7] = 0.0                      # pred false
+    xf[2, 5], xf[3, 6] = np.nan, -0.0     # NaN counts as true, -0 as false
+    xi = r.integers(-200, 200, (128, d))
+    xi[:, ::5] = 0
+    c = r.standard_normal((128, 1))
+    c[3, 0] = c[90, 0] = 0.0
+    return {"xf": xf, "xb": r.standard_normal((128, d)), "xh": r.standard_normal((128, d)) + 3.0, "xi": xi,
+            "pu": r.integers(0, 3, (128, d)), "c": c}
+
+
+def _ref_select_ops(p, x):
+    # select moves one operand's fp32 value (pred != 0, NaN true) and casts it
+    # once; scalar_tensor_tensor is two fp32 ops (modelled) and one cast -> exact
+    xf, xb, xh, xi, pu, c = (f32(x[k]) for k in ("xf", "xb", "xh", "xi", "pu", "c"))
+    out = {"s1": np.where(pu != 0, xf, xb), "s2": stored(np.where(xi != 0, c, -2.5), "bfloat16"),
+           "s3": stored(np.where(xf != 0, xi, 7.0), "int16"), "s4": stored(np.where(c != 0, xh, xf), "float16"),
+           "s5": pu, "t1": f32(f32(xf * c) + xb), "t2": stored(np.maximum(f32(0.5 - xb), xh), "bfloat16"),
+           "t3": stored(f32(f32(xi + 3.0) * xi), "int16"),
+           "t4": stored(f32(f32(xh / c) - xf), "float8_e4m3")}
     return {k: (v, "exact") for k, v in out.items()}
 
 
@@ -695,6 +720,13 @@ TEST_KERNELS = {
                       ("ys", "float32", "128, D"), ("yb", "bfloat16", "128, D"), ("yh", "float16", "128, D"),
                       ("y8", "float8_e4m3", "128, D"), ("yi", "int16", "128, D"), ("yu", "uint8", "128, D")],
                      _inputs_reduce_ops, _ref_reduce_ops),
+    "select_ops": _k({"D": 100},
+                     [("xf", "float32", "128, D"), ("xb", "bfloat16", "128, D"), ("xh", "float16", "128, D"),
+                      ("xi", "int16", "128, D"), ("pu", "uint8", "128, D"), ("c", "float32", "128, 1")],
+                     [("s1", "float32", "128, D"), ("s2", "bfloat16", "128, D"), ("s3", "int16", "128, D"),
+                      ("s4", "float16", "128, D"), ("s5", "uint8", "128, D"), ("t1", "float32", "128, D"),
+                      ("t2", "bfloat16", "128, D"), ("t3", "int16", "128, D"), ("t4", "float8_e4m3", "128, D")],
+                     _inputs_select_ops, _ref_select_ops),
     "fold": _k({"R": 12, "C": 20},
                [("xi", "int32", "128, R, C"), ("xf", "float32", "128, R, C")],
                [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],

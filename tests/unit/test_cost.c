@@ -103,6 +103,18 @@ static void vector_rules(void **state)
     assert_int_equal(tg_cost_cycles(T1, &s), 4096); /* 8N */
     s = shape(TG_OP_TENSOR_TENSOR_SCAN, 100);
     assert_int_equal(tg_cost_cycles(T1, &s), 200);  /* 2N */
+    s = shape(TG_OP_SCALAR_TENSOR_TENSOR, 100);
+    s.alu = TG_ALU_SUBTRACT;
+    s.alu1 = TG_ALU_MULTIPLY;
+    assert_int_equal(tg_cost_cycles(T1, &s), 200);  /* 2N */
+    s.allbf16 = 1;
+    assert_int_equal(tg_cost_cycles(T1, &s), 100);  /* bf16 subtract -> multiply, N even: N */
+    s.n = 101;
+    assert_int_equal(tg_cost_cycles(T1, &s), 202);  /* N odd: 2N */
+    s = shape(TG_OP_SELECT, 100);
+    assert_int_equal(tg_cost_cycles(T1, &s), 200);  /* SBUF only: max(64, 2N) */
+    s.one_psum = 1;
+    assert_int_equal(tg_cost_cycles(T1, &s), 100);  /* one operand in PSUM: max(64, N) */
     s = shape(TG_OP_BN_AGGR, 12);
     assert_int_equal(tg_cost_cycles(T1, &s), 64);   /* max(64, 13*4) */
     s.n = 300;

@@ -1,29 +1,54 @@
 ; moreops.s - the forms of SPEC.md §2.1 "More ops": activation reduce with
-; maximum/minimum, tensor_scalar with reduce_dst/reduce_op (accumulate).
+; maximum, tensor_scalar with reduce_dst/reduce_op, dve.select, dve.scalar_tensor_tensor.
 .kernel moreops
 .target trn1
 .spec "moreops.yaml"
 .tilegen "0.1.0"
-.tensor x input float32 [128, 200]
-.tensor y output bfloat16 [128, 200]
+.tensor x input float32 [128, 100]
+.tensor b input bfloat16 [128, 100]
+.tensor c input float32 [128, 1]
+.tensor y1 output float32 [128, 100]
+.tensor y2 output bfloat16 [128, 100]
+.tensor y3 output bfloat16 [128, 100]
 .tensor s output float32 [128, 3]
-.tile xt sbuf float32 [128, 200] bufs 1 p[0:+128] @0 slot 832
-.tile yt sbuf bfloat16 [128, 200] bufs 1 p[0:+128] @832 slot 448
-.tile st sbuf float32 [128, 3] bufs 1 p[0:+128] @1280 slot 64
+.tile st sbuf float32 [128, 3] bufs 1 p[0:+128] @2112 slot 64
+.tile xt sbuf float32 [128, 100] bufs 1 p[0:+128] @0 slot 448
+.tile bt sbuf bfloat16 [128, 100] bufs 1 p[0:+128] @1792 slot 256
+.tile ct sbuf float32 [128, 1] bufs 1 p[0:+128] @2048 slot 64
+.tile at sbuf float32 [128, 100] bufs 1 p[0:+128] @448 slot 448
+.tile pt sbuf float32 [128, 100] bufs 1 p[0:+128] @896 slot 448
+.tile qt sbuf float32 [128, 100] bufs 1 p[0:+128] @448 slot 448
+.tile y1t sbuf float32 [128, 100] bufs 1 p[0:+128] @1344 slot 448
+.tile y2t sbuf bfloat16 [128, 100] bufs 1 p[0:+128] @448 slot 256
+.tile y3t sbuf bfloat16 [128, 100] bufs 1 p[0:+128] @704 slot 256
 
-dma.load dst=sbuf:xt[0:+128] @0 float32 [[1,200]], src=hbm:x[+128 s200] @0 float32 [[1,200]], queue=0  ; moreops.yaml:14
-dma.signal sem=s0, queue=0  ; moreops.yaml:14
-act.wait sem=s0  ; moreops.yaml:15
-act.activation dst=sbuf:yt[0:+128] @0 bfloat16 [[1,200]], src=sbuf:xt[0:+128] @0 float32 [[1,200]], reduce_dst=sbuf:st[0:+128] @0 float32 [[1,1]], func=exp, scale=1.0, reduce_op=maximum  ; moreops.yaml:15
-act.signal sem=s1  ; moreops.yaml:15
-dve.wait sem=s1  ; moreops.yaml:16
-dve.tensor_scalar dst=sbuf:yt[0:+128] @0 bfloat16 [[1,200]], src=sbuf:xt[0:+128] @0 float32 [[1,200]], reduce_dst=sbuf:st[0:+128] @4 float32 [[1,1]], op0=multiply, operand0=2.0, op1=add, operand1=1.0, reduce_op=minimum  ; moreops.yaml:16
-dve.signal sem=s2  ; moreops.yaml:16
-dve.signal sem=s3  ; moreops.yaml:16
-act.wait sem=s2  ; moreops.yaml:17
-act.activation dst=sbuf:xt[0:+128] @0 float32 [[1,200]], src=sbuf:xt[0:+128] @0 float32 [[1,200]], reduce_dst=sbuf:st[0:+128] @8 float32 [[1,1]], func=tanh, scale=1.0, reduce_op=minimum  ; moreops.yaml:17
-act.signal sem=s4  ; moreops.yaml:17
-dma.wait sem=s3, queue=1  ; moreops.yaml:18
-dma.store dst=hbm:y[+128 s200] @0 bfloat16 [[1,200]], src=sbuf:yt[0:+128] @0 bfloat16 [[1,200]], queue=1  ; moreops.yaml:18
-dma.wait sem=s4, queue=2  ; moreops.yaml:19
-dma.store dst=hbm:s[+128 s3] @0 float32 [[1,3]], src=sbuf:st[0:+128] @0 float32 [[1,3]], queue=2  ; moreops.yaml:19
+dma.load dst=sbuf:xt[0:+128] @0 float32 [[1,100]], src=hbm:x[+128 s100] @0 float32 [[1,100]], queue=0  ; moreops.yaml:16
+dma.signal sem=s0, queue=0  ; moreops.yaml:16
+dma.load dst=sbuf:bt[0:+128] @0 bfloat16 [[1,100]], src=hbm:b[+128 s100] @0 bfloat16 [[1,100]], queue=1  ; moreops.yaml:17
+dma.signal sem=s3, queue=1  ; moreops.yaml:17
+dma.load dst=sbuf:ct[0:+128] @0 float32 [[1,1]], src=hbm:c[+128 s1] @0 float32 [[1,1]], queue=2  ; moreops.yaml:18
+dma.signal sem=s2, queue=2  ; moreops.yaml:18
+act.wait sem=s0  ; moreops.yaml:19
+act.activation dst=sbuf:at[0:+128] @0 float32 [[1,100]], src=sbuf:xt[0:+128] @0 float32 [[1,100]], reduce_dst=sbuf:st[0:+128] @0 float32 [[1,1]], func=exp, scale=1.0, reduce_op=maximum  ; moreops.yaml:19
+act.signal sem=s1  ; moreops.yaml:19
+dve.wait sem=s1  ; moreops.yaml:20
+dve.tensor_scalar dst=sbuf:pt[0:+128] @0 float32 [[1,100]], src=sbuf:at[0:+128] @0 float32 [[1,100]], reduce_dst=sbuf:st[0:+128] @4 float32 [[1,1]], op0=greater, operand0=1.0, reduce_op=minimum  ; moreops.yaml:20
+dve.wait sem=s2  ; moreops.yaml:21
+dve.tensor_scalar dst=sbuf:qt[0:+128] @0 float32 [[1,100]], src=sbuf:xt[0:+128] @0 float32 [[1,100]], operand0=sbuf:ct[0:+128] @0 float32 [[1,1]], reduce_dst=sbuf:st[0:+128] @8 float32 [[1,1]], op0=multiply, op1=add, operand1=-0.5, reduce_op=add  ; moreops.yaml:21
+dve.signal sem=s7  ; moreops.yaml:21
+dve.select dst=sbuf:y1t[0:+128] @0 float32 [[1,100]], pred=sbuf:pt[0:+128] @0 float32 [[1,100]], on_true=sbuf:qt[0:+128] @0 float32 [[1,100]], on_false=sbuf:ct[0:+128] @0 float32 [[1,1]]  ; moreops.yaml:22
+dve.signal sem=s4  ; moreops.yaml:22
+dve.wait sem=s3  ; moreops.yaml:23
+dve.select dst=sbuf:y2t[0:+128] @0 bfloat16 [[1,100]], pred=sbuf:xt[0:+128] @0 float32 [[1,100]], on_false=sbuf:bt[0:+128] @0 bfloat16 [[1,100]], on_true=1.5  ; moreops.yaml:23
+dve.signal sem=s5  ; moreops.yaml:23
+dve.scalar_tensor_tensor dst=sbuf:y3t[0:+128] @0 bfloat16 [[1,100]], src=sbuf:bt[0:+128] @0 bfloat16 [[1,100]], b=sbuf:xt[0:+128] @0 float32 [[1,100]], operand0=sbuf:ct[0:+128] @0 float32 [[1,1]], op0=subtract, op1=multiply, reverse0=true  ; moreops.yaml:24
+dve.scalar_tensor_tensor dst=sbuf:y3t[0:+128] @0 bfloat16 [[1,100]], src=sbuf:y3t[0:+128] @0 bfloat16 [[1,100]], b=sbuf:xt[0:+128] @0 float32 [[1,100]], op0=divide, operand0=3.0, op1=maximum  ; moreops.yaml:25
+dve.signal sem=s6  ; moreops.yaml:25
+dma.wait sem=s4, queue=3  ; moreops.yaml:26
+dma.store dst=hbm:y1[+128 s100] @0 float32 [[1,100]], src=sbuf:y1t[0:+128] @0 float32 [[1,100]], queue=3  ; moreops.yaml:26
+dma.wait sem=s5, queue=4  ; moreops.yaml:27
+dma.store dst=hbm:y2[+128 s100] @0 bfloat16 [[1,100]], src=sbuf:y2t[0:+128] @0 bfloat16 [[1,100]], queue=4  ; moreops.yaml:27
+dma.wait sem=s6, queue=5  ; moreops.yaml:28
+dma.store dst=hbm:y3[+128 s100] @0 bfloat16 [[1,100]], src=sbuf:y3t[0:+128] @0 bfloat16 [[1,100]], queue=5  ; moreops.yaml:28
+dma.wait sem=s7, queue=6  ; moreops.yaml:29
+dma.store dst=hbm:s[+128 s3] @0 float32 [[1,3]], src=sbuf:st[0:+128] @0 float32 [[1,3]], queue=6  ; moreops.yaml:29
