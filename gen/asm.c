@@ -919,6 +919,8 @@ static int instruction(A *a)
     }
     if (op == TG_OP_TENSOR_TENSOR_SCAN && !(roles >> TG_ROLE_INITIAL & 1u) && !HAS_NUM(INITIAL_NUM))
         return err(a, at(a, st), "A005", "%s needs field 'initial'", w);
+    if (op == TG_OP_NC_MATCH_REPLACE8 && !HAS_NUM(IMM))
+        return err(a, at(a, st), "A005", "%s needs field 'imm'", w);
     if (op == TG_OP_SCALAR_TENSOR_TENSOR && !(roles >> TG_ROLE_OPERAND0 & 1u) && !HAS_NUM(OPERAND0_NUM))
         return err(a, at(a, st), "A005", "%s needs field 'operand0'", w);
     if (op == TG_OP_SELECT) { /* each operand an access pattern or a number (or a number per iteration) */

@@ -308,6 +308,12 @@ static void instruction(M *m, IrInst *in)
             asm_prog_imm(&m->prog, TG_IMM_REDUCE_OP, alu(in->reduce_op));
         break;
     }
+    case TG_OP_NC_FIND_INDEX8:
+    case TG_OP_NC_MATCH_REPLACE8:
+        operand(m, TG_ROLE_VALUES, &in->vals, lp);
+        if (op == TG_OP_NC_MATCH_REPLACE8)
+            number(m, TG_IMM_IMM, TG_IMM_IMM_X, in->value, in->valuex, lp);
+        break;
     case TG_OP_SCALAR_TENSOR_TENSOR:
         scalar_ap(m, TG_ROLE_OPERAND0, &in->scalar[0], lp);
         asm_prog_imm(&m->prog, TG_IMM_OP0, alu(in->alu[0]));

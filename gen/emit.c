@@ -797,6 +797,27 @@ static int reduce_fields(E *e, const IrInst *in, tpl_value *m)
     return 1;
 }
 
+/* max8 / nc_find_index8: the source row streamed into 8 results (tg_ops.h),
+ * scattered to dst. */
+static int top8(E *e, IrInst *in, tpl_value *m)
+{
+    int64_t nd, ns, nv = 8;
+    tpl_value *d = walk(e, &in->dst, 1, in->loc, &nd);
+    tpl_value *a = walk(e, &in->src[0], 0, in->loc, &ns);
+    tpl_value *b = in->has_vals ? walk(e, &in->vals, 0, in->loc, &nv) : NULL;
+    if (!d || !a || (in->has_vals && !b))
+        return 0;
+    if (nd != 8 || nv != 8) {
+        unsupported(e, in->loc, "this operand shape is");
+        return 0;
+    }
+    put(e, m, "d", d);
+    put(e, m, "a", a);
+    if (b)
+        put(e, m, "b", b);
+    return 1;
+}
+
 /* What the C simulation runs for instruction `in` (forward.h): the
  * instruction, its rewritten form, or NULL when it is dropped. */
 static IrInst *current(const E *e, IrInst *in) { return e->fwd.inst ? e->fwd.inst[in->id] : in; }
@@ -893,6 +914,25 @@ static tpl_value *instruction(E *e, IrInst *orig)
         if (st)
             append(e, st, s);
         put(e, m, "stages", st);
+        ok = elementwise(e, in, m, 0);
+        break;
+    }
+    case IR_OP_MAX8:
+    case IR_OP_NC_FIND_INDEX8:
+        put_str(e, m, "op", "top8");
+        put_bool(e, m, "find", in->op == IR_OP_NC_FIND_INDEX8);
+        ok = top8(e, in, m);
+        break;
+    case IR_OP_NC_MATCH_REPLACE8: {
+        put_str(e, m, "op", "match8");
+        put(e, m, "imm", number(e, in->value, in->valuex));
+        int64_t nv;
+        tpl_value *v = walk(e, &in->vals, 0, in->loc, &nv);
+        if (!v || nv != 8) {
+            unsupported(e, in->loc, "values other than 8 per partition are");
+            return NULL;
+        }
+        put(e, m, "v", v);
         ok = elementwise(e, in, m, 0);
         break;
     }

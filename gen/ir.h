@@ -29,7 +29,8 @@ enum {
     X(TENSOR_SCALAR, TENSOR_SCALAR) X(TENSOR_REDUCE, TENSOR_REDUCE) X(TENSOR_TENSOR_SCAN, TENSOR_TENSOR_SCAN)   \
     X(RECIPROCAL, RECIPROCAL) X(MEMSET, MEMSET) X(IOTA, IOTA) X(AFFINE_SELECT, AFFINE_SELECT)                    \
     X(BN_STATS, BN_STATS) X(BN_AGGR, BN_AGGR) X(PARTITION_REDUCE, PARTITION_REDUCE) X(SELECT, SELECT)            \
-    X(SCALAR_TENSOR_TENSOR, SCALAR_TENSOR_TENSOR)
+    X(SCALAR_TENSOR_TENSOR, SCALAR_TENSOR_TENSOR) X(MAX8, MAX8) X(NC_FIND_INDEX8, NC_FIND_INDEX8)                 \
+    X(NC_MATCH_REPLACE8, NC_MATCH_REPLACE8)
 
 typedef enum {
 #define X(ID, SPECOP) IR_OP_##ID,
@@ -92,6 +93,8 @@ typedef struct IrInst {
     int sel_src[3];           /* select pred, on_true, on_false: index in src[], or -1 */
     double sel_num[3];        /* ... the number when it is one */
     Expr *sel_numx[3];        /* ... a number over loop variables, per iteration, else NULL */
+    int has_vals;             /* nc_find_index8 / nc_match_replace8: */
+    IrAp vals;                /* ... the [P,8] values */
     IrScalar scalar[2];       /* tensor_scalar operand0/1; activation scale in [0];
                                  tensor_tensor_scan initial in [0];
                                  scalar_tensor_tensor operand0 in [0] */
@@ -109,7 +112,7 @@ typedef struct IrInst {
     int accumulate;           /* matmul accumulate (dst is read too) */
     int transpose;            /* load/store transpose (already folded into the HBM side's strides) */
     int broadcast;            /* load broadcast (already folded into src pstep 0) */
-    double value;             /* memset value, affine_select fill */
+    double value;             /* memset value, affine_select fill, nc_match_replace8 imm */
     Expr *valuex;             /* ... over loop variables, per iteration, else NULL */
     Expr *iota;               /* iota expression over p, f and loop variables */
     ExprPred pred;            /* affine_select predicate */

@@ -160,6 +160,12 @@ static void dump_fields(FILE *out, const Ir *ir, const IrInst *in)
         ir_ap_format(ir, &in->bias, b, sizeof b);
         fprintf(out, " bias=%s", b);
     }
+    if (in->has_vals) {
+        ir_ap_format(ir, &in->vals, b, sizeof b);
+        fprintf(out, " values=%s", b);
+    }
+    if (in->op == IR_OP_NC_MATCH_REPLACE8)
+        fprintf(out, " imm=%.9g", in->value);
     if (in->has_reduce) {
         ir_ap_format(ir, &in->reduce_dst, b, sizeof b);
         fprintf(out, " reduce=%s:%s", spec_alu_name(in->reduce_op), b);

@@ -589,6 +589,16 @@ static int lower_op(Lower *L, const SpecStmt *st, IrInst *in)
         ok = ap_tile(L, &f[SPEC_F_DST].ref, &in->dst) && ap_tile(L, &f[SPEC_F_SRC].ref, &in->src[0]) &&
              ap_tile(L, &f[SPEC_F_B].ref, &in->src[1]) && scalar_of(L, &f[SPEC_F_OPERAND0], &in->scalar[0]);
         break;
+    case SPEC_OP_MAX8:
+    case SPEC_OP_NC_FIND_INDEX8:
+    case SPEC_OP_NC_MATCH_REPLACE8:
+        in->nsrc = 1;
+        in->has_vals = st->op != SPEC_OP_MAX8;
+        in->value = f[SPEC_F_IMM].num;
+        in->valuex = f[SPEC_F_IMM].numx;
+        ok = ap_tile(L, &f[SPEC_F_DST].ref, &in->dst) && ap_tile(L, &f[SPEC_F_SRC].ref, &in->src[0]) &&
+             (!in->has_vals || ap_tile(L, &f[SPEC_F_VALUES].ref, &in->vals));
+        break;
     case SPEC_OP_TENSOR_REDUCE:
     case SPEC_OP_PARTITION_REDUCE:
         in->alu[0] = (SpecAlu)f[SPEC_F_OP].enum_val;
@@ -656,6 +666,8 @@ int ir_operands(IrInst *in, IrOperand *out)
     }
     if (in->has_bias)
         out[n++] = (IrOperand){SPEC_F_BIAS, &in->bias, 1, 0};
+    if (in->has_vals)
+        out[n++] = (IrOperand){SPEC_F_VALUES, &in->vals, 1, 0};
     if (in->has_reduce)
         out[n++] = (IrOperand){in->op == IR_OP_ACTIVATION ? SPEC_F_REDUCE : SPEC_F_ACCUMULATE, &in->reduce_dst, 0, 1};
     return n;

@@ -693,6 +693,26 @@ static int check_shapes(Sema *s, OpCtx *o)
         }
         return 1;
     }
+    case SPEC_OP_MAX8:
+    case SPEC_OP_NC_FIND_INDEX8:
+    case SPEC_OP_NC_MATCH_REPLACE8: {
+        const Shape *a = &o->sh[F(SRC)], *d = &o->sh[F(DST)];
+        if (st->op != SPEC_OP_NC_MATCH_REPLACE8 && (free_size(a) < 8 || free_size(a) > TG_MAX8_FMAX)) {
+            diag_error(s->diag, fld_loc(o, F(SRC)), "E038", "%s reads 8 to %d free elements; 'src' has %lld%s",
+                       spec_op_name(st->op), TG_MAX8_FMAX, (long long)free_size(a), iter_text(s, o->used));
+            return 0;
+        }
+        if (o->ref[F(VALUES)] && (o->sh[F(VALUES)].d[0] != a->d[0] || free_size(&o->sh[F(VALUES)]) != 8))
+            return shape_mismatch(s, o, F(VALUES), F(SRC), "; 'values' must be [P, 8] on the same partitions");
+        if (st->op == SPEC_OP_NC_MATCH_REPLACE8)
+            return same_shape(s, o, F(DST), F(SRC));
+        if (d->d[0] != a->d[0] || free_size(d) != 8) {
+            diag_error(s->diag, fld_loc(o, F(DST)), "E032", "%s writes [%lld, 8]; 'dst' is %s%s", spec_op_name(st->op),
+                       (long long)a->d[0], fmt_shape(s, d), iter_text(s, o->used));
+            return 0;
+        }
+        return 1;
+    }
     case SPEC_OP_PARTITION_REDUCE: {
         const Shape *a = &o->sh[F(SRC)], *d = &o->sh[F(DST)];
         if (d->d[0] != 1 || free_size(d) != free_size(a)) {
@@ -897,6 +917,18 @@ static void infer_tile(Sema *s, OpCtx *o, int f, const int *vs, int nv)
         rank = 2;
         dt = TG_FLOAT32;
         break;
+    case SPEC_OP_MAX8:
+    case SPEC_OP_NC_FIND_INDEX8:
+        ex[0] = se[0];
+        ex[1] = expr_new_int(s->arena, 8, at);
+        rank = 2;
+        if (st->op == SPEC_OP_NC_FIND_INDEX8)
+            dt = TG_UINT32;
+        break;
+    case SPEC_OP_NC_MATCH_REPLACE8:
+        memcpy(ex, se, sizeof ex);
+        rank = ns;
+        break;
     case SPEC_OP_PARTITION_REDUCE:
         ex[0] = one;
         ex[1] = extent_product(s, se, 1, ns, at);
@@ -1095,6 +1127,10 @@ static void check_rules(Sema *s, OpCtx *o)
             diag_error(s->diag, fld_loc(o, F(SRC)), "E033", "affine_select takes float, int8 or int16 data; '%s' is %s",
                        sema_ref_name(o->ref[F(SRC)]), tg_dtype_name(d));
     }
+    if (st->op == SPEC_OP_NC_FIND_INDEX8 && o->ref[F(DST)] && ref_dtype(s, o->ref[F(DST)]) != TG_UINT32 &&
+        ref_dtype(s, o->ref[F(DST)]) != TG_UINT16)
+        diag_error(s->diag, fld_loc(o, F(DST)), "E033", "nc_find_index8 writes uint32 or uint16 indices; '%s' is %s",
+                   sema_ref_name(o->ref[F(DST)]), tg_dtype_name(ref_dtype(s, o->ref[F(DST)])));
     if ((st->op == SPEC_OP_BN_STATS || st->op == SPEC_OP_BN_AGGR) && o->ref[F(SRC)] &&
         is_int_dtype(ref_dtype(s, o->ref[F(SRC)])))
         diag_error(s->diag, fld_loc(o, F(SRC)), "E033", "%s takes float data; '%s' is %s", opn,

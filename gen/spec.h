@@ -72,7 +72,8 @@ typedef enum {
     X(FUNC, "func") X(SCALE, "scale") X(BIAS, "bias") X(REDUCE, "reduce") X(OP, "op") X(OP0, "op0")              \
     X(OP1, "op1") X(OPERAND0, "operand0") X(OPERAND1, "operand1") X(REVERSE0, "reverse0")                        \
     X(REVERSE1, "reverse1") X(NEGATE, "negate") X(INITIAL, "initial") X(VALUE, "value") X(EXPR, "expr")          \
-    X(PRED, "pred") X(FILL, "fill") X(ON_TRUE, "on_true") X(ON_FALSE, "on_false")
+    X(PRED, "pred") X(FILL, "fill") X(ON_TRUE, "on_true") X(ON_FALSE, "on_false") X(VALUES, "values")           \
+    X(IMM, "imm")
 
 typedef enum {
 #define X(ID, NAME) SPEC_F_##ID,

@@ -169,7 +169,7 @@ static int exec_compute(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst 
     static const tg_isa_role roles[] = {TG_ROLE_DST, TG_ROLE_SRC, TG_ROLE_A, TG_ROLE_B, TG_ROLE_STATIONARY,
                                         TG_ROLE_MOVING, TG_ROLE_BIAS, TG_ROLE_REDUCE_DST, TG_ROLE_SCALE,
                                         TG_ROLE_OPERAND0, TG_ROLE_OPERAND1, TG_ROLE_INITIAL, TG_ROLE_PRED,
-                                        TG_ROLE_ON_TRUE, TG_ROLE_ON_FALSE};
+                                        TG_ROLE_ON_TRUE, TG_ROLE_ON_FALSE, TG_ROLE_VALUES};
     enum { NR = sizeof roles / sizeof roles[0] };
     cop o[NR];
     int rc;

@@ -70,6 +70,11 @@ uint64_t tg_cost_cycles(const tg_cost_table *t, const tg_cost_shape *s)
     case TG_OP_SCALAR_TENSOR_TENSOR:
         /* 2N; N when bf16 (here: every operand), subtract then multiply and N even [ISA26] */
         return s->allbf16 && s->alu == TG_ALU_SUBTRACT && s->alu1 == TG_ALU_MULTIPLY && n % 2 == 0 ? n : 2 * n;
+    case TG_OP_MAX8:
+    case TG_OP_NC_FIND_INDEX8:
+        return n; /* N cycles [ISA26] */
+    case TG_OP_NC_MATCH_REPLACE8:
+        return n; /* no published figure: the same scan as nc_find_index8, N cycles */
     case TG_OP_SELECT:
         /* as tensor_copy_predicated: max(MIN_II, N) with one operand in PSUM, else max(MIN_II, 2N) [ISA26] */
         return dve(t, s->one_psum ? n : 2 * n, 1);

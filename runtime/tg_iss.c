@@ -313,6 +313,14 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
         }
         break;
     }
+    case TG_OP_NC_MATCH_REPLACE8:
+        w.kind = TG_ISS_MATCH;
+        if (!(rc = tg_prog_number(&m->prog, in, TG_IMM_IMM, e->regs, 0.0f, &w.value)) &&
+            !(rc = need(m, e, in, TG_ROLE_SRC, 0, &a)) && !(rc = need(m, e, in, TG_ROLE_VALUES, 0, &c)))
+            rc = c.pcount != np || c.count != 8 ? TG_EPROGRAM : 0;
+        w.vals = &c;
+        s0 = &a;
+        break;
     case TG_OP_MEMSET:
         w.kind = TG_ISS_MEMSET;
         rc = tg_prog_number(&m->prog, in, TG_IMM_VALUE, e->regs, 0.0f, &w.value);
@@ -380,6 +388,46 @@ static int exec_reduce(iss *m, iss_engine *e, const tg_prog_inst *in)
         tg_iss_scatter_row(&d, p, &r);
     }
     m->st->eng[in->engine].elems += (uint64_t)d.pcount;
+    return 0;
+}
+
+/* max8 / nc_find_index8: per partition, the source row streamed in free-index
+ * order through tg_max8_add / tg_find8_add (tg_ops.h: the C simulation's
+ * calls), then the 8 results into the dst row. */
+static int exec_top8(iss *m, iss_engine *e, const tg_prog_inst *in)
+{
+    tg_iss_ap d, s, v;
+    int rc, find = in->op == TG_OP_NC_FIND_INDEX8;
+    if ((rc = need(m, e, in, TG_ROLE_DST, 1, &d)) || (rc = need(m, e, in, TG_ROLE_SRC, 0, &s)) ||
+        (find && (rc = need(m, e, in, TG_ROLE_VALUES, 0, &v))))
+        return rc;
+    if (d.count != 8 || s.pcount != d.pcount || (find && (v.pcount != d.pcount || v.count != 8)))
+        return TG_EPROGRAM;
+    float x[TG_ISS_BLOCK], out[8], vals[8];
+    for (int64_t p = 0; p < d.pcount; p++) {
+        tg_iss_it it;
+        unsigned used = 0;
+        tg_iss_it_init(&it, 0);
+        if (find) {
+            tg_iss_gather_row(&v, p, vals);
+            for (int k = 0; k < 8; k++)
+                out[k] = TG_FIND8_NONE;
+        } else {
+            tg_max8_init(out);
+        }
+        for (int64_t j0 = 0, n; j0 < s.count; j0 += n) {
+            n = s.count - j0 < TG_ISS_BLOCK ? s.count - j0 : TG_ISS_BLOCK;
+            tg_iss_gather(&s, tg_iss_row(&s, p), &it, x, n);
+            for (int64_t i = 0; i < n; i++) {
+                if (find)
+                    tg_find8_add(out, &used, vals, x[i], j0 + i);
+                else
+                    tg_max8_add(out, x[i]);
+            }
+        }
+        tg_iss_scatter_row(&d, p, out);
+    }
+    m->st->eng[in->engine].elems += (uint64_t)(d.pcount * s.count);
     return 0;
 }
 
@@ -494,6 +542,8 @@ static int exec_op(iss *m, iss_engine *e, const tg_prog_inst *in)
     case TG_OP_MATMUL:
     case TG_OP_TRANSPOSE: return exec_pe(m, e, in);
     case TG_OP_PARTITION_REDUCE: return exec_preduce(m, e, in);
+    case TG_OP_MAX8:
+    case TG_OP_NC_FIND_INDEX8: return exec_top8(m, e, in);
     default: return exec_elementwise(m, e, in, in->engine);
     }
 }

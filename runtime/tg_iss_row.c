@@ -406,6 +406,8 @@ int tg_iss_ew_row(const tg_iss_ew *w, const tg_iss_ap *d, const tg_iss_ap *s0, c
     const uint8_t *r2 = w->s2 ? tg_iss_row(w->s2, p) : NULL;
     tg_iss_it id, i0, i1, i2;
     float c0 = 0.0f, c1 = 0.0f, sum = -0.0f, r = 0.0f; /* -0 + y == y exactly */
+    float vals[8];    /* nc_match_replace8: the row's values, read before any write */
+    unsigned used = 0; /* ... and the slots claimed so far */
     int64_t j0, n, i;
     iss_aff la = {0, 0}, ra = {0, 0}; /* select: lhs, rhs over the row */
     int aff = 0;                      /* both affine */
@@ -420,6 +422,8 @@ int tg_iss_ew_row(const tg_iss_ew *w, const tg_iss_ap *d, const tg_iss_ap *s0, c
         c1 = w->kind == TG_ISS_SCAN || w->kind == TG_ISS_STT ? 0.0f : scalar_at(&w->s1, p);
         r = c0;
     }
+    if (w->kind == TG_ISS_MATCH)
+        tg_iss_gather_row(w->vals, p, vals);
     if (w->kind == TG_ISS_SELECT)
         aff = affine_f(w->prog, w->x0, w->regs, p, d->count - 1, &la) &&
               affine_f(w->prog, w->x1, w->regs, p, d->count - 1, &ra);
@@ -463,6 +467,10 @@ int tg_iss_ew_row(const tg_iss_ew *w, const tg_iss_ap *d, const tg_iss_ap *s0, c
         case TG_ISS_STT:
             for (i = 0; i < n; i++)
                 y[i] = tg_scalar_tensor_tensor(x0[i], w->op0, c0, w->rev0, w->op1, x1[i]);
+            break;
+        case TG_ISS_MATCH:
+            for (i = 0; i < n; i++)
+                y[i] = tg_match8(&used, vals, x0[i], w->value);
             break;
         case TG_ISS_WHERE: /* an operand without a pattern is its number */
             for (i = 0; i < n; i++)

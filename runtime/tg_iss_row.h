@@ -99,7 +99,8 @@ typedef enum tg_iss_kind {
     TG_ISS_CAST, TG_ISS_TT, TG_ISS_RECIP, TG_ISS_TS, TG_ISS_ACT, TG_ISS_SCAN, TG_ISS_MEMSET, TG_ISS_IOTA,
     TG_ISS_SELECT, /* affine_select */
     TG_ISS_STT,    /* scalar_tensor_tensor */
-    TG_ISS_WHERE   /* select */
+    TG_ISS_WHERE,  /* select */
+    TG_ISS_MATCH   /* nc_match_replace8 */
 } tg_iss_kind;
 
 /* Everything one element-wise instruction needs besides its operands. */
@@ -113,11 +114,12 @@ typedef struct tg_iss_ew {
     int has_reduce;         /* activation reduce, tensor_scalar accumulate */
     tg_iss_ap red;          /* its [P,1] destination */
     tg_alu_op red_op;       /* its op */
-    float value;            /* memset value, select fill */
+    float value;            /* memset value, select fill, nc_match_replace8 imm */
     uint32_t x0, x1;        /* iota expr; select lhs, rhs */
     tg_cmp cmp;             /* select comparison */
     const tg_iss_ap *s2;    /* select: on_false's pattern (NULL: sel_num[2]) */
     float sel_num[3];       /* select: pred, on_true, on_false when a number */
+    const tg_iss_ap *vals;  /* nc_match_replace8: the [P,8] values */
     const tg_prog *prog;    /* the program (iota/select expressions) */
     const int64_t *regs;    /* loop registers for the expressions */
 } tg_iss_ew;

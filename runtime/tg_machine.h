@@ -25,6 +25,7 @@ typedef enum tg_target {
 #define TG_MATMUL_MOVING_FMAX    512   /* gemm_moving_fmax (N) on v2/v3 [ISA26] */
 #define TG_BN_STATS_FMAX         512   /* bn_stats_fmax [ISA26] */
 #define TG_BN_STATS_RECORD       6     /* bn_stats writes [P,6] per record [ISA26] */
+#define TG_MAX8_FMAX             16384 /* max8 / nc_find_index8 read 8 to this many free elements [ISA26] */
 #define TG_BN_AGGR_FMAX          4096  /* bn_aggr reads at most this many free elements (the model's row buffer) */
 #define TG_VEC_SBUF_FMAX         65536 /* Vector/Scalar F limit reading SBUF [ARCH2] */
 #define TG_VEC_PSUM_FMAX         4096  /* Vector/Scalar F limit reading PSUM [ARCH2] */

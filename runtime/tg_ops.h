@@ -110,6 +110,78 @@ static inline float tg_where(float pred, float on_true, float on_false)
     return pred != 0.0f ? on_true : on_false;
 }
 
+/* ---- max8, nc_find_index8, nc_match_replace8 (SPEC.md §2.1) ------------------
+ * Element by element in free-index order on fp32-widened values, so the C
+ * simulation and the ISS stream the same calls.
+ *
+ * max8 order: a total order on fp32 values, tg_max8_key: NaN above +inf (every
+ * NaN output as the canonical NaN), then by value, +0 above -0. The 8 slots
+ * start at -inf and hold the largest values seen, descending; a value enters
+ * when it ranks strictly above the smallest slot, after the slots that rank
+ * equal or above it (equal keys are equal bits, so ties cannot be told apart).
+ * Fewer than 8 elements leave -inf in the last slots. */
+static inline uint32_t tg_max8_key(float x)
+{
+    uint32_t b = tg_f32_bits(x);
+    if (x != x)
+        return 0xffffffffu;
+    return (b >> 31) ? ~b : b | 0x80000000u;
+}
+
+static inline void tg_max8_init(float top[8])
+{
+    int i;
+    for (i = 0; i < 8; i++)
+        top[i] = tg_bits_f32(0xff800000u);
+}
+
+static inline void tg_max8_add(float top[8], float x)
+{
+    uint32_t k = tg_max8_key(x);
+    int i = 7;
+    if (k <= tg_max8_key(top[7]))
+        return;
+    while (i > 0 && k > tg_max8_key(top[i - 1])) {
+        top[i] = top[i - 1];
+        i--;
+    }
+    top[i] = tg_nan_canon(x);
+}
+
+/* nc_find_index8 / nc_match_replace8 pairing: element x (in free-index order)
+ * claims the lowest slot i not yet claimed whose value equals it (fp32 ==:
+ * NaN matches nothing, +0 matches -0), so a value given k times pairs with its
+ * first k occurrences (NKI's find_index8 order). *used is the bit mask of
+ * claimed slots. Returns the slot or -1. */
+static inline int tg_claim8(unsigned *used, const float vals[8], float x)
+{
+    int i;
+    for (i = 0; i < 8; i++)
+        if (!(*used >> i & 1u) && x == vals[i]) {
+            *used |= 1u << i;
+            return i;
+        }
+    return -1;
+}
+
+/* The index slot of a value that does not occur: NKI's all-ones sentinel, as
+ * the fp32 that casts to 0xffffffff (uint32) or 0xffff (uint16), saturating. */
+#define TG_FIND8_NONE 4294967295.0f
+
+/* nc_find_index8 of element j: idx[slot] = j for the slot it claims. */
+static inline void tg_find8_add(float idx[8], unsigned *used, const float vals[8], float x, int64_t j)
+{
+    int i = tg_claim8(used, vals, x);
+    if (i >= 0)
+        idx[i] = (float)j;
+}
+
+/* nc_match_replace8 of one element: imm when it claims a slot, else x. */
+static inline float tg_match8(unsigned *used, const float vals[8], float x, float imm)
+{
+    return tg_claim8(used, vals, x) >= 0 ? imm : x;
+}
+
 /* tensor_tensor of one element pair. */
 static inline float tg_tensor_tensor(tg_alu_op op, float a, float b) { return tg_op_alu(op, a, b); }
 

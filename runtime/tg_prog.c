@@ -631,7 +631,8 @@ static int check_combos(const tg_prog *p, const tg_prog_inst *in, uint32_t roles
 #undef TG_FOLD_TWIN
 #define HAS_R(x) ((roles >> TG_ROLE_##x) & 1u)
 #define HAS_I(x) ((imms >> TG_IMM_##x) & 1u)
-    if ((in->op == TG_OP_MEMSET && !HAS_I(VALUE)) || (in->op == TG_OP_AFFINE_SELECT && !HAS_I(FILL)))
+    if ((in->op == TG_OP_MEMSET && !HAS_I(VALUE)) || (in->op == TG_OP_AFFINE_SELECT && !HAS_I(FILL)) ||
+        (in->op == TG_OP_NC_MATCH_REPLACE8 && !HAS_I(IMM)))
         return 0;
     if ((HAS_R(SCALE) && HAS_I(SCALE_NUM)) || (HAS_R(OPERAND0) && HAS_I(OPERAND0_NUM)) ||
         (HAS_R(OPERAND1) && HAS_I(OPERAND1_NUM)) || (HAS_R(INITIAL) && HAS_I(INITIAL_NUM)) ||

@@ -41,7 +41,7 @@ MEANING = {
     "E035": "dimension not positive (a ragged dim: in some iteration)",
     "E036": "operand must be a [P, 1] column",
     "E037": "tensor beyond the binary program's limits: a dim-0 stride over 2^31 - 1 elements (32-bit steps) or more than 2^40 bytes",
-    "E038": "bn_stats / bn_aggr size rule (bn_stats <= 512, bn_aggr <= 4096 free elements, whole records)",
+    "E038": "an op's free-size rule (bn_stats <= 512, bn_aggr <= 4096 free elements in whole records, max8 / nc_find_index8 8 to 16384)",
     "E040": "Tensor-engine input not in SBUF",
     "E041": "Tensor-engine output not in PSUM",
     "E042": "PSUM tile not float32",

@@ -353,6 +353,7 @@ def block_pipeline(sp):
                            op0=r.choice(ARITH), operand0=sp.scalar()))
     cur, curd = t, td
     cols = []   # [P,1] tiles available as operands
+    wides = []  # [P,8] tiles to store (max8, nc_find_index8)
     # a broadcast row
     if r.random() < 0.4:
         gt = sp.tile(sp.dtype(), [P, f])
@@ -366,7 +367,7 @@ def block_pipeline(sp):
         other = None
     for _ in range(r.randrange(1, 5)):
         k = r.choice(("ts", "ts", "tt", "act", "copy", "reduce", "recip", "inplace", "shift", "iota",
-                      "select", "scan", "colop", "shift2", "bits", "where", "stt"))
+                      "select", "scan", "colop", "shift2", "bits", "where", "stt", "top8"))
         nd = sp.dtype()
         if k == "bits":
             nd = sp.dtype(INTS)
@@ -492,6 +493,23 @@ def block_pipeline(sp):
             if r.random() < 0.3:
                 fl["reverse0"] = True
             body.append(op("scalar_tensor_tensor", **fl))
+        elif k == "top8" and f >= 8:
+            # max8, then where those values are (nc_find_index8) and/or the row
+            # without them (nc_match_replace8); a narrower max8 dst may round
+            # values away (not found: the all-ones index)
+            mx = sp.tile(r.choice(("float32", curd, sp.dtype())), [P, 8], sp.bufs())
+            body.append(op("max8", dst="%s[%s, :]" % (mx, tr), src=src))
+            wides.append(mx)
+            kk = r.choice(("find", "match", "both"))
+            if kk != "match":
+                ix = sp.tile(r.choice(("uint32", "uint16")), [P, 8], sp.bufs())
+                body.append(op("nc_find_index8", dst="%s[%s, :]" % (ix, tr), src=src, values="%s[%s, :]" % (mx, tr)))
+                wides.append(ix)
+            if kk != "find":
+                body.append(op("nc_match_replace8", dst=dst, src=src, values="%s[%s, :]" % (mx, tr),
+                               imm=r.choice(("-inf", "0.0", "-1e30", "7.0")) if r.random() < 0.7 else sp.scalar()))
+            else:
+                body.append(op("tensor_copy", dst=dst, src=src))
         elif k == "colop":
             # one element per partition of the current tile as the [P,1] operand
             j = r.randrange(0, f)
@@ -524,6 +542,9 @@ def block_pipeline(sp):
             cd = u_dtype(sp, c)
             yc = sp.out(cd, [n, 1])
             body.append(op("store", dst="%s[%s, :]" % (yc, pr), src="%s[%s, :]" % (c, tr)))
+    for c in wides:  # [P,8] results of max8 / nc_find_index8
+        yc = sp.out(u_dtype(sp, c), [n, 8])
+        body.append(op("store", dst="%s[%s, :]" % (yc, pr), src="%s[%s, :]" % (c, tr)))
     sp.body += rows.wrap(body, sp=sp)
 
 
@@ -1087,10 +1108,16 @@ def block_ragged_free(sp):
     pre = []
     for _ in range(r.randrange(1, 4)):
         k = r.choice(("ts", "act", "tt", "bcast", "reduce", "copy", "memset", "select", "iota", "scan", "dma", "bn",
-                      "shift", "where", "stt"))
+                      "shift", "where", "stt", "match8"))
         u = sp.tile(sp.dtype(), [P, W], sp.bufs())
         src, dst = "%s[%s]" % (cur, R), "%s[%s]" % (u, R)
-        if k in ("where", "stt"):
+        if k == "match8":
+            # nc_match_replace8 on the ragged chunk (no size rule); values of the chunk's dtype
+            vt = sp.tile(u_dtype(sp, cur), [P, 8], sp.bufs())
+            vx = sp.inp(u_dtype(sp, cur), [rows.nx, 8])
+            inner.append(op("load", dst="%s[%s, :]" % (vt, tr), src="%s[%s, :]" % (vx, pr)))
+            inner.append(op("nc_match_replace8", dst=dst, src=src, values="%s[%s, :]" % (vt, tr), imm=sp.scalar(j)))
+        elif k in ("where", "stt"):
             # select / scalar_tensor_tensor on the ragged chunk, with a fresh chunk as the other tile
             b = sp.tile(sp.dtype(), [P, W], sp.bufs())
             y2 = sp.inp(sp.dtype(), [rows.nx, dx])

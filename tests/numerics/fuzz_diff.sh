@@ -101,7 +101,7 @@ one() {
     # what the C back end transformed (the comments it leaves, docs/ir.md)
     for t in forwarded sunk folded; do echo "COVER $t $(grep -c "$t" "$d/gen/fz.c")"; done
     # what the spec used: ops, dtypes, trn2, -D, carried loops, SPEC.md features
-    { sed -n 's/^ *- \([a-z_]*\):.*/\1/p' "$d/in/fz.yaml"; grep -o 'dtype: [a-z0-9_]*' "$d/in/fz.yaml" | cut -c8-
+    { sed -n 's/^ *- \([a-z_0-9]*\):.*/\1/p' "$d/in/fz.yaml"; grep -o 'dtype: [a-z0-9_]*' "$d/in/fz.yaml" | cut -c8-
       cat "$d/in/features"
       grep -q '^target: trn2' "$d/in/fz.yaml" && echo target-trn2
       [ -n "$defs" ] && echo D-override; grep -q 'carried: true' "$d/in/fz.yaml" && echo carried-loop

@@ -390,6 +390,72 @@ def _ref_select_ops(p, x):
     return {k: (v, "exact") for k, v in out.items()}
 
 
+def _max8_key(v):
+    """tg_max8_key: NaN above +inf, then by value, +0 above -0 (uint32 keys)."""
+    b = np.asarray(v, dtype=np.float32).view(np.uint32).astype(np.uint64)
+    k = np.where(b >> 31, 0xffffffff - b, b | 0x80000000)
+    return np.where(np.isnan(v), 0xffffffff, k)
+
+
+def _max8(x):
+    """Per row the 8 largest by _max8_key, descending; NaN canonical."""
+    out = np.empty((x.shape[0], 8))
+    for p in range(x.shape[0]):
+        row = f32(x[p])
+        order = np.argsort(-_max8_key(row).astype(np.float64), kind="stable")
+        out[p] = np.where(np.isnan(row[order[:8]]), np.nan, row[order[:8]])
+    return out
+
+
+def _claims(x, vals):
+    """Element j (in order) claims the lowest unclaimed slot whose value
+    equals it (fp32 ==): per row the claimed index per slot (-1: none)."""
+    idx = -np.ones((x.shape[0], 8), np.int64)
+    for p in range(x.shape[0]):
+        for j, e in enumerate(x[p]):
+            for i in range(8):
+                if idx[p, i] < 0 and e == vals[p, i]:
+                    idx[p, i] = j
+                    break
+    return idx
+
+
+def _find8(x, vals, dtype):
+    idx = _claims(x, vals)
+    return np.where(idx < 0, np.iinfo(np.dtype(dtype)).max, idx).astype(np.float64)
+
+
+def _match8(x, vals, imm):
+    idx, y = _claims(x, vals), x.copy()
+    for p in range(x.shape[0]):
+        y[p, idx[p][idx[p] >= 0]] = imm
+    return y
+
+
+def _inputs_top8_ops(p, r):
+    d = p["D"]
+    x = r.standard_normal((128, d))
+    x[:, 10] = x[:, 3]                        # duplicates of a large value
+    x[0, :20] = 9.0                           # a row whose top 8 are all ties
+    x[1, 5], x[1, 6] = np.nan, np.inf         # NaN ranks first
+    x[2, :] = -np.inf                         # nothing above -inf
+    x[2, 7], x[2, 8] = -0.0, 0.0              # +0 ranks above -0
+    v = np.stack([x[:, 3], x[:, 3], x[:, 0], np.full(128, 123.5), x[:, 299], x[:, 299], x[:, 299],
+                  np.full(128, np.nan)], axis=1)  # twice, absent, three times (present once), NaN
+    return {"x": x, "xb": r.standard_normal((128, d)), "xi": r.integers(-20, 20, (128, d)), "v": v}
+
+
+def _ref_top8_ops(p, x):
+    # orders, ties, NaN and index sentinels as tg_ops.h defines them: exact
+    xf, vf = f32(x["x"]), f32(x["v"])
+    m = _max8(xf)
+    r = _match8(xf, m, -np.inf)
+    mi = _max8(x["xi"])
+    out = {"m": m, "m2": _max8(r), "ix": _find8(xf, m, "uint32"), "iv": _find8(xf, vf, "uint16"), "r": r,
+           "mb": _max8(x["xb"]), "mi": mi, "ixi": _find8(x["xi"], mi, "uint32"), "ri": _match8(x["xi"], mi, 0.0)}
+    return {k: (v, "exact") for k, v in out.items()}
+
+
 # --- the kernel table (mirrors specs/*.yaml; selftest checks it) --------------
 
 def _k(params, inputs, outputs, make, ref):
@@ -727,6 +793,13 @@ TEST_KERNELS = {
                       ("s4", "float16", "128, D"), ("s5", "uint8", "128, D"), ("t1", "float32", "128, D"),
                       ("t2", "bfloat16", "128, D"), ("t3", "int16", "128, D"), ("t4", "float8_e4m3", "128, D")],
                      _inputs_select_ops, _ref_select_ops),
+    "top8_ops": _k({"D": 300},
+                   [("x", "float32", "128, D"), ("xb", "bfloat16", "128, D"), ("xi", "int16", "128, D"),
+                    ("v", "float32", "128, 8")],
+                   [("m", "float32", "128, 8"), ("m2", "float32", "128, 8"), ("ix", "uint32", "128, 8"),
+                    ("iv", "uint16", "128, 8"), ("r", "float32", "128, D"), ("mb", "bfloat16", "128, 8"),
+                    ("mi", "int16", "128, 8"), ("ixi", "uint32", "128, 8"), ("ri", "int16", "128, D")],
+                   _inputs_top8_ops, _ref_top8_ops),
     "fold": _k({"R": 12, "C": 20},
                [("xi", "int32", "128, R, C"), ("xf", "float32", "128, R, C")],
                [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],

@@ -111,6 +111,10 @@ static void vector_rules(void **state)
     assert_int_equal(tg_cost_cycles(T1, &s), 100);  /* bf16 subtract -> multiply, N even: N */
     s.n = 101;
     assert_int_equal(tg_cost_cycles(T1, &s), 202);  /* N odd: 2N */
+    s = shape(TG_OP_MAX8, 300);
+    assert_int_equal(tg_cost_cycles(T1, &s), 300);  /* N, no MIN_II */
+    s = shape(TG_OP_NC_FIND_INDEX8, 16);
+    assert_int_equal(tg_cost_cycles(T1, &s), 16);
     s = shape(TG_OP_SELECT, 100);
     assert_int_equal(tg_cost_cycles(T1, &s), 200);  /* SBUF only: max(64, 2N) */
     s.one_psum = 1;
