@@ -456,6 +456,26 @@ def _ref_top8_ops(p, x):
     return {k: (v, "exact") for k, v in out.items()}
 
 
+def _inputs_loopnum_ops(p, r):
+    x = r.standard_normal((128, 4 * p["D"]))
+    x[:, ::9] = 0.0
+    return {"x": x}
+
+
+def _ref_loopnum_ops(p, x):
+    # per iteration i the number fields are fp64 expressions rounded once to
+    # fp32 (SPEC.md §2.1); each op as in select_ops / top8_ops -> exact
+    d, v = p["D"], f32(x["x"])
+    ys, yt, yr = v.copy(), v.copy(), v.copy()
+    for i in range(4):
+        c = slice(i * d, i * d + d)
+        xc = v[:, c]
+        ys[:, c] = np.where(xc != 0, f32(i * 0.5 + 0.25), xc)
+        yt[:, c] = f32(f32(xc * f32(1.0 / (i + 1))) + xc)
+        yr[:, c] = _match8(xc, _max8(xc), f32(-i - 0.5))
+    return {"ys": (ys, "exact"), "yt": (yt, "exact"), "yr": (yr, "exact")}
+
+
 # --- the kernel table (mirrors specs/*.yaml; selftest checks it) --------------
 
 def _k(params, inputs, outputs, make, ref):
@@ -800,6 +820,9 @@ TEST_KERNELS = {
                     ("iv", "uint16", "128, 8"), ("r", "float32", "128, D"), ("mb", "bfloat16", "128, 8"),
                     ("mi", "int16", "128, 8"), ("ixi", "uint32", "128, 8"), ("ri", "int16", "128, D")],
                    _inputs_top8_ops, _ref_top8_ops),
+    "loopnum_ops": _k({"D": 64}, [("x", "float32", "128, 4*D")],
+                      [("ys", "float32", "128, 4*D"), ("yt", "float32", "128, 4*D"), ("yr", "float32", "128, 4*D")],
+                      _inputs_loopnum_ops, _ref_loopnum_ops),
     "fold": _k({"R": 12, "C": 20},
                [("xi", "int32", "128, R, C"), ("xf", "float32", "128, R, C")],
                [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],
