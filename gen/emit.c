@@ -841,6 +841,16 @@ static tpl_value *dropped(E *e, const IrInst *in)
  * (templates/kernel.c.j2 `lanes`): the same operations in the same order per
  * row, so the same bits, and the chains no longer wait on each other's
  * latency. */
+/* Does a fold with `op` wait on its own latency? The fp add, subtract and
+ * multiply chains do (several cycles each): those gain from lanes. A max or
+ * min fold is a compare and a well-predicted branch per element, and in lanes
+ * it loses more to the staged rows than it gains (softmax's row max: 10 %
+ * slower in lanes), so it keeps the one-row loop. */
+static int latency_bound(SpecAlu op)
+{
+    return op == SPEC_ALU_ADD || op == SPEC_ALU_SUBTRACT || op == SPEC_ALU_MULTIPLY;
+}
+
 static void put_lanes(E *e, const IrInst *in, tpl_value *m, int fold)
 {
     int64_t pc;
@@ -961,7 +971,8 @@ static tpl_value *instruction(E *e, IrInst *orig)
         if (in->has_bias)
             put(e, m, "bias", operand(e, &in->bias, NULL, 0, 0, 0));
         ok = reduce_fields(e, in, m);
-        fold = in->has_reduce && in->dst.dtype == TG_FLOAT32; /* the lanes read the fp32 results back */
+        /* the lanes read the fp32 results back */
+        fold = in->has_reduce && in->dst.dtype == TG_FLOAT32 && latency_bound(in->reduce_op);
         ok = ok && elementwise(e, in, m, 0);
         break;
     case IR_OP_TENSOR_REDUCE: {
@@ -982,7 +993,7 @@ static tpl_value *instruction(E *e, IrInst *orig)
         if (src)
             append(e, src, operand(e, &in->src[0], &nest, 0, 0, 0));
         put(e, m, "src", src);
-        fold = 1;
+        fold = latency_bound(in->alu[0]);
         break;
     }
     case IR_OP_MATMUL:

@@ -90,12 +90,9 @@ static void attention_body(tg_core *core, const uint16_t *q, const uint16_t *k, 
                 }
             }
         }
-        /* blocks of TG_LANES partitions run the statements below in turn (all
-           partition-local) */
-        for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-            /* attention.yaml:53: pool.affine_select */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            { /* attention.yaml:53: pool.affine_select */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 4096;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352;
                 TG_IVDEP
@@ -105,35 +102,19 @@ static void attention_body(tg_core *core, const uint16_t *q, const uint16_t *k, 
                     tg_wr_f32(tg_d, tg_j0, (tg_p + (v_i * 128)) >= tg_f ? tg_rd_f32(tg_s0, tg_j0) : tg_bits_f32(0xff800000u));
                 }
             }
-            /* attention.yaml:54: dve.tensor_reduce */
-            {
-                uint8_t *tg_d[TG_LANES];
-                const uint8_t *tg_s0[TG_LANES];
-                float tg_r[TG_LANES];
+            { /* attention.yaml:54: dve.tensor_reduce */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 2048;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 4096;
+                float tg_r = 0.0f;
                 int64_t tg_k = 0;
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_d[tg_l] = tg_sbuf + (tg_p) * 12352 + 2048;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 12352 + 4096;
-                    tg_r[tg_l] = 0.0f;
-                }
+                TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    if (tg_k++) {
-                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
-                            tg_r[tg_l] = tg_alu_raw_maximum(tg_r[tg_l], tg_rd_f32(tg_s0[tg_l], tg_j0));
-                    } else {
-                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
-                            tg_r[tg_l] = tg_rd_f32(tg_s0[tg_l], tg_j0);
-                    }
+                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                    tg_r = tg_k++ ? tg_alu_raw_maximum(tg_r, tg_x) : tg_x;
                 }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    tg_wr_f32(tg_d[tg_l], 0, -tg_nan_canon(tg_r[tg_l]));
-                }
+                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
             }
-
-            /* attention.yaml:55: act.activation */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+            { /* attention.yaml:55: act.activation */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 12352;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 4096;
                 const float tg_scale = 1.0f;

@@ -31,32 +31,18 @@ static void softmax_body(tg_core *core, const float *x, float *y)
         for (int64_t v_i = 0; v_i < 8; v_i += 1) { /* softmax.yaml:23 */
             /* softmax.yaml:25: dma.load forwarded: its readers read x directly */
             /* softmax.yaml:27: dve.tensor_reduce */
-            {
-                uint8_t *tg_d[TG_LANES];
-                const uint8_t *tg_s0[TG_LANES];
-                float tg_r[TG_LANES];
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 6144;
+                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
+                float tg_r = 0.0f;
                 int64_t tg_k = 0;
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_d[tg_l] = tg_sbuf + (tg_p) * 6272 + 6144;
-                    tg_s0[tg_l] = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-                    tg_r[tg_l] = 0.0f;
-                }
+                TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    if (tg_k++) {
-                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
-                            tg_r[tg_l] = tg_alu_raw_maximum(tg_r[tg_l], tg_rd_f32(tg_s0[tg_l], tg_j0));
-                    } else {
-                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
-                            tg_r[tg_l] = tg_rd_f32(tg_s0[tg_l], tg_j0);
-                    }
+                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                    tg_r = tg_k++ ? tg_alu_raw_maximum(tg_r, tg_x) : tg_x;
                 }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    tg_wr_f32(tg_d[tg_l], 0, -tg_nan_canon(tg_r[tg_l]));
-                }
+                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
             }
-
             /* softmax.yaml:29: act.activation */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 4096;
