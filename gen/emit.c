@@ -43,6 +43,14 @@ static const char *const dtype_enums[TG_DTYPE_COUNT] = {
 /* Elements per block when the template splits an innermost loop. */
 #define EMIT_CHUNK 64
 
+/* Activation result tables (act_table): at most this many settings, read by
+ * at most this many instructions each; a table is worth building when its
+ * activations compute at least as many elements per run as it has entries
+ * (work counted up to EMIT_TABLE_WORK). */
+#define EMIT_TABLES 8
+#define EMIT_TABLE_USES 16
+#define EMIT_TABLE_WORK ((int64_t)1 << 40)
+
 /* Fewest partitions for which a fold, scan or statistic runs in lanes
  * (TG_LANES rows at once, runtime/tg_ops.h): below, the per-row chains are
  * cheaper than the lanes. */
@@ -64,6 +72,16 @@ typedef struct E {
     int region_lanes;   /* an instruction of the region being built runs in lanes */
     Fwd fwd;            /* HBM forwarding: what each instruction becomes */
     int64_t pe_floats;  /* PE staging the largest matmul/transpose needs (core->pe) */
+    int64_t trips;      /* iterations of the enclosing spec loops (at most EMIT_TABLE_WORK) */
+    int ntab;           /* activation result tables wanted (act_table) */
+    struct {
+        SpecAct func;       /* the setting: function, scale, source dtype */
+        double scale;
+        tg_dtype src;
+        int64_t n;          /* entries: 2^(8 * source bytes) */
+        tpl_value *use[EMIT_TABLE_USES]; /* the instructions that read it */
+        int nuse;
+    } tab[EMIT_TABLES];
 } E;
 
 /* A free-loop nest shared by an instruction's operands: counts outer first,
@@ -860,6 +878,64 @@ static void put_lanes(E *e, const IrInst *in, tpl_value *m, int fold)
         e->region_lanes = 1;
 }
 
+/* An activation without a bias operand, with a constant scale, on a source
+ * of one or two bytes (bf16, fp16, fp8, int8/uint8, int16/uint16) has at
+ * most 65,536 distinct inputs: its results can come from a table of
+ * tg_activation over every input encoding, built once per run of the kernel
+ * and setting (function, scale, source dtype) by the very same function, so
+ * the bits are those of the element-by-element form. Tables live in the core's
+ * PE storage after the Tensor-engine staging (the template's `tables`; where
+ * they would not fit in TG_PE_FLOATS_MAX the activation computes each
+ * element). Records the wish; act_tables() places them. */
+static void act_table(E *e, const IrInst *in, tpl_value *m)
+{
+    int64_t pc, nf, bytes = (int64_t)tg_dtype_size(in->src[0].dtype), n = (int64_t)1 << (8 * bytes);
+    put_int(e, m, "table", -1);
+    if (in->has_bias || in->scalar[0].is_ap || in->scalar[0].numx || bytes > 2 || !ir_expr_const(in->dst.pcount, &pc) ||
+        (nf = ir_ap_free_elems(&in->dst)) < 1 || pc * nf > EMIT_TABLE_WORK / e->trips ||
+        pc * nf * e->trips < n)
+        return;
+    int t = 0;
+    while (t < e->ntab && !(e->tab[t].func == in->func && e->tab[t].src == in->src[0].dtype &&
+                            !memcmp(&e->tab[t].scale, &in->scalar[0].num, sizeof(double))))
+        t++;
+    if (t == EMIT_TABLES || (t < e->ntab && e->tab[t].nuse == EMIT_TABLE_USES))
+        return;
+    if (t == e->ntab) {
+        e->ntab++;
+        e->tab[t].func = in->func;
+        e->tab[t].scale = in->scalar[0].num;
+        e->tab[t].src = in->src[0].dtype;
+        e->tab[t].n = n;
+        e->tab[t].nuse = 0;
+    }
+    e->tab[t].use[e->tab[t].nuse++] = m;
+}
+
+/* Places the tables after the largest staging, in order while they fit in
+ * TG_PE_FLOATS_MAX: each user gets `table` (its first float in core->pe) and
+ * `table_id`; the context gets `tables` (the flags of which are built). */
+static void act_tables(E *e, tpl_value *ctx)
+{
+    tpl_value *l = new_list(e);
+    int64_t at = e->pe_floats;
+    for (int t = 0; t < e->ntab; t++) {
+        if (at + e->tab[t].n > TG_PE_FLOATS_MAX)
+            continue;
+        for (int u = 0; u < e->tab[t].nuse; u++) {
+            put_int(e, e->tab[t].use[u], "table", at);
+            put_int(e, e->tab[t].use[u], "table_id", t);
+            put_int(e, e->tab[t].use[u], "table_n", e->tab[t].n);
+        }
+        tpl_value *m = new_map(e);
+        put_int(e, m, "id", t);
+        append(e, l, m);
+        at += e->tab[t].n;
+    }
+    e->pe_floats = at;
+    put(e, ctx, "tables", l);
+}
+
 static tpl_value *instruction(E *e, IrInst *orig)
 {
     IrInst *in = current(e, orig);
@@ -973,6 +1049,7 @@ static tpl_value *instruction(E *e, IrInst *orig)
         ok = reduce_fields(e, in, m);
         /* the lanes read the fp32 results back */
         fold = in->has_reduce && in->dst.dtype == TG_FLOAT32 && latency_bound(in->reduce_op);
+        act_table(e, in, m);
         ok = ok && elementwise(e, in, m, 0);
         break;
     case IR_OP_TENSOR_REDUCE: {
@@ -1189,7 +1266,10 @@ static tpl_value *loop(E *e, const IrLoop *lp)
     put_int(e, m, "step", lp->step);
     put_bool(e, m, "carried", lp->carried);
     put_str(e, m, "where", where(e, lp->loc));
+    int64_t trips = e->trips;
+    e->trips = lp->trip > 0 && e->trips <= EMIT_TABLE_WORK / lp->trip ? e->trips * lp->trip : EMIT_TABLE_WORK;
     put(e, m, "body", body(e, lp->body, lp->nbody));
+    e->trips = trips;
     return m;
 }
 
@@ -1425,8 +1505,10 @@ tpl_value *emit_context(tpl_arena *ta, Arena *arena, const Ir *ir, const Plan *p
     for (int a = 0; grid_n && a < 3; a++)
         append(&e, grid_n, tpl_int(e.ta, a < s->grid_rank ? s->grid[a] : 1));
     put(&e, ctx, "grid_n", grid_n);
+    e.trips = 1;
     put(&e, ctx, "body", body(&e, ir->body, ir->nbody));
-    put_int(&e, ctx, "pe_floats", e.pe_floats); /* after body: its matmuls and transposes */
+    act_tables(&e, ctx); /* after body: its matmuls and transposes */
+    put_int(&e, ctx, "pe_floats", e.pe_floats);
     if (e.oom)
         goto oom;
     return e.errors ? NULL : ctx;

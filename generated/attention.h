@@ -9,7 +9,8 @@
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
 #define ATTENTION_SBUF_PEAK_BYTES 12352
 #define ATTENTION_PSUM_PEAK_BANKS 2
-/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none). */
+/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none),
+ * then its activation result tables (65536 or 256 floats each; docs/storage.md). */
 #define ATTENTION_PE_FLOATS 147456
 
 /* The storage the caller provides for a tg_core running attention

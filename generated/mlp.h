@@ -9,7 +9,8 @@
 /* Planned SBUF bytes per partition and PSUM banks (tilegen gen --report). */
 #define MLP_SBUF_PEAK_BYTES 18432
 #define MLP_PSUM_PEAK_BANKS 4
-/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none). */
+/* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none),
+ * then its activation result tables (65536 or 256 floats each; docs/storage.md). */
 #define MLP_PE_FLOATS 81920
 
 /* The storage the caller provides for a tg_core running mlp

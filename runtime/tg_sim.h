@@ -42,6 +42,16 @@ TG_SIM_ACCESSOR(u32, uint32_t, (float), tg_f32_to_u32)
 
 #undef TG_SIM_ACCESSOR
 
+/* The encoding of element i of a row of a 1- or 2-byte dtype, as a table
+ * index (the generated code's activation tables, gen/emit.c act_table). */
+static inline uint32_t tg_key8(const uint8_t *row, int64_t i) { return row[i]; }
+static inline uint32_t tg_key16(const uint8_t *row, int64_t i)
+{
+    uint16_t v;
+    memcpy(&v, row + i * 2, sizeof v);
+    return v;
+}
+
 /* Element 2i of an fp32 SBUF/PSUM row, as tg_rd_f32(row, 2 * i): on a
  * little-endian host read as the low half of the 8-byte pair 2i, 2i+1 (a
  * contiguous load the compiler vectorizes, where stride-2 loads are not at

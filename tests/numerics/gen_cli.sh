@@ -117,6 +117,18 @@ for k in reduce_ops select_ops top8_ops loopnum_ops; do
   check "more ops: $k.yaml C simulation and ISS bit-identical" \
     'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" '$k' >"$w/'$k'-iss.log" 2>&1'
 done
+# Activations on sources of 16 bits or fewer read result tables (gen/emit.c
+# act_table): four tables, the PE storage they need, numpy, and the ISS (which
+# computes every element) bit for bit.
+check "activation tables: acttab.yaml builds one table per setting, counted in ACTTAB_PE_FLOATS" \
+  '"$TILEGEN" gen -o "$w/out" "$here/specs/acttab.yaml" &&
+   [ "$(grep -c "tg_built[0-9]* = 1;" "$w/out/acttab.c")" = 4 ] &&
+   [ "$(grep -c "= tg_tab\[tg_key" "$w/out/acttab.c")" = 4 ] &&
+   grep -q "define ACTTAB_PE_FLOATS 131584$" "$w/out/acttab.h"'
+check "activation tables: acttab.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" acttab >"$w/acttab.log" 2>&1'
+check "activation tables: acttab.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" acttab >"$w/acttab-iss.log" 2>&1'
 # An independent loop updating its own column after a memset (no value flows
 # between iterations, so E054 does not apply): numpy exact, ISS bit for bit.
 check "column updates: colacc.yaml matches numpy" \

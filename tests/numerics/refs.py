@@ -754,6 +754,31 @@ def _ref_grid_blocks(p, x):
     return {"y": (y.astype(np.float64), "exact")}
 
 
+def _inputs_acttab(p, r):
+    return {"x": 3.0 * r.standard_normal((p["N"], p["D"])), "xi": r.integers(-128, 128, (128, 300)),
+            "xe": 2.0 * r.standard_normal((128, 300))}
+
+
+def _ref_acttab(p, x):
+    # Each table entry is the runtime's activation of that input (<= 1 ulp,
+    # docs/numerics.md); 4 u relative allowed. Row sums: a left fold of D fp32
+    # adds, (D + 4) u of sum|y|. bf16 results: one more rounding, 2^-8 relative.
+    import math
+    v = x["x"]
+    erfc = np.vectorize(math.erfc)  # 1 + erf(z) = erfc(-z), without cancellation for z << 0
+    g = 0.5 * v * erfc(-v / math.sqrt(2.0))
+    t = 2.0 * v
+    h = t / (1.0 + np.exp(-t))
+    d = p["D"]
+    rows = lambda a: np.sum(a, axis=1, keepdims=True)  # noqa: E731
+    elem = lambda a: 4 * U32 * np.abs(a) + TINY  # noqa: E731  (TINY: results that underflow fp32)
+    hb = fp.round_to(h, fp.BF16)
+    y3, y4 = np.tanh(x["xi"]), np.exp(x["xe"])
+    return {"y1": (g, elem(g)), "s1": (rows(g), (d + 4) * U32 * rows(np.abs(g)) + 1e-37),
+            "y2": (hb, ULP_BF16 * np.abs(h) / 2 + elem(h)), "s2": (rows(h), (d + 4) * U32 * rows(np.abs(h)) + 1e-37),
+            "y3": (y3, elem(y3)), "y4": (y4, elem(y4))}
+
+
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
 # gen-cli suite (check.sh with SPECS=tests/numerics/specs).
 TEST_SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
@@ -823,6 +848,11 @@ TEST_KERNELS = {
     "loopnum_ops": _k({"D": 64}, [("x", "float32", "128, 4*D")],
                       [("ys", "float32", "128, 4*D"), ("yt", "float32", "128, 4*D"), ("yr", "float32", "128, 4*D")],
                       _inputs_loopnum_ops, _ref_loopnum_ops),
+    "acttab": _k({"N": 256, "D": 512},
+                 [("x", "bfloat16", "N, D"), ("xi", "int8", "128, 300"), ("xe", "float8_e4m3", "128, 300")],
+                 [("y1", "float32", "N, D"), ("s1", "float32", "N, 1"), ("y2", "bfloat16", "N, D"),
+                  ("s2", "float32", "N, 1"), ("y3", "float32", "128, 300"), ("y4", "float32", "128, 300")],
+                 _inputs_acttab, _ref_acttab),
     "fold": _k({"R": 12, "C": 20},
                [("xi", "int32", "128, R, C"), ("xf", "float32", "128, R, C")],
                [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],
