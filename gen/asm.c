@@ -746,17 +746,6 @@ static int imm_value(A *a, tg_isa_imm key, uint64_t *v)
     }
 }
 
-/* The FEXPR twin of a FLOAT key (itself for any other key). */
-static int fexpr_twin(tg_isa_imm key)
-{
-#define TWIN(F, X)                                                                                                \
-    if (key == TG_IMM_##F)                                                                                        \
-        return TG_IMM_##X;
-    TG_ISA_FLOAT_TWINS(TWIN)
-#undef TWIN
-    return (int)key;
-}
-
 static int find_key(const char *const *keys, int n, const char *w)
 {
     for (int i = 0; i < n; i++)
@@ -863,7 +852,7 @@ static int instruction(A *a)
             imm = find_key(tg_isa_imm_key, TG_IMM_COUNT, key);
             role = -1;
             if (imm >= 0 && (skip_ws(a), peek(a) == '('))
-                imm = fexpr_twin((tg_isa_imm)imm); /* scale=(1.0 / (r0 + 1)): a number per iteration */
+                imm = (int)tg_isa_fexpr_twin((tg_isa_imm)imm); /* scale=(1.0 / (r0 + 1)): a number per iteration */
         }
         if (role < 0 && imm < 0)
             return err(a, at(a, sk), "A003", "unknown field '%s'", key);
@@ -908,7 +897,7 @@ static int instruction(A *a)
             return err(a, at(a, st), "A005", "%s needs field '%s'", w, tg_isa_imm_key[i]);
     if ((roles >> TG_ROLE_REDUCE_DST & 1u) != (ims >> TG_IMM_REDUCE_OP & 1u))
         return err(a, at(a, st), "A005", "reduce_dst and reduce_op go together");
-#define HAS_NUM(F) ((ims >> TG_IMM_##F & 1u) || (ims >> fexpr_twin(TG_IMM_##F) & 1u))
+#define HAS_NUM(F) ((ims >> TG_IMM_##F & 1u) || (ims >> tg_isa_fexpr_twin(TG_IMM_##F) & 1u))
     if ((op == TG_OP_MEMSET && !HAS_NUM(VALUE)) || (op == TG_OP_AFFINE_SELECT && !HAS_NUM(FILL)))
         return err(a, at(a, st), "A005", "%s needs field '%s'", w, op == TG_OP_MEMSET ? "value" : "fill");
     if (op == TG_OP_TENSOR_SCALAR) {
@@ -927,7 +916,7 @@ static int instruction(A *a)
         static const tg_isa_role sr[3] = {TG_ROLE_PRED, TG_ROLE_ON_TRUE, TG_ROLE_ON_FALSE};
         static const tg_isa_imm si[3] = {TG_IMM_PRED_NUM, TG_IMM_ON_TRUE_NUM, TG_IMM_ON_FALSE_NUM};
         for (int i = 0; i < 3; i++)
-            if (!(roles >> sr[i] & 1u) && !(ims >> si[i] & 1u) && !(ims >> fexpr_twin(si[i]) & 1u))
+            if (!(roles >> sr[i] & 1u) && !(ims >> si[i] & 1u) && !(ims >> tg_isa_fexpr_twin(si[i]) & 1u))
                 return err(a, at(a, st), "A005", "%s needs field '%s'", w, tg_isa_role_key[sr[i]]);
     }
 #undef HAS_NUM

@@ -76,6 +76,20 @@ typedef enum tg_isa_imm {
     TG_IMM_COUNT
 } tg_isa_imm;
 
+/* The FEXPR twin of a FLOAT immediate key (TG_ISA_FLOAT_TWINS), or the key
+ * itself for any other key: the assembler, the decoder and the executors
+ * resolve twins through this one function. */
+static inline tg_isa_imm tg_isa_fexpr_twin(tg_isa_imm key)
+{
+    switch (key) {
+#define TG_ISA_TWIN_CASE(F, X)                                                                                    \
+    case TG_IMM_##F: return TG_IMM_##X;
+        TG_ISA_FLOAT_TWINS(TG_ISA_TWIN_CASE)
+#undef TG_ISA_TWIN_CASE
+    default: return key;
+    }
+}
+
 #define TG_ISA_R(role) (1u << TG_ROLE_##role)
 #define TG_ISA_I(imm) (1ull << TG_IMM_##imm)
 

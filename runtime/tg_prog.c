@@ -280,16 +280,6 @@ int tg_prog_feval(const tg_prog *p, uint32_t expr, const int64_t *regs, double *
 int tg_prog_number(const tg_prog *p, const tg_prog_inst *in, tg_isa_imm key, const int64_t *regs, float dflt,
                    float *out)
 {
-    static const tg_isa_imm floats[] = {
-#define TG_TWIN_F(F, X) TG_IMM_##F,
-        TG_ISA_FLOAT_TWINS(TG_TWIN_F)
-#undef TG_TWIN_F
-    };
-    static const tg_isa_imm twins[] = {
-#define TG_TWIN_X(F, X) TG_IMM_##X,
-        TG_ISA_FLOAT_TWINS(TG_TWIN_X)
-#undef TG_TWIN_X
-    };
     uint64_t v;
     if (tg_prog_find_imm(p, in, key, &v)) {
         tg_math_f64u d;
@@ -297,13 +287,13 @@ int tg_prog_number(const tg_prog *p, const tg_prog_inst *in, tg_isa_imm key, con
         *out = (float)d.d;
         return 0;
     }
-    for (size_t i = 0; i < sizeof floats / sizeof floats[0]; i++)
-        if (floats[i] == key && tg_prog_find_imm(p, in, twins[i], &v)) {
-            double d;
-            int rc = tg_prog_feval(p, (uint32_t)v, regs, &d);
-            *out = (float)d;
-            return rc;
-        }
+    tg_isa_imm twin = tg_isa_fexpr_twin(key);
+    if (twin != key && tg_prog_find_imm(p, in, twin, &v)) {
+        double d;
+        int rc = tg_prog_feval(p, (uint32_t)v, regs, &d);
+        *out = (float)d;
+        return rc;
+    }
     *out = dflt;
     return 0;
 }

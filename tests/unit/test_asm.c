@@ -79,6 +79,16 @@ static uint8_t *assemble_ok(const char *text, size_t len, size_t *outlen)
     return bin;
 }
 
+/* Assembles text (which must assemble) and decodes it into *p; the caller
+ * frees the returned binary, which *p points into. */
+static uint8_t *assemble_decoded(const char *text, tg_prog *p)
+{
+    size_t n;
+    uint8_t *bin = assemble_ok(text, strlen(text), &n);
+    assert_int_equal(tg_prog_decode(p, bin, n), 0);
+    return bin;
+}
+
 /* ---- round trips ---------------------------------------------------------- */
 
 static void roundtrip_every_spec(void **state)
@@ -661,10 +671,8 @@ static void expression_text_roundtrip(void **state)
                  "loop reg=r1, var=j, start=0, stop=2, step=1\n"
                  "pool.iota dst=sbuf:t[0:+128] @0 float32 [[1,4]], expr=%s\nendloop reg=r1\nendloop reg=r0\n",
                  exprs[i]);
-        size_t n;
-        uint8_t *bin = assemble_ok(text, strlen(text), &n);
         tg_prog p;
-        assert_int_equal(tg_prog_decode(&p, bin, n), 0);
+        uint8_t *bin = assemble_decoded(text, &p);
         tg_prog_inst in;
         tg_prog_get_inst(&p, 2, &in);
         uint64_t off;
@@ -685,10 +693,8 @@ static void expression_eval(void **state)
                        "pool.iota dst=sbuf:t[0:+128] @0 float32 [[1,4]], expr=r0 * 4611686018427387904\n"
                        "pool.iota dst=sbuf:t[0:+128] @0 float32 [[1,4]], expr=p / r0 + f\n"
                        "endloop reg=r0\n";
-    size_t n;
-    uint8_t *bin = assemble_ok(text, strlen(text), &n);
     tg_prog p;
-    assert_int_equal(tg_prog_decode(&p, bin, n), 0);
+    uint8_t *bin = assemble_decoded(text, &p);
     int64_t regs[TG_ISA_MAX_REGS] = {3}, v = 0;
     uint64_t off;
     tg_prog_inst in;
@@ -722,10 +728,8 @@ static void number_expression_eval(void **state)
                        "dve.memset dst=sbuf:t[0:+128] @0 float32 [[1,4]], value=((1e20 * r0) % 7 - 0.1)\n"
                        "dve.memset dst=sbuf:t[0:+128] @0 float32 [[1,4]], value=(1.5 / (r0 - 1))\n"
                        "endloop reg=r0\n";
-    size_t n;
-    uint8_t *bin = assemble_ok(text, strlen(text), &n);
     tg_prog p;
-    assert_int_equal(tg_prog_decode(&p, bin, n), 0);
+    uint8_t *bin = assemble_decoded(text, &p);
     int64_t regs[TG_ISA_MAX_REGS] = {1};
     tg_prog_inst in;
     float f = 0;
