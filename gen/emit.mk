@@ -29,6 +29,13 @@ bench-gen-numerics: $(TILEGEN)
 	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) CC="$(CC)" BUILD=$(BUILD) TIMING=1 \
 	  tests/numerics/check.sh $(GEN_NUMERICS_KERNELS)
 
+# The NKI matmul tutorial's size (bf16 4096x8192 @ 8192x8192): the C
+# simulation against numpy and OpenBLAS sgemm, one thread (~1 min).
+BENCHES += nki-matmul
+.PHONY: bench-nki-matmul
+bench-nki-matmul: $(TILEGEN)
+	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) CC="$(CC)" BUILD=$(BUILD) tests/numerics/nki_matmul_bench.sh
+
 # Differential fuzzer (tests/numerics/fuzz_diff.sh): random valid specs, C
 # simulation vs ISS bit for bit, and every phase after check must accept them.
 # The suite (make test) is a quick smoke of FUZZ_DIFF_N seeds from

@@ -4,9 +4,14 @@
 # present: -std=c99 -ffreestanding -Wall -Wextra -Wpedantic -Werror -Wshadow
 # -ffp-contract=off; `nm -u` within memcpy/memset/tg_*), link it with the host harness run_kernel.c, run it on
 # refs.py's inputs and check with `refs.py compare`. One pass/fail per kernel;
-# ends with "N passed, M failed". TIMING=1 adds the kernel's best wall time
-# next to numpy's (np_time.py) for the same math (TIMING_N runs each, default
-# 20; best of them, so both sides are timed warm) and a table with the ratio.
+# ends with "N passed, M failed". TIMING=1 (`make bench`) adds the kernel's
+# best wall time next to numpy's (np_time.py) for the same math (TIMING_N runs
+# each, default 20; best of them, so both sides are timed warm; numpy and its
+# OpenBLAS on one thread), and a table: the kernel's HBM bytes and FLOPs (its
+# `tilegen profile`), what the C simulation achieves and its fraction of the
+# machine's limit measured in the same run by limits.c (the copy bandwidth at
+# the kernel's working-set size, or the peak fp32 FLOP rate, whichever bounds
+# the kernel's time), and OpenBLAS sgemm on the kernel's matrix products.
 # Env: TILEGEN, PYTHON, CC, BUILD (scratch under $BUILD/gen-numerics);
 # SPECS: the directory of the kernels' specs (default specs/);
 # GEN_DIR: take the kernel's files from there (e.g. generated/) instead of
@@ -25,6 +30,13 @@ mkdir -p "$work" || exit 2
 rm -f "$work/timings"
 STRICT="-std=c99 -ffreestanding -Wall -Wextra -Wpedantic -Werror -Wshadow -Wundef -ffp-contract=off -O2"
 build_rt tg_core tg_dtype tg_math tg_alu tg_ops host/tg_npy
+
+if [ -n "$TIMING" ]; then
+  export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 # one thread, like the C simulation
+  $CC -std=c11 -O2 -march=native -ffp-contract=fast "$here/limits.c" -o "$work/limits" ||
+    { echo "cannot build limits.c"; echo "0 passed, 1 failed"; exit 1; }
+  peak=$("$work/limits" flops)
+fi
 
 pass=0; fail=0
 for k in "$@"; do
@@ -53,13 +65,29 @@ for k in "$@"; do
     c=$("$d/run" "$d" "$TIMING_N" | sed -n 's/^time_ms //p')
     n=$("$PYTHON" "$here/np_time.py" "$k" "$d" "$TIMING_N")
     echo "  $k: C simulation ${c} ms, numpy ${n} ms (best of $TIMING_N)"
-    echo "$k $c $n" >>"$work/timings"
+    # HBM bytes and FLOPs as tilegen profile counts them; the working set: the
+    # kernel's tensors (the .npy files of its inputs and outputs)
+    bf=$("$TILEGEN" profile --json - "$SPECS/$k.yaml" 2>/dev/null |
+         "$PYTHON" -c 'import json, sys; j = json.load(sys.stdin); print(j["dma"]["bytes"], j["flops"])') || bf="0 0"
+    ws=$(cat "$d"/*.npy | wc -c)
+    bw=$("$work/limits" copy "$ws")
+    sg=$("$PYTHON" "$here/np_time.py" --sgemm "$k" "$d" "$TIMING_N")
+    echo "$k $c $n $bf $bw $sg" >>"$work/timings"
   fi
 done
 if [ -n "$TIMING" ] && [ -s "$work/timings" ]; then
-  echo "kernel            C sim (ms)  numpy (ms)  numpy/C  (best of $TIMING_N each; >= 1: the C simulation is faster)"
-  awk '{ r = ($2 > 0 && $3 != "n/a") ? sprintf("%7.2f", $3 / $2) : "    n/a";
-         printf "%-16s %11s %11s  %s\n", $1, $2, $3, r }' "$work/timings"
+  echo "machine: peak fp32 $peak GFLOP/s (limits.c flops, one thread); copy bandwidth measured per kernel at its working set"
+  echo "kernel            C sim ms  numpy ms numpy/C     HBM MB   GFLOP bound      achieved    limit  of limit  sgemm ms sgemm/C"
+  awk -v peak="$peak" '{
+    c = $2; r = (c > 0 && $3 != "n/a") ? sprintf("%7.2f", $3 / c) : "    n/a";
+    mb = $4 / 1e6; gf = $5 / 1e9; bw = $6;
+    # the bound: the larger of the times the bytes need at the copy bandwidth
+    # and the FLOPs at peak
+    flop = (gf / peak > mb / 1e3 / bw);
+    if (flop) { ach = gf / (c / 1e3); lim = peak; unit = "GFLOP/s" } else { ach = mb / 1e3 / (c / 1e3); lim = bw; unit = "GB/s" }
+    sr = ($7 != "n/a" && c > 0) ? sprintf("%7.2f", $7 / c) : "    n/a";
+    printf "%-16s %9s %9s %s %10.1f %7.2f %-6s %7.1f %-7s %7.1f %8.1f%% %9s %s\n", $1, c, $3, r, mb, gf,
+           flop ? "flops" : "memory", ach, unit, lim, 100 * ach / lim, $7, sr }' "$work/timings"
 fi
 echo "$pass passed, $fail failed"
 [ $fail = 0 ]

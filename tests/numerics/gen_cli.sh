@@ -129,6 +129,10 @@ check "activation tables: acttab.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" acttab >"$w/acttab.log" 2>&1'
 check "activation tables: acttab.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" acttab >"$w/acttab-iss.log" 2>&1'
+# The bench's NKI-size matmul spec (make bench runs it with -D at the
+# tutorial's size) at its default size: numpy exact.
+check "bench: bench/specs/matmul_nki.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$root/bench/specs" "$here/check.sh" matmul_nki >"$w/matmul_nki.log" 2>&1'
 # An independent loop updating its own column after a memset (no value flows
 # between iterations, so E054 does not apply): numpy exact, ISS bit for bit.
 check "column updates: colacc.yaml matches numpy" \

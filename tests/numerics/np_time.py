@@ -1,7 +1,10 @@
 #!/usr/bin/python3
-"""np_time.py KERNEL DIR [RUNS]: best-of-RUNS (default 5) wall time (ms) of
+"""np_time.py [--sgemm] KERNEL DIR [RUNS]: best-of-RUNS (default 5) wall time (ms) of
 the kernel's math in numpy, fp32 (bf16 decoded from / encoded to the same uint16 bits inside the
-timed call), on DIR's inputs; matmul through numpy's BLAS. A rough yardstick for the generated C simulation (tests/numerics/check.sh)."""
+timed call), on DIR's inputs; matmul through numpy's BLAS. A rough yardstick for the generated C
+simulation (tests/numerics/check.sh). With --sgemm: only the kernel's matrix products, on fp32
+operands prepared outside the timed call, i.e. the BLAS sgemm calls on the same shapes ("n/a" for a
+kernel without products). Run it with OPENBLAS_NUM_THREADS=1 for a one-thread comparison."""
 import os
 import sys
 import time
@@ -82,14 +85,47 @@ MATH = {
 }
 
 
+def _products_attention(q, k, v):
+    s = q.shape[0]
+    qf, kf, vf = dec(q), dec(k), dec(v)
+    p = np.ones((s, s), dtype=np.float32)
+    return [(qf, np.ascontiguousarray(kf.T)), (p, vf)]
+
+
+def _products_mlp(x, wg, wu, wd):
+    xf, gf, uf, df = dec(x), dec(wg), dec(wu), dec(wd)
+    return [(xf, gf), (xf, uf), (np.ones((xf.shape[0], gf.shape[1]), dtype=np.float32), df)]
+
+
+# The fp32 matrix products of each kernel's math (operands as numpy's BLAS takes them).
+PRODUCTS = {
+    "matmul": lambda a, b: [(np.ascontiguousarray(dec(a).T), dec(b))],
+    "matmul_nki": lambda a, b: [(np.ascontiguousarray(dec(a).T), dec(b))],
+    "mlp": _products_mlp,
+    "attention": _products_attention,
+}
+MATH["matmul_nki"] = MATH["matmul"]
+
+
+def _sgemm(prods):
+    for a, b in prods:
+        a @ b
+
+
 def main():
-    kernel, d = sys.argv[1], sys.argv[2]
-    runs = int(sys.argv[3]) if len(sys.argv) > 3 else 5
-    if kernel not in MATH:
+    argv = sys.argv[1:]
+    sgemm = bool(argv) and argv[0] == "--sgemm"
+    if sgemm:
+        argv = argv[1:]
+    kernel, d = argv[0], argv[1]
+    runs = int(argv[2]) if len(argv) > 2 else 5
+    if kernel not in (PRODUCTS if sgemm else MATH):
         print("n/a")
         return
     names, fn = MATH[kernel]
     args = [np.load(os.path.join(d, n + ".npy")) for n in names]
+    if sgemm:
+        args, fn = [PRODUCTS[kernel](*args)], _sgemm
     best = None
     for _ in range(runs):
         t0 = time.perf_counter()

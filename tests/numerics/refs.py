@@ -783,6 +783,10 @@ def _ref_acttab(p, x):
 # gen-cli suite (check.sh with SPECS=tests/numerics/specs).
 TEST_SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
 TEST_KERNELS = {
+    # bench/specs/matmul_nki.yaml at its default (small) size
+    "matmul_nki": _k({"M": 256, "K": 512, "N": 1024},
+                     [("lhsT", "bfloat16", "K, M"), ("rhs", "bfloat16", "K, N")],
+                     [("result", "float32", "M, N")], _inputs_matmul, _ref_matmul),
     "preduce": _k({"P": 128, "R": 100, "F": 96},
                   [("x", "float32", "P, F"), ("xi", "int32", "P, F")],
                   [("sum", "float32", "1, F"), ("mx", "float32", "1, F"),

@@ -1,0 +1,110 @@
+/* limits.c - the machine's measured limits, one thread, for `make bench`
+ * (tests/numerics/check.sh TIMING=1): what fraction of the machine a C
+ * simulation reaches is judged against these, measured in the same run.
+ *
+ *   limits copy BYTES   GB/s of a copy loop whose working set is BYTES (half
+ *                       read, half written; bytes read + written per second)
+ *   limits flops        fp32 GFLOP/s of independent multiply-add chains, as
+ *                       wide as the compiler makes them (build with
+ *                       -march=native -ffp-contract=fast: the machine's peak)
+ *
+ * Each prints one number: the best of several timed runs of at least ~20 ms.
+ * Host-only (stdio, heap, clock_gettime). */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Best GB/s of memcpy over a working set of `bytes` (>= 2 KiB). */
+static double copy_gbps(size_t bytes)
+{
+    size_t half = bytes / 2 / 64 * 64;
+    if (half < 1024)
+        half = 1024;
+    unsigned char *src = aligned_alloc(64, half), *dst = aligned_alloc(64, half);
+    if (!src || !dst) {
+        free(src);
+        free(dst);
+        return 0;
+    }
+    memset(src, 1, half);
+    memset(dst, 2, half);
+    /* repetitions so that one timed run moves at least 256 MiB */
+    size_t reps = ((size_t)256 << 20) / (2 * half) + 1;
+    double best = 0;
+    for (int run = 0; run < 7; run++) {
+        double t0 = now_s();
+        for (size_t r = 0; r < reps; r++) {
+            memcpy(dst, src, half);
+            src[r % half] ^= dst[(r * 7) % half]; /* keep every copy observable */
+        }
+        double dt = now_s() - t0, g = (double)(2 * half) * (double)reps / dt / 1e9;
+        best = g > best ? g : best;
+    }
+    free(src);
+    free(dst);
+    return best;
+}
+
+typedef float v8 __attribute__((vector_size(32)));
+
+/* Best GFLOP/s of 12 independent 8-wide a = a * m + c chains, each in its
+ * own register (named, so no compiler keeps them in memory). */
+static double peak_gflops(void)
+{
+    v8 m, c, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11;
+    for (int l = 0; l < 8; l++) {
+        m[l] = 0.999999f;
+        c[l] = 1e-7f;
+        a0[l] = (float)l;
+    }
+    a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6, a7 = a0 + 7, a8 = a0 + 8;
+    a9 = a0 + 9, a10 = a0 + 10, a11 = a0 + 11;
+    const long iters = 20000000;
+    double best = 0;
+    for (int run = 0; run < 5; run++) {
+        double t0 = now_s();
+        for (long n = 0; n < iters; n++) {
+#define STEP(a) a = a * m + c;
+            STEP(a0) STEP(a1) STEP(a2) STEP(a3) STEP(a4) STEP(a5) STEP(a6) STEP(a7) STEP(a8) STEP(a9) STEP(a10)
+            STEP(a11)
+#undef STEP
+            __asm__ volatile("" : "+x"(m)); /* m unknown each iteration: no folding of the chains */
+        }
+        double dt = now_s() - t0, g = (double)iters * 12 * 8 * 2 / dt / 1e9;
+        best = g > best ? g : best;
+    }
+    v8 s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;
+    if (s[0] + s[7] == 12345.0f) /* keeps the chains live */
+        fprintf(stderr, "%g\n", (double)s[0]);
+    return best;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "copy")) {
+        char *end;
+        unsigned long long b = strtoull(argv[2], &end, 10);
+        if (*end || b == 0) {
+            fprintf(stderr, "limits: bad BYTES '%s'\n", argv[2]);
+            return 2;
+        }
+        printf("%.2f\n", copy_gbps((size_t)b));
+        return 0;
+    }
+    if (argc == 2 && !strcmp(argv[1], "flops")) {
+        printf("%.2f\n", peak_gflops());
+        return 0;
+    }
+    fprintf(stderr, "usage: limits copy BYTES | limits flops\n");
+    return 2;
+}
