@@ -724,6 +724,7 @@ const tg_kernel attention_kernel = {
     "attention", TG_TRN1, 4, attention_tensors, attention_run,
     attention_program, sizeof attention_program,
     ATTENTION_SBUF_PEAK_BYTES, ATTENTION_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ATTENTION_CORE_BYTES,
+    NULL, {1u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -753,6 +753,7 @@ const tg_kernel attention_causal_kernel = {
     "attention_causal", TG_TRN1, 4, attention_causal_tensors, attention_causal_run,
     attention_causal_program, sizeof attention_causal_program,
     ATTENTION_CAUSAL_SBUF_PEAK_BYTES, ATTENTION_CAUSAL_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ATTENTION_CAUSAL_CORE_BYTES,
+    NULL, {1u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -263,6 +263,7 @@ const tg_kernel avgpool2d_kernel = {
     "avgpool2d", TG_TRN1, 2, avgpool2d_tensors, avgpool2d_run,
     avgpool2d_program, sizeof avgpool2d_program,
     AVGPOOL2D_SBUF_PEAK_BYTES, AVGPOOL2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, AVGPOOL2D_CORE_BYTES,
+    NULL, {1u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -289,6 +289,7 @@ const tg_kernel cumsum_kernel = {
     "cumsum", TG_TRN1, 2, cumsum_tensors, cumsum_run,
     cumsum_program, sizeof cumsum_program,
     CUMSUM_SBUF_PEAK_BYTES, CUMSUM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, CUMSUM_CORE_BYTES,
+    NULL, {1u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -464,6 +464,7 @@ const tg_kernel layernorm_kernel = {
     "layernorm", TG_TRN1, 4, layernorm_tensors, layernorm_run,
     layernorm_program, sizeof layernorm_program,
     LAYERNORM_SBUF_PEAK_BYTES, LAYERNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, LAYERNORM_CORE_BYTES,
+    NULL, {1u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

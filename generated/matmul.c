@@ -363,6 +363,7 @@ const tg_kernel matmul_kernel = {
     "matmul", TG_TRN1, 3, matmul_tensors, matmul_run,
     matmul_program, sizeof matmul_program,
     MATMUL_SBUF_PEAK_BYTES, MATMUL_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MATMUL_CORE_BYTES,
+    NULL, {1u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -712,6 +712,7 @@ const tg_kernel mlp_kernel = {
     "mlp", TG_TRN1, 5, mlp_tensors, mlp_run,
     mlp_program, sizeof mlp_program,
     MLP_SBUF_PEAK_BYTES, MLP_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MLP_CORE_BYTES,
+    NULL, {1u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -417,6 +417,7 @@ const tg_kernel rmsnorm_kernel = {
     "rmsnorm", TG_TRN1, 3, rmsnorm_tensors, rmsnorm_run,
     rmsnorm_program, sizeof rmsnorm_program,
     RMSNORM_SBUF_PEAK_BYTES, RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, RMSNORM_CORE_BYTES,
+    NULL, {1u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -461,6 +461,7 @@ const tg_kernel rope_kernel = {
     "rope", TG_TRN1, 4, rope_tensors, rope_run,
     rope_program, sizeof rope_program,
     ROPE_SBUF_PEAK_BYTES, ROPE_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ROPE_CORE_BYTES,
+    NULL, {1u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

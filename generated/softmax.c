@@ -314,6 +314,7 @@ const tg_kernel softmax_kernel = {
     "softmax", TG_TRN1, 2, softmax_tensors, softmax_run,
     softmax_program, sizeof softmax_program,
     SOFTMAX_SBUF_PEAK_BYTES, SOFTMAX_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, SOFTMAX_CORE_BYTES,
+    NULL, {1u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -247,6 +247,7 @@ const tg_kernel tensor_add_kernel = {
     "tensor_add", TG_TRN1, 3, tensor_add_tensors, tensor_add_run,
     tensor_add_program, sizeof tensor_add_program,
     TENSOR_ADD_SBUF_PEAK_BYTES, TENSOR_ADD_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TENSOR_ADD_CORE_BYTES,
+    NULL, {1u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -235,6 +235,7 @@ const tg_kernel tensor_add_bf16_kernel = {
     "tensor_add_bf16", TG_TRN1, 3, tensor_add_bf16_tensors, tensor_add_bf16_run,
     tensor_add_bf16_program, sizeof tensor_add_bf16_program,
     TENSOR_ADD_BF16_SBUF_PEAK_BYTES, TENSOR_ADD_BF16_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TENSOR_ADD_BF16_CORE_BYTES,
+    NULL, {1u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -159,6 +159,7 @@ const tg_kernel transpose2d_kernel = {
     "transpose2d", TG_TRN1, 2, transpose2d_tensors, transpose2d_run,
     transpose2d_program, sizeof transpose2d_program,
     TRANSPOSE2D_SBUF_PEAK_BYTES, TRANSPOSE2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TRANSPOSE2D_CORE_BYTES,
+    NULL, {1u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

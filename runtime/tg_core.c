@@ -98,6 +98,39 @@ int tg_kernel_run(tg_core *core, const tg_kernel *k, void *const tensors[])
     return k->run(core, tensors);
 }
 
+uint64_t tg_kernel_programs(const tg_kernel *k)
+{
+    uint64_t n = 1;
+    for (int a = 0; a < 3; a++)
+        n *= k->grid[a] ? k->grid[a] : 1;
+    return n;
+}
+
+void tg_kernel_pid(const tg_kernel *k, uint64_t index, int pid[3])
+{
+    for (int a = 2; a >= 0; a--) {
+        uint64_t n = k->grid[a] ? k->grid[a] : 1;
+        pid[a] = (int)(index % n);
+        index /= n;
+    }
+}
+
+int tg_kernel_run_program(tg_core *core, const tg_kernel *k, const int pid[3], void *const tensors[])
+{
+    int rc = tg_kernel_check(core, k, tensors);
+    if (rc)
+        return rc;
+    if (!pid)
+        return TG_EINVAL;
+    if ((rc = tg_tensors_alias(k, tensors)))
+        return rc;
+    if (k->run_program)
+        return k->run_program(core, pid, tensors);
+    if (pid[0] || pid[1] || pid[2])
+        return TG_EINVAL;
+    return k->run ? k->run(core, tensors) : TG_EUNSUPPORTED;
+}
+
 size_t tg_tensor_elems(const tg_tensor_desc *t)
 {
     size_t n = 1;

@@ -120,6 +120,10 @@ typedef struct tg_kernel {
     uint32_t sbuf_peak;              /* planned SBUF bytes per partition */
     uint32_t psum_peak;              /* planned PSUM bytes per partition */
     size_t core_bytes;               /* storage the kernel needs (k.h's K_CORE_BYTES) */
+    /* A grid kernel's one program (k_run_program: pid[a] along axis a), NULL
+     * without a grid; tensors[] already checked by tg_kernel_run_program. */
+    int (*run_program)(tg_core *core, const int pid[3], void *const tensors[]);
+    uint32_t grid[3];                /* programs per axis, 1 past the grid's rank (and without one) */
 } tg_kernel;
 
 /* Initialise `core` for `target` on the storage it was given (TG_CORE_STATIC
@@ -157,6 +161,22 @@ static inline int tg_overlap(const void *a, size_t n, const void *b, size_t m)
 
 /* Run the kernel's C simulation (after tg_kernel_check). */
 int tg_kernel_run(tg_core *core, const tg_kernel *k, void *const tensors[]);
+
+/* Programs of `k`'s grid (SPEC.md §2.1): the product of k->grid, 1 for a
+ * kernel without a grid (its one program is the whole kernel). */
+uint64_t tg_kernel_programs(const tg_kernel *k);
+
+/* The pid of program `index` (0 <= index < tg_kernel_programs(k)), row-major
+ * over the grid: the last axis varies fastest (axis 0 outermost, the order
+ * k() runs them in). */
+void tg_kernel_pid(const tg_kernel *k, uint64_t index, int pid[3]);
+
+/* Run program `pid` of `k`'s C simulation alone (after the checks of
+ * tg_kernel_run): k->run_program, or for a kernel without a grid k->run for
+ * pid {0, 0, 0}. TG_EINVAL for a pid outside the grid. Programs are
+ * independent: every program run once, in any order or at once on separate
+ * cores (each its own tg_core), writes exactly what tg_kernel_run writes. */
+int tg_kernel_run_program(tg_core *core, const tg_kernel *k, const int pid[3], void *const tensors[]);
 
 /* Elements of tensor descriptor `t` (product of its shape). */
 size_t tg_tensor_elems(const tg_tensor_desc *t);

@@ -1308,7 +1308,7 @@ static void test_run_checks_descriptor(void **state)
                                            {"c", TG_FLOAT32, 2, {2 * P, F, 0, 0}, 1}};
     tg_tensor_desc bad[3];
     memcpy(bad, desc, sizeof bad);
-    tg_kernel k = {"k", TG_TRN1, 3, desc, NULL, b.out, (uint32_t)b.size, 0, 0, 0};
+    tg_kernel k = {"k", TG_TRN1, 3, desc, NULL, b.out, (uint32_t)b.size, 0, 0, 0, NULL, {1, 1, 1}};
     assert_int_equal(tg_core_init(&core, TG_TRN1), 0);
     tg_iss_stats st;
     memset(&st, 0, sizeof st);
