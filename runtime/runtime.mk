@@ -66,8 +66,8 @@ bench-rt: $(BIN)/ulp_measure
 # Grid programs on host threads (runtime/host/tg_threads.c, POSIX threads; not
 # in RT_HOST_SRCS: bin/tilegen does not link it). Suite grid-threads
 # (tests/numerics/grid_threads.sh: the grid kernels on 1, 2, 3 threads bit for
-# bit, failing programs, ThreadSanitizer); bench grid-threads: the bench/grid
-# kernels on one and on two threads (best of 5) and the speedup.
+# bit, failing programs, ThreadSanitizer); bench grid-threads: the grid
+# kernels of bench/specs (grid_*_bench.yaml) on one and on two threads (best of 5) and the speedup.
 GRID_THREADS_KERNELS ?= grid_blocks grid_rows grid_mm
 SUITES += grid-threads
 BENCHES += grid-threads
@@ -76,5 +76,5 @@ suite-grid-threads: $(TILEGEN)
 	@TILEGEN=$(TILEGEN) CC="$(CC) $(SAN)" BUILD=$(BUILD) tests/numerics/grid_threads.sh $(GRID_THREADS_KERNELS)
 bench-grid-threads: $(TILEGEN)
 	@echo "bench-grid-threads: a grid kernel's programs on 1 and 2 host threads (tg_threads.h, best of 5)"
-	@TILEGEN=$(TILEGEN) CC="$(CC)" BUILD=$(BUILD) SPECS=bench/grid BENCH=5 \
+	@TILEGEN=$(TILEGEN) CC="$(CC)" BUILD=$(BUILD) SPECS=bench/specs BENCH=5 \
 	  tests/numerics/grid_threads.sh grid_mm_bench grid_norm_bench
