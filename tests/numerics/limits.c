@@ -4,9 +4,9 @@
  *
  *   limits copy BYTES   GB/s of a copy loop whose working set is BYTES (half
  *                       read, half written; bytes read + written per second)
- *   limits flops        fp32 GFLOP/s of independent multiply-add chains, as
- *                       wide as the compiler makes them (build with
- *                       -march=native -ffp-contract=fast: the machine's peak)
+ *   limits flops        fp32 GFLOP/s of independent multiply-add chains, 8
+ *                       and 16 wide, the better (build with -march=native
+ *                       -ffp-contract=fast: the machine's peak)
  *
  * Each prints one number: the best of several timed runs of at least ~20 ms.
  * Host-only (stdio, heap, clock_gettime). */
@@ -56,37 +56,49 @@ static double copy_gbps(size_t bytes)
 }
 
 typedef float v8 __attribute__((vector_size(32)));
+typedef float v16 __attribute__((vector_size(64)));
 
-/* Best GFLOP/s of 12 independent 8-wide a = a * m + c chains, each in its
- * own register (named, so no compiler keeps them in memory). */
+/* Best GFLOP/s of 12 independent W-wide a = a * m + c chains (V: a vector
+ * of W floats), each in its own register (named, so no compiler keeps them
+ * in memory). */
+#define PEAK_LOOP(NAME, V, W)                                                                                     \
+    static double NAME(void)                                                                                      \
+    {                                                                                                             \
+        V m, c, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11;                                                 \
+        for (int l = 0; l < W; l++) {                                                                             \
+            m[l] = 0.999999f;                                                                                     \
+            c[l] = 1e-7f;                                                                                         \
+            a0[l] = (float)l;                                                                                     \
+        }                                                                                                         \
+        a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6, a7 = a0 + 7;              \
+        a8 = a0 + 8, a9 = a0 + 9, a10 = a0 + 10, a11 = a0 + 11;                                                  \
+        const long iters = 160000000 / W;                                                                         \
+        double best = 0;                                                                                          \
+        for (int run = 0; run < 5; run++) {                                                                       \
+            double t0 = now_s();                                                                                  \
+            for (long n = 0; n < iters; n++) {                                                                    \
+                a0 = a0 * m + c, a1 = a1 * m + c, a2 = a2 * m + c, a3 = a3 * m + c, a4 = a4 * m + c;              \
+                a5 = a5 * m + c, a6 = a6 * m + c, a7 = a7 * m + c, a8 = a8 * m + c, a9 = a9 * m + c;              \
+                a10 = a10 * m + c, a11 = a11 * m + c;                                                             \
+                __asm__ volatile("" : "+x"(m)); /* m unknown each iteration: no folding of the chains */         \
+            }                                                                                                     \
+            double dt = now_s() - t0, g = (double)iters * 12 * W * 2 / dt / 1e9;                                  \
+            best = g > best ? g : best;                                                                           \
+        }                                                                                                         \
+        V s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;                                        \
+        if (s[0] + s[W - 1] == 12345.0f) /* keeps the chains live */                                              \
+            fprintf(stderr, "%g\n", (double)s[0]);                                                                \
+        return best;                                                                                              \
+    }
+PEAK_LOOP(peak8, v8, 8)
+PEAK_LOOP(peak16, v16, 16)
+
+/* The machine's peak: the better of 8- and 16-wide chains (a machine with
+ * 512-bit registers may or may not multiply-add them at twice the rate). */
 static double peak_gflops(void)
 {
-    v8 m, c, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11;
-    for (int l = 0; l < 8; l++) {
-        m[l] = 0.999999f;
-        c[l] = 1e-7f;
-        a0[l] = (float)l;
-    }
-    a1 = a0 + 1, a2 = a0 + 2, a3 = a0 + 3, a4 = a0 + 4, a5 = a0 + 5, a6 = a0 + 6, a7 = a0 + 7, a8 = a0 + 8;
-    a9 = a0 + 9, a10 = a0 + 10, a11 = a0 + 11;
-    const long iters = 20000000;
-    double best = 0;
-    for (int run = 0; run < 5; run++) {
-        double t0 = now_s();
-        for (long n = 0; n < iters; n++) {
-#define STEP(a) a = a * m + c;
-            STEP(a0) STEP(a1) STEP(a2) STEP(a3) STEP(a4) STEP(a5) STEP(a6) STEP(a7) STEP(a8) STEP(a9) STEP(a10)
-            STEP(a11)
-#undef STEP
-            __asm__ volatile("" : "+x"(m)); /* m unknown each iteration: no folding of the chains */
-        }
-        double dt = now_s() - t0, g = (double)iters * 12 * 8 * 2 / dt / 1e9;
-        best = g > best ? g : best;
-    }
-    v8 s = a0 + a1 + a2 + a3 + a4 + a5 + a6 + a7 + a8 + a9 + a10 + a11;
-    if (s[0] + s[7] == 12345.0f) /* keeps the chains live */
-        fprintf(stderr, "%g\n", (double)s[0]);
-    return best;
+    double a = peak8(), b = peak16();
+    return a > b ? a : b;
 }
 
 int main(int argc, char **argv)
