@@ -328,6 +328,15 @@ static void instruction(M *m, IrInst *in)
         asm_prog_imm(&m->prog, TG_IMM_OP1, alu(in->alu[1]));
         scalar_num(m, TG_IMM_INITIAL_NUM, TG_IMM_INITIAL_X, &in->scalar[0], lp);
         break;
+    case TG_OP_LOAD:
+    case TG_OP_STORE: /* an index column (SPEC.md §2.1): the HBM side's rows come from it */
+        if (in->has_ind) {
+            const IrAp *h = op == TG_OP_LOAD ? &in->src[0] : &in->dst;
+            operand(m, TG_ROLE_INDEX, &in->ind, lp);
+            asm_prog_imm(&m->prog, TG_IMM_INDEX_STEP, (uint64_t)h->istep);
+            asm_prog_imm(&m->prog, TG_IMM_INDEX_BOUND, (uint64_t)in->ind_bound);
+        }
+        break;
     case TG_OP_MEMSET:
         number(m, TG_IMM_VALUE, TG_IMM_VALUE_X, in->value, in->valuex, lp);
         break;

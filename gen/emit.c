@@ -339,6 +339,8 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
     if (ap->mem == IR_MEM_HBM) {
         const SpecTensor *t = &e->ir->spec->tensors[ap->index];
         const char *pterm = ap->pstep ? arena_printf(e->arena, "tg_p * %lld", (long long)ap->pstep) : "0";
+        if (ap->istep) /* an indirect DMA: row tg_p at its index (tg_ix, kernel.c.j2 inst) */
+            pterm = cadd(e, pterm ? pterm : "0", arena_printf(e->arena, "tg_ix[tg_p] * %lld", (long long)ap->istep));
         row = arena_printf(e->arena, "(%suint8_t *)(%s + %s)", writable ? "" : "const ", tensor_cname(e, t),
                            cadd(e, cx(e, ap->offset), pterm ? pterm : "0"));
     } else {
@@ -962,6 +964,15 @@ static tpl_value *instruction(E *e, IrInst *orig)
         int raw = in->dst.dtype == in->src[0].dtype;
         put_str(e, m, "op", raw ? "copy_raw" : "copy_cast");
         ok = elementwise(e, in, m, raw);
+        if (in->has_ind) { /* SPEC.md §2.1: every index checked before anything moves */
+            put(e, m, "ind", operand(e, &in->ind, NULL, 0, 0, 0));
+            put_int(e, m, "ind_bound", in->ind_bound);
+            char dt[32];
+            snprintf(dt, sizeof dt, "TG_%s", tg_dtype_name(in->ind.dtype));
+            for (char *c = dt; *c; c++)
+                *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+            put_str(e, m, "ind_dtype", dt);
+        }
         break;
     }
     case IR_OP_TENSOR_TENSOR:
@@ -1197,8 +1208,8 @@ static tpl_value *transpose_fold(E *e, const IrLoop *lp)
         lp->start_e || lp->stop_e)
         return NULL;
     IrInst *in = current(e, lp->body[0].inst);
-    if (!in || (in->op != IR_OP_LOAD && in->op != IR_OP_STORE && in->op != IR_OP_DMA_COPY &&
-                in->op != IR_OP_TENSOR_COPY))
+    if (!in || in->has_ind || (in->op != IR_OP_LOAD && in->op != IR_OP_STORE && in->op != IR_OP_DMA_COPY &&
+                               in->op != IR_OP_TENSOR_COPY))
         return NULL;
     IrAp d = in->dst, s = in->src[0];
     int64_t n, ns;
@@ -1319,6 +1330,8 @@ static Fuse fuse_inst(E *e, IrInst *orig)
     const IrInst *in = current(e, orig);
     if (!in)
         return (Fuse){1, -1, -1, 0, 0}; /* dropped: joins any region */
+    if (in->has_ind)
+        return f; /* an indirect DMA may fail (TG_EBOUNDS) before it moves anything: on its own */
     switch (in->op) {
     case IR_OP_LOAD: case IR_OP_STORE: case IR_OP_DMA_COPY: case IR_OP_TENSOR_COPY:
     case IR_OP_TENSOR_TENSOR: case IR_OP_RECIPROCAL: case IR_OP_TENSOR_SCALAR: case IR_OP_ACTIVATION:

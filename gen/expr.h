@@ -65,8 +65,12 @@ typedef struct Expr {
     SrcLoc loc;         /* where the node starts */
 } Expr;
 
+struct ExprRegion;
+
 typedef struct ExprSlice {
     int is_index;  /* 1: a single index `e` (the dimension is dropped) */
+    struct ExprRegion *ind; /* an index column `ix[:, c]` (SPEC.md §2.1 indirect DMA):
+                               is_index set, start NULL; the region it names */
     Expr *start;   /* start (or the index); NULL = 0 */
     Expr *stop;    /* stop; NULL = the dimension's size */
     Expr *step;    /* step; NULL = 1 */

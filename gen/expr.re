@@ -383,10 +383,27 @@ Expr *expr_parse_number(Arena *a, const SpecNode *n, const char *text, ExprError
     return parse_whole(a, n, text, err, 1);
 }
 
-/* slice := expr | [expr] ':' [expr] [':' [expr]] */
-static int parse_slice(Parser *p, ExprSlice *s)
+static int parse_region_body(Parser *p, ExprRegion *out, int nested);
+
+/* slice := expr | [expr] ':' [expr] [':' [expr]] | region (an index column,
+ * NAME '[' ... ']', not nested further) */
+static int parse_slice(Parser *p, ExprSlice *s, int nested)
 {
     s->loc = loc_at(p, p->tok.off);
+    if (p->tok.kind == EXPR_T_IDENT && expr_lex(p->s, p->tok.off + p->tok.len).kind == EXPR_T_LBRACK) {
+        if (nested) {
+            fail(p, p->tok.off, "E009", "an index column cannot itself be indexed by a tile");
+            return 0;
+        }
+        s->ind = arena_alloc(p->arena, sizeof *s->ind);
+        if (!s->ind) {
+            fail(p, p->tok.off, "E009", "out of memory");
+            return 0;
+        }
+        memset(s->ind, 0, sizeof *s->ind);
+        s->is_index = 1;
+        return parse_region_body(p, s->ind, 1);
+    }
     int ends_here = p->tok.kind == EXPR_T_COLON;
     if (!ends_here) {
         s->start = parse_expr(p, 0);
@@ -411,6 +428,32 @@ static int parse_slice(Parser *p, ExprSlice *s)
     return 1;
 }
 
+/* NAME ['[' slice (',' slice)* ']'] from the current token */
+static int parse_region_body(Parser *p, ExprRegion *out, int nested)
+{
+    if (p->tok.kind != EXPR_T_IDENT) {
+        unexpected(p, "a tensor or tile name");
+        return 0;
+    }
+    out->name = arena_strndup(p->arena, p->s + p->tok.off, p->tok.len);
+    out->loc = loc_at(p, p->tok.off);
+    next(p);
+    if (accept(p, EXPR_T_LBRACK)) {
+        out->bracketed = 1;
+        do {
+            if (out->nslices == EXPR_MAX_SLICES) {
+                fail(p, p->tok.off, "E009", "too many indices (at most %d)", EXPR_MAX_SLICES);
+                return 0;
+            }
+            if (!parse_slice(p, &out->slice[out->nslices++], nested))
+                return 0;
+        } while (accept(p, EXPR_T_COMMA));
+        if (!expect(p, EXPR_T_RBRACK, "',' or ']'"))
+            return 0;
+    }
+    return !p->failed && out->name;
+}
+
 /* region := NAME ['[' slice (',' slice)* ']'] */
 int expr_parse_region(Arena *a, const SpecNode *n, const char *text, ExprRegion *out, ExprError *err)
 {
@@ -419,26 +462,8 @@ int expr_parse_region(Arena *a, const SpecNode *n, const char *text, ExprRegion 
     init(&p, a, n, text, err, 0);
     if (p.failed)
         return 0;
-    if (p.tok.kind != EXPR_T_IDENT) {
-        unexpected(&p, "a tensor or tile name");
+    if (!parse_region_body(&p, out, 0))
         return 0;
-    }
-    out->name = arena_strndup(a, text + p.tok.off, p.tok.len);
-    out->loc = loc_at(&p, p.tok.off);
-    next(&p);
-    if (accept(&p, EXPR_T_LBRACK)) {
-        out->bracketed = 1;
-        do {
-            if (out->nslices == EXPR_MAX_SLICES) {
-                fail(&p, p.tok.off, "E009", "too many indices (at most %d)", EXPR_MAX_SLICES);
-                return 0;
-            }
-            if (!parse_slice(&p, &out->slice[out->nslices++]))
-                return 0;
-        } while (accept(&p, EXPR_T_COMMA));
-        if (!expect(&p, EXPR_T_RBRACK, "',' or ']'"))
-            return 0;
-    }
     if (!p.failed && p.tok.kind != EXPR_T_EOF)
         unexpected(&p, out->bracketed ? "the end of the region" : "'[' or the end of the region");
     return !p.failed && out->name;

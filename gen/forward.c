@@ -204,6 +204,19 @@ static int drop(F *f, int t, int id, const char *fmt, int h)
     return f->note[id] ? 0 : -1;
 }
 
+/* 1 if an indirect DMA (SPEC.md §2.1) touches tile t: its SBUF side and its
+ * index column stay in SBUF (the emitter reads the indices from there, and an
+ * HBM side indexed per partition has no such pattern to forward). */
+static int indirect_on(const F *f, int t)
+{
+    for (int i = 0; i < f->ir->ninsts; i++) {
+        const IrInst *c = f->cur[i];
+        if (c && c->has_ind && (on_tile(&c->ind, t) || on_tile(&c->dst, t) || on_tile(&c->src[0], t)))
+            return 1;
+    }
+    return 0;
+}
+
 /* ---- load forwarding ------------------------------------------------------------ */
 
 /* 1 if tile t's loader (id li) can be dropped: see the file comment. */
@@ -211,7 +224,7 @@ static int load_forwardable(F *f, int t, int li)
 {
     const IrInst *L = f->cur[li];
     if ((L->op != IR_OP_LOAD && L->op != IR_OP_DMA_COPY) || !on_tile(&L->dst, t) || L->nsrc != 1 ||
-        L->src[0].mem != IR_MEM_HBM)
+        L->src[0].mem != IR_MEM_HBM || indirect_on(f, t))
         return 0;
     const IrAp *h = &L->src[0];
     const SpecTensor *ht = &f->spec->tensors[h->index];
@@ -353,7 +366,7 @@ static int store_sinkable(F *f, int u, int si)
 {
     const IrInst *S = f->cur[si];
     if ((S->op != IR_OP_STORE && S->op != IR_OP_DMA_COPY) || S->nsrc != 1 || !on_tile(&S->src[0], u) ||
-        S->dst.mem != IR_MEM_HBM || on_tile(&S->dst, u))
+        S->dst.mem != IR_MEM_HBM || on_tile(&S->dst, u) || indirect_on(f, u))
         return 0;
     const IrAp *h = &S->dst;
     if (!f->spec->tensors[h->index].is_output || f->hw[h->index] != 1 || f->hr[h->index] ||

@@ -65,6 +65,8 @@ typedef struct IrAp {
                              from the tensor start (HBM) */
     int nfree;            /* entries in free[] (>= 1) */
     IrDim free[IR_MAX_FREE]; /* free dims, outermost first, merged where contiguous */
+    int64_t istep;        /* HBM side of an indirect DMA (SPEC.md §2.1): partition row p starts
+                             index[p]*istep elements further (IrInst.ind); 0: none */
     int rot_loop;         /* tiles: copy rotates with this loop's iterations (IrLoop.id), -1 none */
     Expr *buf;            /* tiles: which of the tile's `bufs` copies (INT 0 if none rotate) */
     SrcLoc loc;           /* the region in the spec */
@@ -93,6 +95,9 @@ typedef struct IrInst {
     int sel_src[3];           /* select pred, on_true, on_false: index in src[], or -1 */
     double sel_num[3];        /* ... the number when it is one */
     Expr *sel_numx[3];        /* ... a number over loop variables, per iteration, else NULL */
+    int has_ind;              /* load/store with an index column (SPEC.md §2.1): */
+    IrAp ind;                 /* ... the column, one integer per partition (SBUF) */
+    int64_t ind_bound;        /* ... indices lie in [0, ind_bound): the indexed dim's size */
     int has_vals;             /* nc_find_index8 / nc_match_replace8: */
     IrAp vals;                /* ... the [P,8] values */
     IrScalar scalar[2];       /* tensor_scalar operand0/1; activation scale in [0];

@@ -164,6 +164,11 @@ static void dump_fields(FILE *out, const Ir *ir, const IrInst *in)
         ir_ap_format(ir, &in->vals, b, sizeof b);
         fprintf(out, " values=%s", b);
     }
+    if (in->has_ind) {
+        ir_ap_format(ir, &in->ind, b, sizeof b);
+        fprintf(out, " index=%s step=%lld bound=%lld", b, (long long)(in->op == IR_OP_LOAD ? in->src[0] : in->dst).istep,
+                (long long)in->ind_bound);
+    }
     if (in->op == IR_OP_NC_MATCH_REPLACE8)
         fprintf(out, " imm=%.9g", in->value);
     if (in->has_reduce) {

@@ -299,6 +299,12 @@ static Expr *dim_count(Lower *L, const SpecRef *r, int d)
 {
     if (r->dropped[d])
         return mk_int(L, 1, r->region.loc);
+    if (r->ind && d == r->ind_dim) { /* an index column: its partitions on a row gather, else 1 (sema) */
+        for (int k = 0; k < d; k++)
+            if (!r->dropped[k])
+                return mk_int(L, 1, r->region.loc);
+        return count_of(L, r->ind->start[0], r->ind->stop[0], 1, r->region.loc);
+    }
     return count_of(L, r->start[d], r->stop[d], r->step[d], r->region.loc);
 }
 
@@ -414,8 +420,10 @@ static int ap_hbm(Lower *L, const SpecRef *r, HbmMode mode, const IrAp *pair, Ir
         ap->pstep = 0;
     } else {
         ap->pcount = dim_count(L, r, pdim);
-        ap->pstep = r->step[pdim] * stride[pdim];
+        ap->pstep = r->ind && pdim == r->ind_dim ? 0 : r->step[pdim] * stride[pdim];
     }
+    if (r->ind) /* the index supplies that dim (its start is 0: no offset) */
+        ap->istep = stride[r->ind_dim];
     if (mode == HBM_BROADCAST) {
         if (pdim >= 0 && !ir_expr_is(ap->pcount, 1)) {
             lower_error(L, loc, "a broadcast load reads one row: the first dim of this region of '%s' must have "
@@ -472,6 +480,17 @@ static IrOpcode opcode_of(SpecOpKind k)
     }
 }
 
+/* The index column of an indirect load or store (SPEC.md §2.1) on HBM region
+ * h: in->ind, and the bound of its values. */
+static int lower_index(Lower *L, const SpecRef *h, const SpecRef *x, IrInst *in)
+{
+    if (!h->ind || !ap_tile(L, x, &in->ind))
+        return 0;
+    in->has_ind = 1;
+    in->ind_bound = L->spec->tensors[h->index].shape[h->ind_dim];
+    return 1;
+}
+
 /* Fill in's operands and fields from the op statement; 0 on error. */
 static int lower_op(Lower *L, const SpecStmt *st, IrInst *in)
 {
@@ -492,12 +511,16 @@ static int lower_op(Lower *L, const SpecStmt *st, IrInst *in)
         ok = ap_tile(L, &f[SPEC_F_DST].ref, &in->dst) &&
              ap_hbm(L, &f[SPEC_F_SRC].ref, in->transpose ? HBM_TRANSPOSE : in->broadcast ? HBM_BROADCAST : HBM_PLAIN,
                     &in->dst, &in->src[0]);
+        if (ok && f[SPEC_F_INDEX].present)
+            ok = lower_index(L, &f[SPEC_F_SRC].ref, &f[SPEC_F_INDEX].ref, in);
         break;
     case SPEC_OP_STORE:
         in->transpose = f[SPEC_F_TRANSPOSE].present && f[SPEC_F_TRANSPOSE].boolean;
         in->nsrc = 1;
         ok = ap_tile(L, &f[SPEC_F_SRC].ref, &in->src[0]) &&
              ap_hbm(L, &f[SPEC_F_DST].ref, in->transpose ? HBM_TRANSPOSE : HBM_PLAIN, &in->src[0], &in->dst);
+        if (ok && f[SPEC_F_INDEX].present)
+            ok = lower_index(L, &f[SPEC_F_DST].ref, &f[SPEC_F_INDEX].ref, in);
         break;
     case SPEC_OP_DMA_COPY: {
         const SpecRef *d = &f[SPEC_F_DST].ref, *s = &f[SPEC_F_SRC].ref;
@@ -668,6 +691,8 @@ int ir_operands(IrInst *in, IrOperand *out)
         out[n++] = (IrOperand){SPEC_F_BIAS, &in->bias, 1, 0};
     if (in->has_vals)
         out[n++] = (IrOperand){SPEC_F_VALUES, &in->vals, 1, 0};
+    if (in->has_ind)
+        out[n++] = (IrOperand){SPEC_F_INDEX, &in->ind, 1, 0};
     if (in->has_reduce)
         out[n++] = (IrOperand){in->op == IR_OP_ACTIVATION ? SPEC_F_REDUCE : SPEC_F_ACCUMULATE, &in->reduce_dst, 0, 1};
     return n;

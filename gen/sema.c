@@ -263,6 +263,11 @@ static int normalize(Sema *s, SpecRef *r)
             continue;
         }
         ExprSlice *sl = &r->region.slice[d];
+        if (r->ind && d == r->ind_dim) { /* an index column: the whole dimension (its extent: ind_extent) */
+            r->start[d] = expr_new_int(s->arena, 0, sl->loc);
+            r->stop[d] = expr_new_int(s->arena, shape[d], sl->loc);
+            continue;
+        }
         if (sl->is_index) {
             if (d == 0 && !r->is_tensor) {
                 diag_error(s->diag, sl->loc, "E034",
@@ -308,6 +313,31 @@ static int normalize(Sema *s, SpecRef *r)
     return 1;
 }
 
+/* Indirect DMA: is dimension d of r its index column's, and the region's
+ * first kept dimension (a row gather: one row per index, on partitions)? */
+static int ind_rows(const SpecRef *r, int d)
+{
+    if (!r->ind || d != r->ind_dim)
+        return 0;
+    for (int k = 0; k < d; k++)
+        if (!r->dropped[k])
+            return 0;
+    return 1;
+}
+
+/* The extent of r's index-column dimension as an expression: the column's
+ * partitions for a row gather, else 1 (one element per partition). */
+static Expr *ind_extent(Sema *s, const SpecRef *r)
+{
+    const SpecRef *x = r->ind;
+    SrcLoc loc = x->region.loc;
+    if (!ind_rows(r, r->ind_dim))
+        return expr_new_int(s->arena, 1, loc);
+    if (!x->normalized)
+        return NULL;
+    return expr_new_op(s->arena, EXPR_SUB, x->stop[0], x->start[0], loc);
+}
+
 /* Evaluate r at the current env: shape, and a bounds check. Returns 0 after
  * reporting an error (bounds, empty, arithmetic). */
 static int eval_ref(Sema *s, const SpecRef *r, Shape *sh, const unsigned char *used)
@@ -333,6 +363,13 @@ static int eval_ref(Sema *s, const SpecRef *r, Shape *sh, const unsigned char *u
             diag_error(s->diag, loc, "E051", "empty region: %s '%s' dimension %d is [%lld, %lld)%s", kind,
                        sema_ref_name(r), d, (long long)a, (long long)b, iter_text(s, used));
             return 0;
+        }
+        if (r->ind && d == r->ind_dim) {
+            Expr *x = ind_extent(s, r);
+            if (!x || expr_eval(x, s->env, &b, NULL))
+                return 0; /* the column's own checks report it */
+            sh->d[sh->rank++] = b;
+            continue;
         }
         if (!r->dropped[d])
             sh->d[sh->rank++] = (b - a + r->step[d] - 1) / r->step[d];
@@ -570,6 +607,26 @@ static int in_one_bank(Sema *s, const OpCtx *o)
     return 0;
 }
 
+/* Indirect DMA (SPEC.md §2.1): the index column holds one value per
+ * partition (E048), on at least the DMA's np partitions (E049). */
+static int index_fits(Sema *s, const OpCtx *o, int64_t np)
+{
+    const Shape *x = &o->sh[F(INDEX)];
+    if (free_size(x) != 1) {
+        diag_error(s->diag, fld_loc(o, F(INDEX)), "E048", "an index column holds one index per partition; '%s' is "
+                   "%s (write a column such as %s[:, 0])%s", sema_ref_name(o->ref[F(INDEX)]), fmt_shape(s, x),
+                   sema_ref_name(o->ref[F(INDEX)]), iter_text(s, o->used));
+        return 0;
+    }
+    if (x->d[0] < np) {
+        diag_error(s->diag, fld_loc(o, F(INDEX)), "E049", "the index column '%s' has %lld partitions but the DMA "
+                   "moves %lld: each partition needs its index%s", sema_ref_name(o->ref[F(INDEX)]),
+                   (long long)x->d[0], (long long)np, iter_text(s, o->used));
+        return 0;
+    }
+    return 1;
+}
+
 static int check_shapes(Sema *s, OpCtx *o)
 {
     SpecStmt *st = o->st;
@@ -579,6 +636,8 @@ static int check_shapes(Sema *s, OpCtx *o)
     case SPEC_OP_DMA_COPY: {
         int tile_f = st->op == SPEC_OP_STORE ? F(SRC) : F(DST), hbm_f = st->op == SPEC_OP_STORE ? F(DST) : F(SRC);
         const Shape *t = &o->sh[tile_f], *h = &o->sh[hbm_f];
+        if (o->ref[F(INDEX)] && !index_fits(s, o, t->d[0]))
+            return 0;
         if (st->f[F(BROADCAST)].boolean) {
             if ((h->rank > 1 && h->d[0] != 1) || (h->rank == 1 ? h->d[0] : free_size(h)) != free_size(t)) {
                 diag_error(s->diag, fld_loc(o, F(SRC)), "E032",
@@ -737,6 +796,8 @@ static Expr *mk_bin(Sema *s, ExprKind k, Expr *a, Expr *b, SrcLoc loc) { return 
 static Expr *dim_extent(Sema *s, const SpecRef *r, int d)
 {
     SrcLoc loc = r->region.loc;
+    if (r->ind && d == r->ind_dim)
+        return ind_extent(s, r);
     Expr *n = mk_bin(s, EXPR_SUB, r->stop[d], r->start[d], loc);
     if (r->step[d] != 1)
         n = mk_bin(s, EXPR_DIV, mk_bin(s, EXPR_ADD, n, expr_new_int(s->arena, r->step[d] - 1, loc), loc),
@@ -1135,6 +1196,16 @@ static void check_rules(Sema *s, OpCtx *o)
         is_int_dtype(ref_dtype(s, o->ref[F(SRC)])))
         diag_error(s->diag, fld_loc(o, F(SRC)), "E033", "%s takes float data; '%s' is %s", opn,
                    sema_ref_name(o->ref[F(SRC)]), tg_dtype_name(ref_dtype(s, o->ref[F(SRC)])));
+    if (o->ref[F(INDEX)]) {
+        tg_dtype d = ref_dtype(s, o->ref[F(INDEX)]);
+        if (!is_int_dtype(d))
+            diag_error(s->diag, fld_loc(o, F(INDEX)), "E048", "an index column holds integers; '%s' is %s",
+                       sema_ref_name(o->ref[F(INDEX)]), tg_dtype_name(d));
+        int bad = st->f[F(TRANSPOSE)].boolean ? F(TRANSPOSE) : st->f[F(BROADCAST)].boolean ? F(BROADCAST) : -1;
+        if (bad >= 0)
+            diag_error(s->diag, st->f[bad].loc, "E048", "a %s with an index column cannot also %s", opn,
+                       spec_field_name((SpecFieldId)bad));
+    }
     if (st->op == SPEC_OP_LOAD && st->f[F(TRANSPOSE)].boolean && st->f[F(BROADCAST)].boolean)
         diag_error(s->diag, st->f[F(BROADCAST)].loc, "E013", "a load cannot both transpose and broadcast");
 }

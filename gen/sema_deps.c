@@ -819,6 +819,13 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
                                s->spec->tensors[t].name);
                     diag_note(s->diag, L->loc, "write 'carried: true' on loop '%s' if the order matters", L->var);
                 }
+                for (int k = 0; k < 2; k++) { /* E054 or E055 through an index column */
+                    const SpecRef *r = (k ? y : x)->a->ref;
+                    if (r->ind && (k == 0 || r != x->a->ref))
+                        diag_note(s->diag, r->ind->region.loc, "an index column may select any index of dimension "
+                                  "%d of '%s': the check counts the whole dimension as touched", r->ind_dim,
+                                  s->spec->tensors[t].name);
+                }
                 reported = 1;
                 break;
             }

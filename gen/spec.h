@@ -73,7 +73,7 @@ typedef enum {
     X(OP1, "op1") X(OPERAND0, "operand0") X(OPERAND1, "operand1") X(REVERSE0, "reverse0")                        \
     X(REVERSE1, "reverse1") X(NEGATE, "negate") X(INITIAL, "initial") X(VALUE, "value") X(EXPR, "expr")          \
     X(PRED, "pred") X(FILL, "fill") X(ON_TRUE, "on_true") X(ON_FALSE, "on_false") X(VALUES, "values")           \
-    X(IMM, "imm")
+    X(IMM, "imm") X(INDEX, "index")
 
 typedef enum {
 #define X(ID, NAME) SPEC_F_##ID,
@@ -100,6 +100,8 @@ typedef enum {
     SPEC_FK_PRED,      /* e1 OP e2 over p, f and loop variables */
     SPEC_FK_REDUCE,    /* {op, dst}: an ALU op and a written tile region */
 } SpecFieldKind;
+/* SPEC_F_INDEX is no YAML key: the index column of a load's src or a store's
+ * dst (`x[ix[:, 0], :]`) is filled in as that field, a tile region read. */
 
 typedef enum { SPEC_BUF_SBUF, SPEC_BUF_PSUM } SpecBuffer;
 
@@ -117,6 +119,14 @@ typedef struct SpecRef {
     Expr *extent[SPEC_MAX_RANK];    /* ragged tile: its shape bound to the loops around
                                        this use (NULL: a constant dim) */
     int normalized;                 /* start/stop/step are filled */
+    /* Indirect DMA (SPEC.md §2.1): dimension ind_dim of this HBM region is
+     * indexed by the integer column `ind` (a tile region, one value per
+     * partition; the op's INDEX field). Normalised as the whole dimension
+     * (bounds and dependences see every row it may touch); its extent is the
+     * column's partition count when it is the region's first kept dimension
+     * (a row gather), else 1 (an element per partition). */
+    struct SpecRef *ind;            /* NULL: no indirect dimension */
+    int ind_dim;                    /* which dimension */
 } SpecRef;
 
 /* One field of an op statement. */

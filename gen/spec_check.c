@@ -774,6 +774,8 @@ static const char **region_candidates(Checker *c, int tensors, int tiles)
     return v;
 }
 
+static int resolve_ref(Checker *c, SpecFieldKind kind, const char *fname, SpecRef *ref);
+
 /* Parse and resolve a region field of kind `kind`. */
 static int parse_ref(Checker *c, const SpecNode *n, SpecFieldKind kind, const char *fname, SpecRef *ref)
 {
@@ -785,7 +787,15 @@ static int parse_ref(Checker *c, const SpecNode *n, SpecFieldKind kind, const ch
         report_expr_error(c, &err);
         return 0;
     }
+    return resolve_ref(c, kind, fname, ref);
+}
+
+/* Resolve the names of a parsed region ref->region for a field of kind
+ * `kind`: its expressions, and the tensor or tile it names (ref->index). */
+static int resolve_ref(Checker *c, SpecFieldKind kind, const char *fname, SpecRef *ref)
+{
     int errs = 0;
+    ref->index = -1;
     for (int i = 0; i < ref->region.nslices; i++) {
         ExprSlice *sl = &ref->region.slice[i];
         errs += resolve(c, sl->start, ALLOW_VARS, "a region") + resolve(c, sl->stop, ALLOW_VARS, "a region") +
@@ -974,6 +984,46 @@ static int parse_field(Checker *c, const SpecNode *n, SpecFieldKind kind, SpecFi
 
 static SpecStmt **check_body(Checker *c, const SpecNode *seq, int *count);
 
+/* Indirect DMA (SPEC.md §2.1): an index column `ix[:, c]` in the region of
+ * field f. Only a load's src and a store's dst, both HBM regions, take one,
+ * and one at most; it becomes the op's INDEX field (a tile region read) and
+ * the region's ind/ind_dim. 0 after reporting an error (E048). */
+static int check_indirect(Checker *c, SpecStmt *s, SpecFieldId f)
+{
+    SpecValue *v = &s->f[f];
+    if (!v->is_ref)
+        return 1;
+    ExprRegion *rg = &v->ref.region;
+    for (int d = 0; d < rg->nslices; d++) {
+        ExprSlice *sl = &rg->slice[d];
+        if (!sl->ind)
+            continue;
+        int hbm = (s->op == SPEC_OP_LOAD && f == SPEC_F_SRC) || (s->op == SPEC_OP_STORE && f == SPEC_F_DST);
+        if (!hbm || !v->ref.is_tensor) {
+            diag_error(c->diag, sl->loc, "E048", "an index column selects rows or elements of the HBM region of a "
+                       "load's 'src' or a store's 'dst'; '%s' of %s cannot take one", spec_field_name(f),
+                       spec_op_name(s->op));
+            return 0;
+        }
+        if (v->ref.ind) {
+            diag_error(c->diag, sl->loc, "E048", "one index of a region may be an index column; '%s' has two",
+                       rg->name);
+            return 0;
+        }
+        SpecValue *iv = &s->f[SPEC_F_INDEX];
+        iv->present = 1;
+        iv->is_ref = 1;
+        iv->node = v->node;
+        iv->loc = sl->ind->loc;
+        iv->ref.region = *sl->ind;
+        if (!resolve_ref(c, SPEC_FK_TILE_IN, "an index column", &iv->ref))
+            return 0;
+        v->ref.ind = &iv->ref;
+        v->ref.ind_dim = d;
+    }
+    return 1;
+}
+
 static SpecStmt *check_op(Checker *c, const SpecNode *stmt)
 {
     const SpecNode *k = stmt->keys[0], *v = stmt->items[0];
@@ -1022,6 +1072,8 @@ static SpecStmt *check_op(Checker *c, const SpecNode *stmt)
                 continue;
             }
             if (!parse_field(c, fv, (SpecFieldKind)kind, (SpecFieldId)f, &s->f[f]))
+                s->bad = 1;
+            else if (!check_indirect(c, s, (SpecFieldId)f))
                 s->bad = 1;
         }
     return s;

@@ -310,6 +310,11 @@ static int exec_dma(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst *in)
     x.run_bytes = run;
     uint64_t issue = s->t, start_floor = issue + m->tab->dma_issue_ps;
     uint64_t done = issue + m->tab->dma_fixed_ps;
+    tg_prog_operand ix;
+    if (tg_prog_find_operand(&m->prog, in, TG_ROLE_INDEX, &ix)) { /* indirect: descriptors from the indices */
+        start_floor += m->tab->dma_index_ps;
+        done += m->tab->dma_index_ps;
+    }
     uint64_t qcause = s->cause ? s->cause : s->last_id, cause = qcause;
     uint64_t xs[TG_DMA_QUEUES], xe[TG_DMA_QUEUES], xh[TG_DMA_QUEUES], xc[TG_DMA_QUEUES];
     uint32_t ne = m->tab->dma_engines < TG_DMA_QUEUES ? m->tab->dma_engines : TG_DMA_QUEUES;

@@ -41,6 +41,8 @@ typedef struct tg_cost_table {
     uint32_t dma_fixed_ps;        /* trigger -> completion floor of one DMA (latency) */
     uint32_t dma_transfer_ps;     /* least time a transfer holds its DMA engine (transfer rate) */
     uint32_t dma_issue_ps;        /* DMA queue occupancy to trigger one DMA */
+    uint32_t dma_index_ps;        /* indirect DMA: reading its index column and generating its
+                                     descriptors, before the transfer starts */
     uint32_t dma_min_burst;       /* bytes a contiguous run is charged at least */
     uint32_t dma_small_bytes;     /* a transfer under this many bytes per partition is "small" */
     uint32_t pe_peak_flops_per_cycle; /* 16-bit FLOPs per PE cycle (2 x 128 x 128) */

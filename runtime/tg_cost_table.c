@@ -40,6 +40,10 @@ static const tg_cost_table tables[TG_TARGET_COUNT] = {
                                                    partition a [128, B] transfer takes ≈1.16 µs whatever B
                                                    (64 B..1 KiB: 1142, 1196, 1168, 1155, 1136 ns at 17 B/ns) */
         .dma_issue_ps = 45714,                  /* ASSUMPTION: one MIN_II (64 cycles at 1.4 GHz) */
+        .dma_index_ps = TG_DMA_FIXED_NS * 1000, /* ASSUMPTION: an indirect DMA's descriptors come from its
+                                                   indices at run time (software DGE on GpSimd; the hardware
+                                                   DGE does no indirect gather [ARCH3]); no published cost, so
+                                                   one more fixed DMA cost (~1.3 us [DMA-BW]) before it moves */
         .dma_min_burst = 64,                    /* ASSUMPTION: a contiguous run costs >= 64 bytes */
         .dma_small_bytes = TG_DMA_MIN_EFFICIENT_BYTES, /* 2 KiB per partition [DMA-BW] */
         .pe_peak_flops_per_cycle = 2 * 128 * 128, /* 128x128 MACs per cycle: 91.75 TFLOPS [ARCH2] */
@@ -72,6 +76,10 @@ static const tg_cost_table tables[TG_TARGET_COUNT] = {
         .dma_fixed_ps = TG_DMA_FIXED_NS * 1000, /* ≈1300 ns cross-engine [DMA-BW] */
         .dma_transfer_ps = 1160000,             /* the v2 figure; no v3 curve published */
         .dma_issue_ps = 53333,                  /* ASSUMPTION: one MIN_II at 1.2 GHz */
+        .dma_index_ps = TG_DMA_FIXED_NS * 1000, /* ASSUMPTION: an indirect DMA's descriptors come from its
+                                                   indices at run time (software DGE on GpSimd; the hardware
+                                                   DGE does no indirect gather [ARCH3]); no published cost, so
+                                                   one more fixed DMA cost (~1.3 us [DMA-BW]) before it moves */
         .dma_min_burst = 64,
         .dma_small_bytes = TG_DMA_MIN_EFFICIENT_BYTES,
         .pe_peak_flops_per_cycle = 2 * 128 * 128, /* 79 TFLOPS bf16 at 2.4 GHz [ARCH3] */

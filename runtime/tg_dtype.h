@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "tg_mem.h"
+
 /* Order and spelling follow SPEC.md §2. Storage (SPEC §4): float32/tfloat32 as
  * float, bfloat16/float16 as uint16_t bits, float8 as uint8_t bits, integers as
  * their C types. */
@@ -257,5 +259,21 @@ void tg_row_from_f32(void *dst, tg_dtype dt, const float *src, size_t n);
 /* Row conversion between any two dtypes: bit copy when equal, else via fp32.
  * Returns 0, or -1 when a dtype is out of range (nothing written). */
 int tg_cvt_row(void *dst, tg_dtype dt, const void *src, tg_dtype st, size_t n);
+
+/* The integer an element of dtype `dt` at `p` holds, exactly: an index of an
+ * indirect DMA (SPEC.md §2.1), read the same way by the C simulation and the
+ * ISS. A float dtype gives -1 (no index: check only accepts integers). */
+static inline int64_t tg_index_at(const uint8_t *p, tg_dtype dt)
+{
+    switch (dt) {
+    case TG_INT8: { int8_t v; memcpy(&v, p, sizeof v); return v; }
+    case TG_UINT8: { uint8_t v; memcpy(&v, p, sizeof v); return v; }
+    case TG_INT16: { int16_t v; memcpy(&v, p, sizeof v); return v; }
+    case TG_UINT16: { uint16_t v; memcpy(&v, p, sizeof v); return v; }
+    case TG_INT32: { int32_t v; memcpy(&v, p, sizeof v); return v; }
+    case TG_UINT32: { uint32_t v; memcpy(&v, p, sizeof v); return v; }
+    default: return -1;
+    }
+}
 
 #endif /* TG_DTYPE_H */

@@ -13,8 +13,8 @@
 
 #define TG_ISA_MAGIC "TGNC"    /* bytes 0..3 of every program */
 #define TG_ISA_VERSION_MAJOR 1 /* incompatible layout changes */
-#define TG_ISA_VERSION_MINOR 4 /* compatible additions (1: loop lo/hi, 2: DMA queues, 3: numbers per iteration,
-                                  4: more ops) */
+#define TG_ISA_VERSION_MINOR 5 /* compatible additions (1: loop lo/hi, 2: DMA queues, 3: numbers per iteration,
+                                  4: more ops, 5: indirect DMA) */
 
 enum {
     TG_ISA_MAX_REGS = 8,       /* loop registers r0..r7 (loop nesting depth) */

@@ -217,6 +217,50 @@ static int fits(const tg_iss_ap *d, const tg_iss_ap *s, int64_t np)
     return s->pcount == np && (s->count == d->count || s->count == 1);
 }
 
+/* The index column of an indirect load or store (SPEC.md §2.1) whose HBM
+ * side is h, moving np partitions: every index read into ix[0..np) and
+ * checked against index_bound before anything moves (TG_EBOUNDS, nothing
+ * written), *istep its step (elements). Without a column *istep stays 0. */
+static int index_column(const iss *m, const iss_engine *e, const tg_prog_inst *in, const tg_iss_ap *h, int64_t np,
+                        int64_t *ix, int64_t *istep)
+{
+    tg_iss_ap x;
+    int rc = operand(m, e, in, TG_ROLE_INDEX, 0, &x);
+    if (rc <= 0)
+        return rc;
+    int64_t step = (int64_t)imm(m, in, TG_IMM_INDEX_STEP, 0), bound = (int64_t)imm(m, in, TG_IMM_INDEX_BOUND, 0);
+    if (x.count != 1 || x.pcount < np || np > TG_PARTITIONS)
+        return TG_EPROGRAM;
+    /* every row an index in range reaches lies inside the tensor (ap_resolve
+     * checked index 0's); step and bound are at most 2^40 (tg_prog_decode) */
+    tg_prog_tensor t;
+    tg_prog_get_tensor(&m->prog, h->index, &t);
+    int64_t elems = 1;
+    for (uint32_t d = 0; d < t.rank; d++)
+        elems *= t.shape[d];
+    const uint8_t *base = (const uint8_t *)m->tensors[h->index];
+    if (bound > 1 && step > elems / (bound - 1))
+        return TG_EBOUNDS;
+    if ((h->hi - base) + (bound - 1) * step * h->esize > elems * h->esize)
+        return TG_EBOUNDS;
+    for (int64_t p = 0; p < np; p++) {
+        int64_t v = tg_index_at(tg_iss_row(&x, p), x.dtype);
+        if (v < 0 || v >= bound)
+            return TG_EBOUNDS; /* an index out of range: the DMA moves nothing */
+        ix[p] = v;
+    }
+    *istep = step;
+    return 0;
+}
+
+/* Row p of an indirect DMA's HBM side h: index ix[p] rows further, in *tmp. */
+static const tg_iss_ap *index_row(const tg_iss_ap *h, const int64_t *ix, int64_t istep, int64_t p, tg_iss_ap *tmp)
+{
+    *tmp = *h;
+    tmp->p0 += ix[p] * istep * h->esize;
+    return tmp;
+}
+
 static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_isa_engine eng)
 {
     tg_iss_ew w;
@@ -343,16 +387,27 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
         return rc;
     if (d.pcount != np || (s0 && !fits(&d, s0, np)) || (s1 && !fits(&d, s1, np)) || (w.s2 && !fits(&d, w.s2, np)))
         return TG_EPROGRAM;
+    /* an indirect load or store: the HBM side's row p moves by index[p] */
+    int64_t ix[TG_PARTITIONS], istep = 0;
+    int gather = in->op == TG_OP_LOAD;
+    if ((in->op == TG_OP_LOAD || in->op == TG_OP_STORE) &&
+        (rc = index_column(m, e, in, gather ? s0 : &d, np, ix, &istep)) != 0)
+        return rc;
+    tg_iss_ap tmp;
     if (w.kind == TG_ISS_CAST && s0->dtype == d.dtype) {
-        int overlap = tg_iss_overlap(&d, s0);
-        for (int64_t p = 0; p < np; p++)
-            tg_iss_copy_row(&d, s0, p, overlap);
+        int overlap = !istep && tg_iss_overlap(&d, s0);
+        for (int64_t p = 0; p < np; p++) {
+            const tg_iss_ap *h = istep ? index_row(gather ? s0 : &d, ix, istep, p, &tmp) : NULL;
+            tg_iss_copy_row(h && !gather ? h : &d, h && gather ? h : s0, p, overlap);
+        }
     } else {
         int64_t block = tg_iss_ew_block(&d, s0, s1), b2 = tg_iss_ew_block(&d, w.s2, NULL);
         block = b2 < block ? b2 : block;
-        for (int64_t p = 0; p < np; p++)
-            if ((rc = tg_iss_ew_row(&w, &d, s0, s1, p, block)) != 0)
+        for (int64_t p = 0; p < np; p++) {
+            const tg_iss_ap *h = istep ? index_row(gather ? s0 : &d, ix, istep, p, &tmp) : NULL;
+            if ((rc = tg_iss_ew_row(&w, h && !gather ? h : &d, h && gather ? h : s0, s1, p, block)) != 0)
                 return rc;
+        }
     }
     m->st->eng[eng].elems += (uint64_t)(np * d.count);
     if (eng == TG_ENG_DMA)

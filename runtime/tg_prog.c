@@ -643,6 +643,19 @@ static int check_combos(const tg_prog *p, const tg_prog_inst *in, uint32_t roles
         return 0;
     if (HAS_I(QUEUE) && (in->engine != TG_ENG_DMA || in->queue >= TG_DMA_QUEUES))
         return 0; /* a DMA queue, on DMA instructions and DMA-tagged signal/wait only */
+    if (HAS_R(INDEX) != HAS_I(INDEX_STEP) || HAS_R(INDEX) != HAS_I(INDEX_BOUND))
+        return 0; /* an index column with its step and bound */
+    if (HAS_R(INDEX)) {
+        tg_prog_operand o, h;
+        uint64_t st = 0, bd = 0;
+        tg_prog_find_operand(p, in, TG_ROLE_INDEX, &o);
+        tg_prog_find_operand(p, in, in->op == TG_OP_LOAD ? TG_ROLE_SRC : TG_ROLE_DST, &h);
+        tg_prog_find_imm(p, in, TG_IMM_INDEX_STEP, &st);
+        tg_prog_find_imm(p, in, TG_IMM_INDEX_BOUND, &bd);
+        if (o.space != TG_SPACE_SBUF || tg_dtype_is_float(o.dtype) || h.space != TG_SPACE_HBM || st < 1 ||
+            st > (1ull << 40) || bd < 1 || bd > (1ull << 40))
+            return 0; /* an integer SBUF column indexing the HBM side, step and bound within the ISS's range */
+    }
 #undef HAS_R
 #undef HAS_I
     if (in->op == TG_OP_LOOP) {

@@ -20,7 +20,7 @@ enum {
     TG_ETARGET = -3,  /* the kernel was generated for another target */
     TG_ETENSOR = -4,  /* tensors that do not match the kernel's descriptor */
     TG_EPROGRAM = -5, /* a malformed or corrupted binary program */
-    TG_EBOUNDS = -6,  /* an access outside SBUF, PSUM or a tensor */
+    TG_EBOUNDS = -6,  /* an access outside SBUF, PSUM or a tensor, or an indirect DMA's index out of range */
     TG_EUNSUPPORTED = -7, /* the kernel carries no implementation for this entry */
     TG_EDEADLOCK = -8, /* ISS: every unfinished engine waits on a semaphore nobody will signal */
     TG_ELIMIT = -9,    /* ISS: the instruction budget (tg_iss_stats.limit) ran out */

@@ -101,6 +101,10 @@ check "float fields: fscale.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" fscale >"$w/fscale.log" 2>&1'
 check "float fields: fscale.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" fscale >"$w/fscale-iss.log" 2>&1'
+check "indirect DMA: gather.yaml (row and element gathers, scatter, every index width) matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" gather >"$w/gather.log" 2>&1'
+check "indirect DMA: gather.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" gather >"$w/gather-iss.log" 2>&1'
 check "transposed store: tstore.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" tstore >"$w/tstore.log" 2>&1'
 check "transposed store: tstore.yaml C simulation and ISS bit-identical" \

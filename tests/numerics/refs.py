@@ -478,6 +478,30 @@ def _ref_loopnum_ops(p, x):
 
 # --- the kernel table (mirrors specs/*.yaml; selftest checks it) --------------
 
+def _inputs_gather(p, r):
+    n, v = p["N"], p["V"]
+    ids = r.integers(0, v, (n, 2))
+    ids[:3, 1] = [0, v - 1, 0]                      # both ends of the table, and a repeat
+    return {"table": r.standard_normal((v, p["D"])), "tab3": r.standard_normal((v, 4, 8)), "ids": ids,
+            "ids16": r.integers(0, v, (n, 1)), "ids8": r.integers(0, v, (n, 1)), "idsu": r.integers(0, v, (n, 1)),
+            "logits": r.standard_normal((n, p["C"])), "tg": r.integers(0, p["C"], (n, 1)),
+            "src": r.standard_normal((n, p["D"])), "perm": r.permutation(n).reshape(n, 1)}
+
+
+def _ref_gather(p, x):
+    # DMAs move values: every output is exact (rows3 is one fp32 -> bf16 rounding)
+    t = f32(x["table"])
+    idx = lambda a: np.asarray(a, dtype=np.int64)[:, -1]
+    n = p["N"]
+    scat = np.empty((n, p["D"]))
+    scat[idx(x["perm"])] = f32(x["src"])
+    lg = f32(x["logits"])
+    return {"rows": (t[idx(x["ids"])], "exact"), "rows16": (t[idx(x["ids16"])], "exact"),
+            "rows8": (t[idx(x["ids8"])], "exact"), "rowsu": (t[idx(x["idsu"])], "exact"),
+            "rows3": (bf16(f32(x["tab3"])[np.asarray(x["ids"], dtype=np.int64)[:, 0]]), "exact"),
+            "picked": (lg[np.arange(n), idx(x["tg"])].reshape(n, 1), "exact"), "scat": (scat, "exact")}
+
+
 def _k(params, inputs, outputs, make, ref):
     return {"params": params, "inputs": inputs, "outputs": outputs, "make": make, "ref": ref}
 
@@ -806,6 +830,14 @@ TEST_KERNELS = {
                   ("yc", "float32", "128, D"), ("yl", "float32", "128, D")], _inputs_fscale, _ref_fscale),
     "tstore": _k({"N": 300, "D": 96}, [("x", "float32", "N, D"), ("xb", "bfloat16", "N, D")],
                  [("y", "float32", "D, N"), ("yb", "bfloat16", "D, N")], _inputs_tstore, _ref_tstore),
+    "gather": _k({"V": 50, "D": 40, "N": 300, "C": 70},
+                 [("table", "float32", "V, D"), ("tab3", "float32", "V, 4, 8"), ("ids", "int32", "N, 2"),
+                  ("ids16", "uint16", "N, 1"), ("ids8", "int8", "N, 1"), ("idsu", "uint32", "N, 1"),
+                  ("logits", "float32", "N, C"), ("tg", "int32", "N, 1"), ("src", "float32", "N, D"),
+                  ("perm", "int32", "N, 1")],
+                 [("rows", "float32", "N, D"), ("rows16", "float32", "N, D"), ("rows8", "float32", "N, D"),
+                  ("rowsu", "float32", "N, D"), ("rows3", "bfloat16", "N, 4, 8"), ("picked", "float32", "N, 1"),
+                  ("scat", "float32", "N, D")], _inputs_gather, _ref_gather),
     "psum_banks": _k({"R": 256}, [("x", "float32", "R, 1024")], [("y", "float32", "R, 1024")],
                      _inputs_psum_banks, _ref_psum_banks),
     "colacc": _k({"N": 24}, [("x", "float32", "128, N")], [("y", "float32", "128, N")],
