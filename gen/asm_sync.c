@@ -118,8 +118,22 @@ static int overlap(const Region *a, const Region *b)
     return a->space == b->space && a->p0 < b->p1 && b->p0 < a->p1 && a->b0 < b->b1 && b->b0 < a->b1;
 }
 
+/* 1 when in writes an HBM tensor. */
+static int writes_hbm(IrInst *in)
+{
+    IrOperand o[IR_MAX_OPERANDS];
+    int n = ir_operands(in, o);
+    for (int i = 0; i < n; i++)
+        if (o[i].is_write && o[i].ap->mem == IR_MEM_HBM)
+            return 1;
+    return 0;
+}
+
 /* 1 when a and b touch overlapping SBUF/PSUM bytes or the same HBM tensor
- * and one of them writes. */
+ * and one of them writes. An indirect DMA (SPEC.md §2.1) may fail on its
+ * indices (TG_EBOUNDS) and every back end must then have written the same
+ * outputs (those of the HBM writes before it in program order, none after):
+ * it counts as a read of every tensor, ordered against every HBM write. */
 static int conflict(const S *s, IrInst *a, IrInst *b)
 {
     IrOperand oa[IR_MAX_OPERANDS], ob[IR_MAX_OPERANDS];
@@ -134,7 +148,7 @@ static int conflict(const S *s, IrInst *a, IrInst *b)
             if (overlap(&ra, &rb))
                 return 1;
         }
-    return 0;
+    return (a->has_ind && writes_hbm(b)) || (b->has_ind && writes_hbm(a));
 }
 
 static tg_isa_engine engine_of(const IrInst *in) { return tg_isa_table[ir_isa_op(in->op)].engine; }
@@ -454,6 +468,12 @@ static int accesses(S *s, int whole)
                 a->buf = o[k].ap->buf;
             }
             s->nrec += (uint32_t)a->bufs;
+        }
+        if (ir->insts[i]->has_ind) { /* reads every tensor, for ordering (conflict) */
+            if (!grow(s, (void **)&s->acc, &cap, n, sizeof *s->acc))
+                return 0;
+            s->acc[n++] = (Acc){IR_MEM_HBM, 0, ir->spec->ntensors, 0, 1, 1, 0, NULL, s->nrec};
+            s->nrec++;
         }
     }
     s->acc0[ir->ninsts] = (int)n;

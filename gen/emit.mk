@@ -72,3 +72,20 @@ suite-big-tensors: $(TILEGEN) $(RT_OBJS)
 	     $(BIG_DIR)/big.c $(RT_OBJS) $(LDFLAGS_ALL) && $(BIG_DIR)/big_check; then p=$$((p+1)); \
 	else f=$$((f+1)); echo "FAIL big_check"; fi; \
 	echo "$$p passed, $$f failed"
+
+# Hostile indices of indirect DMAs (SPEC.md §2.1): tests/numerics/gather_bounds/
+# gb.yaml through gen and asm; gb_check.c runs the C simulation and the ISS on
+# negative, past-the-end, 2^31 and 0xFFFFFFFF indices between guard zones
+# (poisoned under make asan): TG_EBOUNDS from both, the same outputs written.
+SUITES += indirect-bounds
+.PHONY: suite-indirect-bounds
+GB_DIR = $(BUILD)/indirect-bounds
+suite-indirect-bounds: $(TILEGEN) $(RT_OBJS)
+	@mkdir -p $(GB_DIR) && p=0; f=0; s=tests/numerics/gather_bounds/gb.yaml; \
+	if $(TILEGEN) gen -o $(GB_DIR) $$s && $(TILEGEN) asm $(GB_DIR)/gb.s -o $(GB_DIR)/gb.bin && \
+	   $(TILEGEN) profile $$s >$(GB_DIR)/profile.txt; then p=$$((p+1)); \
+	else f=$$((f+1)); echo "FAIL gb.yaml: gen, asm or profile"; fi; \
+	if $(CC) $(CFLAGS_ALL) -I$(GB_DIR) -o $(GB_DIR)/gb_check tests/numerics/gather_bounds/gb_check.c \
+	     $(GB_DIR)/gb.c $(RT_OBJS) $(LDFLAGS_ALL) && $(GB_DIR)/gb_check >$(GB_DIR)/check.log; then p=$$((p+1)); \
+	else f=$$((f+1)); cat $(GB_DIR)/check.log; echo "FAIL gb_check"; fi; \
+	echo "$$p passed, $$f failed"

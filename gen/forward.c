@@ -471,7 +471,13 @@ int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
             out->loads++;
         }
     }
-    for (int u = 0; u < nt; u++) {
+    /* store sinking writes outputs earlier than the store would: not with an
+     * indirect DMA, which may fail (TG_EBOUNDS) with only the outputs of the
+     * HBM writes before it in program order written */
+    int indirect = 0;
+    for (int i = 0; i < ni; i++)
+        indirect |= ir->insts[i]->has_ind;
+    for (int u = 0; u < nt && !indirect; u++) {
         int si = f.tr[u] == 1 ? only_user(&f, u, 0) : -1;
         if (si >= 0 && f.tw[u] >= 1 && store_sinkable(&f, u, si)) {
             if (sink_store(&f, u, si))
