@@ -50,6 +50,8 @@ MEANING = {
     "E045": "Vector op reads two operands from PSUM",
     "E046": "matmul limits (K agreement, M <= 128, N <= 512)",
     "E047": "DMA endpoint in PSUM",
+    "E048": "index column (indirect DMA) misplaced or malformed: not a load's src / store's dst on HBM, two of them, not an integer [P, 1] column, or with transpose / broadcast",
+    "E049": "index column with fewer partitions than the DMA moves",
     "E050": "region out of bounds for some loop iteration",
     "E051": "empty region or bad slice step",
     "E053": "bad loop range",
