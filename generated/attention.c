@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static void attention_body(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
+static int attention_body(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -234,6 +234,7 @@ static void attention_body(tg_core *core, const uint16_t *q, const uint16_t *k, 
             /* attention.yaml:70: dma.store sunk: its tile's writers write o directly */
         }
     }
+    return TG_OK;
 }
 
 int attention(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
@@ -255,8 +256,7 @@ int attention(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_
                                (size_t)ATTENTION_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ATTENTION_PE_FLOATS);
     if (tg_rc)
         return tg_rc;
-    attention_body(core, q, k, v, o);
-    return TG_OK;
+    return attention_body(core, q, k, v, o);
 }
 
 static int attention_run(tg_core *core, void *const tensors[])
@@ -274,7 +274,7 @@ static const tg_tensor_desc attention_tensors[4] = {
 /* The assembled program of attention.s (binary format v1, docs/asm.md), for
  * tg_iss_run: 7095 bytes. */
 static const uint8_t attention_program[7095] = {
-    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x04, 0x00, 0xb7, 0x1b, 0x00, 0x00, 0x99, 0xa3, 0xfe, 0xa0,
+    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x05, 0x00, 0xb7, 0x1b, 0x00, 0x00, 0x96, 0x75, 0x6b, 0x91,
     0x00, 0x04, 0x0e, 0x00, 0x41, 0x00, 0x00, 0x00, 0x24, 0x00, 0x00, 0x00, 0x62, 0x00, 0x00, 0x00,
     0xe4, 0x13, 0x00, 0x00, 0x6f, 0x00, 0x00, 0x00, 0x53, 0x14, 0x00, 0x00, 0x64, 0x07, 0x00, 0x00,
     0x01, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00, 0x26, 0x00, 0x00, 0x00,

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static void attention_causal_body(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
+static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -241,6 +241,7 @@ static void attention_causal_body(tg_core *core, const uint16_t *q, const uint16
             /* attention_causal.yaml:68: dma.store sunk: its tile's writers write o directly */
         }
     }
+    return TG_OK;
 }
 
 int attention_causal(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
@@ -262,8 +263,7 @@ int attention_causal(tg_core *core, const uint16_t *q, const uint16_t *k, const 
                                (size_t)ATTENTION_CAUSAL_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ATTENTION_CAUSAL_PE_FLOATS);
     if (tg_rc)
         return tg_rc;
-    attention_causal_body(core, q, k, v, o);
-    return TG_OK;
+    return attention_causal_body(core, q, k, v, o);
 }
 
 static int attention_causal_run(tg_core *core, void *const tensors[])
@@ -281,7 +281,7 @@ static const tg_tensor_desc attention_causal_tensors[4] = {
 /* The assembled program of attention_causal.s (binary format v1, docs/asm.md), for
  * tg_iss_run: 7449 bytes. */
 static const uint8_t attention_causal_program[7449] = {
-    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x04, 0x00, 0x19, 0x1d, 0x00, 0x00, 0x76, 0xec, 0x58, 0x49,
+    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x05, 0x00, 0x19, 0x1d, 0x00, 0x00, 0xe1, 0xa6, 0x94, 0xb9,
     0x00, 0x04, 0x0d, 0x00, 0x48, 0x00, 0x00, 0x00, 0x25, 0x00, 0x00, 0x00, 0x6d, 0x00, 0x00, 0x00,
     0xec, 0x14, 0x00, 0x00, 0x77, 0x00, 0x00, 0x00, 0x63, 0x15, 0x00, 0x00, 0xb6, 0x07, 0x00, 0x00,
     0x01, 0x00, 0x00, 0x00, 0x12, 0x00, 0x00, 0x00, 0x2e, 0x00, 0x00, 0x00, 0x34, 0x00, 0x00, 0x00,

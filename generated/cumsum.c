@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static void cumsum_body(tg_core *core, const float *x, float *y)
+static int cumsum_body(tg_core *core, const float *x, float *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -82,6 +82,7 @@ static void cumsum_body(tg_core *core, const float *x, float *y)
             }
         }
     }
+    return TG_OK;
 }
 
 int cumsum(tg_core *core, const float *x, float *y)
@@ -99,8 +100,7 @@ int cumsum(tg_core *core, const float *x, float *y)
                                (size_t)CUMSUM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, CUMSUM_PE_FLOATS);
     if (tg_rc)
         return tg_rc;
-    cumsum_body(core, x, y);
-    return TG_OK;
+    return cumsum_body(core, x, y);
 }
 
 static int cumsum_run(tg_core *core, void *const tensors[])
@@ -116,7 +116,7 @@ static const tg_tensor_desc cumsum_tensors[2] = {
 /* The assembled program of cumsum.s (binary format v1, docs/asm.md), for
  * tg_iss_run: 2669 bytes. */
 static const uint8_t cumsum_program[2669] = {
-    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x04, 0x00, 0x6d, 0x0a, 0x00, 0x00, 0x12, 0x6d, 0x81, 0x01,
+    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x05, 0x00, 0x6d, 0x0a, 0x00, 0x00, 0x09, 0x32, 0x81, 0x75,
     0x00, 0x02, 0x04, 0x00, 0x1a, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x2b, 0x00, 0x00, 0x00,
     0x80, 0x07, 0x00, 0x00, 0x39, 0x00, 0x00, 0x00, 0xb9, 0x07, 0x00, 0x00, 0xb4, 0x02, 0x00, 0x00,
     0x01, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x1a, 0x00, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00,

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static void layernorm_body(tg_core *core, const float *x, const float *gamma, const float *beta, float *y)
+static int layernorm_body(tg_core *core, const float *x, const float *gamma, const float *beta, float *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -128,6 +128,7 @@ static void layernorm_body(tg_core *core, const float *x, const float *gamma, co
             /* layernorm.yaml:46: dma.store sunk: its tile's writers write y directly */
         }
     }
+    return TG_OK;
 }
 
 int layernorm(tg_core *core, const float *x, const float *gamma, const float *beta, float *y)
@@ -149,8 +150,7 @@ int layernorm(tg_core *core, const float *x, const float *gamma, const float *be
                                (size_t)LAYERNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, LAYERNORM_PE_FLOATS);
     if (tg_rc)
         return tg_rc;
-    layernorm_body(core, x, gamma, beta, y);
-    return TG_OK;
+    return layernorm_body(core, x, gamma, beta, y);
 }
 
 static int layernorm_run(tg_core *core, void *const tensors[])
@@ -168,7 +168,7 @@ static const tg_tensor_desc layernorm_tensors[4] = {
 /* The assembled program of layernorm.s (binary format v1, docs/asm.md), for
  * tg_iss_run: 4633 bytes. */
 static const uint8_t layernorm_program[4633] = {
-    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x04, 0x00, 0x19, 0x12, 0x00, 0x00, 0xe0, 0x78, 0x54, 0x1d,
+    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x05, 0x00, 0x19, 0x12, 0x00, 0x00, 0xdf, 0xd3, 0x78, 0x49,
     0x00, 0x04, 0x0a, 0x00, 0x21, 0x00, 0x00, 0x00, 0x1a, 0x00, 0x00, 0x00, 0x33, 0x00, 0x00, 0x00,
     0xb8, 0x0c, 0x00, 0x00, 0x5a, 0x00, 0x00, 0x00, 0x12, 0x0d, 0x00, 0x00, 0x07, 0x05, 0x00, 0x00,
     0x01, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00, 0x26, 0x00, 0x00, 0x00,

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static void matmul_body(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs, float *result)
+static int matmul_body(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs, float *result)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -110,6 +110,7 @@ static void matmul_body(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs
             }
         }
     }
+    return TG_OK;
 }
 
 int matmul(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs, float *result)
@@ -129,8 +130,7 @@ int matmul(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs, float *resu
                                (size_t)MATMUL_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MATMUL_PE_FLOATS);
     if (tg_rc)
         return tg_rc;
-    matmul_body(core, lhsT, rhs, result);
-    return TG_OK;
+    return matmul_body(core, lhsT, rhs, result);
 }
 
 static int matmul_run(tg_core *core, void *const tensors[])
@@ -147,7 +147,7 @@ static const tg_tensor_desc matmul_tensors[3] = {
 /* The assembled program of matmul.s (binary format v1, docs/asm.md), for
  * tg_iss_run: 3346 bytes. */
 static const uint8_t matmul_program[3346] = {
-    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x04, 0x00, 0x12, 0x0d, 0x00, 0x00, 0xc9, 0x5b, 0x86, 0x0b,
+    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x05, 0x00, 0x12, 0x0d, 0x00, 0x00, 0x94, 0xb4, 0xdc, 0xa6,
     0x00, 0x03, 0x04, 0x00, 0x24, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x3e, 0x00, 0x00, 0x00,
     0x94, 0x09, 0x00, 0x00, 0x48, 0x00, 0x00, 0x00, 0xdc, 0x09, 0x00, 0x00, 0x36, 0x03, 0x00, 0x00,
     0x01, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x1a, 0x00, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00,

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
+static int mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -251,6 +251,7 @@ static void mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const
             /* mlp.yaml:66: dma.store sunk: its tile's writers write y directly */
         }
     }
+    return TG_OK;
 }
 
 int mlp(tg_core *core, const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
@@ -274,8 +275,7 @@ int mlp(tg_core *core, const uint16_t *x, const uint16_t *wg, const uint16_t *wu
                                (size_t)MLP_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MLP_PE_FLOATS);
     if (tg_rc)
         return tg_rc;
-    mlp_body(core, x, wg, wu, wd, y);
-    return TG_OK;
+    return mlp_body(core, x, wg, wu, wd, y);
 }
 
 static int mlp_run(tg_core *core, void *const tensors[])
@@ -294,7 +294,7 @@ static const tg_tensor_desc mlp_tensors[5] = {
 /* The assembled program of mlp.s (binary format v1, docs/asm.md), for
  * tg_iss_run: 6583 bytes. */
 static const uint8_t mlp_program[6583] = {
-    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x04, 0x00, 0xb7, 0x19, 0x00, 0x00, 0xf1, 0x46, 0xb4, 0xde,
+    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x05, 0x00, 0xb7, 0x19, 0x00, 0x00, 0x2e, 0xa7, 0xe1, 0x60,
     0x00, 0x05, 0x0a, 0x00, 0x3a, 0x00, 0x00, 0x00, 0x23, 0x00, 0x00, 0x00, 0x59, 0x00, 0x00, 0x00,
     0x44, 0x12, 0x00, 0x00, 0x4e, 0x00, 0x00, 0x00, 0x92, 0x12, 0x00, 0x00, 0x25, 0x07, 0x00, 0x00,
     0x01, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00, 0x1a, 0x00, 0x00, 0x00,

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
+static int rope_body(tg_core *core, const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -94,6 +94,7 @@ static void rope_body(tg_core *core, const uint16_t *x, const float *cos, const 
             }
         }
     }
+    return TG_OK;
 }
 
 int rope(tg_core *core, const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
@@ -115,8 +116,7 @@ int rope(tg_core *core, const uint16_t *x, const float *cos, const float *sin, u
                                (size_t)ROPE_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ROPE_PE_FLOATS);
     if (tg_rc)
         return tg_rc;
-    rope_body(core, x, cos, sin, y);
-    return TG_OK;
+    return rope_body(core, x, cos, sin, y);
 }
 
 static int rope_run(tg_core *core, void *const tensors[])
@@ -134,7 +134,7 @@ static const tg_tensor_desc rope_tensors[4] = {
 /* The assembled program of rope.s (binary format v1, docs/asm.md), for
  * tg_iss_run: 5124 bytes. */
 static const uint8_t rope_program[5124] = {
-    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x04, 0x00, 0x04, 0x14, 0x00, 0x00, 0xb6, 0x3e, 0xdd, 0x74,
+    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x05, 0x00, 0x04, 0x14, 0x00, 0x00, 0xff, 0x84, 0xf1, 0x36,
     0x00, 0x04, 0x08, 0x00, 0x2e, 0x00, 0x00, 0x00, 0x1a, 0x00, 0x00, 0x00, 0x46, 0x00, 0x00, 0x00,
     0x1c, 0x0e, 0x00, 0x00, 0x44, 0x00, 0x00, 0x00, 0x60, 0x0e, 0x00, 0x00, 0xa4, 0x05, 0x00, 0x00,
     0x01, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x16, 0x00, 0x00, 0x00, 0x1c, 0x00, 0x00, 0x00,

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static void tensor_add_body(tg_core *core, const float *a, const float *b, float *c)
+static int tensor_add_body(tg_core *core, const float *a, const float *b, float *c)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -44,6 +44,7 @@ static void tensor_add_body(tg_core *core, const float *a, const float *b, float
             }
         }
     }
+    return TG_OK;
 }
 
 int tensor_add(tg_core *core, const float *a, const float *b, float *c)
@@ -63,8 +64,7 @@ int tensor_add(tg_core *core, const float *a, const float *b, float *c)
                                (size_t)TENSOR_ADD_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TENSOR_ADD_PE_FLOATS);
     if (tg_rc)
         return tg_rc;
-    tensor_add_body(core, a, b, c);
-    return TG_OK;
+    return tensor_add_body(core, a, b, c);
 }
 
 static int tensor_add_run(tg_core *core, void *const tensors[])
@@ -81,7 +81,7 @@ static const tg_tensor_desc tensor_add_tensors[3] = {
 /* The assembled program of tensor_add.s (binary format v1, docs/asm.md), for
  * tg_iss_run: 2551 bytes. */
 static const uint8_t tensor_add_program[2551] = {
-    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x04, 0x00, 0xf7, 0x09, 0x00, 0x00, 0x1d, 0x14, 0x1e, 0x0c,
+    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x05, 0x00, 0xf7, 0x09, 0x00, 0x00, 0x9a, 0x8d, 0x26, 0x20,
     0x00, 0x03, 0x03, 0x00, 0x20, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x34, 0x00, 0x00, 0x00,
     0x88, 0x07, 0x00, 0x00, 0x3b, 0x00, 0x00, 0x00, 0xc3, 0x07, 0x00, 0x00, 0x34, 0x02, 0x00, 0x00,
     0x01, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x22, 0x00, 0x00, 0x00, 0x28, 0x00, 0x00, 0x00,

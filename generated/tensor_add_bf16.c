@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static void tensor_add_bf16_body(tg_core *core, const uint16_t *a, const uint16_t *b, uint16_t *c)
+static int tensor_add_bf16_body(tg_core *core, const uint16_t *a, const uint16_t *b, uint16_t *c)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -44,6 +44,7 @@ static void tensor_add_bf16_body(tg_core *core, const uint16_t *a, const uint16_
             }
         }
     }
+    return TG_OK;
 }
 
 int tensor_add_bf16(tg_core *core, const uint16_t *a, const uint16_t *b, uint16_t *c)
@@ -63,8 +64,7 @@ int tensor_add_bf16(tg_core *core, const uint16_t *a, const uint16_t *b, uint16_
                                (size_t)TENSOR_ADD_BF16_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TENSOR_ADD_BF16_PE_FLOATS);
     if (tg_rc)
         return tg_rc;
-    tensor_add_bf16_body(core, a, b, c);
-    return TG_OK;
+    return tensor_add_bf16_body(core, a, b, c);
 }
 
 static int tensor_add_bf16_run(tg_core *core, void *const tensors[])
@@ -81,7 +81,7 @@ static const tg_tensor_desc tensor_add_bf16_tensors[3] = {
 /* The assembled program of tensor_add_bf16.s (binary format v1, docs/asm.md), for
  * tg_iss_run: 2357 bytes. */
 static const uint8_t tensor_add_bf16_program[2357] = {
-    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x04, 0x00, 0x35, 0x09, 0x00, 0x00, 0x76, 0xad, 0x5e, 0x56,
+    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x05, 0x00, 0x35, 0x09, 0x00, 0x00, 0x39, 0x6d, 0x1e, 0x6d,
     0x00, 0x03, 0x03, 0x00, 0x1a, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x2b, 0x00, 0x00, 0x00,
     0xbc, 0x06, 0x00, 0x00, 0x45, 0x00, 0x00, 0x00, 0x01, 0x07, 0x00, 0x00, 0x34, 0x02, 0x00, 0x00,
     0x01, 0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00, 0x00, 0x32, 0x00, 0x00, 0x00,

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static void transpose2d_body(tg_core *core, const float *x, float *y)
+static int transpose2d_body(tg_core *core, const float *x, float *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -36,6 +36,7 @@ static void transpose2d_body(tg_core *core, const float *x, float *y)
             /* transpose2d.yaml:30: dma.store sunk: its tile's writers write y directly */
         }
     }
+    return TG_OK;
 }
 
 int transpose2d(tg_core *core, const float *x, float *y)
@@ -53,8 +54,7 @@ int transpose2d(tg_core *core, const float *x, float *y)
                                (size_t)TRANSPOSE2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TRANSPOSE2D_PE_FLOATS);
     if (tg_rc)
         return tg_rc;
-    transpose2d_body(core, x, y);
-    return TG_OK;
+    return transpose2d_body(core, x, y);
 }
 
 static int transpose2d_run(tg_core *core, void *const tensors[])
@@ -70,7 +70,7 @@ static const tg_tensor_desc transpose2d_tensors[2] = {
 /* The assembled program of transpose2d.s (binary format v1, docs/asm.md), for
  * tg_iss_run: 1324 bytes. */
 static const uint8_t transpose2d_program[1324] = {
-    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x04, 0x00, 0x2c, 0x05, 0x00, 0x00, 0x0d, 0x7b, 0xce, 0x7c,
+    0x54, 0x47, 0x4e, 0x43, 0x01, 0x00, 0x05, 0x00, 0x2c, 0x05, 0x00, 0x00, 0xb0, 0xf9, 0x50, 0x0d,
     0x00, 0x02, 0x02, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x14, 0x00, 0x00, 0x00,
     0xc4, 0x03, 0x00, 0x00, 0x38, 0x00, 0x00, 0x00, 0xfc, 0x03, 0x00, 0x00, 0x30, 0x01, 0x00, 0x00,
     0x01, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x24, 0x00, 0x00, 0x00, 0x2a, 0x00, 0x00, 0x00,
