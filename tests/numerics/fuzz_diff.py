@@ -13,7 +13,9 @@ triangular loops, broadcasts of 1-D tensors and [1, D] rows, float-valued
 fields written as expressions, SPMD grids of rank 1 to 3 (every block run
 once per program, its outputs and maybe its inputs given a leading program
 dimension; block_grid puts program_id in a ragged tile shape, regions, an
-iota, an affine_select predicate and a loop range) (DIR/features names those a
+iota, an affine_select predicate and a loop range), indirect DMAs (row and
+element gathers, scatters, by index columns of every integer dtype with
+in-range values) (DIR/features names those a
 spec uses). The same seed always gives the same
 spec and the same inputs. CLI (run with /usr/bin/python3):
     fuzz_diff.py gen SEED DIR     write DIR/fz.yaml, DIR/<input>.npy,
@@ -80,6 +82,13 @@ class Spec:
         and huge magnitudes (so long sums such as matmul stay finite)."""
         name = self.fresh("x")
         self.inputs.append((name, dtype, shape, self.r.random() < tame))
+        return name
+
+    def index_inp(self, dtype, shape, bound):
+        """An integer input whose values lie in [0, bound) (indices of an
+        indirect DMA; bound an int or a param name)."""
+        name = self.fresh("x")
+        self.inputs.append((name, dtype, shape, ("index", bound)))
         return name
 
     def out(self, dtype, shape):
@@ -939,6 +948,77 @@ def block_dma(sp):
     sp.body += rows.wrap(body, sp=sp)
 
 
+# --- block: indirect DMA (gathers and scatters by an index column) -----------
+
+IMAX = {"int8": 127, "uint8": 255, "int16": 32767, "uint16": 65535, "int32": 2 ** 31 - 1, "uint32": 2 ** 32 - 1}
+
+
+def block_gather(sp):
+    """Indirect DMA (SPEC.md §2.1): per row tile, an index column (any integer
+    dtype, column c of a [P, k] tile, in-range values) selects rows of a table
+    (rank 2 or 3, a column range, a cast), an element per partition from its
+    own row (the cross-entropy target gather), or the rows a tile is scattered
+    to (the walk then carried; duplicate indices: the later partition wins)."""
+    r = sp.r
+    nx, f, rows, pr, tr, P = row_setup(sp)
+    idt = r.choice(INTS)
+    V = r.choice([v for v in (1, 5, 64, 127, 200, 300) if v <= IMAX[idt]])
+    k = r.choice((1, 1, 2, 3))
+    c = r.randrange(k)
+    td = idt if r.random() < 0.8 else r.choice([d for d in INTS if IMAX[d] >= V - 1])
+    sp.feat.add("index-" + td)
+    body, scatter = [], False
+    for kind in r.sample(("row", "elem", "scatter"), r.randrange(1, 4)):
+        bound = V if kind != "elem" else r.choice((1, 3, f + 5))
+        bound = min(bound, IMAX[idt] + 1, IMAX[td] + 1)
+        xi = sp.index_inp(idt, [nx, k], bound)
+        ix = sp.tile(td, [P, k], sp.bufs())
+        body.append(op("load", dst="%s[%s, :]" % (ix, tr), src="%s[%s, :]" % (xi, pr)))
+        col = "%s[%s, %d]" % (ix, tr, c)
+        d = sp.dtype()
+        if kind == "row":
+            sp.feat.add("gather-rows")
+            three = f % 4 == 0 and f > 4 and r.random() < 0.4
+            if three:
+                sp.feat.add("gather-rank3")
+                tb = sp.inp(d, [V, 4, f // 4])
+                src = "%s[%s, :, :]" % (tb, col)
+                w = f
+            elif f > 1 and r.random() < 0.4:
+                sp.feat.add("gather-cols")
+                a = r.randrange(f)
+                w = r.randrange(1, f - a + 1)
+                tb = sp.inp(d, [V, f])
+                src = "%s[%s, %d:%d]" % (tb, col, a, a + w)
+            else:
+                tb = sp.inp(d, [V, f])
+                src = "%s[%s, :]" % (tb, col)
+                w = f
+            gd = d if r.random() < 0.7 else sp.dtype()
+            if gd != d:
+                sp.feat.add("gather-cast")
+            g = sp.tile(gd, [P, w], sp.bufs())
+            body.append(op("load", dst="%s[%s, :]" % (g, tr), src=src))
+            y = sp.out(sp.dtype(), [nx, w])
+            body.append(op("store", dst="%s[%s, :]" % (y, pr), src="%s[%s, :]" % (g, tr)))
+        elif kind == "elem":
+            sp.feat.add("gather-elem")
+            lg = sp.inp(d, [nx, bound])
+            e = sp.tile(d, [P, 1], sp.bufs())
+            body.append(op("load", dst="%s[%s, :]" % (e, tr), src="%s[%s, %s]" % (lg, pr, col)))
+            y = sp.out(d, [nx, 1])
+            body.append(op("store", dst="%s[%s, :]" % (y, pr), src="%s[%s, :]" % (e, tr)))
+        else:
+            sp.feat.add("scatter-rows")
+            scatter = True
+            x = sp.inp(d, [nx, f])
+            t = sp.tile(d, [P, f], sp.bufs())
+            body.append(op("load", dst="%s[%s, :]" % (t, tr), src="%s[%s, :]" % (x, pr)))
+            y = sp.out(sp.dtype(), [V, f])
+            body.append(op("store", dst="%s[%s, :]" % (y, col), src="%s[%s, :]" % (t, tr)))
+    sp.body += rows.wrap(body, carried=scatter, sp=sp)
+
+
 # --- block: bn_stats over column chunks, bn_aggr ------------------------------
 
 def block_bn(sp):
@@ -1532,7 +1612,7 @@ def u_dtype(sp, name):
 BLOCKS = ((block_subpart, 2), (block_pipeline, 5), (block_transpose, 3), (block_carried, 2), (block_readback, 1),
           (block_tload, 1), (block_after, 1), (block_matmul, 3), (block_matmul_ragged, 1), (block_matmul_ragged_mn, 2), (block_ragged_2d, 2), (block_ragged_decl, 3 if RAGGED_DECL else 0), (block_pe_transpose, 2),
           (block_dma, 2), (block_bn, 2), (block_preduce, 2), (block_running, 2), (block_ragged_free, 4),
-          (block_tri, 3), (block_tri_matmul, 2))
+          (block_tri, 3), (block_tri_matmul, 2), (block_gather, 3))
 
 
 def make_spec(seed):
@@ -1760,7 +1840,12 @@ def write_spec(seed, d):
     env = dict(sp.params, **sp.defines)
     val = lambda x: int(x) if isinstance(x, int) else int(eval(x.replace("/", "//"), {"__builtins__": {}}, env))
     for name, dtype, shape, tame in sp.inputs:
-        np.save(os.path.join(d, name + ".npy"), input_array(rng, dtype, [val(x) for x in shape], tame))
+        dims = [val(x) for x in shape]
+        if isinstance(tame, tuple):  # ("index", bound): integers in [0, bound)
+            a = rng.integers(0, val(tame[1]), dims, dtype=np.int64).astype(INT_NP.get(dtype, "<i4"))
+        else:
+            a = input_array(rng, dtype, dims, tame)
+        np.save(os.path.join(d, name + ".npy"), a)
 
 
 def main(argv):
