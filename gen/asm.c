@@ -920,6 +920,23 @@ static int instruction(A *a)
                 return err(a, at(a, st), "A005", "%s needs field '%s'", w, tg_isa_role_key[sr[i]]);
     }
 #undef HAS_NUM
+    if ((roles >> TG_ROLE_INDEX & 1u) != (ims >> TG_IMM_INDEX_STEP & 1u) ||
+        (roles >> TG_ROLE_INDEX & 1u) != (ims >> TG_IMM_INDEX_BOUND & 1u))
+        return err(a, at(a, st), "A005", "index, index_step and index_bound go together");
+    if (roles >> TG_ROLE_INDEX & 1u) { /* an integer SBUF column indexing the HBM side, step and bound 1..2^40 */
+        tg_isa_role hr = op == TG_OP_LOAD ? TG_ROLE_SRC : TG_ROLE_DST;
+        for (int i = 0; i < nops; i++) {
+            if (ops[i].role == TG_ROLE_INDEX && (ops[i].space != TG_SPACE_SBUF || tg_dtype_is_float(ops[i].dtype)))
+                return err(a, at(a, st), "A012", "an index column is an integer operand in SBUF");
+            if (ops[i].role == hr && ops[i].space != TG_SPACE_HBM)
+                return err(a, at(a, st), "A012", "the side an index column selects ('%s') is in HBM",
+                           tg_isa_role_key[hr]);
+        }
+        for (int i = 0; i < nimms; i++)
+            if ((imms[i].key == TG_IMM_INDEX_STEP || imms[i].key == TG_IMM_INDEX_BOUND) &&
+                (imms[i].value < 1 || imms[i].value > (1ull << 40)))
+                return err(a, at(a, st), "A007", "%s is 1 to 2^40", tg_isa_imm_key[imms[i].key]);
+    }
     uint64_t reg = 0;
     for (int i = 0; i < nimms; i++)
         if (imms[i].key == TG_IMM_REG)

@@ -152,7 +152,7 @@ static const char *iss_error(int rc)
 {
     switch (rc) {
     case TG_EPROGRAM: return "malformed program";
-    case TG_EBOUNDS: return "an access outside SBUF, PSUM or a tensor";
+    case TG_EBOUNDS: return "an access outside SBUF, PSUM or a tensor, or an index column value out of range (give such inputs with --in)";
     case TG_EDEADLOCK: return "every engine waits on a semaphore nobody signals";
     case TG_ELIMIT: return "instruction budget exhausted";
     case TG_ETARGET: return "program for another target";

@@ -395,7 +395,8 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
         return rc;
     tg_iss_ap tmp;
     if (w.kind == TG_ISS_CAST && s0->dtype == d.dtype) {
-        int overlap = !istep && tg_iss_overlap(&d, s0);
+        /* shifted HBM rows: overlapping whenever both sides are in one space */
+        int overlap = tg_iss_overlap(&d, s0) || (istep && d.space == s0->space);
         for (int64_t p = 0; p < np; p++) {
             const tg_iss_ap *h = istep ? index_row(gather ? s0 : &d, ix, istep, p, &tmp) : NULL;
             tg_iss_copy_row(h && !gather ? h : &d, h && gather ? h : s0, p, overlap);
@@ -403,6 +404,8 @@ static int exec_elementwise(iss *m, iss_engine *e, const tg_prog_inst *in, tg_is
     } else {
         int64_t block = tg_iss_ew_block(&d, s0, s1), b2 = tg_iss_ew_block(&d, w.s2, NULL);
         block = b2 < block ? b2 : block;
+        if (istep && d.space == s0->space) /* shifted HBM rows: element by element */
+            block = 1;
         for (int64_t p = 0; p < np; p++) {
             const tg_iss_ap *h = istep ? index_row(gather ? s0 : &d, ix, istep, p, &tmp) : NULL;
             if ((rc = tg_iss_ew_row(&w, h && !gather ? h : &d, h && gather ? h : s0, s1, p, block)) != 0)
