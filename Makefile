@@ -96,9 +96,11 @@ test-run: $(TILEGEN) $(TEST_DEPS)
 SPECS     := $(wildcard specs/*.yaml)
 GEN_STAMPS := $(SPECS:specs/%.yaml=$(BUILD)/generated/%.stamp)
 
+# one compile per core (the tilegen build is the longest step of a fresh checkout)
+NPROC := $(shell nproc 2>/dev/null || echo 1)
 generate:
 	@tools/deps.sh -q
-	@$(MAKE) --no-print-directory $(TILEGEN)
+	@$(MAKE) --no-print-directory -j$(NPROC) $(TILEGEN)
 	@$(MAKE) --no-print-directory generate-files
 	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) BUILD=$(BUILD) tools/generate_summary.sh
 
