@@ -21,53 +21,11 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fpformat as fp  # noqa: E402
 
-U32 = 2.0 ** -24        # unit roundoff of float32 (half an ulp at 1.0)
-U_BF16 = 2.0 ** -8      # unit roundoff of bfloat16 (8 significant bits)
-ULP_BF16 = 2.0 ** -7    # relative spacing of bfloat16 values (one ulp at 1.0)
-TINY = 2.0 ** -126      # smallest normal float32: absorbs subnormal flushing
+from reflib import (TINY, U32, U_BF16, ULP_BF16, bf16, f32, from_storage,  # noqa: E402,F401
+                    storage_dtype, to_storage)
+from reflib import kernel as _k  # noqa: E402
+
 SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "specs")
-
-
-# --- storage format (SPEC.md §3) ----------------------------------------------
-
-def to_storage(values, dtype):
-    """float values -> the array a .npy of this dtype holds (raw bits for narrow floats)."""
-    if dtype in ("float32", "tfloat32"):
-        return np.asarray(values, dtype="<f4")
-    if dtype in fp.FORMATS:
-        return fp.encode(np.asarray(values, dtype=np.float32), fp.FORMATS[dtype])
-    return np.asarray(values).astype(np.dtype(dtype))
-
-
-def from_storage(arr, dtype):
-    """A stored array -> float64 values (exact)."""
-    arr = np.asarray(arr)
-    if dtype == "float16" and arr.dtype == np.float16:
-        return arr.astype(np.float64)
-    if dtype in fp.FORMATS:
-        if arr.dtype != fp.FORMATS[dtype].storage:
-            raise ValueError("%s must be stored as raw %s bits, got %s"
-                             % (dtype, np.dtype(fp.FORMATS[dtype].storage), arr.dtype))
-        return fp.decode(arr, fp.FORMATS[dtype]).astype(np.float64)
-    return arr.astype(np.float64)
-
-
-def storage_dtype(dtype):
-    if dtype in ("float32", "tfloat32"):
-        return np.dtype("<f4")
-    if dtype in fp.FORMATS:
-        return np.dtype(fp.FORMATS[dtype].storage)
-    return np.dtype(dtype)
-
-
-def f32(x):
-    """Round fp64 values to float32 and back (one fp32 rounding)."""
-    return np.asarray(x, dtype=np.float32).astype(np.float64)
-
-
-def bf16(x):
-    """fp64 -> fp32 -> bf16: the value a Vector/Scalar op writing bf16 keeps."""
-    return fp.round_to(np.asarray(x, dtype=np.float32), fp.BF16).astype(np.float64)
 
 
 # --- inputs -------------------------------------------------------------------
@@ -502,10 +460,6 @@ def _ref_gather(p, x):
             "picked": (lg[np.arange(n), idx(x["tg"])].reshape(n, 1), "exact"), "scat": (scat, "exact")}
 
 
-def _k(params, inputs, outputs, make, ref):
-    return {"params": params, "inputs": inputs, "outputs": outputs, "make": make, "ref": ref}
-
-
 KERNELS = {
     "tensor_add": _k({"N": 512, "M": 2048},
                      [("a", "float32", "N, M"), ("b", "float32", "N, M")],
@@ -894,6 +848,26 @@ TEST_KERNELS = {
                [("yi", "int32", "128, C, R"), ("yi2", "int32", "128, C, R"), ("yf", "float32", "128, C, R")],
                _inputs_fold, _ref_fold),
 }
+
+
+def _load_ports():
+    """The NKI library ports (specs/ kernels whose references live in ports/<name>.py,
+    one module per kernel family, each with a KERNELS dict of reflib.kernel records)."""
+    import importlib.util
+    here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ports")
+    for fn in sorted(os.listdir(here)) if os.path.isdir(here) else []:
+        if not fn.endswith(".py") or fn.startswith("_"):
+            continue
+        spec = importlib.util.spec_from_file_location("ports." + fn[:-3], os.path.join(here, fn))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        for name, rec in mod.KERNELS.items():
+            if name in KERNELS or name in TEST_KERNELS:
+                raise ValueError("ports/%s: kernel %s is already registered" % (fn, name))
+            KERNELS[name] = rec
+
+
+_load_ports()
 
 
 def _table(kernel):

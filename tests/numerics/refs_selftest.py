@@ -217,6 +217,9 @@ def _emulate(kernel, x):
         s = np.where(np.arange(n)[None, :] <= np.arange(n)[:, None], s, -np.inf).astype(f)
         e = np.exp(s - s.max(1, keepdims=True))
         return {"o": r16((r16(e) @ x["v"]) * (f(1) / e.sum(1, keepdims=True, dtype=f)))}
+    rec = refs.KERNELS.get(kernel, {})
+    if rec.get("emulate"):
+        return rec["emulate"](rec["params"], x)
     return None
 
 
