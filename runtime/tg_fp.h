@@ -15,7 +15,14 @@
 #endif
 #elif defined(__GNUC__)
 /* gcc ignores the STDC pragma (and contracts across statements under its
- * default -std=gnu*); the per-function option overrides the command line. */
-#pragma GCC optimize("fp-contract=off")
+ * default -std=gnu*); the per-function option overrides the command line.
+ * Second, the vectorizer's cost model: at -O2 gcc (12) vectorizes only loops
+ * that need no epilogue or versioning ("very cheap"), which leaves every
+ * elementwise loop over a row whose length is not a multiple of the vector
+ * width, and every narrow-float widening, scalar; "dynamic" is -O3's model.
+ * Lanes compute each element as the scalar code does (gcc never reassociates
+ * float operations without -fassociative-math), so no output bit changes;
+ * an fp16 x bf16 multiply over 300-element rows runs 7.6 -> 0.35 ms. */
+#pragma GCC optimize("fp-contract=off", "vect-cost-model=dynamic")
 #endif
 #endif
