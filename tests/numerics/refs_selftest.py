@@ -148,8 +148,8 @@ def _perturb(dtype, arr, ref, exact):
     flat = bad.reshape(-1)
     i = int(np.argmax(np.abs(ref)))
     if exact:
-        if dtype in fp.FORMATS:
-            flat[i] = flat[i] + 1
+        if dtype in fp.FORMATS or np.issubdtype(flat.dtype, np.integer):
+            flat[i] = flat[i] + 1      # raw bits one step up; an integer one up
         else:
             flat[i] = np.nextafter(flat[i], np.float32(np.inf))
         return bad
