@@ -33,18 +33,33 @@ def _ref(p, x):
     d = np.exp(lg - m[:, None]).sum(axis=1)
     lse = m + np.log(d)
     loss = lse - lg[np.arange(n), tg]
-    # The kernel's running max m is exact (maxima move values), and the final m
-    # is the row max. Relative error of its d = sum exp(x - m):
-    #   each exp: 1 ulp (2u) + its argument x - m' rounded (R u, R = max - min
-    #   of the row bounds every |x - m'|);
-    #   each chunk's sum: gamma_{CH-1}; per chunk the correction exp(m - m'):
-    #   (2 + R)u, its multiply and the add into d: 2u. So with C chunks
-    #   rel(d) <= (2 + R)u + (CH - 1)u + C (R + 4)u, times 1.01 for gamma.
-    # log(d): rel(d) + its 1 ulp (2u |log d|); lse = m + log d: u |lse|;
-    # loss = lse - target logit: u |loss| more.
-    chunks = (v + ch - 1) // ch
-    big_r = m - lg.min(axis=1)
-    rel_d = 1.01 * ((2 + big_r) + (ch - 1) + chunks * (big_r + 4)) * U32
+    # Error of the kernel's d, followed chunk by chunk in the kernel's running
+    # scale (d_k = sum of exp(x - m_k) over chunks 0..k, m_k the running max,
+    # exact: maxima move values). One rounding u per fp32 op:
+    #   each exp(x - m_k): its argument rounded (|x - m_k| u) and exp's 1 ulp
+    #   (2u), relative; the chunk's sum S_k of positive terms: gamma_{len-1};
+    #   the correction exp(m_{k-1} - m_k) likewise (2 + |dm|)u, its multiply u;
+    #   the add d_{k-1} corr + S_k: u |d_k|. An error carried in d_{k-1} scales
+    #   by corr (<= 1). 1.01 covers the second-order terms.
+    m_k = np.full(n, -np.inf)
+    d_k = np.zeros(n)
+    err = np.zeros(n)
+    for c0 in range(0, v, ch):
+        xc = lg[:, c0:c0 + ch]
+        m_new = np.maximum(m_k, xc.max(axis=1))
+        dm = m_new - m_k                                      # inf on the first chunk
+        corr = np.exp(-dm)
+        dcorr = np.where(d_k > 0, d_k * corr, 0.0)
+        arg = np.abs(xc - m_new[:, None])
+        e = np.exp(-arg)
+        s_k = e.sum(axis=1)
+        d_new = dcorr + s_k
+        err = (err * corr + np.where(d_k > 0, (3 + np.where(np.isfinite(dm), dm, 0)) * dcorr, 0) * U32
+               + ((2 + arg) * e).sum(axis=1) * U32 + (xc.shape[1] - 1) * U32 * s_k + U32 * d_new)
+        m_k, d_k = m_new, d_new
+    rel_d = 1.01 * err / d_k
+    # log(d): rel(d) absolute, plus its 1 ulp (2u |log d|); lse = m + log d:
+    # u |lse|; loss = lse - target logit: u |loss| more.
     b_lse = rel_d + 2 * U32 * np.abs(np.log(d)) + U32 * np.abs(lse) + TINY
     b_loss = b_lse + U32 * np.abs(loss)
     return {"loss": (loss, b_loss), "lse": (lse, b_lse)}
