@@ -193,17 +193,18 @@ static int dtype_word(A *a, tg_dtype *dt)
 }
 
 /* [d0, d1, ...] with 1..4 positive extents. */
-static int shape(A *a, uint32_t *dims, uint32_t *rank, uint32_t lo)
+/* A shape of lo..hi dims into dims[hi]. */
+static int shape(A *a, uint32_t *dims, uint32_t *rank, uint32_t lo, uint32_t hi)
 {
     size_t st = (skip_ws(a), a->pos);
     *rank = 0;
-    memset(dims, 0, TG_ISA_MAX_RANK * sizeof *dims);
+    memset(dims, 0, hi * sizeof *dims);
     if (!expect(a, '['))
         return 0;
     do {
         int64_t v;
-        if (*rank >= TG_ISA_MAX_RANK)
-            return err(a, here(a), "A011", "at most %d dims", TG_ISA_MAX_RANK);
+        if (*rank >= hi)
+            return err(a, here(a), "A011", "at most %u dims", (unsigned)hi);
         if (!integer(a, &v, 1, 0x7fffffff, "an extent"))
             return 0;
         dims[(*rank)++] = (uint32_t)v;
@@ -408,13 +409,51 @@ static int dir_tensor(A *a)
     if (a->prog.ntensors >= ASM_MAX_TENSORS)
         return err(a, at(a, st), "A011", "more than %d tensors", ASM_MAX_TENSORS);
     size_t sio = (skip_ws(a), a->pos);
-    if (!word(a, io, sizeof io, 0, "input or output"))
+    if (!word(a, io, sizeof io, 0, "input, output, scratch or view"))
         return 0;
-    if (strcmp(io, "input") && strcmp(io, "output"))
-        return err(a, at(a, sio), "A001", "expected input or output, found '%s'", io);
-    t.is_output = io[0] == 'o';
-    if (!dtype_word(a, &t.dtype) || !shape(a, t.shape, &t.rank, 1))
+    static const char *const kinds[] = {"input", "output", "scratch", "view", NULL};
+    int k = 0;
+    while (kinds[k] && strcmp(io, kinds[k]))
+        k++;
+    if (!kinds[k])
+        return err(a, at(a, sio), "A001", "expected input, output, scratch or view, found '%s'", io);
+    t.kind = (tg_isa_tensor_kind)k;
+    t.base = a->prog.ntensors;
+    int nviews = 0;
+    for (uint32_t i = 0; i < a->prog.ntensors; i++)
+        nviews += a->tensors[i].kind == TG_TENSOR_VIEW;
+    if (t.kind != TG_TENSOR_VIEW && nviews)
+        return err(a, at(a, sio), "A008", "tensor '%s': the views follow every input, output and scratch tensor",
+                   name);
+    if (t.kind == TG_TENSOR_VIEW) { /* .tensor NAME view BASE DTYPE [shape] */
+        char bname[64];
+        size_t sb = (skip_ws(a), a->pos);
+        if (!word(a, bname, sizeof bname, 0, "the tensor the view is of"))
+            return 0;
+        int b = find_name(a->tensor_names, (int)a->prog.ntensors, bname);
+        if (b < 0)
+            return err(a, at(a, sb), "A006", "unknown tensor '%s'", bname);
+        if (a->tensors[b].kind == TG_TENSOR_VIEW)
+            return err(a, at(a, sb), "A012", "view '%s' is of '%s', a view: name the tensor it is of", name, bname);
+        t.base = (uint32_t)b;
+    }
+    t.is_output = t.kind == TG_TENSOR_VIEW ? a->tensors[t.base].is_output
+                  : t.kind == TG_TENSOR_OUTPUT ? 1
+                  : t.kind == TG_TENSOR_SCRATCH ? 2 : 0;
+    size_t ss = (skip_ws(a), a->pos);
+    if (!dtype_word(a, &t.dtype) || !shape(a, t.shape, &t.rank, 1, TG_ISA_MAX_TENSOR_RANK))
         return 0;
+    if (t.kind == TG_TENSOR_VIEW) {
+        const tg_prog_tensor *b = &a->tensors[t.base];
+        uint64_t x = tg_dtype_size(t.dtype), y = tg_dtype_size(b->dtype);
+        for (uint32_t d = 0; d < t.rank; d++)
+            x *= t.shape[d];
+        for (uint32_t d = 0; d < b->rank; d++)
+            y *= b->shape[d];
+        if (x != y)
+            return err(a, at(a, ss), "A012", "view '%s' spans %llu bytes, '%s' %llu: a view has its tensor's bytes",
+                       name, (unsigned long long)x, a->tensor_names[t.base], (unsigned long long)y);
+    }
     strcpy(a->tensor_names[a->prog.ntensors], name);
     a->tensors[a->prog.ntensors] = t;
     t.name = name;
@@ -452,7 +491,7 @@ static int dir_tile(A *a)
     if (strcmp(sp, "sbuf") && strcmp(sp, "psum"))
         return err(a, at(a, ssp), "A001", "expected sbuf or psum, found '%s'", sp);
     t.space = sp[0] == 's' ? TG_SPACE_SBUF : TG_SPACE_PSUM;
-    if (!dtype_word(a, &t.dtype) || !shape(a, t.shape, &t.rank, 2) || !keyword(a, "bufs") ||
+    if (!dtype_word(a, &t.dtype) || !shape(a, t.shape, &t.rank, 2, TG_ISA_MAX_RANK) || !keyword(a, "bufs") ||
         !integer(a, &v, 1, 255, "a copy count"))
         return 0;
     t.bufs = (uint32_t)v;

@@ -413,7 +413,11 @@ static void tables(M *m)
         memset(&pt, 0, sizeof pt);
         pt.name = t->name;
         pt.dtype = t->dtype;
-        pt.is_output = (uint32_t)t->is_output;
+        pt.kind = t->base != i       ? TG_TENSOR_VIEW /* views follow the public tensors (spec_check) */
+                  : t->is_scratch ? TG_TENSOR_SCRATCH
+                  : t->is_output  ? TG_TENSOR_OUTPUT
+                                  : TG_TENSOR_INPUT;
+        pt.base = (uint32_t)t->base;
         pt.rank = (uint32_t)t->rank;
         for (int d = 0; d < t->rank; d++)
             pt.shape[d] = (uint32_t)t->shape[d];

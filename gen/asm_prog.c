@@ -95,9 +95,10 @@ void asm_prog_tensor(AsmProg *p, const tg_prog_tensor *t)
     uint8_t r[TG_ISA_TENSOR_BYTES] = {0};
     le32(r, asm_prog_str(p, t->name));
     r[4] = (uint8_t)t->dtype;
-    r[5] = (uint8_t)t->is_output;
+    r[5] = (uint8_t)t->kind;
     r[6] = (uint8_t)t->rank;
-    for (int d = 0; d < TG_ISA_MAX_RANK; d++)
+    r[7] = (uint8_t)(t->kind == TG_TENSOR_VIEW ? t->base : 0);
+    for (int d = 0; d < TG_ISA_MAX_TENSOR_RANK; d++)
         le32(r + 8 + 4 * d, t->shape[d]);
     buf_put(p, &p->tensors, r, sizeof r);
     p->ntensors++;

@@ -102,7 +102,8 @@ typedef struct Region {
 static void region_of(const S *s, const IrAp *ap, Region *r)
 {
     if (ap->mem == IR_MEM_HBM) {
-        *r = (Region){IR_MEM_HBM, ap->index, ap->index + 1, 0, 1};
+        int b = s->ir->spec->tensors[ap->index].base; /* a view conflicts as its storage */
+        *r = (Region){IR_MEM_HBM, b, b + 1, 0, 1};
         return;
     }
     const PlanTile *t = &s->plan->tiles[ap->index];

@@ -333,7 +333,14 @@ char *asm_format_header(const tg_prog *p)
     for (uint32_t i = 0; i < p->ntensors; i++) {
         tg_prog_tensor t;
         tg_prog_get_tensor(p, i, &t);
-        sprintf_(&b, ".tensor %s %s %s ", t.name, t.is_output ? "output" : "input", tg_dtype_name(t.dtype));
+        static const char *const kinds[] = {"input", "output", "scratch", "view"};
+        sprintf_(&b, ".tensor %s %s ", t.name, kinds[t.kind]);
+        if (t.kind == TG_TENSOR_VIEW) {
+            tg_prog_tensor base;
+            tg_prog_get_tensor(p, t.base, &base);
+            sprintf_(&b, "%s ", base.name);
+        }
+        sprintf_(&b, "%s ", tg_dtype_name(t.dtype));
         put_shape(&b, t.shape, t.rank);
         sputs(&b, "\n");
     }

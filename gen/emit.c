@@ -341,8 +341,13 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
         const char *pterm = ap->pstep ? arena_printf(e->arena, "tg_p * %lld", (long long)ap->pstep) : "0";
         if (ap->istep) /* an indirect DMA: row tg_p at its index (tg_ix, kernel.c.j2 inst) */
             pterm = cadd(e, pterm ? pterm : "0", arena_printf(e->arena, "tg_ix[tg_p] * %lld", (long long)ap->istep));
-        row = arena_printf(e->arena, "(%suint8_t *)(%s + %s)", writable ? "" : "const ", tensor_cname(e, t),
-                           cadd(e, cx(e, ap->offset), pterm ? pterm : "0"));
+        if (t->base != ap->index) /* a view (SPEC.md §2.1): its elements from the base's first byte */
+            row = arena_printf(e->arena, "((%suint8_t *)%s + (%s) * %lld)", writable ? "" : "const ",
+                               tensor_cname(e, &e->ir->spec->tensors[t->base]),
+                               cadd(e, cx(e, ap->offset), pterm ? pterm : "0"), (long long)es);
+        else
+            row = arena_printf(e->arena, "(%suint8_t *)(%s + %s)", writable ? "" : "const ", tensor_cname(e, t),
+                               cadd(e, cx(e, ap->offset), pterm ? pterm : "0"));
     } else {
         const PlanTile *pt = &e->plan->tiles[ap->index];
         const char *part = cadd(e, cmul(e, 1, ap->pstart), "tg_p");
@@ -1307,12 +1312,13 @@ static int fuse_ap(E *e, const IrAp *ap, int write, Fuse *f)
 {
     int64_t v;
     if (ap->mem == IR_MEM_HBM) {
-        if (ap->index < 0 || ap->index >= 64)
+        int b = ap->index >= 0 ? e->ir->spec->tensors[ap->index].base : -1; /* views: their storage */
+        if (b < 0 || b >= 64)
             return 0;
         if (write)
-            f->writes |= (uint64_t)1 << ap->index;
+            f->writes |= (uint64_t)1 << b;
         else
-            f->reads |= (uint64_t)1 << ap->index;
+            f->reads |= (uint64_t)1 << b;
         return 1;
     }
     if (!ir_expr_const(ap->pstart, &v))
@@ -1452,7 +1458,7 @@ static tpl_value *body(E *e, const IrStmt *st, int n)
 static tpl_value *tensors(E *e, const Spec *s)
 {
     tpl_value *l = new_list(e);
-    for (int i = 0; l && i < s->ntensors; i++) {
+    for (int i = 0; l && i < s->npublic; i++) { /* the caller's: views are addressed through their base */
         const SpecTensor *t = &s->tensors[i];
         tpl_value *m = new_map(e), *shape = new_list(e);
         if (!m || !shape)
@@ -1470,7 +1476,14 @@ static tpl_value *tensors(E *e, const Spec *s)
         for (int d = 0; dims && d < t->rank; d++)
             append(e, dims, tpl_int(e->ta, t->shape[d]));
         put(e, m, "dims", dims);
-        put_bool(e, m, "is_output", t->is_output);
+        put_bool(e, m, "is_output", t->is_output || t->is_scratch); /* written: no const */
+        put_str(e, m, "kind", t->is_scratch ? "scratch" : t->is_output ? "output" : "input");
+        put_int(e, m, "kind_id", t->is_scratch ? 2 : t->is_output); /* tg_tensor_desc.is_output */
+        put_bool(e, m, "is_scratch", t->is_scratch);
+        char *up = arena_printf(e->arena, "%s", t->name); /* for the scratch size macro */
+        for (char *c = up; c && *c; c++)
+            *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
+        put_str(e, m, "uname", up ? up : t->name);
         int64_t bytes = (int64_t)tg_dtype_size(t->dtype);
         for (int d = 0; d < t->rank; d++)
             bytes *= t->shape[d];

@@ -132,6 +132,13 @@ static int64_t tile_elems(const F *f, int t)
     return n;
 }
 
+/* What the counts key on: a tile, or an HBM tensor's storage (a view counts
+ * as its base: SPEC.md §2.1). */
+static int key_of(const F *f, const IrAp *ap)
+{
+    return ap->mem == IR_MEM_HBM ? f->spec->tensors[ap->index].base : ap->index;
+}
+
 /* Count per tile and tensor the instructions that write / read it (each
  * instruction once per tile or tensor and direction). */
 static void count_uses(F *f)
@@ -143,16 +150,16 @@ static void count_uses(F *f)
         for (int k = 0; k < n; k++) {
             const IrAp *ap = ops[k].ap;
             int *w = ap->mem == IR_MEM_HBM ? f->hw : f->tw, *r = ap->mem == IR_MEM_HBM ? f->hr : f->tr;
-            int seen_w = 0, seen_r = 0;
+            int seen_w = 0, seen_r = 0, id = key_of(f, ap);
             for (int j = 0; j < k; j++)
-                if ((ops[j].ap->mem == IR_MEM_HBM) == (ap->mem == IR_MEM_HBM) && ops[j].ap->index == ap->index) {
+                if ((ops[j].ap->mem == IR_MEM_HBM) == (ap->mem == IR_MEM_HBM) && key_of(f, ops[j].ap) == id) {
                     seen_w |= ops[j].is_write;
                     seen_r |= ops[j].is_read;
                 }
             if (ops[k].is_write && !seen_w)
-                w[ap->index]++;
+                w[id]++;
             if (ops[k].is_read && !seen_r)
-                r[ap->index]++;
+                r[id]++;
         }
     }
 }
@@ -228,7 +235,7 @@ static int load_forwardable(F *f, int t, int li)
         return 0;
     const IrAp *h = &L->src[0];
     const SpecTensor *ht = &f->spec->tensors[h->index];
-    if (ht->is_output || f->hw[h->index] || L->dst.dtype != h->dtype || h->nfree != 1 || h->free[0].step != 1 ||
+    if (ht->is_output || ht->is_scratch || f->hw[ht->base] || L->dst.dtype != h->dtype || h->nfree != 1 || h->free[0].step != 1 ||
         !ir_ap_covers_tile(f->spec, &L->dst))
         return 0;
     for (int i = 0; i < f->ir->ninsts; i++) {
@@ -369,7 +376,8 @@ static int store_sinkable(F *f, int u, int si)
         S->dst.mem != IR_MEM_HBM || on_tile(&S->dst, u) || indirect_on(f, u))
         return 0;
     const IrAp *h = &S->dst;
-    if (!f->spec->tensors[h->index].is_output || f->hw[h->index] != 1 || f->hr[h->index] ||
+    const SpecTensor *ht = &f->spec->tensors[h->index];
+    if (!ht->is_output || f->hw[ht->base] != 1 || f->hr[ht->base] ||
         h->dtype != S->src[0].dtype || h->nfree != 1 || h->free[0].step != 1 || !ir_ap_covers_tile(f->spec, &S->src[0]))
         return 0;
     int64_t elems = tile_elems(f, u);

@@ -209,7 +209,7 @@ int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, int tr
     tg_core *core = execute ? malloc(sizeof *core) : NULL;
     size_t mem_bytes = tg_iss_core_bytes(&dec); /* the program's SBUF/PSUM rows and PE staging */
     void *mem = execute ? malloc(mem_bytes) : NULL;
-    void **tensors = execute ? calloc(dec.ntensors ? dec.ntensors : 1, sizeof *tensors) : NULL;
+    void **tensors = execute ? calloc(dec.npublic ? dec.npublic : 1, sizeof *tensors) : NULL; /* views alias */
     int rc = TG_EINVAL;
     if (!scratch || (execute && (!core || !mem || !tensors))) {
         snprintf(msg, msgsize, "out of memory");
@@ -217,7 +217,7 @@ int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, int tr
     }
     tg_cost_opts opts = {NULL, NULL, sink, p, transfers};
     if (execute) {
-        for (uint32_t i = 0; i < dec.ntensors; i++) {
+        for (uint32_t i = 0; i < dec.npublic; i++) {
             tg_prog_tensor t;
             tg_prog_get_tensor(&dec, i, &t);
             size_t n = tg_dtype_size(t.dtype);
@@ -250,7 +250,7 @@ int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, int tr
         rc = TG_EINVAL;
     }
 out:
-    for (uint32_t i = 0; tensors && i < dec.ntensors; i++)
+    for (uint32_t i = 0; tensors && i < dec.npublic; i++)
         free(tensors[i]);
     free(tensors);
     free(core);

@@ -188,7 +188,7 @@ static int write_outputs(const RunCli *c, const tg_prog *p, void *const *tensors
                 cli_error("cannot write '%s': no .npy header for tensor '%s'", f->file, t.name);
                 rc = 2;
             } else {
-                memcpy(buf + n, tensors[i], bytes);
+                memcpy(buf + n, tensors[t.base], bytes); /* a view: its base's bytes */
                 if (outfile_stage(&set, f->file, buf, n + bytes)) {
                     cli_error("%s", set.msg);
                     rc = 2;
@@ -216,7 +216,7 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
         return 2;
     }
     int rc = 2;
-    void **tensors = calloc(p.ntensors ? p.ntensors : 1, sizeof *tensors);
+    void **tensors = calloc(p.npublic ? p.npublic : 1, sizeof *tensors);
     tg_core *core = malloc(sizeof *core);
     size_t mem_bytes = tg_iss_core_bytes(&p); /* the program's SBUF/PSUM rows and PE staging */
     void *mem = malloc(mem_bytes);
@@ -228,6 +228,11 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
     for (uint32_t i = 0; i < p.ntensors; i++) {
         tg_prog_tensor t;
         tg_prog_get_tensor(&p, i, &t);
+        for (int k = 0; k < c->nout; k++)
+            if (strlen(t.name) == c->out[k].nlen && !memcmp(c->out[k].name, t.name, c->out[k].nlen))
+                c->out[k].used = 1;
+        if (i >= p.npublic)
+            continue; /* a view: its base's storage */
         size_t n = 1;
         for (uint32_t d = 0; d < t.rank; d++)
             n *= t.shape[d];
@@ -241,7 +246,8 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
             f->used = 1;
             char err[512];
             if (t.is_output) {
-                cli_error("--in %s: '%s' is an output of the kernel", f->file, t.name);
+                cli_error("--in %s: '%s' is %s of the kernel", f->file, t.name,
+                          t.kind == TG_TENSOR_SCRATCH ? "scratch" : "an output");
                 goto out;
             }
             if (tg_npy_read(f->file, t.dtype, t.shape, t.rank, tensors[i], bytes, err, sizeof err)) {
@@ -250,10 +256,9 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
             }
         } else if (!t.is_output) {
             fill_random(tensors[i], &t, n, &state);
+        } else if (t.kind == TG_TENSOR_SCRATCH) {
+            memset(tensors[i], 0xff, bytes); /* undefined at kernel start: NaNs, never read (E078) */
         }
-        for (int k = 0; k < c->nout; k++)
-            if (strlen(t.name) == c->out[k].nlen && !memcmp(c->out[k].name, t.name, c->out[k].nlen))
-                c->out[k].used = 1;
     }
     for (int i = 0; i < c->nin; i++)
         if (!c->in[i].used) {
@@ -298,7 +303,7 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
     }
     rc = write_outputs(c, &p, tensors);
 out:
-    for (uint32_t i = 0; tensors && i < p.ntensors; i++)
+    for (uint32_t i = 0; tensors && i < p.npublic; i++)
         free(tensors[i]);
     free(tensors);
     free(core);

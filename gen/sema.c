@@ -1570,10 +1570,11 @@ int sema_check(Spec *spec, Diag *diag, Arena *arena)
         sema_check_unwritten(&s);
     check_capacity(&s);
     check_program_limits(&s);
-    for (int i = spec->ninputs; i < spec->ntensors; i++) {
-        int written = 0;
+    for (int i = spec->ninputs; i < spec->npublic; i++) {
+        int written = !spec->tensors[i].is_output; /* scratch: E078 covers its reads */
         for (int j = 0; j < s.nacc && !written; j++)
-            written = s.acc[j].is_write && s.acc[j].ref->is_tensor && s.acc[j].ref->index == i;
+            written = s.acc[j].is_write && s.acc[j].ref->is_tensor && s.acc[j].ref->index >= 0 &&
+                      spec->tensors[s.acc[j].ref->index].base == i;
         if (!written && !diag->nerrors)
             diag_warning(diag, spec->tensors[i].loc, "W002", "output '%s' is never written", spec->tensors[i].name);
     }

@@ -556,7 +556,27 @@ typedef struct Box {
     int64_t lo[SPEC_MAX_RANK];   /* first index per dim */
     int64_t hi[SPEC_MAX_RANK];   /* one past the last per dim */
     const Access *a;             /* the store (or, in a grid, a read of the output) */
+    int bytes;                   /* lo[0], hi[0]: a byte interval of the storage (views) */
 } Box;
+
+/* Accesses to one storage through different tensors (a tensor and its views,
+ * SPEC.md §2.1) are compared as byte intervals of the storage: from the
+ * first to one past the last byte the box spans (row-major addresses grow
+ * with every index, so this hull over-approximates, never under). */
+static int byte_box(const Spec *sp, Box *b)
+{
+    const SpecTensor *t = &sp->tensors[b->a->ref->index];
+    int64_t es = (int64_t)tg_dtype_size(t->dtype), first = 0, last = 0, stride = 1;
+    for (int d = t->rank - 1; d >= 0; d--) {
+        first += b->lo[d] * stride;
+        last += (b->hi[d] - 1) * stride;
+        stride *= t->shape[d];
+    }
+    b->lo[0] = first * es;
+    b->hi[0] = (last + 1) * es;
+    b->bytes = 1;
+    return 1;
+}
 
 static int cmp_box(const void *x, const void *y)
 {
@@ -602,6 +622,8 @@ static int progressions_meet(int64_t a1, int64_t s1, int64_t l1, int64_t a2, int
  * each region's step, not just its hull. */
 static int boxes_meet(const Box *x, const Box *y)
 {
+    if (x->bytes) /* byte hulls, sorted by start: the sweep found them overlapping */
+        return x->lo[0] < y->hi[0] && y->lo[0] < x->hi[0];
     for (int d = 0; d < x->a->ref->rank; d++)
         if (!progressions_meet(x->lo[d], x->a->ref->step[d], x->hi[d] - 1, y->lo[d], y->a->ref->step[d],
                                y->hi[d] - 1))
@@ -695,6 +717,8 @@ static int tensor_writes_apart(Sema *s, const SpecStmt *L, const Access *const *
     for (int i = 0; i < nw; i++)
         for (int j = i; j < n; j++) {
             int apart = 0;
+            if (w[i]->ref->index != w[j]->ref->index)
+                return 0; /* a tensor and its view: byte intervals, enumerated */
             for (int d = 0; d < w[i]->ref->rank && !apart && w[i]->ref->rank == w[j]->ref->rank; d++)
                 apart = apart_in_dim(s, L, w[i], w[j], d);
             if (!apart)
@@ -717,19 +741,24 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
     if (!ws)
         return;
     s->at = L;
-    for (int t = 0; t < s->spec->ntensors && !s->broke; t++) {
-        int nw = 0;
+    const Spec *sp = s->spec;
+    for (int t = 0; t < sp->npublic && !s->broke; t++) {
+        int nw = 0, mixed = 0;
         for (int i = 0; i < s->nacc; i++) {
             const Access *a = &s->acc[i];
-            if (a->is_write && a->ref->is_tensor && a->ref->index == t && loop_in_chain(a, L))
+            if (a->is_write && a->ref->is_tensor && a->ref->index >= 0 && sp->tensors[a->ref->index].base == t &&
+                loop_in_chain(a, L))
                 ws[nw++] = a;
         }
         int n = nw;
         for (int i = 0; L->grid && nw && i < s->nacc; i++) {
             const Access *a = &s->acc[i];
-            if (!a->is_write && a->ref->is_tensor && a->ref->index == t && loop_in_chain(a, L))
+            if (!a->is_write && a->ref->is_tensor && a->ref->index >= 0 && sp->tensors[a->ref->index].base == t &&
+                loop_in_chain(a, L))
                 ws[n++] = a;
         }
+        for (int i = 1; i < n; i++)
+            mixed |= ws[i]->ref->index != ws[0]->ref->index;
         if (!nw || tensor_writes_apart(s, L, ws, nw, n))
             continue;
         Box *boxes = NULL;
@@ -777,7 +806,8 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
                 b->key = 0;
                 for (int k = 0; k < li; k++) /* loops outside L: mixed into the key */
                     b->key = b->key * 1000003 + s->env[vs[k]];
-                if (box_of(s, a->ref, b->lo, b->hi))
+                b->bytes = 0;
+                if (box_of(s, a->ref, b->lo, b->hi) && (!mixed || byte_box(sp, b)))
                     nb++;
             }
         }
@@ -824,7 +854,7 @@ static void check_tensor_deps(Sema *s, SpecStmt *L)
                     if (r->ind && (k == 0 || r != x->a->ref))
                         diag_note(s->diag, r->ind->region.loc, "an index column may select any index of dimension "
                                   "%d of '%s': the check counts the whole dimension as touched", r->ind_dim,
-                                  s->spec->tensors[t].name);
+                                  s->spec->tensors[r->index].name);
                 }
                 reported = 1;
                 break;

@@ -154,10 +154,17 @@ typedef struct SpecParam {
 typedef struct SpecTensor {
     const char *name;              /* C identifier */
     tg_dtype dtype;                /* element type */
-    int rank;                      /* 1..4 */
+    int rank;                      /* 1..5 */
     int64_t shape[SPEC_MAX_RANK];  /* row-major sizes */
-    int is_output;                 /* outputs: section */
-    int index;                     /* position in spec order (inputs, then outputs) */
+    int is_output;                 /* outputs: section (a view: its base's) */
+    int is_scratch;                /* scratch: section (a view: its base's) */
+    int index;                     /* position in spec order (inputs, outputs, scratch, views) */
+    /* Views (SPEC.md §2.1): a reshape or bitcast of another tensor's bytes.
+     * view_of is the tensor `of` names (-1: not a view); base the public
+     * tensor (input, output or scratch) whose memory it is, itself when not
+     * a view. Every analysis that asks "same storage?" compares base. */
+    int view_of;
+    int base;
     SrcLoc loc;                    /* its key */
 } SpecTensor;
 
@@ -212,8 +219,10 @@ typedef struct Spec {
     tg_target target;        /* TG_TRN1 / TG_TRN2 */
     SpecParam *params;
     int nparams;
-    SpecTensor *tensors;     /* inputs then outputs */
+    SpecTensor *tensors;     /* inputs, outputs, scratch, then views */
     int ntensors, ninputs;
+    int npublic;             /* inputs, outputs and scratch: the tensors the caller
+                                passes (tensors[0..npublic)); views follow */
     SpecTile *tiles;         /* declared, then inferred in first-write order */
     int ntiles, tiles_cap;
     int grid_rank;           /* grid: axes (0: not a grid kernel); the body is then
@@ -252,6 +261,9 @@ Spec *spec_check(Arena *arena, Diag *diag, const SpecNode *root, const char *fil
 /* Semantic checks (sema.c, sema_deps.c): fills inferred tiles and normalised regions.
  * Returns the number of errors it reported. */
 int sema_check(Spec *spec, Diag *diag, Arena *arena);
+
+/* Bytes of tensor t. */
+int64_t spec_tensor_bytes(const SpecTensor *t);
 
 /* Usable SBUF bytes per partition of a target. */
 int64_t spec_sbuf_usable(tg_target t);

@@ -643,12 +643,15 @@ static void check_ragged_names(Checker *c)
     }
 }
 
-static void check_tensors(Checker *c, const SpecNode *sec, int is_output)
+static int find_tensor(const Spec *s, const char *name);
+
+/* inputs:, outputs: or scratch: (section 0, 1, 2) */
+static void check_tensors(Checker *c, const SpecNode *sec, int section)
 {
     static const char *const keys[] = {"dtype", "shape", NULL};
+    static const char *const secnames[] = {"'inputs'", "'outputs'", "'scratch'"};
     Spec *s = c->spec;
-    const char *secname = is_output ? "'outputs'" : "'inputs'";
-    if (!want(c, sec, SPEC_NODE_MAP, secname))
+    if (!want(c, sec, SPEC_NODE_MAP, secnames[section]))
         return;
     for (int i = 0; i < sec->n; i++) {
         const SpecNode *k = sec->keys[i], *v = sec->items[i];
@@ -656,7 +659,8 @@ static void check_tensors(Checker *c, const SpecNode *sec, int is_output)
             poison(c, k->text);
             continue;
         }
-        SpecTensor t = {.name = k->text, .is_output = is_output, .loc = k->loc, .index = s->ntensors};
+        SpecTensor t = {.name = k->text, .is_output = section == 1, .is_scratch = section == 2, .loc = k->loc,
+                        .index = s->ntensors, .view_of = -1, .base = s->ntensors};
         if (!want(c, v, SPEC_NODE_MAP, "a tensor")) {
             poison(c, k->text);
             continue;
@@ -672,6 +676,90 @@ static void check_tensors(Checker *c, const SpecNode *sec, int is_output)
             s->tensors[s->ntensors++] = t;
         else
             poison(c, k->text);
+    }
+}
+
+int64_t spec_tensor_bytes(const SpecTensor *t)
+{
+    int64_t n = (int64_t)tg_dtype_size(t->dtype);
+    for (int d = 0; d < t->rank; d++)
+        n *= t->shape[d]; /* dims <= 2^32, rank <= 5, size <= 4: no overflow for sane shapes; E037 bounds them */
+    return n;
+}
+
+/* views: NAME: {of: T, shape: [...], dtype?: D} (SPEC.md §2.1): the bytes of
+ * tensor T (an input, output, scratch or an earlier view) seen with another
+ * row-major shape, or with `dtype` reinterpreted (a bitcast). */
+static void check_views(Checker *c, const SpecNode *sec)
+{
+    static const char *const keys[] = {"of", "shape", "dtype", NULL};
+    Spec *s = c->spec;
+    if (!want(c, sec, SPEC_NODE_MAP, "'views'"))
+        return;
+    for (int i = 0; i < sec->n; i++) {
+        const SpecNode *k = sec->keys[i], *v = sec->items[i];
+        if (!check_ident(c, k, "view") || !check_unique(c, k->text, k->loc)) {
+            poison(c, k->text);
+            continue;
+        }
+        SpecTensor t = {.name = k->text, .loc = k->loc, .index = s->ntensors, .view_of = -1};
+        if (!want(c, v, SPEC_NODE_MAP, "a view")) {
+            poison(c, k->text);
+            continue;
+        }
+        check_keys(c, v, keys, "a view");
+        const SpecNode *of = require(c, v, k->loc, "of", "a view");
+        const SpecNode *sh = require(c, v, k->loc, "shape", "a view");
+        const SpecNode *dt = spec_map_get(v, "dtype");
+        int ok = of && sh && want(c, of, SPEC_NODE_SCALAR, "'of'");
+        int bi = -1, d = 0;
+        if (ok) {
+            bi = find_tensor(s, of->text);
+            SrcLoc prev;
+            if (bi < 0 && find_global(s, of->text, &prev)) {
+                diag_error(c->diag, of->loc, "E075", "view '%s' is of '%s', which is not an HBM tensor (an input, "
+                           "output, scratch tensor or earlier view)", k->text, of->text);
+                diag_note(c->diag, prev, "'%s' declared here", of->text);
+                ok = 0;
+            } else if (bi < 0 && !poisoned(c, of->text)) {
+                diag_error(c->diag, of->loc, "E020", "undefined tensor '%s'", of->text);
+                ok = 0;
+            } else if (bi < 0) {
+                ok = 0;
+            }
+        }
+        ok &= sh && parse_shape(c, sh, t.shape, &t.rank, "the view's shape");
+        if (dt)
+            ok &= parse_enum(c, dt, dtype_names, "dtype", &d);
+        if (!ok) {
+            poison(c, k->text);
+            continue;
+        }
+        const SpecTensor *b = &s->tensors[bi];
+        t.dtype = dt ? (tg_dtype)d : b->dtype;
+        t.is_output = b->is_output;
+        t.is_scratch = b->is_scratch;
+        t.view_of = bi;
+        t.base = b->base;
+        int64_t bytes = spec_tensor_bytes(b), es = (int64_t)tg_dtype_size(t.dtype), vb = spec_tensor_bytes(&t);
+        if (bytes % es) {
+            diag_error(c->diag, dt->loc, "E077", "view '%s' reads '%s' as %s, but its %lld bytes are not a whole "
+                       "number of %lld-byte elements", k->text, of->text, tg_dtype_name(t.dtype), (long long)bytes,
+                       (long long)es);
+            poison(c, k->text);
+            continue;
+        }
+        if (vb != bytes) {
+            diag_error(c->diag, sh->loc, "E076", "view '%s' spans %lld bytes, but '%s' has %lld: a view must "
+                       "cover exactly the bytes of the tensor it is of", k->text, (long long)vb, of->text,
+                       (long long)bytes);
+            diag_note(c->diag, b->loc, "'%s' is %s with %lld elements: a %s view of it has %lld elements",
+                      of->text, tg_dtype_name(b->dtype), (long long)(bytes / (int64_t)tg_dtype_size(b->dtype)),
+                      tg_dtype_name(t.dtype), (long long)(bytes / es));
+            poison(c, k->text);
+            continue;
+        }
+        s->tensors[s->ntensors++] = t;
     }
 }
 
@@ -817,8 +905,13 @@ static int resolve_ref(Checker *c, SpecFieldKind kind, const char *fname, SpecRe
             return 0;
         }
         if (writes || kind == SPEC_FK_HBM_OUT) {
-            if (!t->is_output) {
-                diag_error(c->diag, loc, "E022", "input tensor '%s' is read-only; only outputs can be written", name);
+            if (!t->is_output && !t->is_scratch) {
+                if (t->view_of >= 0)
+                    diag_error(c->diag, loc, "E022", "view '%s' is of input '%s', which is read-only; only outputs "
+                               "and scratch can be written", name, c->spec->tensors[t->base].name);
+                else
+                    diag_error(c->diag, loc, "E022", "input tensor '%s' is read-only; only outputs can be written",
+                               name);
                 diag_note(c->diag, t->loc, "'%s' declared here", name);
                 return 0;
             }
@@ -1426,7 +1519,7 @@ static SpecStmt **check_body(Checker *c, const SpecNode *seq, int *count)
 Spec *spec_check(Arena *arena, Diag *diag, const SpecNode *root, const char *file, const SpecOptions *opt)
 {
     static const char *const top_keys[] = {"tilegen", "kernel", "doc", "target", "params", "grid", "cores",
-                                           "inputs", "outputs", "tiles", "body", NULL};
+                                           "inputs", "outputs", "scratch", "views", "tiles", "body", NULL};
     static const char *const targets[] = {"trn1", "trn2", NULL};
     Checker c = {.arena = arena, .diag = diag};
     Spec *s = arena_alloc(arena, sizeof *s);
@@ -1478,7 +1571,9 @@ Spec *spec_check(Arena *arena, Diag *diag, const SpecNode *root, const char *fil
     if (cores)
         check_cores(&c, map_key(root, "cores"), cores);
     const SpecNode *in = spec_map_get(root, "inputs"), *out = require(&c, root, top, "outputs", "the spec");
-    int ntens = (in && in->kind == SPEC_NODE_MAP ? in->n : 0) + (out && out->kind == SPEC_NODE_MAP ? out->n : 0);
+    const SpecNode *scr = spec_map_get(root, "scratch"), *views = spec_map_get(root, "views");
+    int ntens = (in && in->kind == SPEC_NODE_MAP ? in->n : 0) + (out && out->kind == SPEC_NODE_MAP ? out->n : 0) +
+                (scr && scr->kind == SPEC_NODE_MAP ? scr->n : 0) + (views && views->kind == SPEC_NODE_MAP ? views->n : 0);
     s->tensors = arena_alloc(arena, (size_t)(ntens + 1) * sizeof *s->tensors);
     if (!s->tensors)
         return NULL;
@@ -1487,9 +1582,14 @@ Spec *spec_check(Arena *arena, Diag *diag, const SpecNode *root, const char *fil
     s->ninputs = s->ntensors;
     if (out)
         check_tensors(&c, out, 1);
+    if (scr)
+        check_tensors(&c, scr, 2);
+    s->npublic = s->ntensors;
     const SpecNode *tiles = spec_map_get(root, "tiles");
     if (tiles)
         check_tiles(&c, tiles);
+    if (views) /* after tiles: a view named like a tile is a clash (E021) either way */
+        check_views(&c, views);
     const SpecNode *body = require(&c, root, top, "body", "the spec");
     if (body)
         s->body = s->grid_rank ? grid_body(&c, body, &s->nbody) : check_body(&c, body, &s->nbody);

@@ -607,7 +607,7 @@ int tg_cost_run(const uint8_t *prog, size_t size, const tg_cost_opts *opts, tg_c
             return TG_ECORE;
         if (opts->core->target != m->prog.target)
             return TG_ETARGET;
-        for (uint32_t i = 0; i < m->prog.ntensors; i++)
+        for (uint32_t i = 0; i < m->prog.npublic; i++)
             if (!opts->tensors[i])
                 return TG_EINVAL;
     }

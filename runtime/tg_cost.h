@@ -136,7 +136,7 @@ typedef struct tg_cost_stats {
 /* Options of one run. */
 typedef struct tg_cost_opts {
     tg_core *core;        /* non-NULL: also execute (values bit-identical to the ISS) */
-    void *const *tensors; /* with core: the tensors (program table order) */
+    void *const *tensors; /* with core: the public tensors (program table order) */
     tg_cost_sink sink;    /* may be NULL */
     void *user;           /* passed to sink */
     int transfers;        /* also report each DMA's part on each DMA engine (TG_COST_XFER) */

@@ -12,15 +12,15 @@
 #include "tg_machine.h" /* TG_DMA_QUEUES = 16 */
 
 #define TG_ISA_MAGIC "TGNC"    /* bytes 0..3 of every program */
-#define TG_ISA_VERSION_MAJOR 1 /* incompatible layout changes */
-#define TG_ISA_VERSION_MINOR 5 /* compatible additions (1: loop lo/hi, 2: DMA queues, 3: numbers per iteration,
-                                  4: more ops, 5: indirect DMA) */
+#define TG_ISA_VERSION_MAJOR 2 /* incompatible layout changes (2: tensor records with kind, base, 5 dims) */
+#define TG_ISA_VERSION_MINOR 0 /* compatible additions */
 
 enum {
     TG_ISA_MAX_REGS = 8,       /* loop registers r0..r7 (loop nesting depth) */
     TG_ISA_MAX_SEMS = 256,     /* semaphores s0..s255 */
     TG_ISA_MAX_FREE = 4,       /* free dims of one access pattern */
-    TG_ISA_MAX_RANK = 4,       /* dims of a tensor or tile shape */
+    TG_ISA_MAX_RANK = 4,       /* dims of a tile shape */
+    TG_ISA_MAX_TENSOR_RANK = 5, /* dims of an HBM tensor's shape */
     TG_ISA_MAX_EXPR_STACK = 16, /* evaluation stack of one expression */
     TG_ISA_MAX_EXPR_BYTES = 512, /* bytecode of one expression, END included */
     TG_ISA_MAX_NAME = 63,      /* characters of a tensor, tile, kernel or loop name */
@@ -31,7 +31,7 @@ enum {
 
     /* record sizes in bytes (layouts below) */
     TG_ISA_HEADER_BYTES = 60,
-    TG_ISA_TENSOR_BYTES = 24,
+    TG_ISA_TENSOR_BYTES = 28,
     TG_ISA_TILE_BYTES = 40,
     TG_ISA_INST_BYTES = 16,
     TG_ISA_OPERAND_BYTES = 60,
@@ -100,6 +100,17 @@ typedef enum tg_isa_op {
     TG_OP_COUNT
 } tg_isa_op;
 
+/* What a tensor record is (byte 5): the caller's tensors[] hold the public
+ * ones (input, output, scratch) in table order; a view (SPEC.md §2.1) is the
+ * bytes of public tensor `base` with its own dtype and shape. */
+typedef enum tg_isa_tensor_kind {
+    TG_TENSOR_INPUT = 0,
+    TG_TENSOR_OUTPUT = 1,
+    TG_TENSOR_SCRATCH = 2,
+    TG_TENSOR_VIEW = 3,
+    TG_TENSOR_KIND_COUNT
+} tg_isa_tensor_kind;
+
 /* Where an access pattern points. */
 typedef enum tg_isa_space { TG_SPACE_HBM = 0, TG_SPACE_SBUF = 1, TG_SPACE_PSUM = 2, TG_SPACE_COUNT } tg_isa_space;
 
@@ -153,7 +164,10 @@ extern const char *const tg_isa_engine_prefix[TG_ENG_COUNT];
  *  56 u32 tilegen version (string)
  * then, in this order, each table right after the previous one:
  *   tensors[ntensors] (TG_ISA_TENSOR_BYTES): 0 u32 name, 4 u8 dtype,
- *       5 u8 is_output, 6 u8 rank, 7 u8 0, 8 u32 shape[4] (unused 0)
+ *       5 u8 kind (tg_isa_tensor_kind), 6 u8 rank, 7 u8 base (a view: the
+ *       public tensor whose bytes it reads, else 0), 8 u32 shape[5] (unused 0);
+ *       the public tensors (input, output, scratch: the caller's tensors[])
+ *       first, then the views, each of a public tensor with its byte size
  *   tiles[ntiles] (TG_ISA_TILE_BYTES): 0 u32 name, 4 u8 space (SBUF/PSUM),
  *       5 u8 dtype, 6 u8 bufs, 7 u8 rank, 8 u32 base byte (PSUM: bank*2048),
  *       12 u32 slot bytes (copy k at base + k*slot), 16 u32 pstart,

@@ -121,7 +121,7 @@ static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *
         int64_t hi = off + a->esize * (fmax + (pt > 0 ? pt : 0) + 1);
         if ((write && !t.is_output) || lo < 0 || hi > bytes || off % a->esize != 0 || a->count * a->esize > bytes)
             return TG_EBOUNDS; /* outside the tensor, an input written, misaligned, or more elements than it has */
-        uint8_t *base = (uint8_t *)m->tensors[o->index];
+        uint8_t *base = (uint8_t *)m->tensors[t.base]; /* a view: its base's bytes */
         a->p0 = base + off;
         a->prow = (ptrdiff_t)o->pstep * a->esize;
         a->lo = base + lo;
@@ -238,7 +238,7 @@ static int index_column(const iss *m, const iss_engine *e, const tg_prog_inst *i
     int64_t elems = 1;
     for (uint32_t d = 0; d < t.rank; d++)
         elems *= t.shape[d];
-    const uint8_t *base = (const uint8_t *)m->tensors[h->index];
+    const uint8_t *base = (const uint8_t *)m->tensors[t.base];
     if (bound > 1 && step > elems / (bound - 1))
         return TG_EBOUNDS;
     if ((h->hi - base) + (bound - 1) * step * h->esize > elems * h->esize)
@@ -849,7 +849,7 @@ static int exec_decoded(iss *m)
     int rc = iss_layout(m->core, &m->prog);
     if (rc)
         return rc;
-    for (uint32_t i = 0; i < m->prog.ntensors; i++)
+    for (uint32_t i = 0; i < m->prog.npublic; i++)
         if (!m->tensors[i])
             return TG_EINVAL;
     if (m->st->limit == 0) { /* the default budget: exactly what the program needs */
@@ -921,7 +921,7 @@ int tg_iss_run_stats(tg_core *core, const tg_kernel *k, void *const tensors[], t
         return TG_EPROGRAM;
     if (m.prog.target != k->target)
         return TG_ETARGET;
-    if (m.prog.ntensors != k->ntensors)
+    if (m.prog.npublic != k->ntensors)
         return TG_ETENSOR;
     for (uint32_t i = 0; i < k->ntensors; i++) {
         const tg_tensor_desc *d = &k->tensors[i];
@@ -929,7 +929,7 @@ int tg_iss_run_stats(tg_core *core, const tg_kernel *k, void *const tensors[], t
         tg_prog_get_tensor(&m.prog, i, &t);
         int same = t.dtype == d->dtype && t.rank == d->rank && t.is_output == d->is_output && d->name &&
                    same_str(t.name, d->name);
-        for (uint32_t r = 0; r < TG_ISA_MAX_RANK && same; r++)
+        for (uint32_t r = 0; r < TG_ISA_MAX_TENSOR_RANK && same; r++)
             same = t.shape[r] == (r < d->rank ? d->shape[r] : 0u);
         if (!same)
             return TG_ETENSOR;

@@ -51,8 +51,9 @@ int tg_iss_run(tg_core *core, const tg_kernel *k, void *const tensors[]);
 int tg_iss_run_stats(tg_core *core, const tg_kernel *k, void *const tensors[], tg_iss_stats *stats);
 
 /* Validate and execute `size` bytes of program at `prog`. tensors[] has one
- * pointer per entry of the program's tensor table, sized by that table and
- * aligned for its dtype. `stats` may be NULL (the default budget then); when
+ * pointer per public entry of the program's tensor table (inputs, outputs,
+ * scratch: tg_prog.npublic; a view reads and writes its base's bytes), sized
+ * by that table and aligned for its dtype. `stats` may be NULL (the default budget then); when
  * given, it is zeroed except `limit` and filled. Returns 0, TG_EPROGRAM (malformed program, or a shape
  * the op cannot take), TG_EBOUNDS (an access outside SBUF/PSUM/a tensor or
  * its tile, or a write to an input), TG_EDEADLOCK, TG_ELIMIT, TG_EINVAL,

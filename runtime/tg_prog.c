@@ -352,10 +352,16 @@ void tg_prog_get_tensor(const tg_prog *p, uint32_t i, tg_prog_tensor *t)
     const uint8_t *r = p->data + p->tensors_off + (size_t)i * TG_ISA_TENSOR_BYTES;
     t->name = tg_prog_str(p, tg_rd_le32(r));
     t->dtype = (tg_dtype)r[4];
-    t->is_output = r[5];
+    t->kind = (tg_isa_tensor_kind)r[5];
+    t->base = t->kind == TG_TENSOR_VIEW ? r[7] : i;
     t->rank = r[6];
-    for (int d = 0; d < TG_ISA_MAX_RANK; d++)
+    for (int d = 0; d < TG_ISA_MAX_TENSOR_RANK; d++)
         t->shape[d] = tg_rd_le32(r + 8 + 4 * d);
+    /* a view writes as its base (decoded: base < npublic, itself no view) */
+    uint32_t k = t->kind == TG_TENSOR_VIEW && t->base < p->ntensors
+                     ? p->data[p->tensors_off + (size_t)t->base * TG_ISA_TENSOR_BYTES + 5]
+                     : (uint32_t)t->kind;
+    t->is_output = k == TG_TENSOR_OUTPUT ? 1 : k == TG_TENSOR_SCRATCH ? 2 : 0;
 }
 
 void tg_prog_get_tile(const tg_prog *p, uint32_t i, tg_prog_tile *t)
@@ -464,15 +470,15 @@ uint32_t tg_prog_loop_match(const tg_prog *p, uint32_t pc)
 
 /* ---- validation ----------------------------------------------------------- */
 
-/* A shape of rank lo..4 whose dims after the first span at most
- * TG_ISA_MAX_STRIDE elements (the int32 steps), and whose elements of
+/* A shape of rank lo..hi (of hi entries) whose dims after the first span at
+ * most TG_ISA_MAX_STRIDE elements (the int32 steps), and whose elements of
  * `esize` bytes take at most TG_ISA_MAX_TENSOR_BYTES. */
-static int check_shape(const uint32_t *shape, uint32_t rank, uint32_t lo, uint32_t esize)
+static int check_shape(const uint32_t *shape, uint32_t rank, uint32_t lo, uint32_t hi, uint32_t esize)
 {
     uint64_t inner = 1;
-    if (rank < lo || rank > TG_ISA_MAX_RANK)
+    if (rank < lo || rank > hi)
         return 0;
-    for (uint32_t d = 0; d < TG_ISA_MAX_RANK; d++) {
+    for (uint32_t d = 0; d < hi; d++) {
         if (d < rank ? shape[d] == 0 : shape[d] != 0)
             return 0;
         if (d > 0 && d < rank && (inner *= shape[d]) > TG_ISA_MAX_STRIDE)
@@ -486,13 +492,25 @@ static int check_tables(const tg_prog *p)
     uint32_t sbuf = p->target == TG_TRN2 ? TG_TRN2_SBUF_PARTITION_BYTES : TG_TRN1_SBUF_PARTITION_BYTES;
     for (uint32_t i = 0; i < p->ntensors; i++) {
         const uint8_t *r = p->data + p->tensors_off + (size_t)i * TG_ISA_TENSOR_BYTES;
-        tg_prog_tensor t;
-        if (!check_ident(p, tg_rd_le32(r)) || r[7] || !unique_name(p, p->tensors_off, TG_ISA_TENSOR_BYTES, i))
-            return 0;
+        tg_prog_tensor t, b;
+        if (!check_ident(p, tg_rd_le32(r)) || !unique_name(p, p->tensors_off, TG_ISA_TENSOR_BYTES, i) ||
+            r[5] >= TG_TENSOR_KIND_COUNT || (r[5] == TG_TENSOR_VIEW) != (i >= p->npublic) ||
+            (r[5] == TG_TENSOR_VIEW ? r[7] >= p->npublic : r[7] != 0))
+            return 0; /* public tensors first, then views of public tensors */
         tg_prog_get_tensor(p, i, &t);
-        if ((unsigned)t.dtype >= TG_DTYPE_COUNT || t.is_output > 1 ||
-            !check_shape(t.shape, t.rank, 1, (uint32_t)tg_dtype_size(t.dtype)))
+        if ((unsigned)t.dtype >= TG_DTYPE_COUNT ||
+            !check_shape(t.shape, t.rank, 1, TG_ISA_MAX_TENSOR_RANK, (uint32_t)tg_dtype_size(t.dtype)))
             return 0;
+        if (t.kind == TG_TENSOR_VIEW) { /* exactly its base's bytes (both checked below 2^40) */
+            tg_prog_get_tensor(p, t.base, &b);
+            uint64_t x = tg_dtype_size(t.dtype), y = tg_dtype_size(b.dtype);
+            for (uint32_t d = 0; d < t.rank; d++)
+                x *= t.shape[d];
+            for (uint32_t d = 0; d < b.rank; d++)
+                y *= b.shape[d];
+            if (x != y)
+                return 0;
+        }
     }
     for (uint32_t i = 0; i < p->ntiles; i++) {
         const uint8_t *r = p->data + p->tiles_off + (size_t)i * TG_ISA_TILE_BYTES;
@@ -501,7 +519,8 @@ static int check_tables(const tg_prog *p)
             return 0;
         tg_prog_get_tile(p, i, &t);
         if ((t.space != TG_SPACE_SBUF && t.space != TG_SPACE_PSUM) || (unsigned)t.dtype >= TG_DTYPE_COUNT ||
-            t.bufs < 1 || !check_shape(t.shape, t.rank, 2, (uint32_t)tg_dtype_size(t.dtype)) || t.pcount < 1 ||
+            t.bufs < 1 || !check_shape(t.shape, t.rank, 2, TG_ISA_MAX_RANK, (uint32_t)tg_dtype_size(t.dtype)) ||
+            t.pcount < 1 ||
             t.pstart > TG_PARTITIONS || t.pcount > TG_PARTITIONS - t.pstart || t.shape[0] > t.pcount)
             return 0;
         uint64_t bytes = tg_dtype_size(t.dtype);
@@ -735,6 +754,7 @@ int tg_prog_decode(tg_prog *p, const uint8_t *data, size_t size)
     p->minor = (uint16_t)tg_rd_le16(h + 6);
     p->target = (tg_target)h[16];
     p->ntensors = h[17];
+    p->npublic = 0; /* the records before the first view (check_tables) */
     p->ntiles = h[18];
     p->ninsts = tg_rd_le32(h + 20);
     p->noperands = tg_rd_le32(h + 24);
@@ -769,6 +789,9 @@ int tg_prog_decode(tg_prog *p, const uint8_t *data, size_t size)
     if (off != p->str_off || p->str_size == 0 || off + p->str_size != p->expr_off ||
         (uint64_t)p->expr_off + p->expr_size != size || data[p->str_off + p->str_size - 1] != 0)
         return TG_EPROGRAM;
+    while (p->npublic < p->ntensors && data[p->tensors_off + (size_t)p->npublic * TG_ISA_TENSOR_BYTES + 5] !=
+                                           TG_TENSOR_VIEW)
+        p->npublic++;
     if (!check_ident(p, p->kernel) || !check_text(p, p->spec) || !check_text(p, p->version) || !check_tables(p) ||
         !check_insts(p))
         return TG_EPROGRAM;

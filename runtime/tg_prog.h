@@ -20,6 +20,7 @@ typedef struct tg_prog {
     tg_target target;         /* machine it was assembled for */
     uint16_t major, minor;    /* format version */
     uint32_t ntensors, ntiles, ninsts, noperands, nimms; /* table sizes */
+    uint32_t npublic;         /* tensors[0..npublic): the caller's; views follow */
     uint32_t tensors_off, tiles_off, insts_off, ops_off, imms_off; /* table offsets */
     uint32_t str_off, str_size;   /* string table */
     uint32_t expr_off, expr_size; /* expression pool */
@@ -31,9 +32,11 @@ typedef struct tg_prog {
 typedef struct tg_prog_tensor {
     const char *name;            /* HBM tensor name */
     tg_dtype dtype;              /* element type */
-    uint32_t is_output;          /* 0 input, 1 output */
-    uint32_t rank;               /* 1..4 */
-    uint32_t shape[TG_ISA_MAX_RANK]; /* row-major extents, unused 0 */
+    tg_isa_tensor_kind kind;     /* input, output, scratch or view */
+    uint32_t is_output;          /* written: 0 input, 1 output, 2 scratch (a view: its base's) */
+    uint32_t base;               /* the public tensor whose bytes these are (itself unless a view) */
+    uint32_t rank;               /* 1..5 */
+    uint32_t shape[TG_ISA_MAX_TENSOR_RANK]; /* row-major extents, unused 0 */
 } tg_prog_tensor;
 
 typedef struct tg_prog_tile {

@@ -104,14 +104,15 @@ typedef struct tg_tensor_desc {
     tg_dtype dtype;                /* element type (storage per SPEC.md §4) */
     uint32_t rank;                 /* 1..TG_MAX_RANK */
     uint32_t shape[TG_MAX_RANK];   /* row-major extents; unused entries 0 */
-    uint32_t is_output;            /* 0 input, 1 output */
+    uint32_t is_output;            /* 0 input, 1 output, 2 scratch (kernel-owned, written) */
 } tg_tensor_desc;
 
 /* A generated kernel: its interface, its C simulation and its binary program. */
 typedef struct tg_kernel {
     const char *name;                /* the spec's `kernel:` */
     tg_target target;                /* the target it was generated for */
-    uint32_t ntensors;               /* inputs then outputs, spec order */
+    uint32_t ntensors;               /* inputs, outputs, then scratch, spec order (views are
+                                        the program's own: they alias these) */
     const tg_tensor_desc *tensors;   /* ntensors entries */
     /* The C simulation; tensors[] already checked non-null by tg_kernel_run. */
     int (*run)(tg_core *core, void *const tensors[]);

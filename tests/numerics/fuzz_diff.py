@@ -62,6 +62,7 @@ class Spec:
         self.params = {}        # name -> int
         self.inputs = []        # (name, dtype, shape list, tame: no NaN/inf/huge values)
         self.outputs = []       # (name, dtype, shape list)
+        self.views = []         # (name, of, shape list, dtype or None): SPEC.md §2.1 views
         self.tiles = []         # (name, buffer, dtype, shape list, bufs)
         self.body = []          # statements: ("op", name, [(field, value)]) or ("for", fields, body)
         self.n = 0              # counter for fresh names
@@ -94,6 +95,11 @@ class Spec:
     def out(self, dtype, shape):
         name = self.fresh("y")
         self.outputs.append((name, dtype, shape, False))
+        return name
+
+    def view(self, of, shape, dtype=None):
+        name = self.fresh("v")
+        self.views.append((name, of, shape, dtype))
         return name
 
     def tile(self, dtype, shape, bufs=1, buffer="sbuf"):
@@ -209,6 +215,10 @@ def render(spec, seed):
     for key, lst in (("inputs", spec.inputs), ("outputs", spec.outputs)):
         out.append(key + ":")
         out += ["  %s: {dtype: %s, shape: [%s]}" % (n, d, ", ".join(map(str, s))) for n, d, s, *_ in lst]
+    if spec.views:
+        out.append("views:")
+        out += ["  %s: {of: %s, shape: [%s]%s}" % (n, o, ", ".join(map(str, s)), ", dtype: " + d if d else "")
+                for n, o, s, d in spec.views]
     if spec.tiles:
         out.append("tiles:")
         out += ["  %s: {buffer: %s, dtype: %s, shape: [%s]%s}" % (n, b, d, ", ".join(scalar_text(x) for x in s),
@@ -948,6 +958,43 @@ def block_dma(sp):
     sp.body += rows.wrap(body, sp=sp)
 
 
+# --- block: HBM views (SPEC.md §2.1) ---------------------------------------------
+
+SAME_SIZE = {4: ("float32", "int32", "uint32"), 2: ("bfloat16", "float16", "int16", "uint16"),
+             1: ("float8_e4m3", "float8_e5m2", "int8", "uint8")}
+SIZE = {d: k for k, ds in SAME_SIZE.items() for d in ds}
+
+
+def block_view(sp):
+    """An input read and an output written through views: a bitcast to a dtype of
+    the same size and/or a reshape of the columns into [2, F/2] (3-D tiles); the
+    data moves raw (maybe through a same-dtype op), so any bits may flow. Not in
+    a grid (its program dimension would not reach the views)."""
+    r = sp.r
+    if sp.grid:
+        return block_dma(sp)
+    nx, f, rows, pr, tr, P = row_setup(sp)
+    d = sp.dtype()
+    vd = r.choice(SAME_SIZE[SIZE[d]])
+    x = sp.inp(d, [nx, f])
+    reshape = f % 2 == 0 and r.random() < 0.5
+    vshape = [nx, 2, f // 2] if reshape else [nx, f]
+    sel = ", :" * (len(vshape) - 1)
+    xv = sp.view(x, vshape, vd if vd != d or not reshape else None)
+    t = sp.tile(vd, [P] + vshape[1:], sp.bufs())
+    body = [op("load", dst="%s[%s%s]" % (t, tr, sel), src="%s[%s%s]" % (xv, pr, sel))]
+    if r.random() < 0.4:
+        body.append(op("tensor_scalar", dst="%s[%s%s]" % (t, tr, sel), src="%s[%s%s]" % (t, tr, sel),
+                       op0=r.choice(("add", "maximum", "minimum") if not float_like(vd) else ARITH),
+                       operand0=sp.scalar() if float_like(vd) else r.randrange(0, 3)))
+    yd = r.choice(SAME_SIZE[SIZE[d]])
+    y = sp.out(yd, [nx, f])
+    yv = sp.view(y, vshape, vd if vd != yd else None) if reshape or vd != yd else y
+    body.append(op("store", dst="%s[%s%s]" % (yv, pr, sel), src="%s[%s%s]" % (t, tr, sel)))
+    sp.feat.add("view-reshape" if reshape else "view-bitcast")
+    sp.body += rows.wrap(body, sp=sp)
+
+
 # --- block: indirect DMA (gathers and scatters by an index column) -----------
 
 IMAX = {"int8": 127, "uint8": 255, "int16": 32767, "uint16": 65535, "int32": 2 ** 31 - 1, "uint32": 2 ** 32 - 1}
@@ -1612,7 +1659,7 @@ def u_dtype(sp, name):
 BLOCKS = ((block_subpart, 2), (block_pipeline, 5), (block_transpose, 3), (block_carried, 2), (block_readback, 1),
           (block_tload, 1), (block_after, 1), (block_matmul, 3), (block_matmul_ragged, 1), (block_matmul_ragged_mn, 2), (block_ragged_2d, 2), (block_ragged_decl, 3 if RAGGED_DECL else 0), (block_pe_transpose, 2),
           (block_dma, 2), (block_bn, 2), (block_preduce, 2), (block_running, 2), (block_ragged_free, 4),
-          (block_tri, 3), (block_tri_matmul, 2), (block_gather, 3))
+          (block_tri, 3), (block_tri_matmul, 2), (block_gather, 3), (block_view, 2))
 
 
 def make_spec(seed):

@@ -105,6 +105,13 @@ check "indirect DMA: gather.yaml (row and element gathers, scatter, every index 
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" gather >"$w/gather.log" 2>&1'
 check "indirect DMA: gather.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" gather >"$w/gather-iss.log" 2>&1'
+check "HBM views: views.yaml (reshape and bitcast views of inputs and outputs in a grid) matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" views >"$w/views.log" 2>&1'
+check "HBM views: views.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" views >"$w/views-iss.log" 2>&1'
+check "HBM views: tilegen run --out of a view writes its base's bytes in the view's dtype" \
+  '"$TILEGEN" run "$here/specs/views.yaml" --out o="$w/vo.npy" --out ob="$w/vob.npy" >/dev/null &&
+   "$PYTHON" -c "import numpy as np, sys; a = np.load(sys.argv[1]); b = np.load(sys.argv[2]); sys.exit(not (a.shape == (2, 160, 64) and b.shape == (320, 64) and a.tobytes() == b.tobytes()))" "$w/vo.npy" "$w/vob.npy"'
 check "transposed store: tstore.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" tstore >"$w/tstore.log" 2>&1'
 check "transposed store: tstore.yaml C simulation and ISS bit-identical" \

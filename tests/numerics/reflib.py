@@ -15,7 +15,11 @@ TINY = 2.0 ** -126      # smallest normal float32: absorbs subnormal flushing
 # --- storage format (SPEC.md §3) ----------------------------------------------
 
 def to_storage(values, dtype):
-    """float values -> the array a .npy of this dtype holds (raw bits for narrow floats)."""
+    """float values -> the array a .npy of this dtype holds (raw bits for narrow floats).
+    An array of a narrow float's storage dtype is taken as its raw bits already (an
+    output whose bytes several views wrote: reflib.Packed)."""
+    if dtype in fp.FORMATS and isinstance(values, np.ndarray) and values.dtype == fp.FORMATS[dtype].storage:
+        return values
     if dtype in ("float32", "tfloat32"):
         return np.asarray(values, dtype="<f4")
     if dtype in fp.FORMATS:
@@ -63,3 +67,35 @@ def kernel(params, inputs, outputs, make, ref, emulate=None):
     (refs_selftest.py)."""
     return {"params": params, "inputs": inputs, "outputs": outputs, "make": make, "ref": ref,
             "emulate": emulate}
+
+
+class Packed:
+    """The bound of an output whose bytes hold values of more than one dtype, written
+    through bitcast views (SPEC.md §2.1), e.g. fp8 data with an fp32 scale in each row's
+    last 4 bytes. `storage` is the expected array in the output's storage dtype (its
+    exact bytes); `parts` is [(label, pick, expected fp64, bound)], pick(storage array)
+    -> fp64 values of that part, bound "exact" or an array of allowed |got - expected|.
+    The compare checks each part; perturb(storage) -> a copy that some part must
+    reject (the selftest's wrong output)."""
+
+    def __init__(self, storage, parts, perturb):
+        self.storage, self.parts, self.perturb = storage, parts, perturb
+
+    def check(self, got):
+        """[(label, ok, detail)] of each part of the stored array got."""
+        out = []
+        for label, pick, exp, bound in self.parts:
+            g = pick(got)
+            diff = np.abs(g - exp)
+            diff = np.where(np.isnan(g) & np.isnan(exp), 0.0, diff)
+            diff = np.where(np.isnan(diff), np.inf, diff)
+            if isinstance(bound, str):
+                ok = bool(np.array_equal(np.asarray(g, np.float32).view(np.uint32),
+                                         np.asarray(exp, np.float32).view(np.uint32)))
+                tol = "exact"
+            else:
+                ratio = diff / bound
+                ok = bool(np.all(ratio <= 1.0))
+                tol = "worst err/tol %.3g (max tol %.3g)" % (float(ratio.max()), float(np.max(bound)))
+            out.append((label, ok, "max_abs %.3e  %s" % (float(diff.max()), tol)))
+        return out

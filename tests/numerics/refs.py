@@ -21,7 +21,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fpformat as fp  # noqa: E402
 
-from reflib import (TINY, U32, U_BF16, ULP_BF16, bf16, f32, from_storage,  # noqa: E402,F401
+from reflib import (TINY, U32, U_BF16, ULP_BF16, Packed, bf16, f32, from_storage,  # noqa: E402,F401
                     storage_dtype, to_storage)
 from reflib import kernel as _k  # noqa: E402
 
@@ -760,7 +760,52 @@ def _ref_acttab(p, x):
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
 # gen-cli suite (check.sh with SPECS=tests/numerics/specs).
 TEST_SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
+def _inputs_views(p, r):
+    n, d = p["N"], p["D"]
+    w = r.standard_normal((2 * n, d)).astype(np.float32).view(np.uint32)  # fp32 bit patterns
+    return {"x": r.standard_normal((2, n, d)), "w": w.astype(np.float64)}
+
+
+def _ref_views(p, x):
+    # every step one fp32 op: the add, the row sum as a left fold (tensor_reduce's
+    # order, docs/numerics.md), the doubling; o holds the bits of x * 2
+    n, d = p["N"], p["D"]
+    xr = x["x"].astype(np.float32).reshape(2 * n, d)
+    wf = x["w"].astype(np.uint32).view(np.float32)
+    st = xr + wf
+    y = np.concatenate([st, np.cumsum(st, axis=1, dtype=np.float32)[:, -1:]], axis=1)
+    o = (xr * np.float32(2)).view(np.int32).reshape(2, n, d)
+    return {"y": (y.astype(np.float64), "exact"), "o": (o.astype(np.float64), "exact")}
+
+
+def _inputs_scratch(p, r):
+    return {"x": r.standard_normal((128, 64))}
+
+
+def _ref_scratch(p, x):
+    # x * 2 (one exact fp32 op) through scratch; row sums as a left fold (fp32)
+    d = (x["x"].astype(np.float32) * np.float32(2)).reshape(64, 128)
+    rs = np.cumsum(d.reshape(128, 64)[0:32], axis=1, dtype=np.float32)[:, -1:]
+    return {"y": (d.astype(np.float64), "exact"), "r": (rs.astype(np.float64), "exact")}
+
+
+def _inputs_rank5(p, r):
+    return {"x": r.standard_normal((2, 4, 8, 2, 32)), "w": r.standard_normal((64, 64))}
+
+
+def _ref_rank5(p, x):
+    z = x["x"].astype(np.float32) * np.float32(3)
+    u = x["w"].reshape(4, 4, 4, 4, 16)[1]
+    return {"z": (z.astype(np.float64), "exact"), "u": (u, "exact")}
+
+
 TEST_KERNELS = {
+    "scratch": _k({}, [("x", "float32", "128, 64")], [("y", "float32", "64, 128"), ("r", "float32", "32, 1")],
+                  _inputs_scratch, _ref_scratch),
+    "rank5": _k({}, [("x", "float32", "2, 4, 8, 2, 32"), ("w", "float32", "64, 64")],
+                [("z", "float32", "2, 4, 8, 2, 32"), ("u", "float32", "4, 4, 4, 16")], _inputs_rank5, _ref_rank5),
+    "views": _k({"N": 160, "D": 64}, [("x", "float32", "2, N, D"), ("w", "uint32", "2 * N, D")],
+                [("y", "float32", "2 * N, D + 1"), ("o", "int32", "2, N, D")], _inputs_views, _ref_views),
     # bench/specs/matmul_nki.yaml at its default (small) size
     "matmul_nki": _k({"M": 256, "K": 512, "N": 1024},
                      [("lhsT", "bfloat16", "K, M"), ("rhs", "bfloat16", "K, N")],
@@ -937,6 +982,11 @@ def check(kernel, inputs, outputs):
         if a.shape != shape:
             lines.append((name, False, "%-8s shape %s, want %s" % (name, a.shape, shape)))
             continue
+        if isinstance(bound, Packed):  # bytes of several dtypes: each part on its own
+            for label, ok, text in bound.check(a):
+                lines.append((name, ok, "%-8s %-9s %-18s %s  %s" % (name + "." + label, dtype, list(shape), text,
+                                                                    "PASS" if ok else "FAIL")))
+            continue
         got = from_storage(a, dtype)
         diff = np.abs(got - ref)
         diff = np.where(np.isnan(got) & np.isnan(ref), 0.0, diff)
@@ -1036,10 +1086,11 @@ def main(argv):
     ins = _load_dir(args.dir, [n for n, _, _ in tensors(args.kernel, "inputs")])
     try:
         if args.cmd == "expected":
+            res = _evaluate(args.kernel, ins)
             for name, dtype, _ in tensors(args.kernel, "outputs"):
-                ref = reference(args.kernel, ins)[name]
+                ref, bound = res[name]
                 np.save(os.path.join(args.dir, "expected_" + name + ".npy"),
-                        to_storage(ref.astype(np.float32), dtype))
+                        bound.storage if isinstance(bound, Packed) else to_storage(ref.astype(np.float32), dtype))
             return 0
         outs = _load_dir(args.dir, [n for n, _, _ in tensors(args.kernel, "outputs")])
         lines = check(args.kernel, ins, outs)
