@@ -58,6 +58,13 @@ def bf16(x):
     return fp.round_to(np.asarray(x, dtype=np.float32), fp.BF16).astype(np.float64)
 
 
+def flip(pre, dpre):
+    """Largest |bf16(kernel value) - bf16(pre)| when the kernel's fp32 value is within
+    dpre of pre: zero unless [pre - dpre, pre + dpre] straddles a bf16 rounding
+    boundary, then one bf16 step (rounding is monotone)."""
+    return bf16(pre + dpre) - bf16(pre - dpre)
+
+
 def kernel(params, inputs, outputs, make, ref, emulate=None):
     """A kernel's record: params; [(name, dtype, "shape exprs")] inputs and outputs;
     make(params, rng) -> {input: float values}; ref(params, {input: fp64 values})

@@ -23,6 +23,7 @@ import fpformat as fp  # noqa: E402
 
 from reflib import (TINY, U32, U_BF16, ULP_BF16, Packed, bf16, f32, from_storage,  # noqa: E402,F401
                     storage_dtype, to_storage)
+from reflib import flip as _flip  # noqa: E402
 from reflib import kernel as _k  # noqa: E402
 
 SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "specs")
@@ -184,13 +185,6 @@ def _ref_rope(p, x):
     y1 = x1 * c - x2 * s
     y2 = x2 * c + x1 * s
     return {"y": (bf16(np.concatenate([y1, y2], axis=-1)), "exact")}
-
-
-def _flip(pre, dpre):
-    """Largest |bf16(kernel value) - bf16(pre)| when the kernel's fp32 value is within
-    dpre of pre: zero unless [pre - dpre, pre + dpre] straddles a bf16 rounding
-    boundary, then one bf16 step (rounding is monotone)."""
-    return bf16(pre + dpre) - bf16(pre - dpre)
 
 
 def _ref_mlp(p, x):
