@@ -386,6 +386,10 @@ static int check_tile_decl(Sema *s, SpecTile *t)
         diag_error(s->diag, t->loc, "E030", "tile '%s' has rank %d; tiles are at least 2-D, partition dim first (use [P, 1])",
                    t->name, t->rank);
         ok = 0;
+    } else if (t->rank > SPEC_MAX_TILE_RANK) {
+        diag_error(s->diag, t->loc, "E030", "tile '%s' has rank %d; tiles have at most %d dims (a partition dim and "
+                   "3 free dims: index a dim of the region to drop it)", t->name, t->rank, SPEC_MAX_TILE_RANK);
+        ok = 0;
     } else if (t->shape[0] > SPEC_MAX_PARTITIONS) {
         diag_error(s->diag, t->loc, "E031", "tile '%s' has %lld partitions; the limit is %d", t->name,
                    (long long)t->shape[0], SPEC_MAX_PARTITIONS);

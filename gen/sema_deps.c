@@ -909,11 +909,91 @@ typedef struct Run {
     OpSeq *ops;         /* every op with accesses, sorted by statement address */
     int nops;
     Cover *cov;         /* per tile (bits NULL: not checked) */
+    Cover *scr;         /* per public tensor: a scratch tensor's written bytes (bits NULL: none) */
     int *first, *count; /* per op seq: its accesses s->acc[first..first+count) */
     char *done;         /* per access: reported (or W001's) */
     int64_t work;       /* spent */
     int stop;           /* budget exhausted or out of memory */
 } Run;
+
+/* Scratch tensors (SPEC.md §2.1) hold undefined bytes at kernel start: a
+ * read of bytes no earlier store (in program order, as the run below visits
+ * the iterations) wrote is E078. Bytes, not elements, so that a store through
+ * one view covers a read through another. A store through an index column
+ * may write any row: it marks nothing (conservative); a read through one
+ * tests the whole dimension. Mark (test == 0) or test (test == 1) the bytes of
+ * r at the current env in c (one bit per byte of the base); a miss leaves
+ * its element in c->miss. */
+static CovResult scratch_region(Sema *s, Cover *c, const SpecRef *r, int test)
+{
+    const SpecTensor *t = &s->spec->tensors[r->index];
+    int rank = t->rank;
+    size_t es = tg_dtype_size(t->dtype);
+    int64_t lo[SPEC_MAX_RANK], hi[SPEC_MAX_RANK], idx[SPEC_MAX_RANK], span[SPEC_MAX_RANK];
+    for (int d = rank - 1; d >= 0; d--) {
+        int k = clip_dim(s, r, d, t->shape[d], &lo[d], &hi[d]);
+        if (k <= 0)
+            return k < 0 ? COV_GIVE_UP : COV_OK;
+        idx[d] = lo[d];
+        span[d] = d == rank - 1 ? 1 : span[d + 1] * t->shape[d + 1];
+    }
+    int in = rank - 1; /* the last dim: runs of its elements */
+    int64_t n = (hi[in] - lo[in] - 1) / r->step[in] + 1;
+    for (;;) {
+        size_t a = 0;
+        for (int d = 0; d < rank; d++)
+            a += (size_t)(idx[d] * span[d]);
+        for (int64_t k = 0; k < (r->step[in] == 1 ? 1 : n); k++) {
+            size_t e = a + (size_t)(k * r->step[in]), len = r->step[in] == 1 ? (size_t)n : 1;
+            size_t at = cover_bits(c, e * es, (e + len) * es, test);
+            if (at < (e + len) * es) {
+                memcpy(c->miss, idx, sizeof idx);
+                c->miss[in] = idx[in] + (int64_t)(at / es - a);
+                return COV_MISS;
+            }
+        }
+        if (c->work > SEMA_MAX_RUN)
+            return COV_GIVE_UP;
+        int d = in - 1;
+        while (d >= 0 && (idx[d] += r->step[d]) >= hi[d]) {
+            idx[d] = lo[d];
+            d--;
+        }
+        if (d < 0)
+            return COV_OK;
+    }
+}
+
+/* The scratch part of run_op: access a (a read when pass 0, a write when 1). */
+static void run_scratch(Sema *s, Run *R, const Access *a, int pass, char *done)
+{
+    const SpecTensor *t = &s->spec->tensors[a->ref->index];
+    Cover *c = &R->scr[t->base];
+    if (!c->bits || *done || (pass == 1 && a->ref->ind))
+        return;
+    c->work = R->work;
+    CovResult res = scratch_region(s, c, a->ref, !pass);
+    R->work = c->work;
+    if (res == COV_GIVE_UP || R->work > SEMA_MAX_RUN) {
+        R->stop = 1;
+        return;
+    }
+    if (res != COV_MISS)
+        return;
+    char el[128], when[160];
+    size_t n = 0, m = 0;
+    for (int d = 0; d < t->rank && n < sizeof el; d++)
+        n += (size_t)snprintf(el + n, sizeof el - n, "%s%lld", d ? ", " : "", (long long)c->miss[d]);
+    when[0] = '\0';
+    for (int k = 0; k < a->depth && m < sizeof when; k++)
+        m += (size_t)snprintf(when + m, sizeof when - m, "%s%s = %lld", m ? ", " : " (when ",
+                              sema_var_name(s, a->chain[k]), (long long)s->env[a->chain[k]->slot]);
+    diag_error(s->diag, a->ref->region.loc, "E078",
+               "this reads %s[%s]%s%s, bytes of scratch '%s' that no earlier store wrote: scratch is undefined at "
+               "kernel start", t->name, el, when, m ? ")" : "", s->spec->tensors[t->base].name);
+    diag_note(s->diag, s->spec->tensors[t->base].loc, "'%s' declared here", s->spec->tensors[t->base].name);
+    *done = 1;
+}
 
 static void run_op(Sema *s, Run *R, const SpecStmt *st)
 {
@@ -925,6 +1005,10 @@ static void run_op(Sema *s, Run *R, const SpecStmt *st)
     for (int pass = 0; pass < 2 && !R->stop; pass++) { /* reads, then writes */
         for (int i = R->first[seq]; i < R->first[seq] + R->count[seq] && !R->stop; i++) {
             const Access *a = &s->acc[i];
+            if (a->is_write == pass && a->ref->is_tensor && a->ref->index >= 0) {
+                run_scratch(s, R, a, pass, &R->done[i]);
+                continue;
+            }
             if (a->is_write != pass || a->ref->is_tensor || a->ref->index < 0 || R->done[i])
                 continue;
             Cover *c = &R->cov[a->ref->index];
@@ -988,10 +1072,34 @@ void sema_check_unwritten(Sema *s)
     for (int i = 0; i < s->nacc; i++)
         nseq = s->acc[i].seq + 1 > nseq ? s->acc[i].seq + 1 : nseq;
     Run R = {calloc((size_t)nseq + 1, sizeof(OpSeq)), 0, calloc((size_t)sp->ntiles + 1, sizeof(Cover)),
-             calloc((size_t)nseq + 1, sizeof(int)), calloc((size_t)nseq + 1, sizeof(int)),
-             calloc((size_t)s->nacc + 1, 1), 0, 0};
-    if (!R.ops || !R.cov || !R.first || !R.count || !R.done)
+             calloc((size_t)sp->npublic + 1, sizeof(Cover)), calloc((size_t)nseq + 1, sizeof(int)),
+             calloc((size_t)nseq + 1, sizeof(int)), calloc((size_t)s->nacc + 1, 1), 0, 0};
+    int scratch_reads = 0, ran = 0;
+    if (!R.ops || !R.cov || !R.scr || !R.first || !R.count || !R.done)
         goto out;
+    for (int i = 0; i < s->nacc; i++)
+        scratch_reads += !s->acc[i].is_write && s->acc[i].ref->is_tensor && s->acc[i].ref->index >= 0 &&
+                         sp->tensors[sp->tensors[s->acc[i].ref->index].base].is_scratch;
+    for (int t = 0; t < sp->npublic && scratch_reads; t++) {
+        int64_t bytes = spec_tensor_bytes(&sp->tensors[t]);
+        if (!sp->tensors[t].is_scratch)
+            continue;
+        if (bytes > SEMA_MAX_COVER_BITS) {
+            diag_error(s->diag, sp->tensors[t].loc, "E057", "scratch '%s' has %lld bytes; the check that nothing "
+                       "reads it before a store writes it follows at most %d", sp->tensors[t].name, (long long)bytes,
+                       SEMA_MAX_COVER_BITS);
+            ran = 1; /* reported */
+            goto out;
+        }
+        Cover *c = &R.scr[t];
+        c->cap = ((size_t)bytes + 63) / 64;
+        c->bits = calloc(c->cap, sizeof *c->bits);
+        if (!c->bits)
+            goto out;
+        c->nbits = (size_t)bytes;
+        c->dlo = c->cap;
+        c->dhi = 0;
+    }
     for (int i = s->nacc - 1; i >= 0; i--) { /* each op's accesses are contiguous */
         if (!R.count[s->acc[i].seq]++)
             R.ops[R.nops++] = (OpSeq){s->acc[i].stmt, s->acc[i].seq};
@@ -1037,9 +1145,17 @@ void sema_check_unwritten(Sema *s)
             goto out;
     }
     run_body(s, &R, sp->body, sp->nbody);
+    ran = !R.stop;
 out:
+    if (scratch_reads && !ran) /* E078 must not be missed: past the budget the spec is refused */
+        diag_error(s->diag, (SrcLoc){sp->file, sp->root->loc.line, sp->root->loc.col}, "E057",
+                   "the check that no scratch byte is read before a store writes it needs more than its budget of "
+                   "%d steps", SEMA_MAX_RUN);
     for (int t = 0; R.cov && t < sp->ntiles; t++)
         free(R.cov[t].bits);
+    for (int t = 0; R.scr && t < sp->npublic; t++)
+        free(R.scr[t].bits);
+    free(R.scr);
     free(R.cov);
     free(R.ops);
     free(R.first);

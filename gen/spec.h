@@ -15,7 +15,8 @@
 #include "tg_machine.h"
 
 enum {
-    SPEC_MAX_RANK = 4,       /* HBM tensors are rank 1..4; tiles 2..4 */
+    SPEC_MAX_RANK = 5,       /* HBM tensors, views and scratch are rank 1..5 */
+    SPEC_MAX_TILE_RANK = 4,  /* tiles 2..4 (partition dim and up to 3 free dims) */
     SPEC_MAX_PARTITIONS = TG_PARTITIONS,
     /* Limits of the binary program (runtime/tg_isa.h, docs/asm.md) that sema
      * enforces so that every spec `check` accepts also assembles. */
@@ -172,7 +173,7 @@ typedef struct SpecTile {
     const char *name;              /* as declared or first written */
     SpecBuffer buffer;             /* SBUF or PSUM */
     tg_dtype dtype;                /* element type */
-    int rank;                      /* 2..4; 0 = not yet known */
+    int rank;                      /* 2..SPEC_MAX_TILE_RANK; 0 = not yet known */
     int64_t shape[SPEC_MAX_RANK];  /* partition dim first */
     int bufs;                      /* rotating buffers (>= 1) */
     int declared;                  /* 1: from tiles:, 0: inferred from its first write */

@@ -556,9 +556,9 @@ static int parse_tile_shape(Checker *c, const SpecNode *n, SpecTile *t)
 {
     if (!want(c, n, SPEC_NODE_SEQ, "the tile's shape"))
         return 0;
-    if (n->n < 1 || n->n > SPEC_MAX_RANK) {
+    if (n->n < 1 || n->n > SPEC_MAX_TILE_RANK) {
         diag_error(c->diag, n->loc, "E030", "the tile's shape has %d dimensions; rank must be 1 to %d", n->n,
-                   SPEC_MAX_RANK);
+                   SPEC_MAX_TILE_RANK);
         return 0;
     }
     int ok = 1;

@@ -265,13 +265,13 @@ static int attention_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc attention_tensors[4] = {
-    {"q", TG_BFLOAT16, 2, {1024, 128, 0, 0}, 0},
-    {"k", TG_BFLOAT16, 2, {1024, 128, 0, 0}, 0},
-    {"v", TG_BFLOAT16, 2, {1024, 128, 0, 0}, 0},
-    {"o", TG_BFLOAT16, 2, {1024, 128, 0, 0}, 1},
+    {"q", TG_BFLOAT16, 2, {1024, 128, 0, 0, 0}, 0},
+    {"k", TG_BFLOAT16, 2, {1024, 128, 0, 0, 0}, 0},
+    {"v", TG_BFLOAT16, 2, {1024, 128, 0, 0, 0}, 0},
+    {"o", TG_BFLOAT16, 2, {1024, 128, 0, 0, 0}, 1},
 };
 
-/* The assembled program of attention.s (binary format v1, docs/asm.md), for
+/* The assembled program of attention.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 7111 bytes. */
 static const uint8_t attention_program[7111] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0xc7, 0x1b, 0x00, 0x00, 0x50, 0xd2, 0x5c, 0xd0,

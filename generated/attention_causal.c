@@ -272,13 +272,13 @@ static int attention_causal_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc attention_causal_tensors[4] = {
-    {"q", TG_BFLOAT16, 2, {1024, 128, 0, 0}, 0},
-    {"k", TG_BFLOAT16, 2, {1024, 128, 0, 0}, 0},
-    {"v", TG_BFLOAT16, 2, {1024, 128, 0, 0}, 0},
-    {"o", TG_BFLOAT16, 2, {1024, 128, 0, 0}, 1},
+    {"q", TG_BFLOAT16, 2, {1024, 128, 0, 0, 0}, 0},
+    {"k", TG_BFLOAT16, 2, {1024, 128, 0, 0, 0}, 0},
+    {"v", TG_BFLOAT16, 2, {1024, 128, 0, 0, 0}, 0},
+    {"o", TG_BFLOAT16, 2, {1024, 128, 0, 0, 0}, 1},
 };
 
-/* The assembled program of attention_causal.s (binary format v1, docs/asm.md), for
+/* The assembled program of attention_causal.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 7465 bytes. */
 static const uint8_t attention_causal_program[7465] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x29, 0x1d, 0x00, 0x00, 0xdf, 0x07, 0x4b, 0x02,

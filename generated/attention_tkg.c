@@ -428,16 +428,16 @@ static int attention_tkg_run_one(tg_core *core, const int tg_pid[3], void *const
 }
 
 static const tg_tensor_desc attention_tkg_tensors[7] = {
-    {"q", TG_BFLOAT16, 3, {2, 128, 32, 0}, 0},
-    {"k_active", TG_BFLOAT16, 3, {2, 128, 4, 0}, 0},
-    {"v_active", TG_BFLOAT16, 3, {2, 4, 128, 0}, 0},
-    {"k_prior", TG_BFLOAT16, 3, {2, 128, 512, 0}, 0},
-    {"v_prior", TG_BFLOAT16, 3, {2, 512, 128, 0}, 0},
-    {"mask", TG_UINT8, 3, {512, 2, 32, 0}, 0},
-    {"out", TG_BFLOAT16, 4, {2, 8, 128, 4}, 1},
+    {"q", TG_BFLOAT16, 3, {2, 128, 32, 0, 0}, 0},
+    {"k_active", TG_BFLOAT16, 3, {2, 128, 4, 0, 0}, 0},
+    {"v_active", TG_BFLOAT16, 3, {2, 4, 128, 0, 0}, 0},
+    {"k_prior", TG_BFLOAT16, 3, {2, 128, 512, 0, 0}, 0},
+    {"v_prior", TG_BFLOAT16, 3, {2, 512, 128, 0, 0}, 0},
+    {"mask", TG_UINT8, 3, {512, 2, 32, 0, 0}, 0},
+    {"out", TG_BFLOAT16, 4, {2, 8, 128, 4, 0}, 1},
 };
 
-/* The assembled program of attention_tkg.s (binary format v1, docs/asm.md), for
+/* The assembled program of attention_tkg.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 11820 bytes. */
 static const uint8_t attention_tkg_program[11820] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x2c, 0x2e, 0x00, 0x00, 0x46, 0xb4, 0x94, 0x7b,

@@ -101,11 +101,11 @@ static int avgpool2d_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc avgpool2d_tensors[2] = {
-    {"x", TG_FLOAT32, 3, {256, 64, 64, 0}, 0},
-    {"y", TG_FLOAT32, 3, {256, 32, 32, 0}, 1},
+    {"x", TG_FLOAT32, 3, {256, 64, 64, 0, 0}, 0},
+    {"y", TG_FLOAT32, 3, {256, 32, 32, 0, 0}, 1},
 };
 
-/* The assembled program of avgpool2d.s (binary format v1, docs/asm.md), for
+/* The assembled program of avgpool2d.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 2387 bytes. */
 static const uint8_t avgpool2d_program[2387] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x53, 0x09, 0x00, 0x00, 0x89, 0x62, 0x68, 0x48,

@@ -220,13 +220,13 @@ static int conv1d_run_one(tg_core *core, const int tg_pid[3], void *const tensor
 }
 
 static const tg_tensor_desc conv1d_tensors[4] = {
-    {"x", TG_FLOAT32, 3, {2, 32, 600, 0}, 0},
-    {"filters", TG_FLOAT32, 3, {5, 32, 96, 0}, 0},
-    {"bias", TG_FLOAT32, 1, {96, 0, 0, 0}, 0},
-    {"y", TG_FLOAT32, 3, {2, 96, 600, 0}, 1},
+    {"x", TG_FLOAT32, 3, {2, 32, 600, 0, 0}, 0},
+    {"filters", TG_FLOAT32, 3, {5, 32, 96, 0, 0}, 0},
+    {"bias", TG_FLOAT32, 1, {96, 0, 0, 0, 0}, 0},
+    {"y", TG_FLOAT32, 3, {2, 96, 600, 0, 0}, 1},
 };
 
-/* The assembled program of conv1d.s (binary format v1, docs/asm.md), for
+/* The assembled program of conv1d.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 6303 bytes. */
 static const uint8_t conv1d_program[6303] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x9f, 0x18, 0x00, 0x00, 0x46, 0xab, 0xc6, 0x71,

@@ -284,13 +284,13 @@ static int cross_entropy_run_one(tg_core *core, const int tg_pid[3], void *const
 }
 
 static const tg_tensor_desc cross_entropy_tensors[4] = {
-    {"logits", TG_FLOAT32, 2, {101, 1000, 0, 0}, 0},
-    {"targets", TG_INT32, 1, {101, 0, 0, 0}, 0},
-    {"loss", TG_FLOAT32, 1, {101, 0, 0, 0}, 1},
-    {"lse", TG_FLOAT32, 1, {101, 0, 0, 0}, 1},
+    {"logits", TG_FLOAT32, 2, {101, 1000, 0, 0, 0}, 0},
+    {"targets", TG_INT32, 1, {101, 0, 0, 0, 0}, 0},
+    {"loss", TG_FLOAT32, 1, {101, 0, 0, 0, 0}, 1},
+    {"lse", TG_FLOAT32, 1, {101, 0, 0, 0, 0}, 1},
 };
 
-/* The assembled program of cross_entropy.s (binary format v1, docs/asm.md), for
+/* The assembled program of cross_entropy.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 10000 bytes. */
 static const uint8_t cross_entropy_program[10000] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x10, 0x27, 0x00, 0x00, 0xaf, 0xda, 0x88, 0x5d,

@@ -109,11 +109,11 @@ static int cumsum_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc cumsum_tensors[2] = {
-    {"x", TG_FLOAT32, 2, {256, 2048, 0, 0}, 0},
-    {"y", TG_FLOAT32, 2, {256, 2048, 0, 0}, 1},
+    {"x", TG_FLOAT32, 2, {256, 2048, 0, 0, 0}, 0},
+    {"y", TG_FLOAT32, 2, {256, 2048, 0, 0, 0}, 1},
 };
 
-/* The assembled program of cumsum.s (binary format v1, docs/asm.md), for
+/* The assembled program of cumsum.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 2677 bytes. */
 static const uint8_t cumsum_program[2677] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x75, 0x0a, 0x00, 0x00, 0x37, 0x3a, 0x53, 0xf6,

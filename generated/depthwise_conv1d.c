@@ -174,12 +174,12 @@ static int depthwise_conv1d_run_one(tg_core *core, const int tg_pid[3], void *co
 }
 
 static const tg_tensor_desc depthwise_conv1d_tensors[3] = {
-    {"img", TG_FLOAT32, 4, {2, 16, 1, 700}, 0},
-    {"filter", TG_FLOAT32, 4, {16, 1, 1, 4}, 0},
-    {"out", TG_FLOAT32, 4, {2, 16, 1, 700}, 1},
+    {"img", TG_FLOAT32, 4, {2, 16, 1, 700, 0}, 0},
+    {"filter", TG_FLOAT32, 4, {16, 1, 1, 4, 0}, 0},
+    {"out", TG_FLOAT32, 4, {2, 16, 1, 700, 0}, 1},
 };
 
-/* The assembled program of depthwise_conv1d.s (binary format v1, docs/asm.md), for
+/* The assembled program of depthwise_conv1d.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 4218 bytes. */
 static const uint8_t depthwise_conv1d_program[4218] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x7a, 0x10, 0x00, 0x00, 0x16, 0xdc, 0x46, 0xe5,

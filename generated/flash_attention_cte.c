@@ -350,13 +350,13 @@ static int flash_attention_cte_run_one(tg_core *core, const int tg_pid[3], void 
 }
 
 static const tg_tensor_desc flash_attention_cte_tensors[4] = {
-    {"q", TG_BFLOAT16, 4, {1, 4, 64, 1024}, 0},
-    {"k", TG_BFLOAT16, 4, {1, 2, 64, 1024}, 0},
-    {"v", TG_BFLOAT16, 4, {1, 2, 1024, 64}, 0},
-    {"o", TG_BFLOAT16, 4, {1, 4, 1024, 64}, 1},
+    {"q", TG_BFLOAT16, 4, {1, 4, 64, 1024, 0}, 0},
+    {"k", TG_BFLOAT16, 4, {1, 2, 64, 1024, 0}, 0},
+    {"v", TG_BFLOAT16, 4, {1, 2, 1024, 64, 0}, 0},
+    {"o", TG_BFLOAT16, 4, {1, 4, 1024, 64, 0}, 1},
 };
 
-/* The assembled program of flash_attention_cte.s (binary format v1, docs/asm.md), for
+/* The assembled program of flash_attention_cte.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 11148 bytes. */
 static const uint8_t flash_attention_cte_program[11148] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x8c, 0x2b, 0x00, 0x00, 0x43, 0xff, 0x5d, 0x1a,

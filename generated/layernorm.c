@@ -159,13 +159,13 @@ static int layernorm_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc layernorm_tensors[4] = {
-    {"x", TG_FLOAT32, 2, {512, 1024, 0, 0}, 0},
-    {"gamma", TG_FLOAT32, 2, {1, 1024, 0, 0}, 0},
-    {"beta", TG_FLOAT32, 2, {1, 1024, 0, 0}, 0},
-    {"y", TG_FLOAT32, 2, {512, 1024, 0, 0}, 1},
+    {"x", TG_FLOAT32, 2, {512, 1024, 0, 0, 0}, 0},
+    {"gamma", TG_FLOAT32, 2, {1, 1024, 0, 0, 0}, 0},
+    {"beta", TG_FLOAT32, 2, {1, 1024, 0, 0, 0}, 0},
+    {"y", TG_FLOAT32, 2, {512, 1024, 0, 0, 0}, 1},
 };
 
-/* The assembled program of layernorm.s (binary format v1, docs/asm.md), for
+/* The assembled program of layernorm.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 4649 bytes. */
 static const uint8_t layernorm_program[4649] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x29, 0x12, 0x00, 0x00, 0x6d, 0x70, 0xe6, 0x26,

@@ -203,15 +203,15 @@ static int mamba_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc mamba_tensors[6] = {
-    {"delta", TG_FLOAT32, 3, {1, 200, 1024, 0}, 0},
-    {"u", TG_FLOAT32, 3, {1, 200, 1024, 0}, 0},
-    {"A", TG_FLOAT32, 2, {200, 8, 0, 0}, 0},
-    {"B", TG_FLOAT32, 3, {1, 8, 1024, 0}, 0},
-    {"C", TG_FLOAT32, 3, {1, 8, 1024, 0}, 0},
-    {"out", TG_FLOAT32, 3, {1, 200, 1024, 0}, 1},
+    {"delta", TG_FLOAT32, 3, {1, 200, 1024, 0, 0}, 0},
+    {"u", TG_FLOAT32, 3, {1, 200, 1024, 0, 0}, 0},
+    {"A", TG_FLOAT32, 2, {200, 8, 0, 0, 0}, 0},
+    {"B", TG_FLOAT32, 3, {1, 8, 1024, 0, 0}, 0},
+    {"C", TG_FLOAT32, 3, {1, 8, 1024, 0, 0}, 0},
+    {"out", TG_FLOAT32, 3, {1, 200, 1024, 0, 0}, 1},
 };
 
-/* The assembled program of mamba.s (binary format v1, docs/asm.md), for
+/* The assembled program of mamba.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 7861 bytes. */
 static const uint8_t mamba_program[7861] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0xb5, 0x1e, 0x00, 0x00, 0x7e, 0xb7, 0xd7, 0x32,

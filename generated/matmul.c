@@ -139,12 +139,12 @@ static int matmul_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc matmul_tensors[3] = {
-    {"lhsT", TG_BFLOAT16, 2, {1024, 512, 0, 0}, 0},
-    {"rhs", TG_BFLOAT16, 2, {1024, 1024, 0, 0}, 0},
-    {"result", TG_FLOAT32, 2, {512, 1024, 0, 0}, 1},
+    {"lhsT", TG_BFLOAT16, 2, {1024, 512, 0, 0, 0}, 0},
+    {"rhs", TG_BFLOAT16, 2, {1024, 1024, 0, 0, 0}, 0},
+    {"result", TG_FLOAT32, 2, {512, 1024, 0, 0, 0}, 1},
 };
 
-/* The assembled program of matmul.s (binary format v1, docs/asm.md), for
+/* The assembled program of matmul.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 3358 bytes. */
 static const uint8_t matmul_program[3358] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x1e, 0x0d, 0x00, 0x00, 0x0a, 0x0e, 0x90, 0x15,

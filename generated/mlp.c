@@ -284,14 +284,14 @@ static int mlp_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc mlp_tensors[5] = {
-    {"x", TG_BFLOAT16, 2, {256, 256, 0, 0}, 0},
-    {"wg", TG_BFLOAT16, 2, {256, 1024, 0, 0}, 0},
-    {"wu", TG_BFLOAT16, 2, {256, 1024, 0, 0}, 0},
-    {"wd", TG_BFLOAT16, 2, {1024, 256, 0, 0}, 0},
-    {"y", TG_BFLOAT16, 2, {256, 256, 0, 0}, 1},
+    {"x", TG_BFLOAT16, 2, {256, 256, 0, 0, 0}, 0},
+    {"wg", TG_BFLOAT16, 2, {256, 1024, 0, 0, 0}, 0},
+    {"wu", TG_BFLOAT16, 2, {256, 1024, 0, 0, 0}, 0},
+    {"wd", TG_BFLOAT16, 2, {1024, 256, 0, 0, 0}, 0},
+    {"y", TG_BFLOAT16, 2, {256, 256, 0, 0, 0}, 1},
 };
 
-/* The assembled program of mlp.s (binary format v1, docs/asm.md), for
+/* The assembled program of mlp.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 6603 bytes. */
 static const uint8_t mlp_program[6603] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0xcb, 0x19, 0x00, 0x00, 0x94, 0x4b, 0x18, 0x16,

@@ -388,15 +388,15 @@ static int mlp_rmsnorm_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc mlp_rmsnorm_tensors[6] = {
-    {"x", TG_BFLOAT16, 2, {256, 256, 0, 0}, 0},
-    {"gamma", TG_BFLOAT16, 2, {1, 256, 0, 0}, 0},
-    {"wg", TG_BFLOAT16, 2, {256, 512, 0, 0}, 0},
-    {"wu", TG_BFLOAT16, 2, {256, 512, 0, 0}, 0},
-    {"wd", TG_BFLOAT16, 2, {512, 256, 0, 0}, 0},
-    {"y", TG_BFLOAT16, 2, {256, 256, 0, 0}, 1},
+    {"x", TG_BFLOAT16, 2, {256, 256, 0, 0, 0}, 0},
+    {"gamma", TG_BFLOAT16, 2, {1, 256, 0, 0, 0}, 0},
+    {"wg", TG_BFLOAT16, 2, {256, 512, 0, 0, 0}, 0},
+    {"wu", TG_BFLOAT16, 2, {256, 512, 0, 0, 0}, 0},
+    {"wd", TG_BFLOAT16, 2, {512, 256, 0, 0, 0}, 0},
+    {"y", TG_BFLOAT16, 2, {256, 256, 0, 0, 0}, 1},
 };
 
-/* The assembled program of mlp_rmsnorm.s (binary format v1, docs/asm.md), for
+/* The assembled program of mlp_rmsnorm.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 9817 bytes. */
 static const uint8_t mlp_rmsnorm_program[9817] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x59, 0x26, 0x00, 0x00, 0xf9, 0xea, 0x1a, 0x14,

@@ -333,15 +333,15 @@ static int moe_tkg_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc moe_tkg_tensors[6] = {
-    {"x", TG_BFLOAT16, 2, {4, 256, 0, 0}, 0},
-    {"w_gate_up", TG_BFLOAT16, 2, {4096, 512, 0, 0}, 0},
-    {"w_down", TG_BFLOAT16, 2, {4096, 256, 0, 0}, 0},
-    {"affinities", TG_FLOAT32, 2, {64, 1, 0, 0}, 0},
-    {"expert_index", TG_UINT32, 2, {4, 2, 0, 0}, 0},
-    {"y", TG_BFLOAT16, 2, {4, 256, 0, 0}, 1},
+    {"x", TG_BFLOAT16, 2, {4, 256, 0, 0, 0}, 0},
+    {"w_gate_up", TG_BFLOAT16, 2, {4096, 512, 0, 0, 0}, 0},
+    {"w_down", TG_BFLOAT16, 2, {4096, 256, 0, 0, 0}, 0},
+    {"affinities", TG_FLOAT32, 2, {64, 1, 0, 0, 0}, 0},
+    {"expert_index", TG_UINT32, 2, {4, 2, 0, 0, 0}, 0},
+    {"y", TG_BFLOAT16, 2, {4, 256, 0, 0, 0}, 1},
 };
 
-/* The assembled program of moe_tkg.s (binary format v1, docs/asm.md), for
+/* The assembled program of moe_tkg.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 10982 bytes. */
 static const uint8_t moe_tkg_program[10982] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0xe6, 0x2a, 0x00, 0x00, 0x84, 0xdd, 0x67, 0xca,

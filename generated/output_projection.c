@@ -189,13 +189,13 @@ static int output_projection_run_one(tg_core *core, const int tg_pid[3], void *c
 }
 
 static const tg_tensor_desc output_projection_tensors[4] = {
-    {"attention", TG_BFLOAT16, 4, {2, 4, 64, 256}, 0},
-    {"weight", TG_BFLOAT16, 2, {256, 768, 0, 0}, 0},
-    {"bias", TG_BFLOAT16, 2, {1, 768, 0, 0}, 0},
-    {"out", TG_BFLOAT16, 3, {2, 256, 768, 0}, 1},
+    {"attention", TG_BFLOAT16, 4, {2, 4, 64, 256, 0}, 0},
+    {"weight", TG_BFLOAT16, 2, {256, 768, 0, 0, 0}, 0},
+    {"bias", TG_BFLOAT16, 2, {1, 768, 0, 0, 0}, 0},
+    {"out", TG_BFLOAT16, 3, {2, 256, 768, 0, 0}, 1},
 };
 
-/* The assembled program of output_projection.s (binary format v1, docs/asm.md), for
+/* The assembled program of output_projection.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 4229 bytes. */
 static const uint8_t output_projection_program[4229] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x85, 0x10, 0x00, 0x00, 0xac, 0xe0, 0x55, 0xee,

@@ -254,14 +254,14 @@ static int qkv_rmsnorm_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc qkv_rmsnorm_tensors[5] = {
-    {"x", TG_BFLOAT16, 3, {2, 256, 256, 0}, 0},
-    {"gamma", TG_BFLOAT16, 2, {1, 256, 0, 0}, 0},
-    {"w", TG_BFLOAT16, 2, {256, 640, 0, 0}, 0},
-    {"bias", TG_BFLOAT16, 2, {1, 640, 0, 0}, 0},
-    {"qkv", TG_BFLOAT16, 3, {2, 256, 640, 0}, 1},
+    {"x", TG_BFLOAT16, 3, {2, 256, 256, 0, 0}, 0},
+    {"gamma", TG_BFLOAT16, 2, {1, 256, 0, 0, 0}, 0},
+    {"w", TG_BFLOAT16, 2, {256, 640, 0, 0, 0}, 0},
+    {"bias", TG_BFLOAT16, 2, {1, 640, 0, 0, 0}, 0},
+    {"qkv", TG_BFLOAT16, 3, {2, 256, 640, 0, 0}, 1},
 };
 
-/* The assembled program of qkv_rmsnorm.s (binary format v1, docs/asm.md), for
+/* The assembled program of qkv_rmsnorm.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 6953 bytes. */
 static const uint8_t qkv_rmsnorm_program[6953] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x29, 0x1b, 0x00, 0x00, 0x84, 0xcf, 0xa9, 0x68,

@@ -145,12 +145,12 @@ static int rmsnorm_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc rmsnorm_tensors[3] = {
-    {"x", TG_FLOAT32, 2, {300, 512, 0, 0}, 0},
-    {"g", TG_FLOAT32, 2, {1, 512, 0, 0}, 0},
-    {"y", TG_FLOAT32, 2, {300, 512, 0, 0}, 1},
+    {"x", TG_FLOAT32, 2, {300, 512, 0, 0, 0}, 0},
+    {"g", TG_FLOAT32, 2, {1, 512, 0, 0, 0}, 0},
+    {"y", TG_FLOAT32, 2, {300, 512, 0, 0, 0}, 1},
 };
 
-/* The assembled program of rmsnorm.s (binary format v1, docs/asm.md), for
+/* The assembled program of rmsnorm.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 4128 bytes. */
 static const uint8_t rmsnorm_program[4128] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x20, 0x10, 0x00, 0x00, 0x69, 0x06, 0xcb, 0x5b,

@@ -187,12 +187,12 @@ static int rmsnorm_quant_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc rmsnorm_quant_tensors[3] = {
-    {"x", TG_FLOAT32, 3, {2, 96, 256, 0}, 0},
-    {"g", TG_FLOAT32, 1, {256, 0, 0, 0}, 0},
-    {"y", TG_FLOAT8_E4M3, 3, {2, 96, 260, 0}, 1},
+    {"x", TG_FLOAT32, 3, {2, 96, 256, 0, 0}, 0},
+    {"g", TG_FLOAT32, 1, {256, 0, 0, 0, 0}, 0},
+    {"y", TG_FLOAT8_E4M3, 3, {2, 96, 260, 0, 0}, 1},
 };
 
-/* The assembled program of rmsnorm_quant.s (binary format v1, docs/asm.md), for
+/* The assembled program of rmsnorm_quant.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 6292 bytes. */
 static const uint8_t rmsnorm_quant_program[6292] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x94, 0x18, 0x00, 0x00, 0x40, 0xea, 0xda, 0x81,

@@ -125,13 +125,13 @@ static int rope_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc rope_tensors[4] = {
-    {"x", TG_BFLOAT16, 3, {4, 512, 128, 0}, 0},
-    {"cos", TG_FLOAT32, 2, {512, 64, 0, 0}, 0},
-    {"sin", TG_FLOAT32, 2, {512, 64, 0, 0}, 0},
-    {"y", TG_BFLOAT16, 3, {4, 512, 128, 0}, 1},
+    {"x", TG_BFLOAT16, 3, {4, 512, 128, 0, 0}, 0},
+    {"cos", TG_FLOAT32, 2, {512, 64, 0, 0, 0}, 0},
+    {"sin", TG_FLOAT32, 2, {512, 64, 0, 0, 0}, 0},
+    {"y", TG_BFLOAT16, 3, {4, 512, 128, 0, 0}, 1},
 };
 
-/* The assembled program of rope.s (binary format v1, docs/asm.md), for
+/* The assembled program of rope.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 5140 bytes. */
 static const uint8_t rope_program[5140] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x14, 0x14, 0x00, 0x00, 0xc5, 0x6d, 0x42, 0x8a,

@@ -363,15 +363,15 @@ static int router_topk_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc router_topk_tensors[6] = {
-    {"x", TG_BFLOAT16, 2, {256, 200, 0, 0}, 0},
-    {"w", TG_BFLOAT16, 2, {256, 64, 0, 0}, 0},
-    {"w_bias", TG_BFLOAT16, 2, {1, 64, 0, 0}, 0},
-    {"router_logits", TG_FLOAT32, 2, {200, 64, 0, 0}, 1},
-    {"expert_index", TG_UINT32, 2, {200, 4, 0, 0}, 1},
-    {"expert_affinities", TG_FLOAT32, 2, {200, 64, 0, 0}, 1},
+    {"x", TG_BFLOAT16, 2, {256, 200, 0, 0, 0}, 0},
+    {"w", TG_BFLOAT16, 2, {256, 64, 0, 0, 0}, 0},
+    {"w_bias", TG_BFLOAT16, 2, {1, 64, 0, 0, 0}, 0},
+    {"router_logits", TG_FLOAT32, 2, {200, 64, 0, 0, 0}, 1},
+    {"expert_index", TG_UINT32, 2, {200, 4, 0, 0, 0}, 1},
+    {"expert_affinities", TG_FLOAT32, 2, {200, 64, 0, 0, 0}, 1},
 };
 
-/* The assembled program of router_topk.s (binary format v1, docs/asm.md), for
+/* The assembled program of router_topk.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 9497 bytes. */
 static const uint8_t router_topk_program[9497] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x19, 0x25, 0x00, 0x00, 0x9c, 0x04, 0x08, 0xd0,

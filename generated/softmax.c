@@ -123,11 +123,11 @@ static int softmax_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc softmax_tensors[2] = {
-    {"x", TG_FLOAT32, 2, {1024, 512, 0, 0}, 0},
-    {"y", TG_FLOAT32, 2, {1024, 512, 0, 0}, 1},
+    {"x", TG_FLOAT32, 2, {1024, 512, 0, 0, 0}, 0},
+    {"y", TG_FLOAT32, 2, {1024, 512, 0, 0, 0}, 1},
 };
 
-/* The assembled program of softmax.s (binary format v1, docs/asm.md), for
+/* The assembled program of softmax.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 2849 bytes. */
 static const uint8_t softmax_program[2849] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x21, 0x0b, 0x00, 0x00, 0xe8, 0xf3, 0xfe, 0x21,

@@ -73,12 +73,12 @@ static int tensor_add_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc tensor_add_tensors[3] = {
-    {"a", TG_FLOAT32, 2, {512, 2048, 0, 0}, 0},
-    {"b", TG_FLOAT32, 2, {512, 2048, 0, 0}, 0},
-    {"c", TG_FLOAT32, 2, {512, 2048, 0, 0}, 1},
+    {"a", TG_FLOAT32, 2, {512, 2048, 0, 0, 0}, 0},
+    {"b", TG_FLOAT32, 2, {512, 2048, 0, 0, 0}, 0},
+    {"c", TG_FLOAT32, 2, {512, 2048, 0, 0, 0}, 1},
 };
 
-/* The assembled program of tensor_add.s (binary format v1, docs/asm.md), for
+/* The assembled program of tensor_add.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 2563 bytes. */
 static const uint8_t tensor_add_program[2563] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x03, 0x0a, 0x00, 0x00, 0x77, 0x41, 0x57, 0xc7,

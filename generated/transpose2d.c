@@ -63,11 +63,11 @@ static int transpose2d_run(tg_core *core, void *const tensors[])
 }
 
 static const tg_tensor_desc transpose2d_tensors[2] = {
-    {"x", TG_FLOAT32, 3, {256, 32, 64, 0}, 0},
-    {"y", TG_FLOAT32, 3, {256, 64, 32, 0}, 1},
+    {"x", TG_FLOAT32, 3, {256, 32, 64, 0, 0}, 0},
+    {"y", TG_FLOAT32, 3, {256, 64, 32, 0, 0}, 1},
 };
 
-/* The assembled program of transpose2d.s (binary format v1, docs/asm.md), for
+/* The assembled program of transpose2d.s (binary format v2, docs/asm.md), for
  * tg_iss_run: 1332 bytes. */
 static const uint8_t transpose2d_program[1332] = {
     0x54, 0x47, 0x4e, 0x43, 0x02, 0x00, 0x00, 0x00, 0x34, 0x05, 0x00, 0x00, 0x6f, 0x95, 0x3d, 0x00,

@@ -96,7 +96,7 @@ typedef struct tg_core {
     static tg_core name = {0, TG_TRN1, 0, name##_storage, ((size_t)(bytes) + 7u) / 8u * 8u,  \
                            0, 0, 0, 0, 0, 0}
 
-#define TG_MAX_RANK 4
+#define TG_MAX_RANK 5
 
 /* One HBM tensor of a kernel's interface. */
 typedef struct tg_tensor_desc {

@@ -112,6 +112,16 @@ check "HBM views: views.yaml C simulation and ISS bit-identical" \
 check "HBM views: tilegen run --out of a view writes its base's bytes in the view's dtype" \
   '"$TILEGEN" run "$here/specs/views.yaml" --out o="$w/vo.npy" --out ob="$w/vob.npy" >/dev/null &&
    "$PYTHON" -c "import numpy as np, sys; a = np.load(sys.argv[1]); b = np.load(sys.argv[2]); sys.exit(not (a.shape == (2, 160, 64) and b.shape == (320, 64) and a.tobytes() == b.tobytes()))" "$w/vo.npy" "$w/vob.npy"'
+for k in scratch rank5; do
+  check "$k.yaml (scratch tensors / rank-5 tensors and views) matches numpy" \
+    'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" '$k' >"$w/'$k'.log" 2>&1'
+  check "$k.yaml C simulation and ISS bit-identical" \
+    'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" '$k' >"$w/'$k'-iss.log" 2>&1'
+done
+check "scratch: k.h states each scratch tensor's bytes; the entry point takes it after the outputs" \
+  '"$TILEGEN" gen -o "$w/scr" "$here/specs/scratch.yaml" &&
+   grep -q "^#define SCRATCH_SCRATCH_S_BYTES 32768u" "$w/scr/scratch.h" &&
+   grep -q "float \*y, float \*r, float \*s);" "$w/scr/scratch.h"'
 check "transposed store: tstore.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" tstore >"$w/tstore.log" 2>&1'
 check "transposed store: tstore.yaml C simulation and ISS bit-identical" \
