@@ -5,6 +5,7 @@
  * error so that one run reports every problem. Semantics are sema.c's job. */
 #include "spec.h"
 #include "c_names.h"
+#include "tg_isa.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -156,10 +157,10 @@ static int is_ident(const char *s)
 
 static int check_ident(Checker *c, const SpecNode *n, const char *what)
 {
-    if (n->len == strlen(n->text) && n->len <= 64 && is_ident(n->text))
-        return 1;
-    diag_error(c->diag, n->loc, "E017", "%s '%.40s' is not a valid name (letters, digits and '_', not starting with a digit, at most 64)",
-               what, n->text);
+    if (n->len == strlen(n->text) && n->len <= TG_ISA_MAX_NAME && is_ident(n->text))
+        return 1; /* the binary program's string table holds names of at most TG_ISA_MAX_NAME (63) */
+    diag_error(c->diag, n->loc, "E017", "%s '%.40s' is not a valid name (letters, digits and '_', not starting with a digit, at most %d)",
+               what, n->text, TG_ISA_MAX_NAME);
     return 0;
 }
 
