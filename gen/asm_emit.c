@@ -250,6 +250,11 @@ static void instruction(M *m, IrInst *in)
     tg_isa_op op = ir_isa_op(in->op);
     asm_prog_inst(&m->prog, op, tg_isa_table[op].engine, (uint32_t)in->loc.line);
     int two = op == TG_OP_TENSOR_TENSOR || op == TG_OP_TENSOR_TENSOR_SCAN, mm = op == TG_OP_MATMUL;
+    if (op == TG_OP_PRINT) { /* the region, no dst; its label in the string table */
+        operand(m, TG_ROLE_SRC, &in->src[0], lp);
+        asm_prog_imm(&m->prog, TG_IMM_LABEL, asm_prog_str(&m->prog, in->label));
+        return;
+    }
     operand(m, TG_ROLE_DST, &in->dst, lp);
     if (op == TG_OP_SELECT) { /* pred, on_true, on_false: an operand or a number each */
         static const tg_isa_role roles[3] = {TG_ROLE_PRED, TG_ROLE_ON_TRUE, TG_ROLE_ON_FALSE};

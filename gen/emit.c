@@ -843,6 +843,49 @@ static int top8(E *e, IrInst *in, tpl_value *m)
     return 1;
 }
 
+/* print: the region's record for the host's callback (tg_print_info): its
+ * label, line, the enclosing loops' variables, dtype, shape (the partition
+ * count, then the pattern's dims, which lower.c keeps as the region has
+ * them), byte strides and the address of its first element. */
+static int print_fields(E *e, const IrInst *in, tpl_value *m)
+{
+    const IrAp *ap = &in->src[0];
+    if (ap->mem == IR_MEM_HBM || ap->nfree + 1 > TG_PRINT_MAX_RANK) {
+        unsupported(e, in->loc, "a print of this region is");
+        return 0;
+    }
+    put_str(e, m, "op", "print");
+    put_str(e, m, "label", in->label);
+    put_int(e, m, "line", in->loc.line);
+    put_str(e, m, "dtype", dtype_enums[ap->dtype]);
+    tpl_value *idx = new_list(e), *shape = new_list(e), *stride = new_list(e);
+    if (!idx || !shape || !stride)
+        return 0;
+    int depth = 0;
+    for (const IrLoop *lp = in->loop; lp; lp = lp->parent)
+        depth++;
+    for (int d = 0; d < depth; d++) { /* outermost first */
+        const IrLoop *lp = in->loop;
+        for (int k = depth - 1; k > d; k--)
+            lp = lp->parent;
+        append(e, idx, str(e, "v_%s", lp->var));
+    }
+    int64_t es = (int64_t)tg_dtype_size(ap->dtype);
+    int64_t rowbytes = ap->mem == IR_MEM_PSUM ? (int64_t)e->plan->psum_peak * TG_PSUM_BANK_BYTES
+                                              : (int64_t)TG_CORE_ROW(e->plan->sbuf_peak);
+    append(e, shape, str(e, "%s", cx(e, ap->pcount)));
+    append(e, stride, tpl_int(e->ta, rowbytes));
+    for (int k = 0; k < ap->nfree; k++) {
+        append(e, shape, str(e, "%s", cx(e, ap->free[k].num)));
+        append(e, stride, tpl_int(e->ta, ap->free[k].step * es));
+    }
+    put(e, m, "idx", idx);
+    put(e, m, "shape", shape);
+    put(e, m, "stride", stride);
+    put(e, m, "src", operand(e, ap, NULL, 0, 0, 0));
+    return 1;
+}
+
 /* What the C simulation runs for instruction `in` (forward.h): the
  * instruction, its rewritten form, or NULL when it is dropped. */
 static IrInst *current(const E *e, IrInst *in) { return e->fwd.inst ? e->fwd.inst[in->id] : in; }
@@ -954,8 +997,10 @@ static tpl_value *instruction(E *e, IrInst *orig)
     put_str(e, m, "kind", "inst");
     put_str(e, m, "where", where(e, in->loc));
     put_str(e, m, "mnemonic", ir_opcode_name(in->op));
-    const IrAp *pc = in->op == IR_OP_LOAD ? &in->src[0] : &in->dst;
+    const IrAp *pc = in->op == IR_OP_LOAD || in->op == IR_OP_PRINT ? &in->src[0] : &in->dst;
     put_str(e, m, "pcount", cx(e, pc->pcount));
+    if (in->op == IR_OP_PRINT)
+        return print_fields(e, in, m) ? m : NULL;
     put(e, m, "stages", new_list(e)); /* tensor_scalar replaces it */
     put_bool(e, m, "alias", 0);           /* elementwise() replaces it */
     put_bool(e, m, "lanes", 0);           /* put_lanes() replaces it */

@@ -6,7 +6,7 @@
  * (in it or in a loop nested in it) and reads the same rotating copy reads
  * exactly the bytes that load put there: the input's elements. When every
  * reader of t is such a reader, each reads the input directly and the load
- * goes.
+ * goes. A tile a print reads keeps its load (the print shows SBUF).
  *
  * Store sinking. Tile u is read by one instruction only, a raw store of the
  * whole tile to an output that no other instruction writes and none reads.
@@ -247,6 +247,8 @@ static int load_forwardable(F *f, int t, int li)
             if (!on_tile(ops[k].ap, t))
                 continue;
             const IrAp *ap = ops[k].ap;
+            if (f->cur[i]->op == IR_OP_PRINT)
+                return 0; /* a print shows the tile as the machine holds it */
             if (ops[k].is_write || i < li || !encloses(L->loop, f->cur[i]->loop) || !same(ap->buf, L->dst.buf) ||
                 (ap->free[ap->nfree - 1].step != 1 && ir_ap_free_elems(ap) != 1))
                 return 0;

@@ -30,7 +30,7 @@ enum {
     X(RECIPROCAL, RECIPROCAL) X(MEMSET, MEMSET) X(IOTA, IOTA) X(AFFINE_SELECT, AFFINE_SELECT)                    \
     X(BN_STATS, BN_STATS) X(BN_AGGR, BN_AGGR) X(PARTITION_REDUCE, PARTITION_REDUCE) X(SELECT, SELECT)            \
     X(SCALAR_TENSOR_TENSOR, SCALAR_TENSOR_TENSOR) X(MAX8, MAX8) X(NC_FIND_INDEX8, NC_FIND_INDEX8)                 \
-    X(NC_MATCH_REPLACE8, NC_MATCH_REPLACE8)
+    X(NC_MATCH_REPLACE8, NC_MATCH_REPLACE8) X(PRINT, PRINT)
 
 typedef enum {
 #define X(ID, SPECOP) IR_OP_##ID,
@@ -121,6 +121,8 @@ typedef struct IrInst {
     Expr *valuex;             /* ... over loop variables, per iteration, else NULL */
     Expr *iota;               /* iota expression over p, f and loop variables */
     ExprPred pred;            /* affine_select predicate */
+    const char *label;        /* print: its label (src[0] is the region, free dims as
+                                 the region has them, unmerged: its shape; no dst) */
 } IrInst;
 
 typedef enum { IR_STMT_LOOP, IR_STMT_INST } IrStmtKind;

@@ -171,6 +171,8 @@ static void dump_fields(FILE *out, const Ir *ir, const IrInst *in)
     }
     if (in->op == IR_OP_NC_MATCH_REPLACE8)
         fprintf(out, " imm=%.9g", in->value);
+    if (in->op == IR_OP_PRINT)
+        fprintf(out, " label=%s", in->label);
     if (in->has_reduce) {
         ir_ap_format(ir, &in->reduce_dst, b, sizeof b);
         fprintf(out, " reduce=%s:%s", spec_alu_name(in->reduce_op), b);
@@ -202,8 +204,10 @@ static void dump_inst(FILE *out, const Ir *ir, const IrInst *in, int depth)
 {
     char b[1024];
     fprintf(out, "%*s%3d %-6s %-22s", 2 * depth, "", in->id, spec_engine_name(in->engine), ir_opcode_name(in->op));
-    ir_ap_format(ir, &in->dst, b, sizeof b);
-    fprintf(out, " dst=%s", b);
+    if (in->op != IR_OP_PRINT) {
+        ir_ap_format(ir, &in->dst, b, sizeof b);
+        fprintf(out, " dst=%s", b);
+    }
     static const char *const src_names[5][3] = {{"src", "src1", "src2"}, {"stationary", "moving", ""}, {"a", "b", ""},
                                                 {"src", "b", ""}, {"pred", "on_true", "on_false"}};
     int k = in->op == IR_OP_MATMUL                                                           ? 1

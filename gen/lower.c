@@ -355,8 +355,9 @@ static const char *ap_begin(Lower *L, const SpecRef *r, int want_tensor, IrAp *a
     return tn ? tn->name : tl->name;
 }
 
-/* A region of a tile -> SBUF/PSUM pattern. */
-static int ap_tile(Lower *L, const SpecRef *r, IrAp *ap)
+/* A region of a tile -> SBUF/PSUM pattern with one free dim per dimension
+ * the region keeps (none: one dim of one element), as written. */
+static int ap_tile_dims(Lower *L, const SpecRef *r, IrAp *ap)
 {
     int64_t stride[SPEC_MAX_RANK];
     const char *name = ap_begin(L, r, 0, ap, stride);
@@ -379,7 +380,20 @@ static int ap_tile(Lower *L, const SpecRef *r, IrAp *ap)
         ap->free[ap->nfree].num = dim_count(L, r, d);
         ap->nfree++;
     }
-    normalise_free(L, ap, loc);
+    if (ap->nfree == 0) {
+        ap->free[0].step = 1;
+        ap->free[0].num = mk_int(L, 1, loc);
+        ap->nfree = 1;
+    }
+    return 1;
+}
+
+/* A region of a tile -> SBUF/PSUM pattern, dims merged where contiguous. */
+static int ap_tile(Lower *L, const SpecRef *r, IrAp *ap)
+{
+    if (!ap_tile_dims(L, r, ap))
+        return 0;
+    normalise_free(L, ap, ap->loc);
     return 1;
 }
 
@@ -656,6 +670,11 @@ static int lower_op(Lower *L, const SpecStmt *st, IrInst *in)
         in->iota = fold(L, f[SPEC_F_EXPR].expr);
         ok = ap_tile(L, &f[SPEC_F_DST].ref, &in->dst);
         break;
+    case SPEC_OP_PRINT: /* the region's own dims: they are the shape the host sees */
+        in->nsrc = 1;
+        in->label = f[SPEC_F_LABEL].label;
+        ok = ap_tile_dims(L, &f[SPEC_F_SRC].ref, &in->src[0]);
+        break;
     default:
         lower_error(L, st->loc, "internal: op '%s' cannot be lowered", spec_op_name(st->op));
         return 0;
@@ -667,7 +686,8 @@ int ir_operands(IrInst *in, IrOperand *out)
 {
     static const SpecFieldId sel[3] = {SPEC_F_PRED, SPEC_F_ON_TRUE, SPEC_F_ON_FALSE};
     int n = 0, two = in->op == IR_OP_TENSOR_TENSOR || in->op == IR_OP_TENSOR_TENSOR_SCAN;
-    out[n++] = (IrOperand){SPEC_F_DST, &in->dst, in->op == IR_OP_MATMUL && in->accumulate, 1};
+    if (in->op != IR_OP_PRINT) /* a print writes nothing */
+        out[n++] = (IrOperand){SPEC_F_DST, &in->dst, in->op == IR_OP_MATMUL && in->accumulate, 1};
     for (int i = 0; i < in->nsrc; i++) {
         SpecFieldId role = in->op == IR_OP_MATMUL ? (i ? SPEC_F_MOVING : SPEC_F_STATIONARY)
                            : two              ? (i ? SPEC_F_B : SPEC_F_A)

@@ -1,11 +1,14 @@
 /* run_cmd.c - `tilegen run SPEC [-D N=V]... [--target T] [--in NAME=F.npy]...
- * [--out NAME=F.npy]... [--seed S]`: builds the spec's binary program (the
+ * [--out NAME=F.npy]... [--seed S] [--print-dir DIR]`: builds the spec's binary program (the
  * pipeline up to PIPE_PROGRAM, no C compiler), executes it on the ISS with the inputs read from
  * .npy files or seeded random, under an instruction budget (the program's
  * own work by default, --budget), writes the requested outputs all or none
- * (outfile.h) and prints a per-engine summary (SPEC.md §3). */
+ * (outfile.h) and prints a per-engine summary (SPEC.md §3). With --print-dir,
+ * every print statement's region goes to DIR/<label>.<indices>.npy (all or
+ * none, after the run) with a summary line each. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +37,9 @@ static const char run_usage[] =
     "      --budget N     stop with an error after N instructions plus loop iterations;\n"
     "                     'none' for no limit (default: the program's own count, refused\n"
     "                     up front above 2^32)\n"
+    "      --print-dir DIR  save each print statement's region as DIR/LABEL.I0.I1...npy (the\n"
+    "                     indices of its loops, outermost first) and print a summary line of\n"
+    "                     each (min, max, mean of its finite values); without it prints are silent\n"
     "  -h, --help         this text\n"
     "\n"
     ".npy storage per SPEC.md 3: float32 as <f4, bfloat16/float16 as raw bits <u2, float8 as |u1.\n";
@@ -53,6 +59,7 @@ typedef struct RunCli {
     int nin, nout;
     uint64_t seed;     /* --seed */
     uint64_t budget;   /* --budget (0 = the default, UINT64_MAX = none) */
+    const char *print_dir; /* --print-dir, or NULL */
 } RunCli;
 
 static int parse_file_arg(const char *a, RunFile *f)
@@ -73,8 +80,8 @@ static int parse(int argc, char **argv, RunCli *c)
     static const struct option lo[] = {
         {"target", required_argument, NULL, CLI_OPT_TARGET}, {"in", required_argument, NULL, CLI_OPT_IN},
         {"out", required_argument, NULL, CLI_OPT_OUT},       {"seed", required_argument, NULL, CLI_OPT_SEED},
-        {"budget", required_argument, NULL, CLI_OPT_BUDGET}, {"help", no_argument, NULL, 'h'},
-        {0, 0, 0, 0}};
+        {"budget", required_argument, NULL, CLI_OPT_BUDGET}, {"print-dir", required_argument, NULL, CLI_OPT_PRINT_DIR},
+        {"help", no_argument, NULL, 'h'},         {0, 0, 0, 0}};
     CliParser cp = {"run", argc, argv, "D:h", lo, ""};
     c->opt.defines = calloc((size_t)argc + 1, sizeof *c->opt.defines);
     c->in = calloc((size_t)argc + 1, sizeof *c->in);
@@ -107,6 +114,11 @@ static int parse(int argc, char **argv, RunCli *c)
         case CLI_OPT_BUDGET:
             if (cli_parse_budget("run", optarg, &c->budget))
                 return 2;
+            break;
+        case CLI_OPT_PRINT_DIR:
+            if (!*optarg)
+                return cli_usage_error("run", "--print-dir wants a directory");
+            c->print_dir = optarg;
             break;
         default:
             return 2;
@@ -207,6 +219,75 @@ static int write_outputs(const RunCli *c, const tg_prog *p, void *const *tensors
     return rc;
 }
 
+/* ---- prints (--print-dir) ---------------------------------------------------- */
+
+/* What the print callback collects during a run. */
+typedef struct RunPrints {
+    const char *dir; /* --print-dir */
+    OutSet set;      /* the .npy files, committed after a successful run */
+    unsigned long n; /* prints seen */
+    int failed;      /* staging failed (set.msg): later prints are skipped */
+} RunPrints;
+
+/* The print callback (tg_core_set_print): the region packed into a .npy
+ * staged as DIR/<label>.<i0>.<i1>...npy, and its summary line. */
+static void on_print(void *ctx, const tg_print_info *pi)
+{
+    RunPrints *rp = ctx;
+    if (rp->failed)
+        return;
+    rp->n++;
+    char name[512];
+    int len = snprintf(name, sizeof name, "%s", pi->label);
+    for (uint32_t k = 0; k < pi->depth && len > 0 && (size_t)len < sizeof name; k++)
+        len += snprintf(name + len, sizeof name - (size_t)len, ".%lld", (long long)pi->index[k]);
+    uint32_t shape[TG_PRINT_MAX_RANK];
+    char dims[128];
+    int dl = 0;
+    for (uint32_t d = 0; d < pi->rank && d < TG_PRINT_MAX_RANK; d++) {
+        shape[d] = (uint32_t)pi->shape[d];
+        dl += snprintf(dims + dl, sizeof dims - (size_t)dl, "%s%lld", d ? ", " : "", (long long)pi->shape[d]);
+    }
+    size_t bytes = tg_print_bytes(pi), es = tg_dtype_size(pi->dtype);
+    char *path = malloc(strlen(rp->dir) + strlen(name) + 8);
+    unsigned char *buf = malloc(TG_NPY_HEADER_MAX + (bytes ? bytes : 1));
+    size_t hn = buf ? tg_npy_header(buf, TG_NPY_HEADER_MAX, pi->dtype, shape, pi->rank) : 0;
+    if (!path || !buf || !hn) {
+        snprintf(rp->set.msg, sizeof rp->set.msg, "cannot save print '%s': %s", name,
+                 !path || !buf ? "out of memory" : "no .npy header for it");
+        rp->failed = 1;
+        free(path);
+        free(buf);
+        return;
+    }
+    sprintf(path, "%s/%s.npy", rp->dir, name);
+    tg_print_pack(pi, buf + hn);
+    double sum = 0.0, lo = INFINITY, hi = -INFINITY;
+    size_t nf = 0, n = es ? bytes / es : 0;
+    for (size_t i = 0; i < n; i++) {
+        double v = tg_load_f32(buf + hn, pi->dtype, i);
+        if (!isfinite(v))
+            continue;
+        nf++;
+        sum += v;
+        lo = v < lo ? v : lo;
+        hi = v > hi ? v : hi;
+    }
+    if (nf)
+        printf("  print %s (line %u): %s [%s], min %.9g, max %.9g, mean %.9g", name, (unsigned)pi->line,
+               tg_dtype_name(pi->dtype), dims, lo, hi, sum / (double)nf);
+    else
+        printf("  print %s (line %u): %s [%s], no finite values", name, (unsigned)pi->line, tg_dtype_name(pi->dtype),
+               dims);
+    if (nf < n)
+        printf(" (%zu of %zu finite)", nf, n);
+    putchar('\n');
+    if (outfile_stage(&rp->set, path, buf, hn + bytes))
+        rp->failed = 1;
+    free(path);
+    free(buf);
+}
+
 /* Execute prog with c's inputs and outputs; returns the exit code. */
 static int execute(const RunCli *c, const uint8_t *prog, size_t size)
 {
@@ -216,6 +297,8 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
         return 2;
     }
     int rc = 2;
+    RunPrints prints = {0};
+    outfile_init(&prints.set);
     void **tensors = calloc(p.npublic ? p.npublic : 1, sizeof *tensors);
     tg_core *core = malloc(sizeof *core);
     size_t mem_bytes = tg_iss_core_bytes(&p); /* the program's SBUF/PSUM rows and PE staging */
@@ -272,12 +355,23 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
             goto out;
         }
 
+    if (c->print_dir) {
+        char msg[4400];
+        if (outfile_mkdirs(c->print_dir, msg, sizeof msg)) {
+            cli_error("--print-dir: %s", msg);
+            goto out;
+        }
+        prints.dir = c->print_dir;
+    }
+
     tg_iss_stats st;
     memset(&st, 0, sizeof st);
     uint64_t work = tg_iss_work(&p);
     st.limit = c->budget; /* 0: the default, the program's own work */
     struct timespec t0, t1;
     int r = tg_core_init_storage(core, p.target, mem, mem_bytes);
+    if (!r && prints.dir)
+        r = tg_core_set_print(core, on_print, &prints);
     clock_gettime(CLOCK_MONOTONIC, &t0);
     if (!r)
         r = tg_iss_exec(core, prog, size, tensors, &st);
@@ -291,6 +385,10 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
         cli_error("ISS error %d (%s) at instruction %u", r, iss_error(r), st.fault_pc);
         goto out;
     }
+    if (prints.failed || (prints.dir && outfile_commit(&prints.set))) {
+        cli_error("%s", prints.set.msg);
+        goto out;
+    }
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     printf("%s: %u instructions, %llu executed in %.3f ms on the ISS\n", tg_prog_str(&p, p.kernel), p.ninsts,
            (unsigned long long)st.insts, ms);
@@ -301,8 +399,11 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
             printf("  %-6s %12llu %14llu %14llu %10llu\n", tg_isa_engine_prefix[e], (unsigned long long)es->insts,
                    (unsigned long long)es->elems, (unsigned long long)es->dma_bytes, (unsigned long long)es->stalls);
     }
+    if (prints.dir)
+        printf("  saved %lu print%s in %s\n", prints.n, prints.n == 1 ? "" : "s", prints.dir);
     rc = write_outputs(c, &p, tensors);
 out:
+    outfile_free(&prints.set);
     for (uint32_t i = 0; tensors && i < p.npublic; i++)
         free(tensors[i]);
     free(tensors);

@@ -789,6 +789,8 @@ static int check_shapes(Sema *s, OpCtx *o)
     case SPEC_OP_RECIPROCAL:
     case SPEC_OP_AFFINE_SELECT:
         return same_shape(s, o, F(DST), F(SRC));
+    case SPEC_OP_PRINT: /* any region of a tile */
+        return 1;
     default:
         return 1;
     }
@@ -1466,6 +1468,46 @@ static void walk(Sema *s, SpecStmt **body, int n)
 #undef F
 #undef RED
 
+/* ------------------------------------------------------------- print labels */
+
+/* Prints under body[0..n) into out[] (NULL: count them only). */
+static int collect_prints(SpecStmt **body, int n, SpecStmt **out, int k)
+{
+    for (int i = 0; i < n; i++) {
+        SpecStmt *st = body[i];
+        if (st->kind == SPEC_STMT_LOOP)
+            k = collect_prints(st->body, st->nbody, out, k);
+        else if (!st->bad && st->op == SPEC_OP_PRINT && st->f[SPEC_F_LABEL].label) {
+            if (out)
+                out[k] = st;
+            k++;
+        }
+    }
+    return k;
+}
+
+/* Every print has its own label: the host names what it saves by the label
+ * and the loop indices (tilegen run --print-dir), so two prints may not
+ * share one (E080). */
+static void check_print_labels(Sema *s)
+{
+    int n = collect_prints(s->spec->body, s->spec->nbody, NULL, 0);
+    SpecStmt **p = n > 1 ? arena_alloc(s->arena, (size_t)n * sizeof *p) : NULL;
+    if (!p)
+        return;
+    collect_prints(s->spec->body, s->spec->nbody, p, 0);
+    for (int i = 1; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(p[i]->f[SPEC_F_LABEL].label, p[j]->f[SPEC_F_LABEL].label)) {
+                diag_error(s->diag, p[i]->f[SPEC_F_LABEL].loc, "E080",
+                           "print label '%s' is already used; each print needs its own label (its .npy files are "
+                           "named by it)", p[i]->f[SPEC_F_LABEL].label);
+                diag_note(s->diag, p[j]->f[SPEC_F_LABEL].loc, "the first print labelled '%s'",
+                          p[j]->f[SPEC_F_LABEL].label);
+                break;
+            }
+}
+
 /* ------------------------------------------------------------- capacity */
 
 /* Bytes per partition one copy of SBUF tile t reserves: its size rounded up
@@ -1555,6 +1597,7 @@ int sema_check(Spec *spec, Diag *diag, Arena *arena)
         if (spec->tiles[i].declared && !spec->tiles[i].bad)
             check_tile_decl(&s, &spec->tiles[i]);
     walk(&s, spec->body, spec->nbody);
+    check_print_labels(&s);
     /* ragged tiles now have their planned (largest) shape; one that nothing
      * uses is never placed, its ragged dims count as 1 */
     for (int i = 0; i < spec->ntiles; i++) {

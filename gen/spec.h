@@ -74,7 +74,7 @@ typedef enum {
     X(OP1, "op1") X(OPERAND0, "operand0") X(OPERAND1, "operand1") X(REVERSE0, "reverse0")                        \
     X(REVERSE1, "reverse1") X(NEGATE, "negate") X(INITIAL, "initial") X(VALUE, "value") X(EXPR, "expr")          \
     X(PRED, "pred") X(FILL, "fill") X(ON_TRUE, "on_true") X(ON_FALSE, "on_false") X(VALUES, "values")           \
-    X(IMM, "imm") X(INDEX, "index")
+    X(IMM, "imm") X(INDEX, "index") X(LABEL, "label")
 
 typedef enum {
 #define X(ID, NAME) SPEC_F_##ID,
@@ -100,6 +100,7 @@ typedef enum {
     SPEC_FK_IEXPR,     /* integer expression over p, f and loop variables */
     SPEC_FK_PRED,      /* e1 OP e2 over p, f and loop variables */
     SPEC_FK_REDUCE,    /* {op, dst}: an ALU op and a written tile region */
+    SPEC_FK_LABEL,     /* a name (print: letters, digits, '_'; the .npy files are named by it) */
 } SpecFieldKind;
 /* SPEC_F_INDEX is no YAML key: the index column of a load's src or a store's
  * dst (`x[ix[:, 0], :]`) is filled in as that field, a tile region read. */
@@ -143,6 +144,7 @@ typedef struct SpecValue {
     int boolean;          /* BOOL */
     Expr *expr;           /* IEXPR */
     ExprPred pred;        /* PRED */
+    const char *label;    /* LABEL */
 } SpecValue;
 
 typedef struct SpecParam {

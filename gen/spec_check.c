@@ -1057,6 +1057,11 @@ static int parse_field(Checker *c, const SpecNode *n, SpecFieldKind kind, SpecFi
                    resolve(c, v->pred.rhs, ALLOW_VARS | ALLOW_PF, "a predicate") ==
                0;
     }
+    case SPEC_FK_LABEL:
+        if (!want(c, n, SPEC_NODE_SCALAR, fname) || !check_ident(c, n, "print label"))
+            return 0;
+        v->label = n->text;
+        return 1;
     case SPEC_FK_REDUCE: {
         static const char *const keys[] = {"op", "dst", NULL};
         if (!want(c, n, SPEC_NODE_MAP, fname))

@@ -17,8 +17,57 @@ int tg_core_init(tg_core *core, tg_target target)
     core->sbuf = core->psum = NULL;
     core->pe = NULL;
     core->sbuf_row = core->psum_row = core->pe_floats = 0;
+    core->print = NULL;
+    core->print_ctx = NULL;
     core->magic = TG_CORE_MAGIC;
     return TG_OK;
+}
+
+int tg_core_set_print(tg_core *core, tg_print_fn fn, void *ctx)
+{
+    if (!core)
+        return TG_EINVAL;
+    if (core->magic != TG_CORE_MAGIC)
+        return TG_ECORE;
+    core->print = fn;
+    core->print_ctx = ctx;
+    return TG_OK;
+}
+
+size_t tg_print_bytes(const tg_print_info *info)
+{
+    size_t n = tg_dtype_size(info->dtype);
+    for (uint32_t d = 0; d < info->rank && d < TG_PRINT_MAX_RANK; d++)
+        n *= (size_t)info->shape[d];
+    return n;
+}
+
+void tg_print_pack(const tg_print_info *info, void *out)
+{
+    uint32_t rank = info->rank < TG_PRINT_MAX_RANK ? info->rank : TG_PRINT_MAX_RANK;
+    size_t es = tg_dtype_size(info->dtype);
+    int64_t j[TG_PRINT_MAX_RANK] = {0};
+    uint8_t *o = (uint8_t *)out;
+    if (!rank || !tg_print_bytes(info))
+        return;
+    for (;;) { /* one innermost run at a time */
+        const uint8_t *p = info->data;
+        for (uint32_t d = 0; d + 1 < rank; d++)
+            p += j[d] * info->stride[d];
+        int64_t n = info->shape[rank - 1], s = info->stride[rank - 1];
+        if (s == (int64_t)es) {
+            memcpy(o, p, (size_t)n * es);
+            o += (size_t)n * es;
+        } else {
+            for (int64_t i = 0; i < n; i++, o += es)
+                memcpy(o, p + i * s, es);
+        }
+        int d = (int)rank - 2;
+        while (d >= 0 && ++j[d] == info->shape[d])
+            j[d--] = 0;
+        if (d < 0)
+            return;
+    }
 }
 
 int tg_core_init_storage(tg_core *core, tg_target target, void *mem, size_t bytes)

@@ -96,6 +96,8 @@ uint64_t tg_cost_cycles(const tg_cost_table *t, const tg_cost_shape *s)
     case TG_OP_PARTITION_REDUCE:
         /* N Vector cycles [ISA26] tensor_partition_reduce, here on GpSimd: + start-up */
         return t->pool_start + n;
+    case TG_OP_PRINT:
+        return 0; /* the host's debugging (NKI device_print): no device time */
     default:
         return t->min_ii;
     }

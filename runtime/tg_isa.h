@@ -13,7 +13,7 @@
 
 #define TG_ISA_MAGIC "TGNC"    /* bytes 0..3 of every program */
 #define TG_ISA_VERSION_MAJOR 2 /* incompatible layout changes (2: tensor records with kind, base, 5 dims) */
-#define TG_ISA_VERSION_MINOR 0 /* compatible additions */
+#define TG_ISA_VERSION_MINOR 1 /* compatible additions (1: print) */
 
 enum {
     TG_ISA_MAX_REGS = 8,       /* loop registers r0..r7 (loop nesting depth) */

@@ -36,6 +36,7 @@ typedef struct iss_engine {
     uint32_t loop_pc[TG_ISA_MAX_REGS];    /* the open loop at each depth */
     int64_t stop[TG_ISA_MAX_REGS];        /* its stop value */
     int64_t step[TG_ISA_MAX_REGS];        /* its step */
+    uint32_t depth;                       /* loops open around pc (registers r0..depth-1 live) */
 } iss_engine;
 
 /* One run. */
@@ -591,6 +592,38 @@ static int exec_preduce(iss *m, iss_engine *e, const tg_prog_inst *in)
     return 0;
 }
 
+/* print: the src region to the core's callback (tg_runtime.h), its shape the
+ * operand's dims as the program gives them (the ISS's own walk merges them;
+ * the shape does not), its indices the live loop registers. The region is
+ * resolved and bounds-checked whether or not a callback is set. */
+static int exec_print(iss *m, iss_engine *e, const tg_prog_inst *in)
+{
+    tg_prog_operand o;
+    tg_iss_ap a;
+    int rc = need(m, e, in, TG_ROLE_SRC, 0, &a);
+    if (rc || !m->core->print)
+        return rc;
+    tg_prog_find_operand(&m->prog, in, TG_ROLE_SRC, &o);
+    if (o.nfree + 1 > TG_PRINT_MAX_RANK || e->depth > TG_PRINT_MAX_DEPTH)
+        return TG_EPROGRAM;
+    tg_print_info pi;
+    tg_print_start(&pi, tg_prog_str(&m->prog, (uint32_t)imm(m, in, TG_IMM_LABEL, 0)), in->line, a.dtype);
+    pi.depth = e->depth;
+    for (uint32_t k = 0; k < e->depth; k++)
+        pi.index[k] = e->regs[k];
+    pi.rank = 1 + o.nfree;
+    pi.shape[0] = a.pcount;
+    pi.stride[0] = a.prow;
+    for (uint32_t k = 0; k < o.nfree; k++) {
+        if (eval(m, e, o.num[k], &pi.shape[1 + k]))
+            return TG_EPROGRAM;
+        pi.stride[1 + k] = o.step[k] * a.esize;
+    }
+    pi.data = a.p0;
+    m->core->print(m->core->print_ctx, &pi);
+    return 0;
+}
+
 static int exec_op(iss *m, iss_engine *e, const tg_prog_inst *in)
 {
     switch (in->op) {
@@ -602,6 +635,7 @@ static int exec_op(iss *m, iss_engine *e, const tg_prog_inst *in)
     case TG_OP_PARTITION_REDUCE: return exec_preduce(m, e, in);
     case TG_OP_MAX8:
     case TG_OP_NC_FIND_INDEX8: return exec_top8(m, e, in);
+    case TG_OP_PRINT: return exec_print(m, e, in);
     default: return exec_elementwise(m, e, in, in->engine);
     }
 }
@@ -718,6 +752,7 @@ static int engine_step(iss *m, iss_engine *e, uint32_t stream)
                 return TG_ELIMIT;
             e->regs[r] = start;
             e->loop_pc[r] = e->pc;
+            e->depth = r + 1;
             es->loop_iters++;
             m->st->loop_iters++;
             e->pc++;
@@ -733,6 +768,7 @@ static int engine_step(iss *m, iss_engine *e, uint32_t stream)
                 m->st->loop_iters++;
                 e->pc = e->loop_pc[r] + 1;
             } else {
+                e->depth = r;
                 e->pc++;
             }
             continue;

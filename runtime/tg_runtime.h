@@ -75,6 +75,34 @@ typedef union tg_storage_unit {
     void *p;
 } tg_storage_unit;
 
+/* ---- tensor printing (the spec's `print`, NKI's device_print) ------------------
+ * A print statement hands its region to the callback the host set on the core
+ * (tg_core_set_print); without one (NULL: what tg_core_init leaves, and what
+ * firmware keeps) a print costs one test. The C simulation and the ISS call it
+ * at the same points, in program order, with the same information: the same
+ * label, line, indices, dtype and shape, and the same bytes (tg_print_pack;
+ * the strides and the data pointer may differ, the values they reach do not).
+ * The callback must not run a kernel on the same core. */
+#define TG_PRINT_MAX_DEPTH 8 /* loops around a print (the loop registers r0..r7) */
+#define TG_PRINT_MAX_RANK 4  /* the partition dim and up to 3 free dims */
+
+typedef struct tg_print_info {
+    const char *label;                 /* the print's label */
+    uint32_t line;                     /* its spec line */
+    uint32_t depth;                    /* loops around it (grid loops first), 0..TG_PRINT_MAX_DEPTH */
+    int64_t index[TG_PRINT_MAX_DEPTH]; /* their variables' values, outermost first; unused 0 */
+    tg_dtype dtype;                    /* element type (storage as SPEC.md §4) */
+    uint32_t rank;                     /* 2..TG_PRINT_MAX_RANK */
+    int64_t shape[TG_PRINT_MAX_RANK];  /* partitions, then the region's free dims (a dim
+                                          indexed by an integer is gone; none left: one of 1);
+                                          unused 0 */
+    const uint8_t *data;               /* element [0, 0, ...]; valid during the call only */
+    int64_t stride[TG_PRINT_MAX_RANK]; /* bytes between consecutive indices of each dim */
+} tg_print_info;
+
+/* The host's callback: ctx is what it gave tg_core_set_print. */
+typedef void (*tg_print_fn)(void *ctx, const tg_print_info *info);
+
 /* One simulated NeuronCore: a small handle on the caller's storage. */
 typedef struct tg_core {
     uint32_t magic;       /* TG_CORE_MAGIC once initialised */
@@ -87,6 +115,8 @@ typedef struct tg_core {
     size_t sbuf_row, psum_row; /* bytes per row */
     float *pe;            /* fp32 staging panels of the Tensor engine */
     size_t pe_floats;     /* floats at pe */
+    tg_print_fn print;    /* prints go here (NULL: nowhere), tg_core_set_print */
+    void *print_ctx;      /* ... with this first argument */
 } tg_core;
 
 /* A static core `name` with `bytes` of static storage (no heap); `bytes` is
@@ -94,7 +124,7 @@ typedef struct tg_core {
 #define TG_CORE_STATIC(name, bytes)                                                          \
     static tg_storage_unit name##_storage[((size_t)(bytes) + 7u) / 8u + ((bytes) == 0)];     \
     static tg_core name = {0, TG_TRN1, 0, name##_storage, ((size_t)(bytes) + 7u) / 8u * 8u,  \
-                           0, 0, 0, 0, 0, 0}
+                           0, 0, 0, 0, 0, 0, 0, 0}
 
 #define TG_MAX_RANK 5
 
@@ -135,6 +165,35 @@ int tg_core_init(tg_core *core, tg_target target);
 /* Give `core` the `bytes` of storage at `mem` (8-byte aligned, else
  * TG_EINVAL), then tg_core_init. */
 int tg_core_init_storage(tg_core *core, tg_target target, void *mem, size_t bytes);
+
+/* Hand every print of the kernels run on `core` to fn(ctx, info) (fn NULL:
+ * prints do nothing). After tg_core_init, which clears it. TG_EINVAL without
+ * a core, TG_ECORE when it is not initialised. */
+int tg_core_set_print(tg_core *core, tg_print_fn fn, void *ctx);
+
+/* Bytes of the packed copy of a print's region (elements × element size). */
+size_t tg_print_bytes(const tg_print_info *info);
+
+/* Copy a print's region, row-major and packed (the order of its shape), to
+ * out (tg_print_bytes of room). */
+void tg_print_pack(const tg_print_info *info, void *out);
+
+/* A print record with every field zero but these (for the generated code and
+ * the ISS, which fill in the rest). */
+static inline void tg_print_start(tg_print_info *pi, const char *label, uint32_t line, tg_dtype dtype)
+{
+    int k;
+    pi->label = label;
+    pi->line = line;
+    pi->depth = 0;
+    for (k = 0; k < TG_PRINT_MAX_DEPTH; k++)
+        pi->index[k] = 0;
+    pi->dtype = dtype;
+    pi->rank = 0;
+    for (k = 0; k < TG_PRINT_MAX_RANK; k++)
+        pi->shape[k] = pi->stride[k] = 0;
+    pi->data = 0;
+}
 
 /* Lay the core's storage out for a kernel (a C simulation's entry, the ISS):
  * SBUF rows of sbuf_row bytes, PSUM rows of psum_row bytes, the rest PE

@@ -72,6 +72,7 @@ MEANING = {
     "E076": "a view's shape and dtype do not span exactly the bytes of the tensor it is of",
     "E077": "a bitcast view's dtype does not divide its tensor's bytes",
     "E078": "a load of scratch bytes that no earlier store (in program order) wrote: scratch is undefined at kernel start",
+    "E080": "two prints with the same label (the host names a print's .npy files by its label)",
     "W001": "tile read before anything writes it",
     "W002": "output never written",
     "W003": "empty body",

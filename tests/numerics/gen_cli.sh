@@ -138,6 +138,30 @@ for k in reduce_ops select_ops top8_ops loopnum_ops; do
   check "more ops: $k.yaml C simulation and ISS bit-identical" \
     'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" '$k' >"$w/'$k'-iss.log" 2>&1'
 done
+# print statements (NKI device_print): the outputs and every saved print
+# against numpy; the C simulation and the ISS hand the callback the same
+# records (iss_agree.c); run without --print-dir prints no summary line.
+check "prints: print_loops.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" print_loops >"$w/print_loops.log" 2>&1'
+check "prints: print_loops.yaml C simulation and ISS give the same outputs and print records" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" print_loops >"$w/print_loops-iss.log" 2>&1 &&
+   grep -q "print_loops: 12 prints identical" "$w/print_loops-iss.log"'
+check "prints: tilegen run --print-dir saves each print as LABEL.INDICES.npy, bit-identical to numpy, one line each" \
+  'pd="$w/prints" && "$PYTHON" "$here/refs.py" inputs print_loops --dir "$pd" &&
+   "$TILEGEN" run "$here/specs/print_loops.yaml" --in x="$pd/x.npy" --in w="$pd/w.npy" --out y="$pd/y.npy" \
+     --print-dir "$pd/p" >"$pd/run.log" &&
+   [ "$(grep -c "^  print " "$pd/run.log")" = 12 ] &&
+   grep -q "^  print acc.1.0 (line 32): float32 \[16, 24\], min " "$pd/run.log" &&
+   grep -q "^  saved 12 prints in $pd/p$" "$pd/run.log" &&
+   "$PYTHON" "$here/refs.py" compare print_loops --dir "$pd" >"$pd/compare.log" &&
+   "$PYTHON" "$here/refs.py" prints print_loops --dir "$pd" --prints "$pd/p" >"$pd/prints.log" &&
+   [ "$(grep -c "PASS$" "$pd/prints.log")" = 12 ] && ! ls -a "$pd/p" | grep -q "^\.[^.]"'
+check "prints: without --print-dir, run prints no summary line" \
+  '"$TILEGEN" run "$here/specs/print_loops.yaml" >"$w/noprint.log" && grep -q "^print_loops: " "$w/noprint.log" &&
+   ! grep -q "^  print \|^  saved " "$w/noprint.log"'
+check "prints: a failed run saves no print (all or none)" \
+  '! "$TILEGEN" run "$here/specs/print_loops.yaml" --budget 60 --print-dir "$w/pfail" >"$w/pfail.log" 2>&1 &&
+   grep -q "^  print " "$w/pfail.log" && [ -z "$(ls -A "$w/pfail")" ]'
 # Activations on sources of 16 bits or fewer read result tables (gen/emit.c
 # act_table): four tables, the PE storage they need, numpy, and the ISS (which
 # computes every element) bit for bit.

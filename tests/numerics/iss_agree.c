@@ -1,7 +1,8 @@
 /* iss_agree.c - host harness: runs one generated kernel on the same inputs
  * (DIR/<input>.npy) through its C simulation and through the ISS, and
- * compares every output byte for byte; writes the ISS outputs to
- * DIR/<output>.npy. The program is the kernel's embedded one, or PROGRAM.bin
+ * compares every output byte for byte, and the records the kernel's print
+ * statements hand the core's callback (label, line, indices, dtype, shape and
+ * the region's bytes, in order); writes the ISS outputs to DIR/<output>.npy. The program is the kernel's embedded one, or PROGRAM.bin
  * when given. With REPEAT > 1 also prints the best time of each and the ISS
  * instruction rate. Build with -DKERNEL_H='"k.h"' -DKERNEL_DESC=k_kernel, or
  * with -DKERNEL_DESC=k_kernel alone and link k.o.
@@ -48,6 +49,58 @@ static int short_storage_refused(const tg_kernel *k, void *const tc[], void *con
         return 1;
     }
     return 0;
+}
+
+/* The prints of one run, serialised in order: label, line, depth, indices,
+ * dtype, rank, shape, then the region's bytes packed (tg_print_pack). */
+typedef struct PrintLog {
+    unsigned char *b;
+    size_t n, cap;
+    unsigned long count; /* prints */
+    int oom;             /* a record did not fit in memory */
+} PrintLog;
+
+static void log_put(PrintLog *l, const void *p, size_t n)
+{
+    if (l->oom)
+        return;
+    if (l->n + n > l->cap) {
+        size_t cap = l->cap ? l->cap : 4096;
+        while (cap < l->n + n)
+            cap *= 2;
+        unsigned char *nb = realloc(l->b, cap);
+        if (!nb) {
+            l->oom = 1;
+            return;
+        }
+        l->b = nb;
+        l->cap = cap;
+    }
+    memcpy(l->b + l->n, p, n);
+    l->n += n;
+}
+
+static void on_print(void *ctx, const tg_print_info *pi)
+{
+    PrintLog *l = ctx;
+    uint32_t dt = (uint32_t)pi->dtype;
+    size_t bytes = tg_print_bytes(pi);
+    unsigned char *data = malloc(bytes ? bytes : 1);
+    l->count++;
+    if (!data) {
+        l->oom = 1;
+        return;
+    }
+    tg_print_pack(pi, data);
+    log_put(l, pi->label, strlen(pi->label) + 1);
+    log_put(l, &pi->line, sizeof pi->line);
+    log_put(l, &pi->depth, sizeof pi->depth);
+    log_put(l, pi->index, pi->depth * sizeof pi->index[0]);
+    log_put(l, &dt, sizeof dt);
+    log_put(l, &pi->rank, sizeof pi->rank);
+    log_put(l, pi->shape, pi->rank * sizeof pi->shape[0]);
+    log_put(l, data, bytes);
+    free(data);
 }
 
 static double now_ms(void)
@@ -138,7 +191,14 @@ int main(int argc, char **argv)
     }
     if (!rc)
         rc = short_storage_refused(&k, tc, ti);
+    PrintLog log_c = {0}, log_i = {0};
+    if (!rc && (tg_core_set_print(&core_c, on_print, &log_c) || tg_core_set_print(&core_iss, on_print, &log_i))) {
+        fprintf(stderr, "tg_core_set_print failed\n");
+        rc = 2;
+    }
     for (int r = 0; r < repeat && !rc; r++) {
+        log_c.n = log_i.n = 0;
+        log_c.count = log_i.count = 0;
         double t0 = now_ms();
         int e = tg_kernel_run(&core_c, &k, tc);
         double t1 = now_ms();
@@ -153,6 +213,18 @@ int main(int argc, char **argv)
         best_c = r == 0 || t1 - t0 < best_c ? t1 - t0 : best_c;
         best_i = r == 0 || t2 - t1 < best_i ? t2 - t1 : best_i;
     }
+    if (!rc && (log_c.oom || log_i.oom)) {
+        fprintf(stderr, "%s: out of memory recording the prints\n", k.name);
+        rc = 2;
+    } else if (!rc && (log_c.count != log_i.count || log_c.n != log_i.n || (log_c.n && memcmp(log_c.b, log_i.b, log_c.n)))) {
+        printf("%s: prints differ: %lu from the C simulation (%zu bytes), %lu from the ISS (%zu bytes)\n", k.name,
+               log_c.count, log_c.n, log_i.count, log_i.n);
+        rc = 1;
+    } else if (!rc && log_c.count) {
+        printf("%s: %lu prints identical (%zu bytes of records)\n", k.name, log_c.count, log_c.n);
+    }
+    free(log_c.b);
+    free(log_i.b);
     for (uint32_t i = 0; i < k.ntensors && !rc; i++) {
         const tg_tensor_desc *d = &k.tensors[i];
         if (!d->is_output)

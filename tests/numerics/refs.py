@@ -8,6 +8,7 @@ comments and in README.md. CLI:
     refs.py inputs KERNEL --seed S --dir D     write D/<input>.npy
     refs.py compare KERNEL --dir D             check D/<output>.npy, exit 0/1
     refs.py expected KERNEL --dir D            write D/expected_<output>.npy
+    refs.py prints KERNEL --dir D --prints P   check the prints tilegen run --print-dir P saved
     refs.py list | selftest
 """
 import argparse
@@ -626,6 +627,36 @@ def _ref_colacc(p, x):
     return {"y": (f32(f32(f32(x["x"]) + 0.5) * 3.0), "exact")}
 
 
+def _inputs_print_loops(p, r):
+    return {"x": r.standard_normal((p["T"], p["K"], 32, 16)), "w": r.standard_normal((p["K"], 32, 24))}
+
+
+def _print_loops(p, x):
+    """What print_loops.yaml computes, with every print it makes: {file stem:
+    (fp64 values, dtype)}. The matmul sums its bf16 products (exact in fp32)
+    in increasing contraction index over the K loop from the memset's +0, in
+    fp32, step by step (SPEC.md §5); * 2 and the copies are exact."""
+    prints, y = {}, np.zeros((p["T"], 16, 24))
+    for i in range(p["T"]):
+        acc = np.zeros((16, 24), np.float32)
+        for k in range(p["K"]):
+            xt, wt = bf16(x["x"][i, k]), x["w"][k]
+            prints["xt_head.%d.%d" % (i, k)] = (xt[0:4, :], "bfloat16")
+            for c in range(32):
+                acc = (acc + np.outer(xt[c], wt[c]).astype(np.float32)).astype(np.float32)
+            prints["acc.%d.%d" % (i, k)] = (acc.astype(np.float64), "float32")
+        yt = f32(acc.astype(np.float64) * 2)
+        cube = yt.reshape(16, 4, 6)
+        prints["cube_mid.%d" % i] = (cube[2:10, 1:3, :], "float32")
+        prints["cube_col.%d" % i] = (cube[:, 3, 5].reshape(16, 1), "float32")
+        y[i] = yt
+    return prints, y
+
+
+def _ref_print_loops(p, x):
+    return {"y": (_print_loops(p, x)[1], "exact")}
+
+
 def _inputs_ragged_tiles(p, r):
     return {"x": r.standard_normal((p["N"], p["D"])), "w": r.standard_normal((128, 96))}
 
@@ -835,6 +866,8 @@ TEST_KERNELS = {
                      _inputs_psum_banks, _ref_psum_banks),
     "colacc": _k({"N": 24}, [("x", "float32", "128, N")], [("y", "float32", "128, N")],
                  _inputs_colacc, _ref_colacc),
+    "print_loops": _k({"T": 2, "K": 2}, [("x", "float32", "T, K, 32, 16"), ("w", "bfloat16", "K, 32, 24")],
+                      [("y", "float32", "T, 16, 24")], _inputs_print_loops, _ref_print_loops),
     "shapes": _k({"N": 200, "D": 700},
                  [("g", "float32", "D"), ("h", "float32", "1, D"), ("s", "float32", "44, D"),
                   ("x", "float32", "N, D"), ("w", "float32", "128, 96")],
@@ -1001,6 +1034,35 @@ def check(kernel, inputs, outputs):
     return lines
 
 
+# Kernels with print statements: kernel -> f(params, {input: fp64 values}) whose
+# first result is {file stem: (expected fp64 values, dtype)} (refs.py prints).
+PRINTS = {"print_loops": _print_loops}
+
+
+def check_prints(kernel, inputs, directory):
+    """The .npy files `tilegen run --print-dir` wrote into directory against the
+    reference: exactly the expected files, each bit-identical. [(ok, line)]."""
+    x = {name: from_storage(np.asarray(inputs[name]), dtype) for name, dtype, _ in tensors(kernel, "inputs")}
+    want = PRINTS[kernel](_table(kernel)["params"], x)[0]
+    have = sorted(f[:-4] for f in os.listdir(directory) if f.endswith(".npy"))
+    lines = [(have == sorted(want), "files: %d written, %d expected" % (len(have), len(want)))]
+    for stem in sorted(want):
+        ref, dtype = want[stem]
+        path = os.path.join(directory, stem + ".npy")
+        if not os.path.exists(path):
+            lines.append((False, "%-16s missing" % stem))
+            continue
+        a = np.load(path, allow_pickle=False)
+        if a.dtype != storage_dtype(dtype) or a.shape != ref.shape:
+            lines.append((False, "%-16s %s %s, want %s %s" % (stem, a.dtype, a.shape, storage_dtype(dtype), ref.shape)))
+            continue
+        got = from_storage(a, dtype)
+        bad = int(np.sum(fp.f32_bits(got) != fp.f32_bits(ref)))
+        lines.append((bad == 0, "%-16s %-9s %-12s exact (bit-identical), %d of %d differ  %s"
+                      % (stem, dtype, list(ref.shape), bad, ref.size, "PASS" if bad == 0 else "FAIL")))
+    return lines
+
+
 # --- spec cross-check ------------------------------------------------------------
 
 def parse_spec_header(path):
@@ -1054,12 +1116,14 @@ def _load_dir(directory, names):
 def main(argv):
     ap = argparse.ArgumentParser(prog="refs.py", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
-    for cmd in ("inputs", "compare", "expected"):
+    for cmd in ("inputs", "compare", "expected", "prints"):
         s = sub.add_parser(cmd)
         s.add_argument("kernel", choices=sorted(KERNELS) + sorted(TEST_KERNELS))
         s.add_argument("--dir", required=True)
         if cmd == "inputs":
             s.add_argument("--seed", type=int, default=0)
+        if cmd == "prints":
+            s.add_argument("--prints", required=True, help="the --print-dir of tilegen run")
     sub.add_parser("list")
     sub.add_parser("selftest")
     args = ap.parse_args(argv)
@@ -1078,6 +1142,18 @@ def main(argv):
             np.save(os.path.join(args.dir, name + ".npy"), arr)
         return 0
     ins = _load_dir(args.dir, [n for n, _, _ in tensors(args.kernel, "inputs")])
+    if args.cmd == "prints":
+        if args.kernel not in PRINTS:
+            print("refs.py: %s has no print reference" % args.kernel, file=sys.stderr)
+            return 2
+        try:
+            plines = check_prints(args.kernel, ins, args.prints)
+        except (ValueError, OSError) as e:
+            print("refs.py: %s" % e, file=sys.stderr)
+            return 2
+        for _, text in plines:
+            print("%s: print %s" % (args.kernel, text))
+        return 0 if all(ok for ok, _ in plines) else 1
     try:
         if args.cmd == "expected":
             res = _evaluate(args.kernel, ins)

@@ -1363,6 +1363,53 @@ static void test_core_storage(void **state)
     assert_true(same_bits(C[5], 0.0f));
 }
 
+/* The print callback's setter and the packing of a print's region: a
+ * strided 3-D view (rows of a wider buffer, a dim skipped) comes out
+ * row-major in the order of its shape; tg_core_init clears the callback. */
+static void count_print(void *ctx, const tg_print_info *pi)
+{
+    (void)ctx;
+    (void)pi;
+}
+
+static void test_print_setter_and_pack(void **state)
+{
+    (void)state;
+    tg_core c;
+    memset(&c, 0, sizeof c);
+    static tg_storage_unit mem[(TG_CORE_BYTES(64, 0, 0) + 7) / 8];
+    assert_int_equal(tg_core_set_print(NULL, count_print, &c), TG_EINVAL);
+    assert_int_equal(tg_core_set_print(&c, count_print, &c), TG_ECORE); /* not initialised */
+    assert_int_equal(tg_core_init_storage(&c, TG_TRN1, mem, sizeof mem), 0);
+    assert_null(c.print);
+    assert_int_equal(tg_core_set_print(&c, count_print, &c), 0);
+    assert_true(c.print == count_print && c.print_ctx == &c);
+    assert_int_equal(tg_core_init(&c, TG_TRN1), 0);
+    assert_null(c.print); /* init clears it */
+
+    uint16_t src[3][4][5]; /* shape [3, 2, 3] of it: partitions 0..2, dims 1 and 3 by 2, elements 0, 2, 4 */
+    for (int p = 0; p < 3; p++)
+        for (int j = 0; j < 4; j++)
+            for (int k = 0; k < 5; k++)
+                src[p][j][k] = (uint16_t)(100 * p + 10 * j + k);
+    tg_print_info pi;
+    tg_print_start(&pi, "v", 7, TG_BFLOAT16);
+    pi.rank = 3;
+    pi.shape[0] = 3, pi.shape[1] = 2, pi.shape[2] = 3;
+    pi.stride[0] = sizeof src[0], pi.stride[1] = 2 * sizeof src[0][0], pi.stride[2] = 2 * sizeof src[0][0][0];
+    pi.data = (const uint8_t *)&src[0][1][0];
+    assert_int_equal(tg_print_bytes(&pi), 3 * 2 * 3 * 2);
+    uint16_t out[3][2][3];
+    tg_print_pack(&pi, out);
+    for (int p = 0; p < 3; p++)
+        for (int j = 0; j < 2; j++)
+            for (int k = 0; k < 3; k++)
+                assert_int_equal(out[p][j][k], 100 * p + 10 * (1 + 2 * j) + 2 * k);
+    pi.stride[2] = sizeof src[0][0][0]; /* a contiguous innermost dim: one run a row */
+    tg_print_pack(&pi, out);
+    assert_int_equal(out[2][1][2], 200 + 30 + 2);
+}
+
 static void test_run_checks_descriptor(void **state)
 {
     (void)state;
@@ -1659,6 +1706,7 @@ int main(void)
         cmocka_unit_test(test_dma_queues_independent),
         cmocka_unit_test(test_run_checks_descriptor),
         cmocka_unit_test(test_core_storage),
+        cmocka_unit_test(test_print_setter_and_pack),
         cmocka_unit_test(test_contract_each_property),
         cmocka_unit_test(test_indirect_dma),
         cmocka_unit_test(test_default_budget),
