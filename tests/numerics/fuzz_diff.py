@@ -15,7 +15,7 @@ once per program, its outputs and maybe its inputs given a leading program
 dimension; block_grid puts program_id in a ragged tile shape, regions, an
 iota, an affine_select predicate and a loop range), indirect DMAs (row and
 element gathers, scatters, by index columns of every integer dtype with
-in-range values) (DIR/features names those a
+in-range values), print statements after some ops (DIR/features names those a
 spec uses). The same seed always gives the same
 spec and the same inputs. CLI (run with /usr/bin/python3):
     fuzz_diff.py gen SEED DIR     write DIR/fz.yaml, DIR/<input>.npy,
@@ -1679,7 +1679,36 @@ def make_spec(seed):
         if (not only or "grid" in only.split(",")) and r.random() < 0.6:
             block_grid(sp)
         grid_prefix(sp)
+    add_prints(seed, sp)
     return sp
+
+
+def add_prints(seed, sp):
+    """print statements (NKI device_print) after some ops, each reading the
+    region the op just wrote (a tile's: SBUF or PSUM), in a third of the specs.
+    Its own random stream, so every other part of a seed's spec stays as it was.
+    iss_agree.c holds the C simulation's print records to the ISS's."""
+    r = random.Random("print-%s" % seed)
+    if r.random() >= 1 / 3:
+        return
+    hbm = {t[0] for t in sp.inputs} | {t[0] for t in sp.outputs}
+    n = [0]
+
+    def walk(stmts):
+        out = []
+        for st in stmts:
+            if st[0] != "op":
+                out.append((st[0], st[1], walk(st[2])))
+                continue
+            out.append(st)
+            dst = dict(st[2]).get("dst")
+            if isinstance(dst, str) and dst.split("[")[0].strip() not in hbm and r.random() < 0.3:
+                out.append(op("print", src=dst, label="p%d" % n[0]))
+                n[0] += 1
+        return out
+    sp.body = walk(sp.body)
+    if n[0]:
+        sp.feat.add("print")
 
 
 # --- inputs: any values, including NaN, infinities and negative zero ----------
