@@ -101,7 +101,7 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 generate:
 	@tools/deps.sh -q
 	@$(MAKE) --no-print-directory -j$(NPROC) $(TILEGEN)
-	@$(MAKE) --no-print-directory generate-files
+	@$(MAKE) --no-print-directory -j$(NPROC) generate-files
 	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) BUILD=$(BUILD) tools/generate_summary.sh
 
 generate-files: $(GEN_STAMPS)

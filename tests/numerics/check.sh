@@ -13,6 +13,8 @@
 # the kernel's working-set size, or the peak fp32 FLOP rate, whichever bounds
 # the kernel's time), and OpenBLAS sgemm on the kernel's matrix products.
 # Env: TILEGEN, PYTHON, CC, BUILD (scratch under $BUILD/gen-numerics);
+# STRICT_CCS: the compilers of the strict -std=c99 freestanding build (default
+# "gcc clang"; empty: none, the harness build only);
 # SPECS: the directory of the kernels' specs (default specs/);
 # GEN_DIR: take the kernel's files from there (e.g. generated/) instead of
 # running `tilegen gen` (what `make generate` uses to check its own output).
@@ -43,7 +45,7 @@ for k in "$@"; do
   d=$work/$k; ok=1; why=
   kernel_files "$k" "$d"
   if [ $ok = 1 ]; then
-    for cc in gcc clang; do
+    for cc in ${STRICT_CCS-gcc clang}; do
       command -v $cc >/dev/null 2>&1 || continue
       if ! $cc $STRICT -I$root/runtime -I"$d/gen" -c "$d/gen/$k.c" -o "$d/$k.$cc.o" >>"$d/gen.log" 2>&1; then
         ok=0; why="$cc -std=c99 strict build failed"; continue; fi
