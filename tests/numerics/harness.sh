@@ -2,7 +2,8 @@
 # kernel harnesses, the runtime objects built once per run, and a kernel's
 # generated files. Expects root, work, CC, TILEGEN, SPECS (and GEN_DIR).
 # TG_HOST_ARCH: the top-level Makefile's ARCH (-march=native under NATIVE=1).
-HOSTFLAGS="-std=c11 -O2 ${TG_HOST_ARCH:-} -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
+# HARNESS_OPT: the optimisation flag of those builds (default -O2).
+HOSTFLAGS="-std=c11 ${HARNESS_OPT:--O2} ${TG_HOST_ARCH:-} -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
 
 # build_rt SRC...: compile runtime/SRC.c into $work/rt; sets rtobjs. A
 # failure ends the suite ("0 passed, 1 failed").
