@@ -15,8 +15,10 @@ once per program, its outputs and maybe its inputs given a leading program
 dimension; block_grid puts program_id in a ragged tile shape, regions, an
 iota, an affine_select predicate and a loop range), indirect DMAs (row and
 element gathers, scatters, by index columns of every integer dtype with
-in-range values), print statements after some ops (DIR/features names those a
-spec uses). The same seed always gives the same
+in-range values), HBM views (bitcasts and reshapes, in grids too, where they
+take their base's program dimension), scratch tensors (rows staged through
+HBM and read back, maybe through a view or after an HBM to HBM DMA), print
+statements after some ops (DIR/features names those a spec uses). The same seed always gives the same
 spec and the same inputs. CLI (run with /usr/bin/python3):
     fuzz_diff.py gen SEED DIR     write DIR/fz.yaml, DIR/<input>.npy,
                                   DIR/defines (the -D arguments, maybe empty)
@@ -63,6 +65,7 @@ class Spec:
         self.inputs = []        # (name, dtype, shape list, tame: no NaN/inf/huge values)
         self.outputs = []       # (name, dtype, shape list)
         self.views = []         # (name, of, shape list, dtype or None): SPEC.md §2.1 views
+        self.scratch = []       # (name, dtype, shape list): SPEC.md §2.1 scratch tensors
         self.tiles = []         # (name, buffer, dtype, shape list, bufs)
         self.body = []          # statements: ("op", name, [(field, value)]) or ("for", fields, body)
         self.n = 0              # counter for fresh names
@@ -95,6 +98,11 @@ class Spec:
     def out(self, dtype, shape):
         name = self.fresh("y")
         self.outputs.append((name, dtype, shape, False))
+        return name
+
+    def scratch_t(self, dtype, shape):
+        name = self.fresh("s")
+        self.scratch.append((name, dtype, shape))
         return name
 
     def view(self, of, shape, dtype=None):
@@ -212,7 +220,9 @@ def render(spec, seed):
         out += ["  %s: %d" % kv for kv in spec.params.items()]
     if spec.grid:
         out.append("grid: %s" % scalar_text(spec.grid))
-    for key, lst in (("inputs", spec.inputs), ("outputs", spec.outputs)):
+    for key, lst in (("inputs", spec.inputs), ("outputs", spec.outputs), ("scratch", spec.scratch)):
+        if not lst and key == "scratch":
+            continue
         out.append(key + ":")
         out += ["  %s: {dtype: %s, shape: [%s]}" % (n, d, ", ".join(map(str, s))) for n, d, s, *_ in lst]
     if spec.views:
@@ -969,10 +979,8 @@ def block_view(sp):
     """An input read and an output written through views: a bitcast to a dtype of
     the same size and/or a reshape of the columns into [2, F/2] (3-D tiles); the
     data moves raw (maybe through a same-dtype op), so any bits may flow. Not in
-    a grid (its program dimension would not reach the views)."""
+    a grid, grid_prefix gives a view the program dimension of its base."""
     r = sp.r
-    if sp.grid:
-        return block_dma(sp)
     nx, f, rows, pr, tr, P = row_setup(sp)
     d = sp.dtype()
     vd = r.choice(SAME_SIZE[SIZE[d]])
@@ -993,6 +1001,48 @@ def block_view(sp):
     body.append(op("store", dst="%s[%s%s]" % (yv, pr, sel), src="%s[%s%s]" % (t, tr, sel)))
     sp.feat.add("view-reshape" if reshape else "view-bitcast")
     sp.body += rows.wrap(body, sp=sp)
+
+
+# --- block: HBM scratch (SPEC.md §2.1) -------------------------------------------
+
+def block_scratch(sp):
+    """Rows staged through a scratch tensor: stored to it, then read back (in
+    the same loop, or in a second loop over the same rows once all are
+    written), maybe through a bitcast or reshape view of it or by an HBM to HBM
+    DMA, and stored to an output. Check refuses a read before a write (E078),
+    so every read here follows the store of the same rows."""
+    r = sp.r
+    nx, f, rows, pr, tr, P = row_setup(sp)
+    d = sp.dtype()
+    x = sp.inp(d, [nx, f])
+    s = sp.scratch_t(d, [nx, f])
+    t = sp.tile(d, [P, f], sp.bufs())
+    write = [op("load", dst="%s[%s, :]" % (t, tr), src="%s[%s, :]" % (x, pr))]
+    if r.random() < 0.5 and float_like(d):
+        write.append(op("tensor_scalar", dst="%s[%s, :]" % (t, tr), src="%s[%s, :]" % (t, tr),
+                        op0=r.choice(ARITH), operand0=sp.scalar()))
+    if r.random() < 0.25:
+        write.append(op("dma_copy", dst="%s[%s, :]" % (s, pr), src="%s[%s, :]" % (x, pr)))
+        sp.feat.add("scratch-hbm-copy")
+    else:
+        write.append(op("store", dst="%s[%s, :]" % (s, pr), src="%s[%s, :]" % (t, tr)))
+    vd = r.choice(SAME_SIZE[SIZE[d]]) if r.random() < 0.4 else d
+    reshape = f % 2 == 0 and r.random() < 0.4
+    vshape = [nx, 2, f // 2] if reshape else [nx, f]
+    src = s if vd == d and not reshape else sp.view(s, vshape, vd if vd != d else None)
+    if src != s:
+        sp.feat.add("scratch-view")
+    sel = ", :" * (len(vshape) - 1)
+    t2 = sp.tile(vd, [P] + vshape[1:], sp.bufs())
+    y = sp.out(vd, vshape)
+    read = [op("load", dst="%s[%s%s]" % (t2, tr, sel), src="%s[%s%s]" % (src, pr, sel)),
+            op("store", dst="%s[%s%s]" % (y, pr, sel), src="%s[%s%s]" % (t2, tr, sel))]
+    if rows.var is not None and r.random() < 0.5:
+        sp.body += rows.wrap(write, sp=sp) + rows.wrap(read, sp=sp)
+        sp.feat.add("scratch-two-loops")
+    else:
+        sp.body += rows.wrap(write + read, sp=sp)
+    sp.feat.add("scratch")
 
 
 # --- block: indirect DMA (gathers and scatters by an index column) -----------
@@ -1592,25 +1642,40 @@ def block_grid(sp):
 
 
 def grid_prefix(sp):
-    """Give every output (and about half the inputs) a leading program
-    dimension: the grid's own axes (rank permitting), or one flat axis of all
-    programs, and index every region of it by the program ids, so no two
-    programs write the same element (E055). Outputs have rank 3 at most."""
+    """Give every output and scratch tensor (and about half the inputs) a
+    leading program dimension: the grid's own axes (rank permitting), or one
+    flat axis of all programs, and index every region of it by the program ids,
+    so no two programs write the same element (E055). A view of a tensor so
+    prefixed gets a prefix too (either form: both are row-major, so the flat
+    index of a view meets the grid index of its base at the same bytes)."""
     flat = "%s" % " + ".join("program_id(%d)%s" % (a, "".join("*%s" % c for c in sp.grid[a + 1:]))
                              for a in range(len(sp.grid)))
     flat_n = "*".join(str(c) for c in sp.grid)
+    full = ", ".join("program_id(%d)" % a for a in range(len(sp.grid)))
     pre = {}
-    for lst, p in ((sp.outputs, 1.0), (sp.inputs, 0.5)):
-        for i, (name, dtype, shape, tame) in enumerate(lst):
-            if len(shape) >= 4 or sp.r.random() >= p:
-                continue
-            if len(shape) + len(sp.grid) <= 4 and sp.r.random() < 0.7:
-                pre[name] = ", ".join("program_id(%d)" % a for a in range(len(sp.grid)))
-                lst[i] = (name, dtype, list(sp.grid) + list(shape), tame)
-            else:
-                pre[name] = flat
-                lst[i] = (name, dtype, [flat_n] + list(shape), tame)
-                sp.feat.add("grid-flat-index")
+
+    def prefix(name, shape, p, room):
+        """The shape of `name` with its program dimension, or None."""
+        if len(shape) >= room or sp.r.random() >= p:
+            return None
+        if len(shape) + len(sp.grid) <= room and sp.r.random() < 0.7:
+            pre[name] = full
+            return list(sp.grid) + list(shape)
+        pre[name] = flat
+        sp.feat.add("grid-flat-index")
+        return [flat_n] + list(shape)
+
+    for lst, p in ((sp.outputs, 1.0), (sp.scratch, 1.0), (sp.inputs, 0.5)):
+        for i, (name, dtype, shape, *rest) in enumerate(lst):
+            new = prefix(name, shape, p, 4 if lst is not sp.scratch else 5)
+            if new is not None:
+                lst[i] = (name, dtype, new, *rest)
+    for i, (name, of, shape, dtype) in enumerate(sp.views):
+        if of in pre:
+            new = prefix(name, shape, 1.0, 5)
+            assert new is not None      # views have rank 3 at most
+            sp.views[i] = (name, of, new, dtype)
+            sp.feat.add("grid-view")
 
     def fix(v):
         if not isinstance(v, str):
@@ -1659,7 +1724,7 @@ def u_dtype(sp, name):
 BLOCKS = ((block_subpart, 2), (block_pipeline, 5), (block_transpose, 3), (block_carried, 2), (block_readback, 1),
           (block_tload, 1), (block_after, 1), (block_matmul, 3), (block_matmul_ragged, 1), (block_matmul_ragged_mn, 2), (block_ragged_2d, 2), (block_ragged_decl, 3 if RAGGED_DECL else 0), (block_pe_transpose, 2),
           (block_dma, 2), (block_bn, 2), (block_preduce, 2), (block_running, 2), (block_ragged_free, 4),
-          (block_tri, 3), (block_tri_matmul, 2), (block_gather, 3), (block_view, 2))
+          (block_tri, 3), (block_tri_matmul, 2), (block_gather, 3), (block_view, 2), (block_scratch, 2))
 
 
 def make_spec(seed):
@@ -1691,7 +1756,7 @@ def add_prints(seed, sp):
     r = random.Random("print-%s" % seed)
     if r.random() >= 1 / 3:
         return
-    hbm = {t[0] for t in sp.inputs} | {t[0] for t in sp.outputs}
+    hbm = {t[0] for lst in (sp.inputs, sp.outputs, sp.scratch, sp.views) for t in lst}
     n = [0]
 
     def walk(stmts):
