@@ -8,7 +8,7 @@ FRONT_RE   := gen/expr.re
 # The CLI's host helpers: shared option conventions, transactional outputs.
 CLI_SRCS := gen/cli.c gen/cli_spec.c gen/outfile.c
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
-GEN_SRCS := gen/main.c $(CLI_SRCS) gen/run_cmd.c gen/profile_cmd.c gen/profile.c gen/profile_report.c \
+GEN_SRCS := gen/main.c $(CLI_SRCS) gen/run_cmd.c gen/run_index.c gen/profile_cmd.c gen/profile.c gen/profile_report.c \
             gen/profile_trace.c gen/profile_svg.c $(FRONT_SRCS)
 GEN_RE   := $(FRONT_RE)
 GEN_OBJS += $(GEN_SRCS:%.c=$(BUILD)/%.o) $(GEN_RE:%.re=$(BUILD)/%.o)

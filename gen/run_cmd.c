@@ -19,6 +19,7 @@
 #include "outfile.h"
 #include "pipeline.h"
 #include "run_cmd.h"
+#include "run_index.h"
 #include "tg_iss.h"
 #include "host/tg_npy.h"
 #include "tg_prog.h"
@@ -31,7 +32,8 @@ static const char run_usage[] =
     "  -D NAME=VALUE      set a parameter of the spec (an integer)\n"
     "      --target T     target NeuronCore: trn1 or trn2 (default: the spec's)\n"
     "      --in NAME=F    read input tensor NAME from the .npy file F; inputs without --in\n"
-    "                     are seeded random (uniform in [-1, 1), integers in [-8, 8) or [0, 16))\n"
+    "                     are seeded random (uniform in [-1, 1), integers in [-8, 8) or [0, 16));\n"
+    "                     an integer input that feeds an index column is drawn in its range\n"
     "      --out NAME=F   write tensor NAME to F; all --out files are written or none\n"
     "      --seed S       seed of the random inputs (default 0)\n"
     "      --budget N     stop with an error after N instructions plus loop iterations;\n"
@@ -158,6 +160,67 @@ static void fill_random(void *data, const tg_prog_tensor *t, size_t n, uint64_t 
             v = (float)(r >> 28) - (tg_dtype_is_signed_int(t->dtype) ? 8.0f : 0.0f);
         tg_store_f32(data, t->dtype, i, v);
     }
+}
+
+/* Seeded integers uniform in [0, hi) in tensor t's storage (an index input,
+ * run_index.h); hi is at most the dtype's largest value + 1. */
+static void fill_index(void *data, const tg_prog_tensor *t, size_t n, uint64_t hi, uint64_t *s)
+{
+    size_t es = tg_dtype_size(t->dtype);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t v = (uint32_t)(((uint64_t)next_rand(s) * hi) >> 32);
+        unsigned char b[4] = {(unsigned char)v, (unsigned char)(v >> 8), (unsigned char)(v >> 16),
+                              (unsigned char)(v >> 24)};
+        memcpy((unsigned char *)data + i * es, b, es); /* little-endian storage (docs/storage.md) */
+    }
+}
+
+/* The largest value + 1 an integer dtype holds (non-negative side). */
+static uint64_t int_span(tg_dtype dt)
+{
+    size_t bits = tg_dtype_size(dt) * 8 - (tg_dtype_is_signed_int(dt) ? 1 : 0);
+    return (uint64_t)1 << bits;
+}
+
+/* The range an index input is drawn from: [0, hi). An input reaching an
+ * index column only through ops run_index.c does not invert starts at 16
+ * and shrinks by 4 on each retry after TG_EBOUNDS (try 0, 1, 2: 16, 4, 1). */
+static uint64_t index_hi(const RunIndexUse *u, tg_dtype dt, int try)
+{
+    uint64_t hi = u->bound > 0 ? (uint64_t)u->bound : 16;
+    if (u->opaque) {
+        uint64_t cap = try >= 2 ? 1 : try == 1 ? 4 : 16;
+        hi = hi < cap ? hi : cap;
+    }
+    uint64_t span = int_span(dt);
+    return hi < span ? hi : span;
+}
+
+/* After TG_EBOUNDS: draw again, from a smaller range, the index inputs with
+ * no known bound (RunIndexUse.opaque), and give the outputs and scratch
+ * their start content again. Returns 0 when there is none to draw. */
+static int redraw_opaque(const tg_prog *p, const RunIndexUse *use, const unsigned char *drawn, void **tensors,
+                         uint64_t state0, int try)
+{
+    int any = 0;
+    for (uint32_t i = 0; i < p->npublic; i++) {
+        tg_prog_tensor t;
+        tg_prog_get_tensor(p, i, &t);
+        size_t n = 1;
+        for (uint32_t d = 0; d < t.rank; d++)
+            n *= t.shape[d];
+        if (t.is_output) {
+            memset(tensors[i], t.kind == TG_TENSOR_SCRATCH ? 0xff : 0, n * tg_dtype_size(t.dtype));
+        } else if (drawn[i] && use[i].opaque) {
+            uint64_t s = state0 ^ ((uint64_t)(i + 1) << 32 | (uint64_t)try);
+            uint64_t hi = index_hi(&use[i], t.dtype, try);
+            fill_index(tensors[i], &t, n, hi, &s);
+            printf("  %s: an index out of range; index values drawn again in [0, %llu)\n", t.name,
+                   (unsigned long long)hi);
+            any = 1;
+        }
+    }
+    return any;
 }
 
 static const char *iss_error(int rc)
@@ -289,7 +352,7 @@ static void on_print(void *ctx, const tg_print_info *pi)
 }
 
 /* Execute prog with c's inputs and outputs; returns the exit code. */
-static int execute(const RunCli *c, const uint8_t *prog, size_t size)
+static int execute(const RunCli *c, const Ir *ir, const uint8_t *prog, size_t size)
 {
     tg_prog p;
     if (tg_prog_decode(&p, prog, size)) {
@@ -298,6 +361,8 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
     }
     int rc = 2;
     RunPrints prints = {0};
+    RunIndexUse *use = NULL;     /* per input: its index uses (run_index.h) */
+    unsigned char *drawn = NULL; /* per tensor: an index input drawn here */
     outfile_init(&prints.set);
     void **tensors = calloc(p.npublic ? p.npublic : 1, sizeof *tensors);
     tg_core *core = malloc(sizeof *core);
@@ -308,6 +373,15 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
         goto out;
     }
     uint64_t state = c->seed * 0x9e3779b97f4a7c15ull + 0x243f6a8885a308d3ull;
+    const uint64_t state0 = state;
+    const Spec *sp = ir->spec;
+    use = calloc(sp->ninputs ? (size_t)sp->ninputs : 1, sizeof *use);
+    drawn = calloc(p.npublic ? p.npublic : 1, 1); /* index inputs drawn here */
+    if (!use || !drawn) {
+        cli_error("out of memory");
+        goto out;
+    }
+    run_index_uses(ir, use);
     for (uint32_t i = 0; i < p.ntensors; i++) {
         tg_prog_tensor t;
         tg_prog_get_tensor(&p, i, &t);
@@ -337,6 +411,11 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
                 cli_error("%s", err);
                 goto out;
             }
+        } else if (!t.is_output && (int)i < sp->ninputs && (use[i].bound || use[i].opaque)) {
+            uint64_t hi = index_hi(&use[i], t.dtype, 0);
+            fill_index(tensors[i], &t, n, hi, &state);
+            drawn[i] = 1;
+            printf("  %s: index values drawn in [0, %llu)\n", t.name, (unsigned long long)hi);
         } else if (!t.is_output) {
             fill_random(tensors[i], &t, n, &state);
         } else if (t.kind == TG_TENSOR_SCRATCH) {
@@ -365,17 +444,26 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
     }
 
     tg_iss_stats st;
-    memset(&st, 0, sizeof st);
     uint64_t work = tg_iss_work(&p);
-    st.limit = c->budget; /* 0: the default, the program's own work */
     struct timespec t0, t1;
-    int r = tg_core_init_storage(core, p.target, mem, mem_bytes);
-    if (!r && prints.dir)
-        r = tg_core_set_print(core, on_print, &prints);
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (!r)
-        r = tg_iss_exec(core, prog, size, tensors, &st);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
+    int r;
+    for (int try = 0;; try++) {
+        memset(&st, 0, sizeof st);
+        st.limit = c->budget; /* 0: the default, the program's own work */
+        r = tg_core_init_storage(core, p.target, mem, mem_bytes);
+        if (!r && prints.dir)
+            r = tg_core_set_print(core, on_print, &prints);
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        if (!r)
+            r = tg_iss_exec(core, prog, size, tensors, &st);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        if (r != TG_EBOUNDS || try == 2 || !redraw_opaque(&p, use, drawn, tensors, state0, try + 1))
+            break;
+        outfile_free(&prints.set); /* the failed run's prints */
+        outfile_init(&prints.set);
+        prints.n = 0;
+        prints.failed = 0;
+    }
     if (r == TG_ELIMIT) {
         cli_budget_error("tilegen run", c->budget ? c->budget : work > TG_ISS_DEFAULT_CAP ? 0 : work, work,
                          st.insts + st.loop_iters);
@@ -404,6 +492,8 @@ static int execute(const RunCli *c, const uint8_t *prog, size_t size)
     rc = write_outputs(c, &p, tensors);
 out:
     outfile_free(&prints.set);
+    free(use);
+    free(drawn);
     for (uint32_t i = 0; tensors && i < p.npublic; i++)
         free(tensors[i]);
     free(tensors);
@@ -431,7 +521,7 @@ int run_cmd_main(const char *argv0, int argc, char **argv)
         if (rc == 2)
             cli_error_text(p.msg);
         if (!rc)
-            rc = execute(&c, p.prog, p.prog_len);
+            rc = execute(&c, p.ir, p.prog, p.prog_len);
         pipe_free(&p);
     }
     free(c.opt.defines);

@@ -51,4 +51,18 @@ done
 # same seed, same outputs
 "$T" run specs/softmax.yaml --seed 9 --out y="$d/y1.npy" >/dev/null && "$T" run specs/softmax.yaml --seed 9 --out y="$d/y2.npy" >/dev/null &&
   cmp -s "$d/y1.npy" "$d/y2.npy" && ok || ko "seeded run not reproducible"
+# no --in: index inputs drawn in range (run_index.c), so every bundled kernel runs
+for spec in specs/*.yaml; do
+  "$T" run "$spec" >"$d/noin.log" 2>&1 && ok || ko "$spec without --in: $(tail -1 "$d/noin.log")"
+done
+"$T" run specs/cross_entropy.yaml >"$d/ce.log" 2>&1 && grep -q "^  targets: index values drawn in \[0, 1000)$" "$d/ce.log" &&
+  ok || ko "cross_entropy targets not drawn in [0, 1000): $(head -3 "$d/ce.log")"
+"$T" run tests/cli/run_index.yaml >"$d/ri.log" 2>&1 && grep -q "^  a: index values drawn in \[0, 3)$" "$d/ri.log" &&
+  grep -q "^  b: index values drawn in \[0, 16)$" "$d/ri.log" &&
+  grep -q "^  b: an index out of range; index values drawn again in \[0, 4)$" "$d/ri.log" &&
+  ok || ko "run_index.yaml: $(cat "$d/ri.log")"
+# given by --in, an index is not redrawn: out of range stays an error (exit 2)
+"$PY" -c "import numpy as np; np.save('$d/a.npy', np.full((128, 1), 3, np.int32))"
+"$T" run tests/cli/run_index.yaml --in a="$d/a.npy" >"$d/ria.log" 2>&1; rc=$?
+[ $rc -eq 2 ] && grep -q "ISS error" "$d/ria.log" && ok || ko "an --in index out of range: exit $rc"
 echo "$pass passed, $fail failed"
