@@ -646,6 +646,32 @@ static void check_ragged_names(Checker *c)
 
 static int find_tensor(const Spec *s, const char *name);
 
+/* k.h states each scratch tensor's size as <KERNEL>_SCRATCH_<NAME>_BYTES,
+ * NAME upper-cased: two scratch names equal but for case would give one macro. */
+static int check_scratch_macro(Checker *c, const SpecNode *k)
+{
+    const Spec *s = c->spec;
+    for (int i = 0; i < s->ntensors; i++) {
+        const char *a = s->tensors[i].name, *b = k->text;
+        if (!s->tensors[i].is_scratch)
+            continue;
+        while (*a && *b && toupper((unsigned char)*a) == toupper((unsigned char)*b))
+            a++, b++;
+        if (*a || *b)
+            continue;
+        char kn[64] = "", tn[64] = "";
+        for (size_t j = 0; s->kernel && s->kernel[j] && j + 1 < sizeof kn; j++)
+            kn[j] = (char)toupper((unsigned char)s->kernel[j]);
+        for (size_t j = 0; k->text[j] && j + 1 < sizeof tn; j++)
+            tn[j] = (char)toupper((unsigned char)k->text[j]);
+        diag_error(c->diag, k->loc, "E021", "scratch '%s' and '%s' differ only in case: the header would state both "
+                   "sizes as %s_SCRATCH_%s_BYTES", k->text, s->tensors[i].name, kn[0] ? kn : "K", tn);
+        diag_note(c->diag, s->tensors[i].loc, "'%s' defined here", s->tensors[i].name);
+        return 0;
+    }
+    return 1;
+}
+
 /* inputs:, outputs: or scratch: (section 0, 1, 2) */
 static void check_tensors(Checker *c, const SpecNode *sec, int section)
 {
@@ -657,6 +683,10 @@ static void check_tensors(Checker *c, const SpecNode *sec, int section)
     for (int i = 0; i < sec->n; i++) {
         const SpecNode *k = sec->keys[i], *v = sec->items[i];
         if (!check_ident(c, k, "tensor") || !check_unique(c, k->text, k->loc)) {
+            poison(c, k->text);
+            continue;
+        }
+        if (section == 2 && !check_scratch_macro(c, k)) {
             poison(c, k->text);
             continue;
         }
