@@ -2,7 +2,9 @@
 """np_time.py [--sgemm] KERNEL DIR [RUNS]: best-of-RUNS (default 5) wall time (ms) of
 the kernel's math in numpy, fp32 (bf16 decoded from / encoded to the same uint16 bits inside the
 timed call), on DIR's inputs; matmul through numpy's BLAS. A rough yardstick for the generated C
-simulation (tests/numerics/check.sh). With --sgemm: only the kernel's matrix products, on fp32
+simulation (tests/numerics/check.sh). A kernel with no entry in MATH but an fp32 emulation in
+refs.py (the NKI library ports, tests/numerics/ports/) is timed as that emulation, its inputs
+decoded from their storage format inside the timed call. With --sgemm: only the kernel's matrix products, on fp32
 operands prepared outside the timed call, i.e. the BLAS sgemm calls on the same shapes ("n/a" for a
 kernel without products). Run it with OPENBLAS_NUM_THREADS=1 for a one-thread comparison."""
 import os
@@ -107,6 +109,24 @@ PRODUCTS = {
 MATH["matmul_nki"] = MATH["matmul"]
 
 
+def _port(kernel):
+    """(input names, timed function) of a kernel's fp32 emulation in refs.py, or None."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("refs", os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                                                       "refs.py"))
+    refs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(refs)
+    rec = refs.KERNELS.get(kernel)
+    if rec is None or rec.get("emulate") is None:
+        return None
+    ins = refs.tensors(kernel, "inputs")
+
+    def run(*arrays):
+        x = {n: refs.from_storage(a, dt) for (n, dt, _), a in zip(ins, arrays)}
+        return rec["emulate"](rec["params"], x)
+    return tuple(n for n, _, _ in ins), run
+
+
 def _sgemm(prods):
     for a, b in prods:
         a @ b
@@ -119,6 +139,10 @@ def main():
         argv = argv[1:]
     kernel, d = argv[0], argv[1]
     runs = int(argv[2]) if len(argv) > 2 else 5
+    if not sgemm and kernel not in MATH:
+        port = _port(kernel)
+        if port is not None:
+            MATH[kernel] = port
     if kernel not in (PRODUCTS if sgemm else MATH):
         print("n/a")
         return
