@@ -128,25 +128,30 @@ static inline double tg_math_pow2i(int32_t n)
 }
 
 /* e^x in double, relative error ~1e-15. x = (32m + j + r')·ln2/32 with
- * |r| ≤ ln2/64; e^r by a degree-5 Taylor polynomial (tail < 3e-15). Inputs
- * are clamped to ±1000 (→ 0 / inf); NaN propagates (x + x). */
+ * |r| ≤ ln2/64; e^r by a degree-5 Taylor polynomial (tail < 3e-15). Above
+ * 1000 the result is +inf, below -1000 +0 (what the polynomial path gives
+ * at ±1000: e^1000 overflows a double, e^-1000 rounds to +0; test_math.c
+ * checks both); NaN propagates (x + x). Every step is an operation on all
+ * lanes and the out-of-range cases are selected at the end, so a loop of
+ * them vectorizes: the integer parts are 64-bit (SSE2 has no 64-bit compare;
+ * the table index a 64-bit lane) and there is no clamp (gcc threads a clamp
+ * into branches). For |x| ≤ 1000 the arithmetic is that of a clamp-first
+ * version, so every result bit is as before. */
 static inline double tg_math_exp_dv(double x)
 {
     const double ln2_32_hi = 0x1.62e42ff000000p-6; /* 32 bits: k*hi exact */
     const double ln2_32_lo = -0x1.718432a1b0e26p-40;
     const double shift = 0x1.8p52; /* adding it rounds to an integer (RNE) */
-    tg_math_f64u kb;
-    double c, kd, r, t, p, s;
-    int32_t k, j, m, m1;
-    c = x > 1000.0 ? 1000.0 : x; /* NaN stays NaN: selected away below */
-    c = c < -1000.0 ? -1000.0 : c;
-    kd = c * 0x1.71547652b82fep+5;
+    const uint64_t b45 = (uint64_t)1 << 45;
+    tg_math_f64u kb, e1, e2, inf;
+    double kd, r, t, p, s;
+    uint64_t kbias, j, mb, m1b;
+    kd = x * 0x1.71547652b82fep+5;
     kd = kd + shift;
     kb.d = kd;
-    k = (int32_t)(uint32_t)kb.u; /* low mantissa bits hold round(c*32/ln2) */
     kd = kd - shift;
     t = kd * ln2_32_hi;
-    r = c - t;
+    r = x - t;
     t = kd * ln2_32_lo;
     r = r - t;
     p = r * (1.0 / 120);
@@ -159,12 +164,20 @@ static inline double tg_math_exp_dv(double x)
     p = p + 1.0;
     p = r * p;
     p = p + 1.0;
-    j = k & 31;
-    m = (k - j) / 32;
-    m1 = m / 2;
+    /* kd + shift has mantissa field 2^51 + k, k = round(x·32/ln2), |k| < 2^16
+     * here; j = k mod 32 and m = (k - j)/32 = floor(k/32), both biased: */
+    kbias = kb.u & (((uint64_t)1 << 52) - 1);
+    j = kbias & 31;
+    mb = kbias >> 5;                    /* m + 2^46, so bit 46 is set iff m >= 0 */
+    m1b = (mb + (1 - (mb >> 46))) >> 1; /* m1 + 2^45, m1 = m/2 rounded toward zero */
+    e1.u = (m1b - b45 + 1023) << 52;    /* 2^m1 */
+    e2.u = (mb - m1b - b45 + 1023) << 52; /* 2^(m - m1) */
     s = tg_math_exp_tab[j] * p;
-    s = s * tg_math_pow2i(m1);
-    s = s * tg_math_pow2i(m - m1);
+    s = s * e1.d;
+    s = s * e2.d;
+    inf.u = (uint64_t)0x7ff << 52;
+    s = x > 1000.0 ? inf.d : s;
+    s = x < -1000.0 ? 0.0 : s;
     t = x + x;
     return x != x ? t : s;
 }

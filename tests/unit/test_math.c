@@ -240,9 +240,32 @@ static void test_inline_rows(void **state)
     }
 }
 
+/* tg_math_exp_dv selects +inf above 1000 and +0 below -1000: what its
+ * polynomial path gives at ±1000 itself (e^1000 overflows, e^-1000 rounds
+ * to +0), so the select changes no result; and the edges either side. */
+static void test_exp_range_ends(void **state)
+{
+    const double big = 1000.0, nb = nextafter(big, 2000.0), sb = nextafter(big, 0.0);
+    (void)state;
+    assert_true(isinf(tg_math_exp_dv(big)) && tg_math_exp_dv(big) > 0);
+    assert_true(isinf(tg_math_exp_dv(nb)) && tg_math_exp_dv(nb) > 0);
+    assert_true(isinf(tg_math_exp_dv(1e300)));
+    assert_true(tg_math_exp_dv(-big) == 0.0 && !signbit(tg_math_exp_dv(-big)));
+    assert_true(tg_math_exp_dv(-nb) == 0.0 && !signbit(tg_math_exp_dv(-nb)));
+    assert_true(tg_math_exp_dv(-1e300) == 0.0 && !signbit(tg_math_exp_dv(-1e300)));
+    assert_true(tg_math_exp_dv(-(double)INF) == 0.0);
+    assert_true(isinf(tg_math_exp_dv((double)INF)));
+    assert_true(isnan(tg_math_exp_dv((double)NAN)));
+    /* just inside: finite, e^709.78 is the largest finite double */
+    assert_true(isinf(tg_math_exp_dv(sb)));
+    assert_true(isfinite(tg_math_exp_dv(709.0)) && tg_math_exp_dv(709.0) > 8.2e307);
+    assert_true(tg_math_exp_dv(-744.0) > 0.0 && tg_math_exp_dv(-746.0) == 0.0); /* 2^-1074 = e^-744.44 */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exp_range_ends),
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_specials),
         cmocka_unit_test(test_header_bounds),
