@@ -139,6 +139,19 @@ static int clip_dim(Sema *s, const SpecRef *r, int d, int64_t extent, int64_t *l
     return *lo < *hi;
 }
 
+/* Step the index vector idx[0..last] of a region walk (dim d from lo[d] below
+ * hi[d] by step[d]) to its next value, the last dim fastest: 0 when every
+ * value has been visited. */
+static int odometer_next(int64_t *idx, const int64_t *lo, const int64_t *hi, const int64_t *step, int last)
+{
+    int d = last;
+    while (d >= 0 && (idx[d] += step[d]) >= hi[d]) {
+        idx[d] = lo[d];
+        d--;
+    }
+    return d >= 0;
+}
+
 /* Mark (test == 0) or test (test == 1) every element of r at the current env.
  * The innermost dimension with more than one element is a run of bits
  * (contiguous when it is the last and unstrided); an odometer walks the
@@ -180,12 +193,7 @@ static CovResult cover_region(Sema *s, Cover *c, const SpecRef *r, int test)
         }
         if (c->work > SEMA_MAX_MARKS)
             return COV_GIVE_UP;
-        int d = in - 1;
-        while (d >= 0 && (idx[d] += r->step[d]) >= hi[d]) {
-            idx[d] = lo[d];
-            d--;
-        }
-        if (d < 0)
+        if (!odometer_next(idx, lo, hi, r->step, in - 1))
             return COV_OK;
     }
 }
@@ -382,12 +390,7 @@ static CovResult flow_region(Sema *s, Flow *f, const SpecRef *r)
         }
         if (++c->work > SEMA_MAX_MARKS)
             return COV_GIVE_UP;
-        int d = rank - 1;
-        while (d >= 0 && (idx[d] += r->step[d]) >= hi[d]) {
-            idx[d] = lo[d];
-            d--;
-        }
-        if (d < 0)
+        if (!odometer_next(idx, lo, hi, r->step, rank - 1))
             return COV_OK;
     }
 }
@@ -954,12 +957,7 @@ static CovResult scratch_region(Sema *s, Cover *c, const SpecRef *r, int test)
         }
         if (c->work > SEMA_MAX_RUN)
             return COV_GIVE_UP;
-        int d = in - 1;
-        while (d >= 0 && (idx[d] += r->step[d]) >= hi[d]) {
-            idx[d] = lo[d];
-            d--;
-        }
-        if (d < 0)
+        if (!odometer_next(idx, lo, hi, r->step, in - 1))
             return COV_OK;
     }
 }
