@@ -654,10 +654,17 @@ static int check_shapes(Sema *s, OpCtx *o)
         if (st->f[F(TRANSPOSE)].boolean) { /* a load's src, a store's dst: [a, b] for a [b, a] tile */
             if (h->rank != 2 || t->rank != 2 || h->d[0] != t->d[1] || h->d[1] != t->d[0]) {
                 int ld = st->op == SPEC_OP_LOAD;
+                /* a whole tile was cut to the region (clip_whole_tile): name the tile's own shape */
+                const SpecRef *tr = o->ref[tile_f];
+                Shape whole = *t;
+                if (tr && !tr->is_tensor && !tr->region.bracketed) {
+                    current_shape(s, tr, whole.d);
+                    whole.rank = tr->rank;
+                }
                 diag_error(s->diag, fld_loc(o, hbm_f), "E032",
                            "a transposed %s needs a 2-D region [a, b] for a [b, a] tile; '%s' is %s, '%s' %s%s",
                            ld ? "load" : "store", ld ? "src" : "dst", fmt_shape(s, h), ld ? "dst" : "src",
-                           fmt_shape(s, t), iter_text(s, o->used));
+                           fmt_shape(s, &whole), iter_text(s, o->used));
                 return 0;
             }
             return 1;
