@@ -34,6 +34,7 @@ typedef struct A {
     char tile_names[ASM_MAX_TILES][64];
     tg_prog_tile tiles[ASM_MAX_TILES];
     int depth;            /* open loops */
+    int ncores;           /* `core` instructions so far (format 2.2) */
     int loop_line[TG_ISA_MAX_REGS]; /* where each open loop starts */
     int paren;            /* parentheses open in the expression being parsed */
 } A;
@@ -992,6 +993,17 @@ static int instruction(A *a)
                        a->depth);
         if ((int64_t)step < 1)
             return err(a, at(a, st), "A007", "a loop step must be at least 1");
+    } else if (op == TG_OP_CORE) { /* format 2.2: core 0's stream first, then core 1's */
+        uint64_t id = 0;
+        for (int i = 0; i < nimms; i++)
+            if (imms[i].key == TG_IMM_ID)
+                id = imms[i].value;
+        if (a->depth != 0)
+            return err(a, at(a, st), "A009", "a core's stream starts outside every loop");
+        if (id >= TG_ISA_MAX_CORES || id != (uint64_t)a->ncores || (id == 0 && a->prog.ninsts != 0))
+            return err(a, at(a, st), "A007", "core id=%d must come next (ids 0 to %d in order, core 0 first of all)",
+                       a->ncores, TG_ISA_MAX_CORES - 1);
+        a->ncores++;
     } else if (op == TG_OP_ENDLOOP) {
         if (a->depth == 0)
             return err(a, at(a, st), "A009", "endloop without a loop");

@@ -24,6 +24,7 @@ typedef struct M {
     AsmProg prog;
     int *tile_map;       /* Spec.tiles index -> program tile index */
     AsmSyncs syncs;      /* semaphore actions per statement (asm_sync.c) */
+    int64_t core_lo, core_hi; /* the programs of grid axis 0 the core being emitted runs */
     int errors;
 } M;
 
@@ -393,8 +394,9 @@ static void body(M *m, const IrStmt *st, int n)
         asm_prog_inst(&m->prog, TG_OP_LOOP, TG_ENG_SYNC, (uint32_t)lp->loc.line);
         asm_prog_imm(&m->prog, TG_IMM_REG, (uint64_t)lp->depth);
         asm_prog_imm(&m->prog, TG_IMM_VAR, asm_prog_str(&m->prog, lp->var));
-        asm_prog_imm(&m->prog, TG_IMM_START, (uint64_t)lp->start);
-        asm_prog_imm(&m->prog, TG_IMM_STOP, (uint64_t)lp->stop);
+        /* grid axis 0: the programs of the core being emitted (spec_core_range) */
+        asm_prog_imm(&m->prog, TG_IMM_START, (uint64_t)(lp->grid == 1 ? m->core_lo : lp->start));
+        asm_prog_imm(&m->prog, TG_IMM_STOP, (uint64_t)(lp->grid == 1 ? m->core_hi : lp->stop));
         asm_prog_imm(&m->prog, TG_IMM_STEP, (uint64_t)lp->step);
         if (lp->carried)
             asm_prog_imm(&m->prog, TG_IMM_CARRIED, 1);
@@ -479,7 +481,22 @@ int asm_emit_program(const Ir *ir, const Plan *plan, const AsmEmitInfo *info, Di
         tables(&m);
         if (asm_sync_build(ir, plan, diag, &m.syncs))
             m.errors++; /* reported; the body still reports its own errors */
-        body(&m, ir->body, ir->nbody);
+        if (s->cores > 1) {
+            /* one instruction stream per physical core (format 2.2): the
+             * whole body, its grid axis 0 narrowed to the core's programs;
+             * the semaphores hold for any contiguous run of programs (their
+             * edges run forward in program order, tokens and drains balance
+             * whatever the trip count: docs/asm.md "Two physical cores") */
+            for (int c = 0; c < s->cores; c++) {
+                asm_prog_inst(&m.prog, TG_OP_CORE, TG_ENG_SYNC, (uint32_t)s->cores_loc.line);
+                asm_prog_imm(&m.prog, TG_IMM_ID, (uint64_t)c);
+                spec_core_range(s, c, &m.core_lo, &m.core_hi);
+                body(&m, ir->body, ir->nbody);
+            }
+        } else {
+            spec_core_range(s, 0, &m.core_lo, &m.core_hi);
+            body(&m, ir->body, ir->nbody);
+        }
         tg_prog p;
         if (m.prog.oom || asm_prog_encode(&m.prog, bin, len))
             diag_error(diag, top, "E091", "out of memory while building the assembly");

@@ -1576,6 +1576,10 @@ tpl_value *emit_context(tpl_arena *ta, Arena *arena, const Ir *ir, const Plan *p
     for (int a = 0; grid_n && a < 3; a++)
         append(&e, grid_n, tpl_int(e.ta, a < s->grid_rank ? s->grid[a] : 1));
     put(&e, ctx, "grid_n", grid_n);
+    put_int(&e, ctx, "cores", s->cores); /* physical cores axis 0 is spread over */
+    int64_t span0, span1;
+    spec_core_range(s, 0, &span0, &span1);
+    put_int(&e, ctx, "core_span", span1 - span0); /* programs of axis 0 per core (the last may have fewer) */
     e.trips = 1;
     put(&e, ctx, "body", body(&e, ir->body, ir->nbody));
     act_tables(&e, ctx); /* after body: its matmuls and transposes */

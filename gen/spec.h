@@ -232,8 +232,9 @@ typedef struct Spec {
                                  one loop per axis, axis 0 outermost (SpecStmt.grid) */
     int64_t grid[3];         /* programs along each axis */
     SrcLoc grid_loc;         /* the `grid` key */
-    int cores;               /* cores: physical cores axis 0 is spread over (1; check
-                                refuses 2 until the back ends model two cores, E074) */
+    int cores;               /* cores: physical cores axis 0 is spread over (1 or 2;
+                                2 needs trn2 and a grid, spec_core_range) */
+    SrcLoc cores_loc;        /* the `cores` key (line 0 without one) */
     SpecStmt **body;         /* top-level statements */
     int nbody;
     int nslots;              /* env[] size: EXPR_VAR_FIRST + number of loops */
@@ -267,6 +268,16 @@ int sema_check(Spec *spec, Diag *diag, Arena *arena);
 
 /* Bytes of tensor t. */
 int64_t spec_tensor_bytes(const SpecTensor *t);
+
+/* The programs of physical core `core` along grid axis 0 (cores: 2, NKI's
+ * nl.nc(2) spmd_dim: contiguous blocks): [core*h, min(G0, (core+1)*h)) with
+ * h = ceil(G0 / cores); every index of the other axes. One core: [0, G0). */
+static inline void spec_core_range(const Spec *s, int core, int64_t *lo, int64_t *hi)
+{
+    int64_t g0 = s->grid_rank ? s->grid[0] : 1, h = (g0 + s->cores - 1) / s->cores;
+    *lo = (int64_t)core * h < g0 ? (int64_t)core * h : g0;
+    *hi = ((int64_t)core + 1) * h < g0 ? ((int64_t)core + 1) * h : g0;
+}
 
 /* Usable SBUF bytes per partition of a target. */
 int64_t spec_sbuf_usable(tg_target t);

@@ -1433,7 +1433,9 @@ static void check_grid(Checker *c, const SpecNode *key, const SpecNode *n)
 }
 
 /* cores := 1 | 2 (SPEC.md §2.1): axis 0 of the grid over the physical cores
- * of a trn2 logical NeuronCore. */
+ * of a trn2 logical NeuronCore (NKI's nl.nc(2)): core c runs the programs
+ * whose program_id(0) lies in [c*h, min(G0, (c+1)*h)), h = ceil(G0 / 2),
+ * every index of the other axes (spec_core_range). */
 static void check_cores(Checker *c, const SpecNode *key, const SpecNode *n)
 {
     Spec *s = c->spec;
@@ -1446,25 +1448,23 @@ static void check_cores(Checker *c, const SpecNode *key, const SpecNode *n)
         return;
     }
     if (v == 2 && s->target != TG_TRN2) {
-        diag_error(c->diag, n->loc, "E073", "cores: 2 needs target trn2; a trn1 NeuronCore is one physical core");
+        diag_error(c->diag, key->loc, "E074", "cores: 2 needs target trn2: a trn1 NeuronCore is one physical core, "
+                   "only a trn2 logical NeuronCore has two");
         return;
     }
     if (v == 2 && !s->grid_rank) {
         if (!c->grid_bad)
-            diag_error(c->diag, key->loc, "E073", "cores: 2 spreads the grid's axis 0 over the cores; this kernel "
-                       "has no grid");
+            diag_error(c->diag, key->loc, "E074", "cores: 2 spreads the grid's axis 0 over the two physical cores; "
+                       "this kernel has no grid to spread");
+        if (!c->grid_bad)
+            diag_note(c->diag, key->loc, "a top-level 'grid: [G0, ...]' gives each core the programs of half of axis 0");
         return;
     }
-    if (v == 2) {
-        /* SPEC.md §2.1 asks for per-core instruction streams and a profile of
-         * both cores on a shared HBM; until the back ends have them, check
-         * refuses the spec rather than run it as one core */
-        diag_error(c->diag, n->loc, "E074", "cores: 2 is not supported yet: the assembly, the ISS and the profile "
-                   "model one physical core");
-        diag_note(c->diag, n->loc, "without 'cores' the grid runs every program on one core, with the same results");
-        return;
-    }
+    if (v == 2 && s->grid[0] == 1)
+        diag_warning(c->diag, key->loc, "W004", "grid axis 0 has one program, so physical core 1 runs nothing "
+                     "(cores: 2 spreads axis 0 over the cores)");
     s->cores = (int)v;
+    s->cores_loc = key->loc;
 }
 
 /* The body of a grid kernel: one independent loop per axis, axis 0

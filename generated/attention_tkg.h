@@ -48,6 +48,14 @@ int attention_tkg(tg_core *core, const uint16_t *q, const uint16_t *k_active, co
 #define ATTENTION_TKG_GRID_RANK 1
 #define ATTENTION_TKG_GRID_0 2
 #define ATTENTION_TKG_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * ATTENTION_TKG_CORE_SPAN, min(ATTENTION_TKG_GRID_0, (c + 1) * ATTENTION_TKG_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks ATTENTION_TKG_PROGRAM_CORE. */
+#define ATTENTION_TKG_CORES 1
+#define ATTENTION_TKG_CORE_SPAN 2
+#define ATTENTION_TKG_PROGRAM_CORE(pid0) ((pid0) / ATTENTION_TKG_CORE_SPAN)
 
 /* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
  * ATTENTION_TKG_GRID_<a>; entries past ATTENTION_TKG_GRID_RANK are ignored), with the

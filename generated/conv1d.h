@@ -45,6 +45,14 @@ int conv1d(tg_core *core, const float *x, const float *filters, const float *bia
 #define CONV1D_GRID_RANK 1
 #define CONV1D_GRID_0 2
 #define CONV1D_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * CONV1D_CORE_SPAN, min(CONV1D_GRID_0, (c + 1) * CONV1D_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks CONV1D_PROGRAM_CORE. */
+#define CONV1D_CORES 1
+#define CONV1D_CORE_SPAN 2
+#define CONV1D_PROGRAM_CORE(pid0) ((pid0) / CONV1D_CORE_SPAN)
 
 /* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
  * CONV1D_GRID_<a>; entries past CONV1D_GRID_RANK are ignored), with the

@@ -45,6 +45,14 @@ int cross_entropy(tg_core *core, const float *logits, const int32_t *targets, fl
 #define CROSS_ENTROPY_GRID_RANK 1
 #define CROSS_ENTROPY_GRID_0 2
 #define CROSS_ENTROPY_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * CROSS_ENTROPY_CORE_SPAN, min(CROSS_ENTROPY_GRID_0, (c + 1) * CROSS_ENTROPY_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks CROSS_ENTROPY_PROGRAM_CORE. */
+#define CROSS_ENTROPY_CORES 1
+#define CROSS_ENTROPY_CORE_SPAN 2
+#define CROSS_ENTROPY_PROGRAM_CORE(pid0) ((pid0) / CROSS_ENTROPY_CORE_SPAN)
 
 /* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
  * CROSS_ENTROPY_GRID_<a>; entries past CROSS_ENTROPY_GRID_RANK are ignored), with the

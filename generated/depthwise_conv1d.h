@@ -44,6 +44,14 @@ int depthwise_conv1d(tg_core *core, const float *img, const float *filter, float
 #define DEPTHWISE_CONV1D_GRID_RANK 1
 #define DEPTHWISE_CONV1D_GRID_0 2
 #define DEPTHWISE_CONV1D_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * DEPTHWISE_CONV1D_CORE_SPAN, min(DEPTHWISE_CONV1D_GRID_0, (c + 1) * DEPTHWISE_CONV1D_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks DEPTHWISE_CONV1D_PROGRAM_CORE. */
+#define DEPTHWISE_CONV1D_CORES 1
+#define DEPTHWISE_CONV1D_CORE_SPAN 2
+#define DEPTHWISE_CONV1D_PROGRAM_CORE(pid0) ((pid0) / DEPTHWISE_CONV1D_CORE_SPAN)
 
 /* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
  * DEPTHWISE_CONV1D_GRID_<a>; entries past DEPTHWISE_CONV1D_GRID_RANK are ignored), with the

@@ -46,6 +46,14 @@ int flash_attention_cte(tg_core *core, const uint16_t *q, const uint16_t *k, con
 #define FLASH_ATTENTION_CTE_GRID_0 1
 #define FLASH_ATTENTION_CTE_GRID_1 2
 #define FLASH_ATTENTION_CTE_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * FLASH_ATTENTION_CTE_CORE_SPAN, min(FLASH_ATTENTION_CTE_GRID_0, (c + 1) * FLASH_ATTENTION_CTE_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks FLASH_ATTENTION_CTE_PROGRAM_CORE. */
+#define FLASH_ATTENTION_CTE_CORES 1
+#define FLASH_ATTENTION_CTE_CORE_SPAN 1
+#define FLASH_ATTENTION_CTE_PROGRAM_CORE(pid0) ((pid0) / FLASH_ATTENTION_CTE_CORE_SPAN)
 
 /* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
  * FLASH_ATTENTION_CTE_GRID_<a>; entries past FLASH_ATTENTION_CTE_GRID_RANK are ignored), with the

@@ -45,6 +45,14 @@ int output_projection(tg_core *core, const uint16_t *attention, const uint16_t *
 #define OUTPUT_PROJECTION_GRID_RANK 1
 #define OUTPUT_PROJECTION_GRID_0 2
 #define OUTPUT_PROJECTION_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * OUTPUT_PROJECTION_CORE_SPAN, min(OUTPUT_PROJECTION_GRID_0, (c + 1) * OUTPUT_PROJECTION_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks OUTPUT_PROJECTION_PROGRAM_CORE. */
+#define OUTPUT_PROJECTION_CORES 1
+#define OUTPUT_PROJECTION_CORE_SPAN 2
+#define OUTPUT_PROJECTION_PROGRAM_CORE(pid0) ((pid0) / OUTPUT_PROJECTION_CORE_SPAN)
 
 /* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
  * OUTPUT_PROJECTION_GRID_<a>; entries past OUTPUT_PROJECTION_GRID_RANK are ignored), with the

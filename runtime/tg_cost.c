@@ -20,9 +20,10 @@
 #define COST_FAR ((int64_t)1 << 40)
 #define COST_MAX_COUNT ((int64_t)1 << 31)
 
-/* One stream's walk of the program. */
+/* One stream's walk of its physical core's instructions. */
 typedef struct cstream {
     uint32_t pc;                       /* next instruction */
+    uint32_t core;                     /* its physical core */
     int done, blocked;                 /* ran off the end / waits on a semaphore */
     int64_t regs[TG_ISA_MAX_REGS];     /* loop registers by depth */
     uint32_t loop_pc[TG_ISA_MAX_REGS]; /* open loop per depth */
@@ -50,17 +51,23 @@ typedef struct cop {
     int64_t b0, b1;                    /* SBUF/PSUM: byte columns touched */
 } cop;
 
+/* One physical core: its engines' streams, its 16 DMA engines, its ports
+ * and activation table. The cores share the clock and the HBM (format 2.2). */
+typedef struct ccore {
+    cstream s[TG_COST_STREAMS];
+    uint64_t dma_free[TG_DMA_QUEUES], dma_id[TG_DMA_QUEUES];
+    uint64_t port_free[2], port_id[2];  /* trn1: 0 = SBUF (DVE/Pool), 1 = PSUM (DVE/ACT) */
+    int port_eng[2];
+    int act_table;                      /* loaded activation table, -1 none */
+} ccore;
+
 typedef struct cmodel {
     tg_prog prog;
     const tg_cost_table *tab;
     const tg_cost_opts *opts;
     tg_cost_state *ss;
     tg_cost_stats *st;
-    cstream s[TG_COST_STREAMS];
-    uint64_t dma_free[TG_DMA_QUEUES], dma_id[TG_DMA_QUEUES];
-    uint64_t port_free[2], port_id[2];  /* trn1: 0 = SBUF (DVE/Pool), 1 = PSUM (DVE/ACT) */
-    int port_eng[2];
-    int act_table;                      /* loaded activation table, -1 none */
+    ccore c[TG_ISA_MAX_CORES];          /* prog.ncores of them */
     uint64_t next_id;
     tg_iss_stats iss;                   /* execution counters */
 } cmodel;
@@ -83,6 +90,8 @@ static void emit(cmodel *m, tg_cost_event *ev)
     m->st->events++;
     if (ev->end_ps > m->st->latency_ps)
         m->st->latency_ps = ev->end_ps;
+    if (ev->end_ps > m->st->core_latency_ps[ev->core])
+        m->st->core_latency_ps[ev->core] = ev->end_ps;
     if (m->opts && m->opts->sink)
         m->opts->sink(m->opts->user, ev);
 }
@@ -166,6 +175,7 @@ static int is16(tg_dtype d) { return d == TG_BFLOAT16 || d == TG_FLOAT16; }
 
 static int exec_compute(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst *in)
 {
+    ccore *k = &m->c[s->core];
     static const tg_isa_role roles[] = {TG_ROLE_DST, TG_ROLE_SRC, TG_ROLE_A, TG_ROLE_B, TG_ROLE_STATIONARY,
                                         TG_ROLE_MOVING, TG_ROLE_BIAS, TG_ROLE_REDUCE_DST, TG_ROLE_SCALE,
                                         TG_ROLE_OPERAND0, TG_ROLE_OPERAND1, TG_ROLE_INITIAL, TG_ROLE_PRED,
@@ -230,10 +240,10 @@ static int exec_compute(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst 
     uint64_t dur = tg_cost_ps(cycles, m->tab->mhz[in->engine]);
     if (in->op == TG_OP_ACTIVATION) {
         int tb = act_table(sh.func);
-        if (tb >= 0 && tb != m->act_table) {
+        if (tb >= 0 && tb != k->act_table) {
             dur += m->tab->act_table_ps;
             m->st->table_loads++;
-            m->act_table = tb;
+            k->act_table = tb;
         }
     }
     uint64_t start = s->t, cause = s->cause;
@@ -250,9 +260,9 @@ static int exec_compute(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst 
         if (ps && (in->engine == TG_ENG_DVE || in->engine == TG_ENG_ACT))
             ports[np++] = 1;
         for (int i = 0; i < np; i++)
-            if (m->port_eng[ports[i]] != (int)in->engine && m->port_free[ports[i]] > start) {
-                start = m->port_free[ports[i]];
-                cause = m->port_id[ports[i]];
+            if (k->port_eng[ports[i]] != (int)in->engine && k->port_free[ports[i]] > start) {
+                start = k->port_free[ports[i]];
+                cause = k->port_id[ports[i]];
             }
     }
     tg_cost_event ev;
@@ -266,6 +276,7 @@ static int exec_compute(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst 
     ev.kind = TG_COST_INST;
     ev.engine = (uint8_t)in->engine;
     ev.stream = (uint8_t)sid;
+    ev.core = (uint8_t)s->core;
     ev.elems = (uint64_t)(dst->pcount * dst->count);
     if (in->op == TG_OP_MATMUL) {
         ev.flops = 2u * (uint64_t)o[4].pcount * (uint64_t)o[4].count * (uint64_t)o[5].count;
@@ -274,9 +285,9 @@ static int exec_compute(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst 
     }
     emit(m, &ev);
     for (int i = 0; i < np; i++) {
-        m->port_free[ports[i]] = ev.end_ps;
-        m->port_id[ports[i]] = ev.id;
-        m->port_eng[ports[i]] = (int)in->engine;
+        k->port_free[ports[i]] = ev.end_ps;
+        k->port_id[ports[i]] = ev.id;
+        k->port_eng[ports[i]] = (int)in->engine;
     }
     m->st->busy_ps[sid] += dur;
     s->t = s->done_t = ev.end_ps;
@@ -295,6 +306,7 @@ static int exec_compute(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst 
 
 static int exec_dma(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst *in)
 {
+    ccore *k = &m->c[s->core];
     cop d, src;
     int rc;
     if ((rc = resolve(m, s, in, TG_ROLE_DST, &d)) < 0 || (rc = resolve(m, s, in, TG_ROLE_SRC, &src)) < 0)
@@ -310,6 +322,10 @@ static int exec_dma(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst *in)
     x.partitions = rows;
     x.row_bytes = row_bytes;
     x.run_bytes = run;
+    /* every DMA engine of every physical core shares the HBM */
+    x.hbm_engines = d.space == TG_SPACE_HBM || src.space == TG_SPACE_HBM
+                        ? (int64_t)m->prog.ncores * (int64_t)m->tab->dma_engines
+                        : 0;
     uint64_t issue = s->t, start_floor = issue + m->tab->dma_issue_ps;
     uint64_t done = issue + m->tab->dma_fixed_ps;
     tg_prog_operand ix;
@@ -329,8 +345,8 @@ static int exec_dma(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst *in)
          * fixed cost per transfer: small transfers are bound by the transfer
          * rate, not the bandwidth (docs/cost.md, "DMA") */
         uint64_t hold = umax(busy, m->tab->dma_transfer_ps);
-        xs[e] = umax(start_floor, m->dma_free[e]);
-        xc[e] = m->dma_free[e] > start_floor ? m->dma_id[e] : qcause;
+        xs[e] = umax(start_floor, k->dma_free[e]);
+        xc[e] = k->dma_free[e] > start_floor ? k->dma_id[e] : qcause;
         xe[e] = xs[e] + busy;
         xh[e] = xs[e] + hold;
         m->st->dma_engine_ps[e] += busy;
@@ -352,6 +368,7 @@ static int exec_dma(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst *in)
     ev.kind = TG_COST_INST;
     ev.engine = TG_ENG_DMA;
     ev.stream = (uint8_t)sid;
+    ev.core = (uint8_t)s->core;
     ev.bytes = (uint64_t)(rows * row_bytes);
     ev.row_bytes = row_bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)row_bytes;
     ev.elems = (uint64_t)(rows * d.count);
@@ -362,8 +379,8 @@ static int exec_dma(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst *in)
     for (uint32_t e = 0; e < ne; e++) {
         if (!xe[e])
             continue;
-        m->dma_free[e] = xh[e];
-        m->dma_id[e] = ev.id;
+        k->dma_free[e] = xh[e];
+        k->dma_id[e] = ev.id;
         if (m->opts && m->opts->transfers) {
             xev.cause = xc[e];
             xev.start_ps = xs[e];
@@ -396,7 +413,8 @@ static int exec_dma(cmodel *m, cstream *s, uint32_t sid, const tg_prog_inst *in)
 
 /* ---- semaphores ------------------------------------------------------------- */
 
-/* 1 when the signal went out, 0 when the semaphore's FIFO is full. */
+/* 1 when the signal went out, 0 when the semaphore's FIFO is full. `sem`
+ * is the state's index: the core's semaphores at core * 256. */
 static int sem_signal(cmodel *m, cstream *s, uint32_t sem)
 {
     tg_cost_state *ss = m->ss;
@@ -411,8 +429,9 @@ static int sem_signal(cmodel *m, cstream *s, uint32_t sem)
 
 static void wake_all(cmodel *m)
 {
-    for (int k = 0; k < TG_COST_STREAMS; k++)
-        m->s[k].blocked = 0;
+    for (uint32_t c = 0; c < m->prog.ncores; c++)
+        for (int k = 0; k < TG_COST_STREAMS; k++)
+            m->c[c].s[k].blocked = 0;
 }
 
 /* ---- walk ------------------------------------------------------------------- */
@@ -435,11 +454,11 @@ static int over_limit(const cmodel *m)
 
 enum { STEP_RAN, STEP_BLOCKED, STEP_DONE };
 
-static int step(cmodel *m, uint32_t sid)
+static int step(cmodel *m, uint32_t core, uint32_t sid)
 {
-    cstream *s = &m->s[sid];
+    cstream *s = &m->c[core].s[sid];
     for (;;) {
-        if (s->pc >= m->prog.ninsts) {
+        if (s->pc >= m->prog.core_pc[core + 1]) { /* the end of its core's instructions */
             s->done = 1;
             return STEP_DONE;
         }
@@ -496,7 +515,7 @@ static int step(cmodel *m, uint32_t sid)
         if (over_limit(m))
             return TG_ELIMIT;
         if (in.op == TG_OP_WAIT || in.op == TG_OP_SIGNAL) {
-            uint32_t sem = (uint32_t)imm(m, &in, TG_IMM_SEM, 0);
+            uint32_t sem = core * TG_ISA_MAX_SEMS + (uint32_t)imm(m, &in, TG_IMM_SEM, 0);
             tg_cost_state *ss = m->ss;
             if (in.op == TG_OP_SIGNAL) {
                 if (!sem_signal(m, s, sem))
@@ -524,7 +543,8 @@ static int step(cmodel *m, uint32_t sid)
                     ev.kind = TG_COST_WAIT;
                     ev.engine = (uint8_t)in.engine;
                     ev.stream = (uint8_t)sid;
-                    ev.sem = (uint16_t)sem;
+                    ev.core = (uint8_t)core;
+                    ev.sem = (uint16_t)(sem % TG_ISA_MAX_SEMS);
                     emit(m, &ev);
                     m->st->wait_ps[sid] += when - s->t;
                     ev.cause = ev.id;
@@ -544,38 +564,47 @@ static int step(cmodel *m, uint32_t sid)
         } else {
             int rc = in.engine == TG_ENG_DMA ? exec_dma(m, s, sid, &in) : exec_compute(m, s, sid, &in);
             if (!rc && m->opts && m->opts->core)
-                rc = tg_iss_exec_inst(m->opts->core, &m->prog, m->opts->tensors, s->regs, &in, &m->iss);
+                rc = tg_iss_exec_inst(m->opts->core, &m->prog, core, m->opts->tensors, s->regs, &in, &m->iss);
             if (rc)
                 return rc;
         }
         m->st->insts[sid]++;
+        m->st->core_insts[core][sid]++;
         m->iss.insts++;
         s->pc++;
         return STEP_RAN;
     }
 }
 
+/* The stream with the earliest clock goes next, over every stream of every
+ * physical core (ties: lower core, then lower stream id). */
 static int schedule(cmodel *m)
 {
     for (;;) {
-        int best = -1, live = 0;
-        for (int k = 0; k < TG_COST_STREAMS; k++) {
-            cstream *s = &m->s[k];
-            if (k == TG_ENG_DMA || k == TG_ENG_SYNC || s->done)
-                continue;
-            live = 1;
-            if (!s->blocked && (best < 0 || s->t < m->s[best].t))
-                best = k;
-        }
+        cstream *best = NULL;
+        uint32_t bc = 0, bk = 0;
+        int live = 0;
+        for (uint32_t c = 0; c < m->prog.ncores; c++)
+            for (uint32_t k = 0; k < TG_COST_STREAMS; k++) {
+                cstream *s = &m->c[c].s[k];
+                if (k == TG_ENG_DMA || k == TG_ENG_SYNC || s->done)
+                    continue;
+                live = 1;
+                if (!s->blocked && (!best || s->t < best->t)) {
+                    best = s;
+                    bc = c;
+                    bk = k;
+                }
+            }
         if (!live)
             return 0;
-        if (best < 0)
+        if (!best)
             return TG_EDEADLOCK;
-        int rc = step(m, (uint32_t)best);
+        int rc = step(m, bc, bk);
         if (rc < 0)
             return rc;
         if (rc == STEP_BLOCKED)
-            m->s[best].blocked = 1;
+            best->blocked = 1;
     }
 }
 
@@ -600,8 +629,16 @@ int tg_cost_run(const uint8_t *prog, size_t size, const tg_cost_opts *opts, tg_c
     m->opts = opts;
     m->ss = scratch;
     m->st = st;
-    m->act_table = -1;
-    m->port_eng[0] = m->port_eng[1] = -1;
+    st->ncores = m->prog.ncores;
+    for (uint32_t c = 0; c < m->prog.ncores; c++) {
+        ccore *k = &m->c[c];
+        k->act_table = -1;
+        k->port_eng[0] = k->port_eng[1] = -1;
+        for (uint32_t q = 0; q < TG_COST_STREAMS; q++) {
+            k->s[q].pc = m->prog.core_pc[c];
+            k->s[q].core = c;
+        }
+    }
     if (opts && opts->core) {
         if (!opts->tensors)
             return TG_EINVAL;

@@ -38,6 +38,7 @@ typedef struct tg_cost_table {
     uint32_t dma_engines;         /* DMA engines per NeuronCore */
     uint32_t dma_partitions_per_engine; /* SBUF partitions one DMA engine serves */
     uint32_t dma_bytes_per_ns;    /* sustained bandwidth of one DMA engine */
+    uint32_t hbm_bytes_per_ns;    /* HBM of the logical NeuronCore, shared by its physical cores' DMA engines */
     uint32_t dma_fixed_ps;        /* trigger -> completion floor of one DMA (latency) */
     uint32_t dma_transfer_ps;     /* least time a transfer holds its DMA engine (transfer rate) */
     uint32_t dma_issue_ps;        /* DMA queue occupancy to trigger one DMA */
@@ -83,9 +84,14 @@ typedef struct tg_cost_dma {
     int64_t partitions;           /* rows (SBUF partitions, or outer rows HBM->HBM) */
     int64_t row_bytes;            /* bytes moved per row */
     int64_t run_bytes;            /* bytes of the shortest contiguous run on either side */
+    int64_t hbm_engines;          /* DMA engines sharing the HBM (every engine of every physical
+                                     core); 0: the transfer has no HBM side */
 } tg_cost_dma;
 /* Busy picoseconds of DMA engine `e` (of t->dma_engines) for transfer d; 0
- * when the engine takes no part. */
+ * when the engine takes no part. The engine moves its bytes at
+ * dma_bytes_per_ns, and with an HBM side at no more than its share of the
+ * HBM when all hbm_engines stream at once (hbm_bytes_per_ns / hbm_engines):
+ * one core's 16 engines never reach the HBM figure, two cores' 32 do. */
 uint64_t tg_cost_dma_engine_ps(const tg_cost_table *t, const tg_cost_dma *d, uint32_t e);
 
 /* What the model reports per event, through the caller's sink. */
@@ -111,6 +117,7 @@ typedef struct tg_cost_event {
     uint8_t stream;       /* stream (TG_COST_STREAMS) */
     uint8_t unit;         /* XFER: DMA engine; WAIT: semaphore's signalling stream */
     uint16_t sem;         /* WAIT: semaphore */
+    uint8_t core;         /* physical core (format 2.2; 0 for a one-core program) */
 } tg_cost_event;
 
 typedef void (*tg_cost_sink)(void *user, const tg_cost_event *ev);
@@ -118,11 +125,15 @@ typedef void (*tg_cost_sink)(void *user, const tg_cost_event *ev);
 /* Totals of one run. */
 typedef struct tg_cost_stats {
     uint64_t limit;                        /* in: max instructions + loop iterations, 0 = none */
-    uint64_t latency_ps;                   /* end of the last event */
+    uint64_t latency_ps;                   /* end of the last event (of the core that finishes last) */
+    uint32_t ncores;                       /* physical cores of the program (1, or 2: format 2.2) */
+    uint64_t core_latency_ps[TG_ISA_MAX_CORES]; /* end of each core's last event */
+    uint64_t core_insts[TG_ISA_MAX_CORES][TG_COST_STREAMS]; /* instructions per core and stream */
+    /* per stream: the sum over the physical cores */
     uint64_t insts[TG_COST_STREAMS];       /* instructions per stream (waits/signals included) */
     uint64_t busy_ps[TG_COST_STREAMS];     /* busy time per stream (sum of INST events) */
     uint64_t wait_ps[TG_COST_STREAMS];     /* time blocked in semaphore waits */
-    uint64_t dma_engine_ps[TG_DMA_QUEUES]; /* busy time per DMA engine */
+    uint64_t dma_engine_ps[TG_DMA_QUEUES]; /* busy time per DMA engine (summed over the cores) */
     uint64_t dma_bytes, dma_transfers;
     uint64_t dma_small;                    /* transfers under dma_small_bytes per partition */
     uint64_t dma_small_bytes;
@@ -144,11 +155,12 @@ typedef struct tg_cost_opts {
 
 /* Scratch of one run (large: caller-provided, static in firmware). */
 enum { TG_COST_SEM_DEPTH = 64 }; /* signals one semaphore can hold un-consumed */
+enum { TG_COST_SEMS = TG_ISA_MAX_CORES * TG_ISA_MAX_SEMS }; /* each physical core has its own */
 typedef struct tg_cost_state {
-    uint64_t sem_time[TG_ISA_MAX_SEMS][TG_COST_SEM_DEPTH];
-    uint32_t sem_head[TG_ISA_MAX_SEMS], sem_count[TG_ISA_MAX_SEMS];
-    uint64_t sem_id[TG_ISA_MAX_SEMS][TG_COST_SEM_DEPTH];
-    uint64_t model[4096];              /* the scheduler's state (tg_cost.c) */
+    uint64_t sem_time[TG_COST_SEMS][TG_COST_SEM_DEPTH]; /* core c's semaphore s at c * 256 + s */
+    uint32_t sem_head[TG_COST_SEMS], sem_count[TG_COST_SEMS];
+    uint64_t sem_id[TG_COST_SEMS][TG_COST_SEM_DEPTH];
+    uint64_t model[8192];              /* the scheduler's state (tg_cost.c) */
 } tg_cost_state;
 
 /* Validate and run `size` bytes of program at `prog` in time. Returns 0 or

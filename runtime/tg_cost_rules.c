@@ -123,7 +123,12 @@ uint64_t tg_cost_dma_engine_ps(const tg_cost_table *t, const tg_cost_dma *d, uin
     int64_t runs = (d->row_bytes + run - 1) / run;
     int64_t charged = run < (int64_t)t->dma_min_burst ? (int64_t)t->dma_min_burst : run;
     uint64_t bytes = (uint64_t)(hi - lo) * (uint64_t)runs * (uint64_t)charged;
-    return (bytes * 1000u + t->dma_bytes_per_ns - 1) / t->dma_bytes_per_ns;
+    uint64_t ps = (bytes * 1000u + t->dma_bytes_per_ns - 1) / t->dma_bytes_per_ns;
+    if (d->hbm_engines > 0 && t->hbm_bytes_per_ns) { /* its share of the HBM [ARCH2] [ARCH3] */
+        uint64_t share = (bytes * 1000u * (uint64_t)d->hbm_engines + t->hbm_bytes_per_ns - 1) / t->hbm_bytes_per_ns;
+        ps = share > ps ? share : ps;
+    }
+    return ps;
 }
 
 #include "tg_fp_end.h"

@@ -35,6 +35,8 @@ static const tg_cost_table tables[TG_TARGET_COUNT] = {
         .dma_engines = TG_DMA_QUEUES,           /* 16 [ARCH2] [DMA-OV] */
         .dma_partitions_per_engine = 8,         /* 128 partitions / 16 engines [ARCH2] [DMA-OV] */
         .dma_bytes_per_ns = TG_TRN1_DMA_BYTES_PER_NS, /* 17 B/ns [DMA-BW]; [PERF] fig30: 18.1 */
+        .hbm_bytes_per_ns = TG_TRN1_HBM_BYTES_PER_NS, /* 820 GB/s per chip / 2 stacks [ARCH2]; above
+                                                   16 x 17 = 272, so it never binds one core */
         .dma_fixed_ps = TG_DMA_FIXED_NS * 1000, /* ≈1300 ns trigger-to-completion [DMA-BW] */
         .dma_transfer_ps = 1160000,             /* [derived] [DMA-OV] throughput figure: below 2 KiB per
                                                    partition a [128, B] transfer takes ≈1.16 µs whatever B
@@ -73,6 +75,10 @@ static const tg_cost_table tables[TG_TARGET_COUNT] = {
         .dma_engines = TG_DMA_QUEUES,
         .dma_partitions_per_engine = 8,
         .dma_bytes_per_ns = TG_TRN2_DMA_BYTES_PER_NS, /* 23 B/ns [DMA-BW]; [DMA-OV] 32 KiB in 1416 ns */
+        .hbm_bytes_per_ns = TG_TRN2_HBM_BYTES_PER_NS, /* 2.9 TB/s per chip / 4 stacks [ARCH3]; ASSUMPTION:
+                                                   the two physical cores of a logical NeuronCore
+                                                   share one stack: 16 x 23 = 368 B/ns for one core
+                                                   stays under it, 32 x 23 = 736 for two does not */
         .dma_fixed_ps = TG_DMA_FIXED_NS * 1000, /* ≈1300 ns cross-engine [DMA-BW] */
         .dma_transfer_ps = 1160000,             /* the v2 figure; no v3 curve published */
         .dma_issue_ps = 53333,                  /* ASSUMPTION: one MIN_II at 1.2 GHz */

@@ -13,11 +13,12 @@
 
 #define TG_ISA_MAGIC "TGNC"    /* bytes 0..3 of every program */
 #define TG_ISA_VERSION_MAJOR 2 /* incompatible layout changes (2: tensor records with kind, base, 5 dims) */
-#define TG_ISA_VERSION_MINOR 1 /* compatible additions (1: print) */
+#define TG_ISA_VERSION_MINOR 2 /* compatible additions (1: print; 2: core, two physical cores) */
 
 enum {
     TG_ISA_MAX_REGS = 8,       /* loop registers r0..r7 (loop nesting depth) */
-    TG_ISA_MAX_SEMS = 256,     /* semaphores s0..s255 */
+    TG_ISA_MAX_SEMS = 256,     /* semaphores s0..s255 (each physical core has its own) */
+    TG_ISA_MAX_CORES = 2,      /* physical cores of one program (`core id=0`, `core id=1`; format 2.2) */
     TG_ISA_MAX_FREE = 4,       /* free dims of one access pattern */
     TG_ISA_MAX_RANK = 4,       /* dims of a tile shape */
     TG_ISA_MAX_TENSOR_RANK = 5, /* dims of an HBM tensor's shape */
@@ -181,6 +182,10 @@ extern const char *const tg_isa_engine_prefix[TG_ENG_COUNT];
  *       16 u32 pstart expr, 20 u32 pcount expr, 24 u32 offset expr (bytes),
  *       28 + 8k: i32 free[k].step (elements), u32 free[k].num expr, k < 4
  *   imms[nimms] (TG_ISA_IMM_BYTES): 0 u8 key (tg_isa_imm), 1..3 0, 4 u64 value
+ *   (format 2.2) a `core id=N` instruction at loop depth 0 opens physical
+ *       core N's stream: the instructions up to the next `core` or the end;
+ *       ids 0, 1, ... in order, the first instruction `core id=0` when there
+ *       is any; none: one core running every instruction
  *   string table: NUL-terminated strings, referenced by offset
  *   expression pool: bytecode, referenced by offset
  * Nothing may follow the expression pool. */

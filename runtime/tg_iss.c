@@ -45,7 +45,9 @@ typedef struct iss {
     tg_prog prog;                   /* the decoded program */
     void *const *tensors;           /* HBM tensors, program table order */
     tg_iss_stats *st;               /* counters (never NULL inside) */
-    uint32_t sem[TG_ISA_MAX_SEMS];  /* semaphore counts */
+    uint32_t sem[TG_ISA_MAX_SEMS];  /* semaphore counts (of the physical core running) */
+    uint32_t pcore;                 /* the physical core running (format 2.2), 0.. ncores - 1 */
+    size_t sbuf_col, psum_col;      /* its SBUF/PSUM bytes start this far into each row */
 } iss;
 
 /* ---- operands --------------------------------------------------------------- */
@@ -145,10 +147,10 @@ static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *
     uint32_t p = t.pstart + (uint32_t)ps;
     /* rows of the program's own extents (iss_layout): every copy fits */
     if (o->space == TG_SPACE_SBUF) {
-        a->p0 = m->core->sbuf + (size_t)p * m->core->sbuf_row + (col + off);
+        a->p0 = m->core->sbuf + (size_t)p * m->core->sbuf_row + m->sbuf_col + (col + off);
         a->prow = (ptrdiff_t)m->core->sbuf_row;
     } else {
-        a->p0 = m->core->psum + (size_t)p * m->core->psum_row + (col + off);
+        a->p0 = m->core->psum + (size_t)p * m->core->psum_row + m->psum_col + (col + off);
         a->prow = (ptrdiff_t)m->core->psum_row;
     }
     a->part = p;
@@ -719,7 +721,7 @@ static int engine_step(iss *m, iss_engine *e, uint32_t stream)
 {
     tg_iss_engine_stats *es = &m->st->eng[stream_engine(stream)];
     for (;;) {
-        if (e->pc >= m->prog.ninsts) {
+        if (e->pc >= m->prog.core_pc[m->pcore + 1]) { /* the end of its core's stream */
             e->done = 1;
             return STEP_DONE;
         }
@@ -804,13 +806,16 @@ static int engine_step(iss *m, iss_engine *e, uint32_t stream)
     }
 }
 
-/* Round-robin over the streams in id order (engines, then DMA queues 0..15)
+/* Round-robin over the streams of physical core m->pcore in id order
+ * (engines, then DMA queues 0..15), from the start of its instructions,
  * until all are done or none can move. The DMA engine's own stream id and
  * SYNC never run an instruction (DMA work is on the queue streams). */
 static int schedule(iss *m)
 {
     iss_engine eng[TG_STREAM_COUNT];
     memset(eng, 0, sizeof eng);
+    for (int k = 0; k < TG_STREAM_COUNT; k++)
+        eng[k].pc = m->prog.core_pc[m->pcore];
     for (;;) {
         int ran = 0, live = 0;
         m->st->rounds++;
@@ -861,7 +866,7 @@ size_t tg_iss_core_bytes(const tg_prog *p)
     size_t sr, pr;
     int pe;
     prog_rows(p, &sr, &pr, &pe);
-    return (size_t)TG_PARTITIONS * (sr + pr) + (pe ? 4u * (size_t)TG_PE_FLOATS_MAX : 0u) + TG_CORE_TAIL;
+    return (size_t)TG_PARTITIONS * p->ncores * (sr + pr) + (pe ? 4u * (size_t)TG_PE_FLOATS_MAX : 0u) + TG_CORE_TAIL;
 }
 
 /* Lay the core out for the program (TG_ESTORAGE when its storage is too
@@ -871,7 +876,16 @@ static int iss_layout(tg_core *core, const tg_prog *p)
     size_t sr, pr;
     int pe;
     prog_rows(p, &sr, &pr, &pe);
-    return tg_core_layout(core, sr, pr, 0);
+    return tg_core_layout(core, p->ncores * sr, p->ncores * pr, 0);
+}
+
+/* Run physical core `pcore`'s instructions on its own SBUF/PSUM bytes
+ * (columns [pcore*sr, (pcore+1)*sr) of each row, iss_layout) and semaphores. */
+static void iss_select(iss *m, uint32_t pcore)
+{
+    m->pcore = pcore;
+    m->sbuf_col = m->core->sbuf_row / m->prog.ncores * pcore;
+    m->psum_col = m->core->psum_row / m->prog.ncores * pcore;
 }
 
 static int exec_decoded(iss *m)
@@ -894,8 +908,14 @@ static int exec_decoded(iss *m)
             return TG_ELIMIT; /* refused before executing anything */
         m->st->limit = work ? work : 1;
     }
-    memset(m->sem, 0, sizeof m->sem);
-    rc = schedule(m);
+    /* the physical cores one after the other (format 2.2): their programs
+     * are independent (SPEC.md §2.1), so the order changes no output, and a
+     * print's records come in program order, as the C simulation's */
+    for (uint32_t c = 0; c < m->prog.ncores && !rc; c++) {
+        iss_select(m, c);
+        memset(m->sem, 0, sizeof m->sem);
+        rc = schedule(m);
+    }
     if (!rc) {
         m->st->fault_engine = -1;
         m->st->fault_pc = 0;
@@ -975,8 +995,8 @@ int tg_iss_run_stats(tg_core *core, const tg_kernel *k, void *const tensors[], t
     return exec_decoded(&m);
 }
 
-int tg_iss_exec_inst(tg_core *core, const tg_prog *prog, void *const tensors[], const int64_t regs[TG_ISA_MAX_REGS],
-                     const tg_prog_inst *in, tg_iss_stats *stats)
+int tg_iss_exec_inst(tg_core *core, const tg_prog *prog, uint32_t pcore, void *const tensors[],
+                     const int64_t regs[TG_ISA_MAX_REGS], const tg_prog_inst *in, tg_iss_stats *stats)
 {
     iss m;
     iss_engine e;
@@ -988,9 +1008,11 @@ int tg_iss_exec_inst(tg_core *core, const tg_prog *prog, void *const tensors[], 
     m.st = stats;
     if (in->op == TG_OP_WAIT || in->op == TG_OP_SIGNAL || in->op == TG_OP_LOOP || in->op == TG_OP_ENDLOOP)
         return 0;
-    int rc = !core ? TG_EINVAL : core->magic != TG_CORE_MAGIC ? TG_ECORE : iss_layout(core, prog);
+    int rc = !core ? TG_EINVAL : core->magic != TG_CORE_MAGIC ? TG_ECORE : pcore >= prog->ncores ? TG_EINVAL
+                                                                                 : iss_layout(core, prog);
     if (rc)
         return rc;
+    iss_select(&m, pcore);
     rc = exec_op(&m, &e, in);
     if (!rc)
         stats->eng[in->engine].insts++;

@@ -73,16 +73,17 @@ uint64_t tg_iss_work(const struct tg_prog *p);
 
 /* Storage (tg_core_init_storage) on which the ISS runs the decoded program:
  * SBUF and PSUM rows reaching its last tile copy (a generated kernel's plan
- * peaks) and, with a matmul or transpose, the most PE staging one op takes.
+ * peaks), once per physical core (format 2.2: each has its own), and, with a matmul or transpose, the most PE staging one op takes.
  * A generated kernel's K_CORE_BYTES is enough too: the ISS stages each op at
  * its actual K, M, N (TG_ESTORAGE where the storage is smaller). */
 size_t tg_iss_core_bytes(const struct tg_prog *p);
 
 /* Execute one compute or DMA instruction `in` of the decoded program `prog`
- * with loop registers regs[] (what the scheduler of another model, e.g. the
- * timing model tg_cost.c, needs to produce the ISS's values). Loop control
- * and semaphores are the caller's. 0 or a negative TG_E* code. */
-int tg_iss_exec_inst(tg_core *core, const struct tg_prog *prog, void *const tensors[],
+ * on physical core `pcore` (its SBUF/PSUM; 0 unless the program has two,
+ * format 2.2) with loop registers regs[] (what the scheduler of another
+ * model, e.g. the timing model tg_cost.c, needs to produce the ISS's values).
+ * Loop control and semaphores are the caller's. 0 or a negative TG_E* code. */
+int tg_iss_exec_inst(tg_core *core, const struct tg_prog *prog, uint32_t pcore, void *const tensors[],
                      const int64_t regs[TG_ISA_MAX_REGS], const struct tg_prog_inst *in, tg_iss_stats *stats);
 
 #endif /* TG_ISS_H */

@@ -56,6 +56,7 @@ typedef enum tg_target {
 #define TG_TRN1_POOL_WIDTH           128    /* [ARCH2] */
 #define TG_TRN1_DMA_BYTES_PER_NS     17     /* sustained per DMA engine [DMA] bandwidth guide */
 #define TG_TRN1_DMA_DGE_NS           1300   /* no DGE fast path on v2: same fixed cost [DMA] */
+#define TG_TRN1_HBM_BYTES_PER_NS     410    /* one HBM stack: 820 GB/s per chip over 2 stacks [ARCH2] */
 
 /* ---- trn2: NeuronCore-v3 ------------------------------------------------- */
 #define TG_TRN2_SBUF_PARTITION_BYTES 229376 /* 224 KiB per partition (28 MiB) [ARCH3] */
@@ -70,6 +71,10 @@ typedef enum tg_target {
 #define TG_TRN2_POOL_WIDTH           128    /* [ARCH3] (width not restated; v2 value) */
 #define TG_TRN2_DMA_BYTES_PER_NS     23     /* sustained per DMA engine [DMA] */
 #define TG_TRN2_DMA_DGE_NS           600    /* DGE-issued DMA fixed cost on v3 [DMA] */
+#define TG_TRN2_HBM_BYTES_PER_NS     725    /* one HBM stack: 2.9 TB/s per chip (the lower of the
+                                               published 2.9-3 TB/s) over 4 stacks [ARCH3] */
+#define TG_TRN2_CORES                2      /* physical cores of a logical NeuronCore (LNC=2, NKI
+                                               nl.nc(2)) [ARCH3] */
 
 /* The same figures as one record, for code that takes the target at run time. */
 typedef struct tg_machine {

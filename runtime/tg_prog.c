@@ -700,7 +700,7 @@ static int check_combos(const tg_prog *p, const tg_prog_inst *in, uint32_t roles
 
 static int check_insts(tg_prog *p)
 {
-    uint32_t next_op = 0, next_imm = 0, depth = 0;
+    uint32_t next_op = 0, next_imm = 0, depth = 0, ncore = 0;
     for (uint32_t i = 0; i < p->ninsts; i++) {
         tg_prog_inst in;
         tg_prog_get_inst(p, i, &in);
@@ -733,9 +733,18 @@ static int check_insts(tg_prog *p)
             return 0;
         if (!check_combos(p, &in, roles, imms, &depth))
             return 0;
+        if (in.op == TG_OP_CORE) { /* core N opens N's stream: at depth 0, ids in order, the first first */
+            uint64_t id = 0;
+            tg_prog_find_imm(p, &in, TG_IMM_ID, &id);
+            if (depth != 0 || id != ncore || id >= TG_ISA_MAX_CORES || (id == 0 && i != 0))
+                return 0;
+            p->core_pc[ncore++] = i;
+        }
         if (depth > p->max_depth)
             p->max_depth = depth;
     }
+    p->ncores = ncore ? ncore : 1;
+    p->core_pc[p->ncores] = p->ninsts;
     return depth == 0 && next_op == p->noperands && next_imm == p->nimms;
 }
 
@@ -768,6 +777,8 @@ int tg_prog_decode(tg_prog *p, const uint8_t *data, size_t size)
     p->version = tg_rd_le32(h + 56);
     p->max_depth = 0;
     p->max_sem = 0;
+    p->ncores = 1;
+    p->core_pc[0] = 0;
     /* the tables follow each other; sizes in 64 bits so nothing wraps */
     uint64_t off = TG_ISA_HEADER_BYTES;
     p->tensors_off = (uint32_t)off;

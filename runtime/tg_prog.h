@@ -27,6 +27,8 @@ typedef struct tg_prog {
     uint32_t kernel, spec, version; /* string offsets: kernel name, spec path, tilegen version */
     uint32_t max_depth;       /* deepest loop nesting */
     uint32_t max_sem;         /* highest semaphore used + 1 (0: none) */
+    uint32_t ncores;          /* physical cores (format 2.2: `core` instructions; 1 without) */
+    uint32_t core_pc[TG_ISA_MAX_CORES + 1]; /* core c's stream: instructions [core_pc[c], core_pc[c+1]) */
 } tg_prog;
 
 typedef struct tg_prog_tensor {

@@ -66,8 +66,8 @@ MEANING = {
     "E070": "grid of rank 0 or above 3, or an axis with no programs",
     "E071": "program_id / num_programs axis not an integer literal inside the grid",
     "E072": "program_id / num_programs in a kernel without a grid",
-    "E073": "cores other than 1 or 2; cores: 2 on trn1 or without a grid",
-    "E074": "cores: 2 on trn2 (not supported yet: the back ends model one physical core)",
+    "E073": "cores other than 1 or 2",
+    "E074": "cores: 2 on trn1 (one physical core) or in a kernel without a grid (nothing to spread over the cores)",
     "E075": "a view's `of` is not an HBM tensor (an input, output, scratch tensor or earlier view)",
     "E076": "a view's shape and dtype do not span exactly the bytes of the tensor it is of",
     "E077": "a bitcast view's dtype does not divide its tensor's bytes",
@@ -76,6 +76,7 @@ MEANING = {
     "W001": "tile read before anything writes it",
     "W002": "output never written",
     "W003": "empty body",
+    "W004": "cores: 2 with one program along grid axis 0: physical core 1 runs nothing",
 }
 
 # Codes the phases after `check` can raise (gen, asm, run). `check` rejects

@@ -202,8 +202,10 @@ check "ragged tiles: ragged_attn.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" ragged_attn >"$w/ragged_attn-iss.log" 2>&1'
 # SPMD grids (SPEC.md §2.1) of rank 1 (ragged last block), 2 (tiled matmul)
 # and 3 (program_id in a tile shape, regions, iota, affine_select, a loop
-# range): numpy exact, ISS bit for bit; the per-program entry in any order.
-for k in grid_rows grid_mm grid_blocks; do
+# range), and cores: 2 (grid_cores: two physical cores' instruction streams,
+# each on its own SBUF/PSUM): numpy exact, ISS bit for bit; the per-program
+# entry in any order.
+for k in grid_rows grid_mm grid_blocks grid_cores; do
   check "grid: $k.yaml matches numpy" \
     'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" $k >"$w/$k.log" 2>&1'
   check "grid: $k.yaml C simulation and ISS bit-identical" \

@@ -886,6 +886,10 @@ TEST_KERNELS = {
                   [("result", "float32", "M, N")], _inputs_matmul, _ref_matmul),
     "grid_blocks": _k({"N": 300, "D": 96}, [("x", "float32", "2, N, D")], [("y", "float32", "2, N, D")],
                       _inputs_grid_blocks, _ref_grid_blocks),
+    # cores: 2 changes where programs run, not what they compute: grid_mm's reference
+    "grid_cores": _k({"M": 300, "K": 256, "N": 1024},
+                     [("lhsT", "bfloat16", "K, M"), ("rhs", "bfloat16", "K, N")],
+                     [("result", "float32", "M, N")], _inputs_matmul, _ref_matmul),
     "reduce_ops": _k({"D": 100},
                      [("xf", "float32", "128, D"), ("xb", "bfloat16", "128, D"), ("xh", "float16", "128, D"),
                       ("xi", "int16", "128, D"), ("xu", "uint8", "128, D"), ("c", "float32", "128, 1")],

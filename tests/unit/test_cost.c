@@ -150,23 +150,32 @@ static void dma_rule(void **state)
 {
     (void)state;
     /* [128, 2 KiB] contiguous: 16 engines x 8 rows x 2048 B at 17 B/ns */
-    tg_cost_dma d = {0, 128, 2048, 2048};
+    tg_cost_dma d = {0, 128, 2048, 2048, 16};
     for (uint32_t e = 0; e < 16; e++)
         assert_int_equal(tg_cost_dma_engine_ps(T1, &d, e), (8 * 2048 * 1000 + 16) / 17);
     /* 4 rows: one engine (the [DMA-OV] example) */
-    tg_cost_dma four = {0, 4, 8192, 8192};
+    tg_cost_dma four = {0, 4, 8192, 8192, 16};
     assert_int_equal(tg_cost_dma_engine_ps(T1, &four, 0), (4 * 8192 * 1000 + 16) / 17);
     assert_int_equal(tg_cost_dma_engine_ps(T1, &four, 1), 0);
     /* rows 64..67 are served by engine 8 */
-    tg_cost_dma mid = {64, 4, 256, 256};
+    tg_cost_dma mid = {64, 4, 256, 256, 16};
     assert_int_equal(tg_cost_dma_engine_ps(T1, &mid, 0), 0);
     assert_int_equal(tg_cost_dma_engine_ps(T1, &mid, 8), (4 * 256 * 1000 + 16) / 17);
     /* element-wise (transposing) runs of 2 bytes are charged 64 bytes each */
-    tg_cost_dma tr = {0, 128, 256, 2};
+    tg_cost_dma tr = {0, 128, 256, 2, 16};
     assert_int_equal(tg_cost_dma_engine_ps(T1, &tr, 3), (8 * 128 * 64 * 1000 + 16) / 17);
     /* trn2: 23 B/ns; 32 KiB on one engine = 1424.7 ns ([DMA-OV] measured 1416 ns) */
-    tg_cost_dma big = {0, 4, 8192, 8192};
+    tg_cost_dma big = {0, 4, 8192, 8192, 16};
     assert_int_equal(tg_cost_dma_engine_ps(T2, &big, 0), (32768 * 1000 + 22) / 23);
+    /* one core's 16 engines share the 725 B/ns HBM stack at 45 B/ns each:
+     * under 23, so the engine rate decides (above); two cores' 32 at 22.66
+     * B/ns each: the HBM share decides, 32768 B x 32 / 725 B/ns */
+    tg_cost_dma two = {0, 4, 8192, 8192, 32};
+    assert_int_equal(tg_cost_dma_engine_ps(T2, &two, 0), (32768ull * 1000 * 32 + 724) / 725);
+    assert_true(tg_cost_dma_engine_ps(T2, &two, 0) > tg_cost_dma_engine_ps(T2, &big, 0));
+    /* no HBM side (SBUF -> SBUF): the engine rate alone */
+    tg_cost_dma sb = {0, 4, 8192, 8192, 0};
+    assert_int_equal(tg_cost_dma_engine_ps(T2, &sb, 0), (32768 * 1000 + 22) / 23);
 }
 
 /* ---- the scheduler on assembled programs ------------------------------------ */
