@@ -77,29 +77,39 @@ static int derive_engines(Profile *p)
     Span *q = malloc((p->nev ? p->nev : 1) * sizeof *q);
     if (!q)
         return -1;
-    size_t nq = 0;
-    for (size_t i = 0; i < p->nev; i++) {
-        const tg_cost_event *e = &p->ev[i];
-        int g = prof_engine_of_stream(e->stream);
-        if (g < 0 || e->kind != TG_COST_INST)
-            continue;
-        if (g == PROF_DMA)
-            q[nq++] = (Span){e->start_ps, e->end_ps};
-        else
-            p->busy_ps[g] += e->end_ps - e->start_ps;
+    p->ncores = (int)(p->st.ncores ? p->st.ncores : 1);
+    for (int c = 0; c < p->ncores; c++) { /* each core's DMAs in flight: their own union */
+        size_t nq = 0;
+        for (size_t i = 0; i < p->nev; i++) {
+            const tg_cost_event *e = &p->ev[i];
+            int g = prof_engine_of_stream(e->stream);
+            if (g < 0 || e->core != c || e->kind != TG_COST_INST)
+                continue;
+            if (g == PROF_DMA)
+                q[nq++] = (Span){e->start_ps, e->end_ps};
+            else
+                p->core_busy_ps[c][g] += e->end_ps - e->start_ps;
+        }
+        p->core_busy_ps[c][PROF_DMA] = union_ps(q, nq);
+        for (int g = 0; g < PROF_NENG; g++)
+            p->busy_ps[g] += p->core_busy_ps[c][g];
+        for (int s = 0; s < TG_COST_STREAMS; s++)
+            if (prof_engine_of_stream(s) >= 0)
+                p->core_insts[c][prof_engine_of_stream(s)] += p->st.core_insts[c][s];
     }
-    p->busy_ps[PROF_DMA] = union_ps(q, nq);
     free(q);
     uint64_t sum = 0;
     for (int e = 0; e < TG_DMA_QUEUES; e++)
         sum += p->st.dma_engine_ps[e];
-    p->dma_engine_busy_ps = p->tab->dma_engines ? sum / p->tab->dma_engines : 0;
+    p->dma_engine_busy_ps = p->tab->dma_engines ? sum / ((uint64_t)p->tab->dma_engines * (uint64_t)p->ncores) : 0;
     for (int s = 0; s < TG_COST_STREAMS; s++) {
         int g = prof_engine_of_stream(s);
         if (g >= 0)
             p->insts[g] += p->st.insts[s];
     }
-    double peak = (double)p->tab->pe_peak_flops_per_cycle * p->tab->mhz[TG_ENG_PE] * 1e6; /* FLOP/s */
+    double engines = (double)p->ncores * p->tab->dma_engines * p->tab->dma_bytes_per_ns;
+    p->dma_peak_gbps = engines < (double)p->tab->hbm_bytes_per_ns ? engines : (double)p->tab->hbm_bytes_per_ns;
+    double peak = (double)p->ncores * p->tab->pe_peak_flops_per_cycle * p->tab->mhz[TG_ENG_PE] * 1e6; /* FLOP/s */
     double secs = (double)p->st.latency_ps * 1e-12;
     p->hfu = secs > 0 ? (double)p->st.hw_flops / (secs * peak) : 0.0;
     p->bottleneck = PROF_PE;
@@ -120,24 +130,25 @@ static int derive_lines(Profile *p)
         maxline = p->ev[i].line > maxline ? p->ev[i].line : maxline;
     ProfLine *by = calloc((size_t)maxline + 1, sizeof *by);
     size_t *prev = malloc((p->nev ? p->nev : 1) * sizeof *prev);
-    uint64_t *cover = calloc((size_t)maxline + 1, sizeof *cover);
+    uint64_t *cover = calloc(((size_t)maxline + 1) * TG_ISA_MAX_CORES, sizeof *cover); /* per core and line */
     if (!p->crit || !by || !prev || !cover) {
         free(by);
         free(prev);
         free(cover);
         return -1;
     }
-    /* previous INST/WAIT event of the same stream, SIZE_MAX when none */
-    size_t last[TG_COST_STREAMS];
-    for (int s = 0; s < TG_COST_STREAMS; s++)
-        last[s] = (size_t)-1;
+    /* previous INST/WAIT event of the same stream of the same core, SIZE_MAX when none */
+    size_t last[TG_ISA_MAX_CORES][TG_COST_STREAMS];
+    for (int c = 0; c < TG_ISA_MAX_CORES; c++)
+        for (int s = 0; s < TG_COST_STREAMS; s++)
+            last[c][s] = (size_t)-1;
     size_t end = (size_t)-1;
     for (size_t i = 0; i < p->nev; i++) {
         const tg_cost_event *e = &p->ev[i];
         prev[i] = (size_t)-1;
         if (e->kind != TG_COST_XFER) {
-            prev[i] = last[e->stream];
-            last[e->stream] = i;
+            prev[i] = last[e->core][e->stream];
+            last[e->core][e->stream] = i;
         }
         if (end == (size_t)-1 || e->end_ps > p->ev[end].end_ps)
             end = i;
@@ -159,14 +170,15 @@ static int derive_lines(Profile *p)
         int g = prof_engine_of_stream(e->stream);
         l->line = e->line;
         if (e->kind == TG_COST_INST && g == PROF_DMA) {
-            /* DMA: the union of the line's DMAs in flight, as the engine
-             * table counts it (a line's DMAs issue in order on its queue) */
+            /* DMA: the union of the line's DMAs in flight on each core, as
+             * the engine table counts it (a line's DMAs issue in order on its queue) */
             l->insts++;
-            uint64_t from = e->start_ps > cover[e->line] ? e->start_ps : cover[e->line];
+            uint64_t *cv = &cover[(size_t)e->core * ((size_t)maxline + 1) + e->line];
+            uint64_t from = e->start_ps > *cv ? e->start_ps : *cv;
             if (e->end_ps > from)
                 l->busy_ps[g] += e->end_ps - from;
-            if (e->end_ps > cover[e->line])
-                cover[e->line] = e->end_ps;
+            if (e->end_ps > *cv)
+                *cv = e->end_ps;
         } else if (e->kind == TG_COST_INST) {
             l->insts++;
             if (g >= 0)

@@ -43,10 +43,15 @@ typedef struct Profile {
     size_t nev, cap;
     int oom;
     uint8_t *crit;                 /* per event: 1 when on the critical path */
-    uint64_t busy_ps[PROF_NENG];   /* busy per engine (DMA: union of DMAs in flight) */
+    int ncores;                    /* physical cores (cores: 2 on trn2; format 2.2) */
+    uint64_t busy_ps[PROF_NENG];   /* busy per engine, summed over the cores (DMA: union of
+                                      each core's DMAs in flight) */
     uint64_t insts[PROF_NENG];     /* instructions per engine (semaphore ops included) */
-    uint64_t dma_engine_busy_ps;   /* mean busy time of one DMA engine */
-    double hfu;                    /* 0..1 */
+    uint64_t core_busy_ps[TG_ISA_MAX_CORES][PROF_NENG]; /* the same per physical core */
+    uint64_t core_insts[TG_ISA_MAX_CORES][PROF_NENG];
+    uint64_t dma_engine_busy_ps;   /* mean busy time of one DMA engine (of every core's) */
+    double dma_peak_gbps;          /* peak DMA bandwidth: the cores' DMA engines, at most the HBM */
+    double hfu;                    /* 0..1, of the peak of every core's Tensor engine */
     int bottleneck;                /* ProfEngine with the most busy time */
     ProfLine *lines;               /* by line, increasing; only lines with events */
     size_t nlines;
@@ -62,6 +67,12 @@ typedef struct Profile {
 int profile_run(Profile *p, const uint8_t *prog, size_t len, int execute, int transfers, uint64_t limit,
                 char *msg, size_t msgsize);
 void profile_free(Profile *p);
+
+/* Utilisation of `busy` over a run of `lat` on the p->ncores engines of a kind. */
+static inline double prof_util(const Profile *p, uint64_t busy, uint64_t lat)
+{
+    return lat ? (double)busy / ((double)lat * (p->ncores > 0 ? p->ncores : 1)) : 0.0;
+}
 
 /* Picoseconds as nanoseconds (double). */
 static inline double prof_ns(uint64_t ps) { return (double)ps / 1000.0; }

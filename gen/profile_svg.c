@@ -1,5 +1,6 @@
 /* profile_svg.c - a Profile as one self-contained SVG timeline: a row per
- * engine, per DMA queue and per DMA engine, a rectangle per instruction
+ * engine, per DMA queue and per DMA engine of each physical core (their
+ * labels name the core with cores: 2), a rectangle per instruction
  * coloured by kind, its tooltip (<title>) naming the op, the spec line and
  * its text, start and duration. Adjacent events of a row narrower than a
  * pixel are merged into rectangles of a few pixels shown by their longest
@@ -10,15 +11,18 @@
 #include "profile.h"
 #include "tg_prog.h"
 
-enum { SVG_MAX_XFERS = 20000, SVG_W = 1600, SVG_LEFT = 150, SVG_RIGHT = 20, SVG_ROW = 22, SVG_TOP = 60, SVG_NROWS = 4 + 2 * TG_DMA_QUEUES };
+enum { SVG_MAX_XFERS = 20000, SVG_W = 1600, SVG_LEFT = 150, SVG_RIGHT = 20, SVG_ROW = 22, SVG_TOP = 60, SVG_CROWS = 4 + 2 * TG_DMA_QUEUES,
+       SVG_NROWS = TG_ISA_MAX_CORES * SVG_CROWS };
 
-/* Row of an event: engines 0..3, DMA queues 4.., DMA engines after them. */
+/* Row of an event: per physical core, engines 0..3, DMA queues 4.., DMA
+ * engines after them; core c's rows after core c-1's. */
 static int row_of(const tg_cost_event *e)
 {
+    int base = e->core * SVG_CROWS;
     if (e->kind == TG_COST_XFER)
-        return 4 + TG_DMA_QUEUES + e->unit;
+        return base + 4 + TG_DMA_QUEUES + e->unit;
     int g = prof_engine_of_stream(e->stream);
-    return g == PROF_DMA ? 4 + (e->stream - TG_ENG_COUNT) : g;
+    return base + (g == PROF_DMA ? 4 + (e->stream - TG_ENG_COUNT) : g);
 }
 
 /* Colour by op kind. */
@@ -134,8 +138,8 @@ int profile_write_svg(FILE *f, const Profile *p)
                "font-family=\"sans-serif\" font-size=\"12\">\n",
             SVG_W, height, SVG_W, height);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n");
-    fprintf(f, "<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s on %s: %.3f us estimated</text>\n",
-            p->kernel, p->tab->name, prof_ns(lat) / 1000.0);
+    fprintf(f, "<text x=\"10\" y=\"22\" font-size=\"16\" font-weight=\"bold\">%s on %s%s: %.3f us estimated</text>\n",
+            p->kernel, p->tab->name, p->ncores > 1 ? ", 2 physical cores on a shared HBM" : "", prof_ns(lat) / 1000.0);
     fprintf(f, "<text x=\"10\" y=\"42\" fill=\"#555\">tilegen timing model (docs/cost.md); hover a slice for its "
                "spec line. bottleneck: %s, HFU %.1f%%</text>\n",
             prof_engine_title[p->bottleneck], 100.0 * p->hfu);
@@ -146,13 +150,16 @@ int profile_write_svg(FILE *f, const Profile *p)
     for (int r = 0; r < SVG_NROWS; r++) {
         if (y_of[r] < 0)
             continue;
-        char name[32];
-        if (r < 4)
-            snprintf(name, sizeof name, "%s", prof_engine_title[r]);
-        else if (r < 4 + TG_DMA_QUEUES)
-            snprintf(name, sizeof name, "DMA queue %d", r - 4);
+        char name[48], core[16] = "";
+        int k = r % SVG_CROWS;
+        if (p->ncores > 1)
+            snprintf(core, sizeof core, "core %d: ", r / SVG_CROWS);
+        if (k < 4)
+            snprintf(name, sizeof name, "%s%s", core, prof_engine_title[k]);
+        else if (k < 4 + TG_DMA_QUEUES)
+            snprintf(name, sizeof name, "%sDMA queue %d", core, k - 4);
         else
-            snprintf(name, sizeof name, "DMA-E%d", r - 4 - TG_DMA_QUEUES);
+            snprintf(name, sizeof name, "%sDMA-E%d", core, k - 4 - TG_DMA_QUEUES);
         double y = SVG_TOP + y_of[r] * SVG_ROW;
         fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"%s\"/>\n", SVG_LEFT, y,
                 SVG_W - SVG_LEFT - SVG_RIGHT, SVG_ROW, y_of[r] % 2 ? "#f4f4f4" : "#fbfbfb");
@@ -189,7 +196,7 @@ int profile_write_svg(FILE *f, const Profile *p)
         Box *b = &box[r];
         /* DMAs of one queue overlap in flight: their starts still increase, so the same merge holds */
         int tiny = x1 - x0 < 1.0 || b->x1 - b->x0 < 1.0 || e->kind == TG_COST_WAIT || b->e->kind == TG_COST_WAIT;
-        int queue = r >= 4 && r < 4 + TG_DMA_QUEUES; /* DMAs in flight overlap: one band while they do */
+        int queue = r % SVG_CROWS >= 4 && r % SVG_CROWS < 4 + TG_DMA_QUEUES; /* DMAs in flight overlap: one band */
         if (b->open && x0 - b->x1 < 1.0 && (queue || x1 - b->x0 < 3.0) && (tiny || b->e->kind == e->kind)) {
             box_add(b, e);
             b->x1 = x1 > b->x1 ? x1 : b->x1;

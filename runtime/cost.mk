@@ -37,13 +37,21 @@ suite-cost-freestanding:
 	done; \
 	echo "$$p passed, $$f failed"
 
-# `tilegen profile` on every bundled spec: the JSON fields of SPEC.md §6, the
-# trace and the SVG read back by a reader, schedule invariants, bufs 2 never
-# slower than bufs 1 (tests/cost/check_profile.py).
+# `tilegen profile` on every bundled spec and the cores: 2 cases: the JSON
+# fields of SPEC.md §6, the trace and the SVG read back by a reader, schedule
+# invariants, bufs 2 never slower than bufs 1 (tests/cost/check_profile.py).
 SUITES += cost-profile
 .PHONY: suite-cost-profile
 suite-cost-profile: $(TILEGEN)
-	@$(PYTHON) tests/cost/check_profile.py $(TILEGEN) $(wildcard specs/*.yaml)
+	@$(PYTHON) tests/cost/check_profile.py $(TILEGEN) $(wildcard specs/*.yaml tests/cost/cores/*.yaml)
+
+# cores: 2 against one core (tests/cost/cores/, -D C=1): both cores in every
+# view, compute-bound speedup in [1.8, 2], DMA-bound under 2 and within the
+# shared HBM, the same outputs (tests/cost/check_cores.py).
+SUITES += cost-cores
+.PHONY: suite-cost-cores
+suite-cost-cores: $(TILEGEN)
+	@$(PYTHON) tests/cost/check_cores.py $(TILEGEN) $(wildcard tests/cost/cores/*.yaml)
 
 # The published calibration cases (tests/cost/published.tsv): the four NKI matmul
 # tutorial variants in order, block-free / fully-blocked and the DMA transfer
