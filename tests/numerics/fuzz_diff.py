@@ -220,6 +220,8 @@ def render(spec, seed):
         out += ["  %s: %d" % kv for kv in spec.params.items()]
     if spec.grid:
         out.append("grid: %s" % scalar_text(spec.grid))
+    if getattr(spec, "cores", 1) > 1:
+        out.append("cores: %d" % spec.cores)
     for key, lst in (("inputs", spec.inputs), ("outputs", spec.outputs), ("scratch", spec.scratch)):
         if not lst and key == "scratch":
             continue
@@ -1745,7 +1747,20 @@ def make_spec(seed):
             block_grid(sp)
         grid_prefix(sp)
     add_prints(seed, sp)
+    add_cores(seed, sp)
     return sp
+
+
+def add_cores(seed, sp):
+    """cores: 2 (SPEC.md §2.1, NKI's nl.nc(2)) on half of the trn2 grid specs
+    with at least two programs along axis 0: the listing then has one stream
+    per physical core, each on its own SBUF/PSUM, and the C simulation and
+    the ISS must still agree bit for bit. Its own random stream, so every
+    other part of a seed's spec stays as it was."""
+    r = random.Random("cores-%s" % seed)
+    if sp.target == "trn2" and sp.grid and sp.grid_n[0] >= 2 and r.random() < 0.5:
+        sp.cores = 2
+        sp.feat.add("cores2")
 
 
 def add_prints(seed, sp):
