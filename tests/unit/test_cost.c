@@ -16,6 +16,7 @@
 #include "tg_alu.h"
 #include "tg_cost.h"
 #include "tg_iss.h"
+#include "tg_prog.h"
 
 static const tg_cost_table *T1, *T2;
 
@@ -387,6 +388,23 @@ static void two_cores(void **state)
                      two);
     assert_memory_equal(y1, y2, sizeof y1);
     assert_true(y2[5] == x[5] * 2.0f && y2[64 * 512 + 5] == x[64 * 512 + 5] * 3.0f);
+    /* the decoder: each core's first instruction, and nothing but ids 0, 1 in order */
+    tg_prog p;
+    assert_int_equal(tg_prog_decode(&p, bin, len), 0);
+    assert_int_equal(p.ncores, 2);
+    assert_int_equal(p.core_pc[0], 0);
+    assert_true(p.core_pc[1] > 0 && p.core_pc[2] == p.ninsts);
+    tg_prog_inst in;
+    tg_prog_get_inst(&p, p.core_pc[1], &in);
+    assert_int_equal(in.op, TG_OP_CORE);
+    uint8_t *id = bin + p.imms_off + (size_t)in.first_imm * TG_ISA_IMM_BYTES + 4; /* u64 value */
+    for (int bad = 0; bad < 3; bad += 2) { /* core id=0 twice; core id=2 */
+        id[0] = (uint8_t)bad;
+        uint32_t sum = tg_prog_checksum(bin, len);
+        for (int k = 0; k < 4; k++)
+            bin[12 + k] = (uint8_t)(sum >> (8 * k));
+        assert_int_equal(tg_prog_decode(&p, bin, len), TG_EPROGRAM);
+    }
     free(bin);
 }
 
