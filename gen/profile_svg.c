@@ -150,7 +150,7 @@ int profile_write_svg(FILE *f, const Profile *p)
     for (int r = 0; r < SVG_NROWS; r++) {
         if (y_of[r] < 0)
             continue;
-        char name[48], core[16] = "";
+        char name[80], core[24] = "";
         int k = r % SVG_CROWS;
         if (p->ncores > 1)
             snprintf(core, sizeof core, "core %d: ", r / SVG_CROWS);
