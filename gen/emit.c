@@ -10,6 +10,7 @@
 
 #include "c_names.h"
 #include "emit.h"
+#include "emit_progs.h"
 #include "forward.h"
 #include "tg_runtime.h"
 
@@ -73,6 +74,7 @@ typedef struct E {
     Fwd fwd;            /* HBM forwarding: what each instruction becomes */
     int64_t pe_floats;  /* PE staging the largest matmul/transpose needs (core->pe) */
     int64_t trips;      /* iterations of the enclosing spec loops (at most EMIT_TABLE_WORK) */
+    const IrLoop *progs; /* a kernel without a grid: the loop whose iterations are programs, or NULL */
     int ntab;           /* activation result tables wanted (act_table) */
     struct {
         SpecAct func;       /* the setting: function, scale, source dtype */
@@ -1314,6 +1316,9 @@ static tpl_value *loop(E *e, const IrLoop *lp)
     if (lp->grid) { /* the programs the entry point runs (kernel.c.j2) */
         put(e, m, "start", str(e, "tg_lo[%d]", lp->grid - 1));
         put(e, m, "stop", str(e, "tg_hi[%d]", lp->grid - 1));
+    } else if (lp == e->progs) { /* iterations tg_lo[0] .. tg_hi[0] - 1 (emit_progs.h) */
+        put(e, m, "start", str(e, "(%lld + tg_lo[0] * %lld)", (long long)lp->start, (long long)lp->step));
+        put(e, m, "stop", str(e, "(%lld + tg_hi[0] * %lld)", (long long)lp->start, (long long)lp->step));
     } else {
         if (lp->start_e) /* bounds over enclosing loop variables: C expressions */
             put_str(e, m, "start", cx(e, lp->start_e));
@@ -1568,17 +1573,30 @@ tpl_value *emit_context(tpl_arena *ta, Arena *arena, const Ir *ir, const Plan *p
     put_int(&e, ctx, "psum_capacity", plan->psum_capacity);
     put_int(&e, ctx, "psum_bank_bytes", TG_PSUM_BANK_BYTES);
     put(&e, ctx, "tensors", tensors(&e, s));
+    /* programs per axis: the grid's, or one axis of the iterations of an
+     * independent last loop (emit_progs.h); empty: one program */
+    e.progs = emit_program_loop(ir);
+    int64_t g[3] = {1, 1, 1}, rank = s->grid_rank;
+    for (int a = 0; a < s->grid_rank; a++)
+        g[a] = s->grid[a];
+    if (e.progs) {
+        g[0] = e.progs->trip;
+        rank = 1;
+    }
+    put_str(&e, ctx, "progs_loop", e.progs ? where(&e, e.progs->loc) : ""); /* the loop, as kernel.h.j2 names it */
     tpl_value *grid = new_list(&e);
-    for (int a = 0; grid && a < s->grid_rank; a++)
-        append(&e, grid, tpl_int(e.ta, s->grid[a]));
-    put(&e, ctx, "grid", grid); /* programs per axis; empty: not a grid kernel */
+    for (int a = 0; grid && a < rank; a++)
+        append(&e, grid, tpl_int(e.ta, g[a]));
+    put(&e, ctx, "grid", grid);
     tpl_value *grid_n = new_list(&e);
     for (int a = 0; grid_n && a < 3; a++)
-        append(&e, grid_n, tpl_int(e.ta, a < s->grid_rank ? s->grid[a] : 1));
+        append(&e, grid_n, tpl_int(e.ta, g[a]));
     put(&e, ctx, "grid_n", grid_n);
     put_int(&e, ctx, "cores", s->cores); /* physical cores axis 0 is spread over */
     int64_t span0, span1;
     spec_core_range(s, 0, &span0, &span1);
+    if (e.progs) /* one core runs them all */
+        span1 = span0 + g[0];
     put_int(&e, ctx, "core_span", span1 - span0); /* programs of axis 0 per core (the last may have fewer) */
     e.trips = 1;
     put(&e, ctx, "body", body(&e, ir->body, ir->nbody));

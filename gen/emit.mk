@@ -5,7 +5,7 @@
 # refs.py's inputs, refs.py compare) and gen-cli (the command as a build
 # step, the .npy reader); bench gen-numerics (kernel vs numpy).
 # Include after gen/lower.mk.
-EMIT_SRCS := gen/emit.c gen/forward.c gen/gen_cmd.c
+EMIT_SRCS := gen/emit.c gen/emit_progs.c gen/forward.c gen/gen_cmd.c
 EMIT_OBJS := $(EMIT_SRCS:%.c=$(BUILD)/%.o)
 GEN_OBJS += $(EMIT_OBJS)
 $(EMIT_OBJS) $(BUILD)/gen/main.o: | $(BUILD)/gen/expr.c

@@ -9,12 +9,12 @@ GEN_OBJS += $(PIPE_OBJS)
 $(PIPE_OBJS): | $(BUILD)/gen/expr.c
 
 # What the pipeline links beyond itself (no command modules).
-PIPE_LINK = $(PIPE_OBJS) $(BUILD)/gen/emit.o $(BUILD)/gen/forward.o $(filter-out %/asm_cmd.o,$(ASM_OBJS)) \
+PIPE_LINK = $(PIPE_OBJS) $(BUILD)/gen/emit.o $(BUILD)/gen/emit_progs.o $(BUILD)/gen/forward.o $(filter-out %/asm_cmd.o,$(ASM_OBJS)) \
             $(LOWER_OBJS) $(FRONT_OBJS) $(TPL_OBJS) $(BUILD)/runtime/tg_prog.o $(BUILD)/runtime/tg_alu.o \
             $(BUILD)/runtime/tg_math.o
 
 # test_asm builds its listings through the pipeline.
-$(BIN)/test_asm: $(PIPE_OBJS) $(BUILD)/gen/emit.o $(BUILD)/gen/forward.o
+$(BIN)/test_asm: $(PIPE_OBJS) $(BUILD)/gen/emit.o $(BUILD)/gen/emit_progs.o $(BUILD)/gen/forward.o
 
 $(BIN)/test_pipe: $(BUILD)/tests/unit/test_pipe.o $(PIPE_LINK)
 	@mkdir -p $(dir $@)

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int attention_body(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
+static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -44,7 +44,7 @@ static int attention_body(tg_core *core, const uint16_t *q, const uint16_t *k, c
             }
         }
     }
-    for (int64_t v_i = 0; v_i < 8; v_i += 1) { /* attention.yaml:43 */
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* attention.yaml:43 */
         /* attention.yaml:45: dma.load */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256;
@@ -237,7 +237,8 @@ static int attention_body(tg_core *core, const uint16_t *q, const uint16_t *k, c
     return TG_OK;
 }
 
-int attention(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
+/* The checks and storage layout of both entry points. */
+static int attention_enter(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
 {
     if (!core || !q || !k || !v || !o)
         return TG_EINVAL;
@@ -254,14 +255,45 @@ int attention(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(ATTENTION_SBUF_PEAK_BYTES),
                                (size_t)ATTENTION_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ATTENTION_PE_FLOATS);
+    return tg_rc;
+}
+
+int attention(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {8, 1, 1};
+    int tg_rc = attention_enter(core, q, k, v, o);
     if (tg_rc)
         return tg_rc;
-    return attention_body(core, q, k, v, o);
+    return attention_body(core, tg_lo, tg_hi, q, k, v, o);
+}
+
+int attention_run_program(tg_core *core, const int tg_pid[3], const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
+{
+    static const int64_t tg_n[3] = {8, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = attention_enter(core, q, k, v, o);
+    if (tg_rc)
+        return tg_rc;
+    return attention_body(core, tg_lo, tg_hi, q, k, v, o);
 }
 
 static int attention_run(tg_core *core, void *const tensors[])
 {
     return attention(core, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (const uint16_t *)tensors[2], (uint16_t *)tensors[3]);
+}
+
+static int attention_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return attention_run_program(core, tg_pid, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (const uint16_t *)tensors[2], (uint16_t *)tensors[3]);
 }
 
 static const tg_tensor_desc attention_tensors[4] = {
@@ -725,7 +757,7 @@ const tg_kernel attention_kernel = {
     "attention", TG_TRN1, 4, attention_tensors, attention_run,
     attention_program, sizeof attention_program,
     ATTENTION_SBUF_PEAK_BYTES, ATTENTION_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ATTENTION_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    attention_run_one, {8u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -30,7 +30,7 @@ typedef char attention_sbuf_plan_fits[ATTENTION_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_
 typedef char attention_psum_plan_fits[ATTENTION_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   q: bfloat16 [1024, 128] input
  *   k: bfloat16 [1024, 128] input
@@ -40,6 +40,30 @@ typedef char attention_psum_plan_fits[ATTENTION_PSUM_PEAK_BANKS <= TG_PSUM_BANKS
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under ATTENTION_CORE_BYTES). */
 int attention(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o);
+
+/* Programs: the 8 iterations of the loop at attention.yaml:43 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define ATTENTION_GRID_RANK 1
+#define ATTENTION_GRID_0 8
+#define ATTENTION_PROGRAMS 8
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * ATTENTION_CORE_SPAN, min(ATTENTION_GRID_0, (c + 1) * ATTENTION_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks ATTENTION_PROGRAM_CORE. */
+#define ATTENTION_CORES 1
+#define ATTENTION_CORE_SPAN 8
+#define ATTENTION_PROGRAM_CORE(pid0) ((pid0) / ATTENTION_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * ATTENTION_GRID_<a>; entries past ATTENTION_GRID_RANK are ignored), with the
+ * arguments and return codes of attention() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what attention() writes (docs/architecture.md, "SPMD grid"). */
+int attention_run_program(tg_core *core, const int tg_pid[3], const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel attention_kernel;

@@ -30,7 +30,7 @@ typedef char attention_tkg_sbuf_plan_fits[ATTENTION_TKG_SBUF_PEAK_BYTES <= TG_TR
 typedef char attention_tkg_psum_plan_fits[ATTENTION_TKG_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel (every program of its grid) on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   q: bfloat16 [2, 128, 32] input
  *   k_active: bfloat16 [2, 128, 4] input

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int avgpool2d_body(tg_core *core, const float *x, float *y)
+static int avgpool2d_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -32,7 +32,7 @@ static int avgpool2d_body(tg_core *core, const float *x, float *y)
             (void)tg_f;
             (void)tg_iota_cast(tg_d, TG_FLOAT32, (size_t)(0), 4);
         }
-        for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* avgpool2d.yaml:24 */
+        for (int64_t v_c = (0 + tg_lo[0] * 1); v_c < (0 + tg_hi[0] * 1); v_c += 1) { /* avgpool2d.yaml:24 */
             { /* avgpool2d.yaml:26: dma.load */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + (tg_fmod(v_c, 2)) * 16384;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_c * 524288) + tg_p * 4096);
@@ -77,7 +77,8 @@ static int avgpool2d_body(tg_core *core, const float *x, float *y)
     return TG_OK;
 }
 
-int avgpool2d(tg_core *core, const float *x, float *y)
+/* The checks and storage layout of both entry points. */
+static int avgpool2d_enter(tg_core *core, const float *x, float *y)
 {
     if (!core || !x || !y)
         return TG_EINVAL;
@@ -90,14 +91,45 @@ int avgpool2d(tg_core *core, const float *x, float *y)
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(AVGPOOL2D_SBUF_PEAK_BYTES),
                                (size_t)AVGPOOL2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, AVGPOOL2D_PE_FLOATS);
+    return tg_rc;
+}
+
+int avgpool2d(tg_core *core, const float *x, float *y)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {2, 1, 1};
+    int tg_rc = avgpool2d_enter(core, x, y);
     if (tg_rc)
         return tg_rc;
-    return avgpool2d_body(core, x, y);
+    return avgpool2d_body(core, tg_lo, tg_hi, x, y);
+}
+
+int avgpool2d_run_program(tg_core *core, const int tg_pid[3], const float *x, float *y)
+{
+    static const int64_t tg_n[3] = {2, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = avgpool2d_enter(core, x, y);
+    if (tg_rc)
+        return tg_rc;
+    return avgpool2d_body(core, tg_lo, tg_hi, x, y);
 }
 
 static int avgpool2d_run(tg_core *core, void *const tensors[])
 {
     return avgpool2d(core, (const float *)tensors[0], (float *)tensors[1]);
+}
+
+static int avgpool2d_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return avgpool2d_run_program(core, tg_pid, (const float *)tensors[0], (float *)tensors[1]);
 }
 
 static const tg_tensor_desc avgpool2d_tensors[2] = {
@@ -264,7 +296,7 @@ const tg_kernel avgpool2d_kernel = {
     "avgpool2d", TG_TRN1, 2, avgpool2d_tensors, avgpool2d_run,
     avgpool2d_program, sizeof avgpool2d_program,
     AVGPOOL2D_SBUF_PEAK_BYTES, AVGPOOL2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, AVGPOOL2D_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    avgpool2d_run_one, {2u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

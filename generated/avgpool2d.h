@@ -30,7 +30,7 @@ typedef char avgpool2d_sbuf_plan_fits[AVGPOOL2D_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_
 typedef char avgpool2d_psum_plan_fits[AVGPOOL2D_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   x: float32 [256, 64, 64] input
  *   y: float32 [256, 32, 32] output
@@ -38,6 +38,30 @@ typedef char avgpool2d_psum_plan_fits[AVGPOOL2D_PSUM_PEAK_BANKS <= TG_PSUM_BANKS
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under AVGPOOL2D_CORE_BYTES). */
 int avgpool2d(tg_core *core, const float *x, float *y);
+
+/* Programs: the 2 iterations of the loop at avgpool2d.yaml:24 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define AVGPOOL2D_GRID_RANK 1
+#define AVGPOOL2D_GRID_0 2
+#define AVGPOOL2D_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * AVGPOOL2D_CORE_SPAN, min(AVGPOOL2D_GRID_0, (c + 1) * AVGPOOL2D_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks AVGPOOL2D_PROGRAM_CORE. */
+#define AVGPOOL2D_CORES 1
+#define AVGPOOL2D_CORE_SPAN 2
+#define AVGPOOL2D_PROGRAM_CORE(pid0) ((pid0) / AVGPOOL2D_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * AVGPOOL2D_GRID_<a>; entries past AVGPOOL2D_GRID_RANK are ignored), with the
+ * arguments and return codes of avgpool2d() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what avgpool2d() writes (docs/architecture.md, "SPMD grid"). */
+int avgpool2d_run_program(tg_core *core, const int tg_pid[3], const float *x, float *y);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel avgpool2d_kernel;

@@ -30,7 +30,7 @@ typedef char conv1d_sbuf_plan_fits[CONV1D_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE
 typedef char conv1d_psum_plan_fits[CONV1D_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel (every program of its grid) on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   x: float32 [2, 32, 600] input
  *   filters: float32 [5, 32, 96] input

@@ -30,7 +30,7 @@ typedef char cross_entropy_sbuf_plan_fits[CROSS_ENTROPY_SBUF_PEAK_BYTES <= TG_TR
 typedef char cross_entropy_psum_plan_fits[CROSS_ENTROPY_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel (every program of its grid) on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   logits: float32 [101, 1000] input
  *   targets: int32 [101] input

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int cumsum_body(tg_core *core, const float *x, float *y)
+static int cumsum_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -32,7 +32,7 @@ static int cumsum_body(tg_core *core, const float *x, float *y)
             tg_wr_f32(tg_d, tg_j0, 1.0f);
         }
     }
-    for (int64_t v_i = 0; v_i < 2; v_i += 1) { /* cumsum.yaml:24 */
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* cumsum.yaml:24 */
         /* cumsum.yaml:26: dve.memset */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 10240;
@@ -85,7 +85,8 @@ static int cumsum_body(tg_core *core, const float *x, float *y)
     return TG_OK;
 }
 
-int cumsum(tg_core *core, const float *x, float *y)
+/* The checks and storage layout of both entry points. */
+static int cumsum_enter(tg_core *core, const float *x, float *y)
 {
     if (!core || !x || !y)
         return TG_EINVAL;
@@ -98,14 +99,45 @@ int cumsum(tg_core *core, const float *x, float *y)
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(CUMSUM_SBUF_PEAK_BYTES),
                                (size_t)CUMSUM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, CUMSUM_PE_FLOATS);
+    return tg_rc;
+}
+
+int cumsum(tg_core *core, const float *x, float *y)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {2, 1, 1};
+    int tg_rc = cumsum_enter(core, x, y);
     if (tg_rc)
         return tg_rc;
-    return cumsum_body(core, x, y);
+    return cumsum_body(core, tg_lo, tg_hi, x, y);
+}
+
+int cumsum_run_program(tg_core *core, const int tg_pid[3], const float *x, float *y)
+{
+    static const int64_t tg_n[3] = {2, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = cumsum_enter(core, x, y);
+    if (tg_rc)
+        return tg_rc;
+    return cumsum_body(core, tg_lo, tg_hi, x, y);
 }
 
 static int cumsum_run(tg_core *core, void *const tensors[])
 {
     return cumsum(core, (const float *)tensors[0], (float *)tensors[1]);
+}
+
+static int cumsum_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return cumsum_run_program(core, tg_pid, (const float *)tensors[0], (float *)tensors[1]);
 }
 
 static const tg_tensor_desc cumsum_tensors[2] = {
@@ -290,7 +322,7 @@ const tg_kernel cumsum_kernel = {
     "cumsum", TG_TRN1, 2, cumsum_tensors, cumsum_run,
     cumsum_program, sizeof cumsum_program,
     CUMSUM_SBUF_PEAK_BYTES, CUMSUM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, CUMSUM_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    cumsum_run_one, {2u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -30,7 +30,7 @@ typedef char cumsum_sbuf_plan_fits[CUMSUM_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE
 typedef char cumsum_psum_plan_fits[CUMSUM_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   x: float32 [256, 2048] input
  *   y: float32 [256, 2048] output
@@ -38,6 +38,30 @@ typedef char cumsum_psum_plan_fits[CUMSUM_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 :
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under CUMSUM_CORE_BYTES). */
 int cumsum(tg_core *core, const float *x, float *y);
+
+/* Programs: the 2 iterations of the loop at cumsum.yaml:24 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define CUMSUM_GRID_RANK 1
+#define CUMSUM_GRID_0 2
+#define CUMSUM_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * CUMSUM_CORE_SPAN, min(CUMSUM_GRID_0, (c + 1) * CUMSUM_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks CUMSUM_PROGRAM_CORE. */
+#define CUMSUM_CORES 1
+#define CUMSUM_CORE_SPAN 2
+#define CUMSUM_PROGRAM_CORE(pid0) ((pid0) / CUMSUM_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * CUMSUM_GRID_<a>; entries past CUMSUM_GRID_RANK are ignored), with the
+ * arguments and return codes of cumsum() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what cumsum() writes (docs/architecture.md, "SPMD grid"). */
+int cumsum_run_program(tg_core *core, const int tg_pid[3], const float *x, float *y);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel cumsum_kernel;

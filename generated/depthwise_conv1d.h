@@ -30,7 +30,7 @@ typedef char depthwise_conv1d_sbuf_plan_fits[DEPTHWISE_CONV1D_SBUF_PEAK_BYTES <=
 typedef char depthwise_conv1d_psum_plan_fits[DEPTHWISE_CONV1D_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel (every program of its grid) on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   img: float32 [2, 16, 1, 700] input
  *   filter: float32 [16, 1, 1, 4] input

@@ -30,7 +30,7 @@ typedef char flash_attention_cte_sbuf_plan_fits[FLASH_ATTENTION_CTE_SBUF_PEAK_BY
 typedef char flash_attention_cte_psum_plan_fits[FLASH_ATTENTION_CTE_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel (every program of its grid) on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   q: bfloat16 [1, 4, 64, 1024] input
  *   k: bfloat16 [1, 2, 64, 1024] input

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int layernorm_body(tg_core *core, const float *x, const float *gamma, const float *beta, float *y)
+static int layernorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *gamma, const float *beta, float *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -35,7 +35,7 @@ static int layernorm_body(tg_core *core, const float *x, const float *gamma, con
             tg_wr_f32(tg_d, 0, 1e-05f);
         }
     }
-    for (int64_t v_i = 0; v_i < 4; v_i += 1) { /* layernorm.yaml:34 */
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* layernorm.yaml:34 */
         /* layernorm.yaml:36: dma.load forwarded: its readers read x directly */
         for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* layernorm.yaml:37 */
             /* layernorm.yaml:39: dve.bn_stats */
@@ -131,7 +131,8 @@ static int layernorm_body(tg_core *core, const float *x, const float *gamma, con
     return TG_OK;
 }
 
-int layernorm(tg_core *core, const float *x, const float *gamma, const float *beta, float *y)
+/* The checks and storage layout of both entry points. */
+static int layernorm_enter(tg_core *core, const float *x, const float *gamma, const float *beta, float *y)
 {
     if (!core || !x || !gamma || !beta || !y)
         return TG_EINVAL;
@@ -148,14 +149,45 @@ int layernorm(tg_core *core, const float *x, const float *gamma, const float *be
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(LAYERNORM_SBUF_PEAK_BYTES),
                                (size_t)LAYERNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, LAYERNORM_PE_FLOATS);
+    return tg_rc;
+}
+
+int layernorm(tg_core *core, const float *x, const float *gamma, const float *beta, float *y)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {4, 1, 1};
+    int tg_rc = layernorm_enter(core, x, gamma, beta, y);
     if (tg_rc)
         return tg_rc;
-    return layernorm_body(core, x, gamma, beta, y);
+    return layernorm_body(core, tg_lo, tg_hi, x, gamma, beta, y);
+}
+
+int layernorm_run_program(tg_core *core, const int tg_pid[3], const float *x, const float *gamma, const float *beta, float *y)
+{
+    static const int64_t tg_n[3] = {4, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = layernorm_enter(core, x, gamma, beta, y);
+    if (tg_rc)
+        return tg_rc;
+    return layernorm_body(core, tg_lo, tg_hi, x, gamma, beta, y);
 }
 
 static int layernorm_run(tg_core *core, void *const tensors[])
 {
     return layernorm(core, (const float *)tensors[0], (const float *)tensors[1], (const float *)tensors[2], (float *)tensors[3]);
+}
+
+static int layernorm_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return layernorm_run_program(core, tg_pid, (const float *)tensors[0], (const float *)tensors[1], (const float *)tensors[2], (float *)tensors[3]);
 }
 
 static const tg_tensor_desc layernorm_tensors[4] = {
@@ -465,7 +497,7 @@ const tg_kernel layernorm_kernel = {
     "layernorm", TG_TRN1, 4, layernorm_tensors, layernorm_run,
     layernorm_program, sizeof layernorm_program,
     LAYERNORM_SBUF_PEAK_BYTES, LAYERNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, LAYERNORM_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    layernorm_run_one, {4u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

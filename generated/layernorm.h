@@ -30,7 +30,7 @@ typedef char layernorm_sbuf_plan_fits[LAYERNORM_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_
 typedef char layernorm_psum_plan_fits[LAYERNORM_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   x: float32 [512, 1024] input
  *   gamma: float32 [1, 1024] input
@@ -40,6 +40,30 @@ typedef char layernorm_psum_plan_fits[LAYERNORM_PSUM_PEAK_BANKS <= TG_PSUM_BANKS
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under LAYERNORM_CORE_BYTES). */
 int layernorm(tg_core *core, const float *x, const float *gamma, const float *beta, float *y);
+
+/* Programs: the 4 iterations of the loop at layernorm.yaml:34 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define LAYERNORM_GRID_RANK 1
+#define LAYERNORM_GRID_0 4
+#define LAYERNORM_PROGRAMS 4
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * LAYERNORM_CORE_SPAN, min(LAYERNORM_GRID_0, (c + 1) * LAYERNORM_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks LAYERNORM_PROGRAM_CORE. */
+#define LAYERNORM_CORES 1
+#define LAYERNORM_CORE_SPAN 4
+#define LAYERNORM_PROGRAM_CORE(pid0) ((pid0) / LAYERNORM_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * LAYERNORM_GRID_<a>; entries past LAYERNORM_GRID_RANK are ignored), with the
+ * arguments and return codes of layernorm() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what layernorm() writes (docs/architecture.md, "SPMD grid"). */
+int layernorm_run_program(tg_core *core, const int tg_pid[3], const float *x, const float *gamma, const float *beta, float *y);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel layernorm_kernel;

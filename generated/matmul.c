@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int matmul_body(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs, float *result)
+static int matmul_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *lhsT, const uint16_t *rhs, float *result)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -35,7 +35,7 @@ static int matmul_body(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs,
             }
         }
     }
-    for (int64_t v_n = 0; v_n < 2; v_n += 1) { /* matmul.yaml:32 */
+    for (int64_t v_n = (0 + tg_lo[0] * 1); v_n < (0 + tg_hi[0] * 1); v_n += 1) { /* matmul.yaml:32 */
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:34 */
@@ -113,7 +113,8 @@ static int matmul_body(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs,
     return TG_OK;
 }
 
-int matmul(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs, float *result)
+/* The checks and storage layout of both entry points. */
+static int matmul_enter(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs, float *result)
 {
     if (!core || !lhsT || !rhs || !result)
         return TG_EINVAL;
@@ -128,14 +129,45 @@ int matmul(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs, float *resu
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(MATMUL_SBUF_PEAK_BYTES),
                                (size_t)MATMUL_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MATMUL_PE_FLOATS);
+    return tg_rc;
+}
+
+int matmul(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs, float *result)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {2, 1, 1};
+    int tg_rc = matmul_enter(core, lhsT, rhs, result);
     if (tg_rc)
         return tg_rc;
-    return matmul_body(core, lhsT, rhs, result);
+    return matmul_body(core, tg_lo, tg_hi, lhsT, rhs, result);
+}
+
+int matmul_run_program(tg_core *core, const int tg_pid[3], const uint16_t *lhsT, const uint16_t *rhs, float *result)
+{
+    static const int64_t tg_n[3] = {2, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = matmul_enter(core, lhsT, rhs, result);
+    if (tg_rc)
+        return tg_rc;
+    return matmul_body(core, tg_lo, tg_hi, lhsT, rhs, result);
 }
 
 static int matmul_run(tg_core *core, void *const tensors[])
 {
     return matmul(core, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (float *)tensors[2]);
+}
+
+static int matmul_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return matmul_run_program(core, tg_pid, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (float *)tensors[2]);
 }
 
 static const tg_tensor_desc matmul_tensors[3] = {
@@ -363,7 +395,7 @@ const tg_kernel matmul_kernel = {
     "matmul", TG_TRN1, 3, matmul_tensors, matmul_run,
     matmul_program, sizeof matmul_program,
     MATMUL_SBUF_PEAK_BYTES, MATMUL_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MATMUL_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    matmul_run_one, {2u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

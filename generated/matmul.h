@@ -30,7 +30,7 @@ typedef char matmul_sbuf_plan_fits[MATMUL_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE
 typedef char matmul_psum_plan_fits[MATMUL_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   lhsT: bfloat16 [1024, 512] input
  *   rhs: bfloat16 [1024, 1024] input
@@ -39,6 +39,30 @@ typedef char matmul_psum_plan_fits[MATMUL_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 :
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under MATMUL_CORE_BYTES). */
 int matmul(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs, float *result);
+
+/* Programs: the 2 iterations of the loop at matmul.yaml:32 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define MATMUL_GRID_RANK 1
+#define MATMUL_GRID_0 2
+#define MATMUL_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * MATMUL_CORE_SPAN, min(MATMUL_GRID_0, (c + 1) * MATMUL_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks MATMUL_PROGRAM_CORE. */
+#define MATMUL_CORES 1
+#define MATMUL_CORE_SPAN 2
+#define MATMUL_PROGRAM_CORE(pid0) ((pid0) / MATMUL_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * MATMUL_GRID_<a>; entries past MATMUL_GRID_RANK are ignored), with the
+ * arguments and return codes of matmul() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what matmul() writes (docs/architecture.md, "SPMD grid"). */
+int matmul_run_program(tg_core *core, const int tg_pid[3], const uint16_t *lhsT, const uint16_t *rhs, float *result);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel matmul_kernel;

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
+static int mlp_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -185,7 +185,7 @@ static int mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const 
             }
         }
     }
-    for (int64_t v_t = 0; v_t < 2; v_t += 1) { /* mlp.yaml:59 */
+    for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* mlp.yaml:59 */
         /* mlp.yaml:61: pe.matmul */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + 12288 + ((v_t * 128)) * 2;
@@ -254,7 +254,8 @@ static int mlp_body(tg_core *core, const uint16_t *x, const uint16_t *wg, const 
     return TG_OK;
 }
 
-int mlp(tg_core *core, const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
+/* The checks and storage layout of both entry points. */
+static int mlp_enter(tg_core *core, const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
 {
     if (!core || !x || !wg || !wu || !wd || !y)
         return TG_EINVAL;
@@ -273,14 +274,45 @@ int mlp(tg_core *core, const uint16_t *x, const uint16_t *wg, const uint16_t *wu
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(MLP_SBUF_PEAK_BYTES),
                                (size_t)MLP_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MLP_PE_FLOATS);
+    return tg_rc;
+}
+
+int mlp(tg_core *core, const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {2, 1, 1};
+    int tg_rc = mlp_enter(core, x, wg, wu, wd, y);
     if (tg_rc)
         return tg_rc;
-    return mlp_body(core, x, wg, wu, wd, y);
+    return mlp_body(core, tg_lo, tg_hi, x, wg, wu, wd, y);
+}
+
+int mlp_run_program(tg_core *core, const int tg_pid[3], const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
+{
+    static const int64_t tg_n[3] = {2, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = mlp_enter(core, x, wg, wu, wd, y);
+    if (tg_rc)
+        return tg_rc;
+    return mlp_body(core, tg_lo, tg_hi, x, wg, wu, wd, y);
 }
 
 static int mlp_run(tg_core *core, void *const tensors[])
 {
     return mlp(core, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (const uint16_t *)tensors[2], (const uint16_t *)tensors[3], (uint16_t *)tensors[4]);
+}
+
+static int mlp_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return mlp_run_program(core, tg_pid, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (const uint16_t *)tensors[2], (const uint16_t *)tensors[3], (uint16_t *)tensors[4]);
 }
 
 static const tg_tensor_desc mlp_tensors[5] = {
@@ -713,7 +745,7 @@ const tg_kernel mlp_kernel = {
     "mlp", TG_TRN1, 5, mlp_tensors, mlp_run,
     mlp_program, sizeof mlp_program,
     MLP_SBUF_PEAK_BYTES, MLP_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MLP_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    mlp_run_one, {2u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

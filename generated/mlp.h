@@ -30,7 +30,7 @@ typedef char mlp_sbuf_plan_fits[MLP_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE_BYTES
 typedef char mlp_psum_plan_fits[MLP_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   x: bfloat16 [256, 256] input
  *   wg: bfloat16 [256, 1024] input
@@ -41,6 +41,30 @@ typedef char mlp_psum_plan_fits[MLP_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under MLP_CORE_BYTES). */
 int mlp(tg_core *core, const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y);
+
+/* Programs: the 2 iterations of the loop at mlp.yaml:59 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define MLP_GRID_RANK 1
+#define MLP_GRID_0 2
+#define MLP_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * MLP_CORE_SPAN, min(MLP_GRID_0, (c + 1) * MLP_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks MLP_PROGRAM_CORE. */
+#define MLP_CORES 1
+#define MLP_CORE_SPAN 2
+#define MLP_PROGRAM_CORE(pid0) ((pid0) / MLP_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * MLP_GRID_<a>; entries past MLP_GRID_RANK are ignored), with the
+ * arguments and return codes of mlp() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what mlp() writes (docs/architecture.md, "SPMD grid"). */
+int mlp_run_program(tg_core *core, const int tg_pid[3], const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel mlp_kernel;

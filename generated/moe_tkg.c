@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int moe_tkg_body(tg_core *core, const uint16_t *x, const uint16_t *w_gate_up, const uint16_t *w_down, const float *affinities, const uint32_t *expert_index, uint16_t *y)
+static int moe_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *w_gate_up, const uint16_t *w_down, const float *affinities, const uint32_t *expert_index, uint16_t *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -279,7 +279,7 @@ static int moe_tkg_body(tg_core *core, const uint16_t *x, const uint16_t *w_gate
     }
     /* partitions run the statements below in turn (all partition-local) */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:103 */
+        for (int64_t v_hb = (0 + tg_lo[0] * 1); v_hb < (0 + tg_hi[0] * 1); v_hb += 1) { /* moe_tkg.yaml:103 */
             { /* moe_tkg.yaml:105: dve.tensor_copy */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_hb, 2)) * 64;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_hb * 4)) * 4;
@@ -301,7 +301,8 @@ static int moe_tkg_body(tg_core *core, const uint16_t *x, const uint16_t *w_gate
     return TG_OK;
 }
 
-int moe_tkg(tg_core *core, const uint16_t *x, const uint16_t *w_gate_up, const uint16_t *w_down, const float *affinities, const uint32_t *expert_index, uint16_t *y)
+/* The checks and storage layout of both entry points. */
+static int moe_tkg_enter(tg_core *core, const uint16_t *x, const uint16_t *w_gate_up, const uint16_t *w_down, const float *affinities, const uint32_t *expert_index, uint16_t *y)
 {
     if (!core || !x || !w_gate_up || !w_down || !affinities || !expert_index || !y)
         return TG_EINVAL;
@@ -322,14 +323,45 @@ int moe_tkg(tg_core *core, const uint16_t *x, const uint16_t *w_gate_up, const u
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(MOE_TKG_SBUF_PEAK_BYTES),
                                (size_t)MOE_TKG_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MOE_TKG_PE_FLOATS);
+    return tg_rc;
+}
+
+int moe_tkg(tg_core *core, const uint16_t *x, const uint16_t *w_gate_up, const uint16_t *w_down, const float *affinities, const uint32_t *expert_index, uint16_t *y)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {2, 1, 1};
+    int tg_rc = moe_tkg_enter(core, x, w_gate_up, w_down, affinities, expert_index, y);
     if (tg_rc)
         return tg_rc;
-    return moe_tkg_body(core, x, w_gate_up, w_down, affinities, expert_index, y);
+    return moe_tkg_body(core, tg_lo, tg_hi, x, w_gate_up, w_down, affinities, expert_index, y);
+}
+
+int moe_tkg_run_program(tg_core *core, const int tg_pid[3], const uint16_t *x, const uint16_t *w_gate_up, const uint16_t *w_down, const float *affinities, const uint32_t *expert_index, uint16_t *y)
+{
+    static const int64_t tg_n[3] = {2, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = moe_tkg_enter(core, x, w_gate_up, w_down, affinities, expert_index, y);
+    if (tg_rc)
+        return tg_rc;
+    return moe_tkg_body(core, tg_lo, tg_hi, x, w_gate_up, w_down, affinities, expert_index, y);
 }
 
 static int moe_tkg_run(tg_core *core, void *const tensors[])
 {
     return moe_tkg(core, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (const uint16_t *)tensors[2], (const float *)tensors[3], (const uint32_t *)tensors[4], (uint16_t *)tensors[5]);
+}
+
+static int moe_tkg_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return moe_tkg_run_program(core, tg_pid, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (const uint16_t *)tensors[2], (const float *)tensors[3], (const uint32_t *)tensors[4], (uint16_t *)tensors[5]);
 }
 
 static const tg_tensor_desc moe_tkg_tensors[6] = {
@@ -1037,7 +1069,7 @@ const tg_kernel moe_tkg_kernel = {
     "moe_tkg", TG_TRN1, 6, moe_tkg_tensors, moe_tkg_run,
     moe_tkg_program, sizeof moe_tkg_program,
     MOE_TKG_SBUF_PEAK_BYTES, MOE_TKG_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MOE_TKG_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    moe_tkg_run_one, {2u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -30,7 +30,7 @@ typedef char moe_tkg_sbuf_plan_fits[MOE_TKG_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USAB
 typedef char moe_tkg_psum_plan_fits[MOE_TKG_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   x: bfloat16 [4, 256] input
  *   w_gate_up: bfloat16 [4096, 512] input
@@ -42,6 +42,30 @@ typedef char moe_tkg_psum_plan_fits[MOE_TKG_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under MOE_TKG_CORE_BYTES). */
 int moe_tkg(tg_core *core, const uint16_t *x, const uint16_t *w_gate_up, const uint16_t *w_down, const float *affinities, const uint32_t *expert_index, uint16_t *y);
+
+/* Programs: the 2 iterations of the loop at moe_tkg.yaml:103 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define MOE_TKG_GRID_RANK 1
+#define MOE_TKG_GRID_0 2
+#define MOE_TKG_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * MOE_TKG_CORE_SPAN, min(MOE_TKG_GRID_0, (c + 1) * MOE_TKG_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks MOE_TKG_PROGRAM_CORE. */
+#define MOE_TKG_CORES 1
+#define MOE_TKG_CORE_SPAN 2
+#define MOE_TKG_PROGRAM_CORE(pid0) ((pid0) / MOE_TKG_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * MOE_TKG_GRID_<a>; entries past MOE_TKG_GRID_RANK are ignored), with the
+ * arguments and return codes of moe_tkg() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what moe_tkg() writes (docs/architecture.md, "SPMD grid"). */
+int moe_tkg_run_program(tg_core *core, const int tg_pid[3], const uint16_t *x, const uint16_t *w_gate_up, const uint16_t *w_down, const float *affinities, const uint32_t *expert_index, uint16_t *y);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel moe_tkg_kernel;

@@ -30,7 +30,7 @@ typedef char output_projection_sbuf_plan_fits[OUTPUT_PROJECTION_SBUF_PEAK_BYTES 
 typedef char output_projection_psum_plan_fits[OUTPUT_PROJECTION_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel (every program of its grid) on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   attention: bfloat16 [2, 4, 64, 256] input
  *   weight: bfloat16 [256, 768] input

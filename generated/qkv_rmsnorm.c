@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int qkv_rmsnorm_body(tg_core *core, const uint16_t *x, const uint16_t *gamma, const uint16_t *w, const uint16_t *bias, uint16_t *qkv)
+static int qkv_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *gamma, const uint16_t *w, const uint16_t *bias, uint16_t *qkv)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -54,7 +54,7 @@ static int qkv_rmsnorm_body(tg_core *core, const uint16_t *x, const uint16_t *ga
             }
         }
     }
-    for (int64_t v_b = 0; v_b < 2; v_b += 1) { /* qkv_rmsnorm.yaml:54 */
+    for (int64_t v_b = (0 + tg_lo[0] * 1); v_b < (0 + tg_hi[0] * 1); v_b += 1) { /* qkv_rmsnorm.yaml:54 */
         for (int64_t v_s = 0; v_s < 2; v_s += 1) { /* qkv_rmsnorm.yaml:56 */
             /* blocks of TG_LANES partitions run the statements below in turn (all
                partition-local) */
@@ -224,7 +224,8 @@ static int qkv_rmsnorm_body(tg_core *core, const uint16_t *x, const uint16_t *ga
     return TG_OK;
 }
 
-int qkv_rmsnorm(tg_core *core, const uint16_t *x, const uint16_t *gamma, const uint16_t *w, const uint16_t *bias, uint16_t *qkv)
+/* The checks and storage layout of both entry points. */
+static int qkv_rmsnorm_enter(tg_core *core, const uint16_t *x, const uint16_t *gamma, const uint16_t *w, const uint16_t *bias, uint16_t *qkv)
 {
     if (!core || !x || !gamma || !w || !bias || !qkv)
         return TG_EINVAL;
@@ -243,14 +244,45 @@ int qkv_rmsnorm(tg_core *core, const uint16_t *x, const uint16_t *gamma, const u
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(QKV_RMSNORM_SBUF_PEAK_BYTES),
                                (size_t)QKV_RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, QKV_RMSNORM_PE_FLOATS);
+    return tg_rc;
+}
+
+int qkv_rmsnorm(tg_core *core, const uint16_t *x, const uint16_t *gamma, const uint16_t *w, const uint16_t *bias, uint16_t *qkv)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {2, 1, 1};
+    int tg_rc = qkv_rmsnorm_enter(core, x, gamma, w, bias, qkv);
     if (tg_rc)
         return tg_rc;
-    return qkv_rmsnorm_body(core, x, gamma, w, bias, qkv);
+    return qkv_rmsnorm_body(core, tg_lo, tg_hi, x, gamma, w, bias, qkv);
+}
+
+int qkv_rmsnorm_run_program(tg_core *core, const int tg_pid[3], const uint16_t *x, const uint16_t *gamma, const uint16_t *w, const uint16_t *bias, uint16_t *qkv)
+{
+    static const int64_t tg_n[3] = {2, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = qkv_rmsnorm_enter(core, x, gamma, w, bias, qkv);
+    if (tg_rc)
+        return tg_rc;
+    return qkv_rmsnorm_body(core, tg_lo, tg_hi, x, gamma, w, bias, qkv);
 }
 
 static int qkv_rmsnorm_run(tg_core *core, void *const tensors[])
 {
     return qkv_rmsnorm(core, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (const uint16_t *)tensors[2], (const uint16_t *)tensors[3], (uint16_t *)tensors[4]);
+}
+
+static int qkv_rmsnorm_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return qkv_rmsnorm_run_program(core, tg_pid, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (const uint16_t *)tensors[2], (const uint16_t *)tensors[3], (uint16_t *)tensors[4]);
 }
 
 static const tg_tensor_desc qkv_rmsnorm_tensors[5] = {
@@ -705,7 +737,7 @@ const tg_kernel qkv_rmsnorm_kernel = {
     "qkv_rmsnorm", TG_TRN1, 5, qkv_rmsnorm_tensors, qkv_rmsnorm_run,
     qkv_rmsnorm_program, sizeof qkv_rmsnorm_program,
     QKV_RMSNORM_SBUF_PEAK_BYTES, QKV_RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, QKV_RMSNORM_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    qkv_rmsnorm_run_one, {2u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -30,7 +30,7 @@ typedef char qkv_rmsnorm_sbuf_plan_fits[QKV_RMSNORM_SBUF_PEAK_BYTES <= TG_TRN1_S
 typedef char qkv_rmsnorm_psum_plan_fits[QKV_RMSNORM_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   x: bfloat16 [2, 256, 256] input
  *   gamma: bfloat16 [1, 256] input
@@ -41,6 +41,30 @@ typedef char qkv_rmsnorm_psum_plan_fits[QKV_RMSNORM_PSUM_PEAK_BANKS <= TG_PSUM_B
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under QKV_RMSNORM_CORE_BYTES). */
 int qkv_rmsnorm(tg_core *core, const uint16_t *x, const uint16_t *gamma, const uint16_t *w, const uint16_t *bias, uint16_t *qkv);
+
+/* Programs: the 2 iterations of the loop at qkv_rmsnorm.yaml:54 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define QKV_RMSNORM_GRID_RANK 1
+#define QKV_RMSNORM_GRID_0 2
+#define QKV_RMSNORM_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * QKV_RMSNORM_CORE_SPAN, min(QKV_RMSNORM_GRID_0, (c + 1) * QKV_RMSNORM_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks QKV_RMSNORM_PROGRAM_CORE. */
+#define QKV_RMSNORM_CORES 1
+#define QKV_RMSNORM_CORE_SPAN 2
+#define QKV_RMSNORM_PROGRAM_CORE(pid0) ((pid0) / QKV_RMSNORM_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * QKV_RMSNORM_GRID_<a>; entries past QKV_RMSNORM_GRID_RANK are ignored), with the
+ * arguments and return codes of qkv_rmsnorm() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what qkv_rmsnorm() writes (docs/architecture.md, "SPMD grid"). */
+int qkv_rmsnorm_run_program(tg_core *core, const int tg_pid[3], const uint16_t *x, const uint16_t *gamma, const uint16_t *w, const uint16_t *bias, uint16_t *qkv);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel qkv_rmsnorm_kernel;

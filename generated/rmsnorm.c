@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int rmsnorm_body(tg_core *core, const float *x, const float *g, float *y)
+static int rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *g, float *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -26,7 +26,7 @@ static int rmsnorm_body(tg_core *core, const float *x, const float *g, float *y)
     (void)g;
     (void)y;
     /* rmsnorm.yaml:23: dma.load forwarded: its readers read g directly */
-    for (int64_t v_i = 0; v_i < 3; v_i += 1) { /* rmsnorm.yaml:24 */
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* rmsnorm.yaml:24 */
         /* rmsnorm.yaml:26: dma.load */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
             uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
@@ -119,7 +119,8 @@ static int rmsnorm_body(tg_core *core, const float *x, const float *g, float *y)
     return TG_OK;
 }
 
-int rmsnorm(tg_core *core, const float *x, const float *g, float *y)
+/* The checks and storage layout of both entry points. */
+static int rmsnorm_enter(tg_core *core, const float *x, const float *g, float *y)
 {
     if (!core || !x || !g || !y)
         return TG_EINVAL;
@@ -134,14 +135,45 @@ int rmsnorm(tg_core *core, const float *x, const float *g, float *y)
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(RMSNORM_SBUF_PEAK_BYTES),
                                (size_t)RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, RMSNORM_PE_FLOATS);
+    return tg_rc;
+}
+
+int rmsnorm(tg_core *core, const float *x, const float *g, float *y)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {3, 1, 1};
+    int tg_rc = rmsnorm_enter(core, x, g, y);
     if (tg_rc)
         return tg_rc;
-    return rmsnorm_body(core, x, g, y);
+    return rmsnorm_body(core, tg_lo, tg_hi, x, g, y);
+}
+
+int rmsnorm_run_program(tg_core *core, const int tg_pid[3], const float *x, const float *g, float *y)
+{
+    static const int64_t tg_n[3] = {3, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = rmsnorm_enter(core, x, g, y);
+    if (tg_rc)
+        return tg_rc;
+    return rmsnorm_body(core, tg_lo, tg_hi, x, g, y);
 }
 
 static int rmsnorm_run(tg_core *core, void *const tensors[])
 {
     return rmsnorm(core, (const float *)tensors[0], (const float *)tensors[1], (float *)tensors[2]);
+}
+
+static int rmsnorm_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return rmsnorm_run_program(core, tg_pid, (const float *)tensors[0], (const float *)tensors[1], (float *)tensors[2]);
 }
 
 static const tg_tensor_desc rmsnorm_tensors[3] = {
@@ -417,7 +449,7 @@ const tg_kernel rmsnorm_kernel = {
     "rmsnorm", TG_TRN1, 3, rmsnorm_tensors, rmsnorm_run,
     rmsnorm_program, sizeof rmsnorm_program,
     RMSNORM_SBUF_PEAK_BYTES, RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, RMSNORM_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    rmsnorm_run_one, {3u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

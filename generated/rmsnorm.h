@@ -30,7 +30,7 @@ typedef char rmsnorm_sbuf_plan_fits[RMSNORM_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USAB
 typedef char rmsnorm_psum_plan_fits[RMSNORM_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   x: float32 [300, 512] input
  *   g: float32 [1, 512] input
@@ -39,6 +39,30 @@ typedef char rmsnorm_psum_plan_fits[RMSNORM_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under RMSNORM_CORE_BYTES). */
 int rmsnorm(tg_core *core, const float *x, const float *g, float *y);
+
+/* Programs: the 3 iterations of the loop at rmsnorm.yaml:24 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define RMSNORM_GRID_RANK 1
+#define RMSNORM_GRID_0 3
+#define RMSNORM_PROGRAMS 3
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * RMSNORM_CORE_SPAN, min(RMSNORM_GRID_0, (c + 1) * RMSNORM_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks RMSNORM_PROGRAM_CORE. */
+#define RMSNORM_CORES 1
+#define RMSNORM_CORE_SPAN 3
+#define RMSNORM_PROGRAM_CORE(pid0) ((pid0) / RMSNORM_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * RMSNORM_GRID_<a>; entries past RMSNORM_GRID_RANK are ignored), with the
+ * arguments and return codes of rmsnorm() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what rmsnorm() writes (docs/architecture.md, "SPMD grid"). */
+int rmsnorm_run_program(tg_core *core, const int tg_pid[3], const float *x, const float *g, float *y);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel rmsnorm_kernel;

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int rmsnorm_quant_body(tg_core *core, const float *x, const float *g, uint8_t *y)
+static int rmsnorm_quant_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *g, uint8_t *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -33,7 +33,7 @@ static int rmsnorm_quant_body(tg_core *core, const float *x, const float *g, uin
             tg_wr_f32(tg_d, 0, 1e-06f);
         }
     }
-    for (int64_t v_i = 0; v_i < 2; v_i += 1) { /* rmsnorm_quant.yaml:38 */
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* rmsnorm_quant.yaml:38 */
         /* rmsnorm_quant.yaml:40: dma.load */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
             uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + (tg_fmod(v_i, 2)) * 1024;
@@ -161,7 +161,8 @@ static int rmsnorm_quant_body(tg_core *core, const float *x, const float *g, uin
     return TG_OK;
 }
 
-int rmsnorm_quant(tg_core *core, const float *x, const float *g, uint8_t *y)
+/* The checks and storage layout of both entry points. */
+static int rmsnorm_quant_enter(tg_core *core, const float *x, const float *g, uint8_t *y)
 {
     if (!core || !x || !g || !y)
         return TG_EINVAL;
@@ -176,14 +177,45 @@ int rmsnorm_quant(tg_core *core, const float *x, const float *g, uint8_t *y)
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(RMSNORM_QUANT_SBUF_PEAK_BYTES),
                                (size_t)RMSNORM_QUANT_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, RMSNORM_QUANT_PE_FLOATS);
+    return tg_rc;
+}
+
+int rmsnorm_quant(tg_core *core, const float *x, const float *g, uint8_t *y)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {2, 1, 1};
+    int tg_rc = rmsnorm_quant_enter(core, x, g, y);
     if (tg_rc)
         return tg_rc;
-    return rmsnorm_quant_body(core, x, g, y);
+    return rmsnorm_quant_body(core, tg_lo, tg_hi, x, g, y);
+}
+
+int rmsnorm_quant_run_program(tg_core *core, const int tg_pid[3], const float *x, const float *g, uint8_t *y)
+{
+    static const int64_t tg_n[3] = {2, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = rmsnorm_quant_enter(core, x, g, y);
+    if (tg_rc)
+        return tg_rc;
+    return rmsnorm_quant_body(core, tg_lo, tg_hi, x, g, y);
 }
 
 static int rmsnorm_quant_run(tg_core *core, void *const tensors[])
 {
     return rmsnorm_quant(core, (const float *)tensors[0], (const float *)tensors[1], (uint8_t *)tensors[2]);
+}
+
+static int rmsnorm_quant_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return rmsnorm_quant_run_program(core, tg_pid, (const float *)tensors[0], (const float *)tensors[1], (uint8_t *)tensors[2]);
 }
 
 static const tg_tensor_desc rmsnorm_quant_tensors[3] = {
@@ -595,7 +627,7 @@ const tg_kernel rmsnorm_quant_kernel = {
     "rmsnorm_quant", TG_TRN1, 3, rmsnorm_quant_tensors, rmsnorm_quant_run,
     rmsnorm_quant_program, sizeof rmsnorm_quant_program,
     RMSNORM_QUANT_SBUF_PEAK_BYTES, RMSNORM_QUANT_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, RMSNORM_QUANT_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    rmsnorm_quant_run_one, {2u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -30,7 +30,7 @@ typedef char rmsnorm_quant_sbuf_plan_fits[RMSNORM_QUANT_SBUF_PEAK_BYTES <= TG_TR
 typedef char rmsnorm_quant_psum_plan_fits[RMSNORM_QUANT_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   x: float32 [2, 96, 256] input
  *   g: float32 [256] input
@@ -39,6 +39,30 @@ typedef char rmsnorm_quant_psum_plan_fits[RMSNORM_QUANT_PSUM_PEAK_BANKS <= TG_PS
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under RMSNORM_QUANT_CORE_BYTES). */
 int rmsnorm_quant(tg_core *core, const float *x, const float *g, uint8_t *y);
+
+/* Programs: the 2 iterations of the loop at rmsnorm_quant.yaml:38 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define RMSNORM_QUANT_GRID_RANK 1
+#define RMSNORM_QUANT_GRID_0 2
+#define RMSNORM_QUANT_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * RMSNORM_QUANT_CORE_SPAN, min(RMSNORM_QUANT_GRID_0, (c + 1) * RMSNORM_QUANT_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks RMSNORM_QUANT_PROGRAM_CORE. */
+#define RMSNORM_QUANT_CORES 1
+#define RMSNORM_QUANT_CORE_SPAN 2
+#define RMSNORM_QUANT_PROGRAM_CORE(pid0) ((pid0) / RMSNORM_QUANT_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * RMSNORM_QUANT_GRID_<a>; entries past RMSNORM_QUANT_GRID_RANK are ignored), with the
+ * arguments and return codes of rmsnorm_quant() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what rmsnorm_quant() writes (docs/architecture.md, "SPMD grid"). */
+int rmsnorm_quant_run_program(tg_core *core, const int tg_pid[3], const float *x, const float *g, uint8_t *y);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel rmsnorm_quant_kernel;

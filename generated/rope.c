@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int rope_body(tg_core *core, const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
+static int rope_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -26,7 +26,7 @@ static int rope_body(tg_core *core, const uint16_t *x, const float *cos, const f
     (void)cos;
     (void)sin;
     (void)y;
-    for (int64_t v_s = 0; v_s < 4; v_s += 1) { /* rope.yaml:30 */
+    for (int64_t v_s = (0 + tg_lo[0] * 1); v_s < (0 + tg_hi[0] * 1); v_s += 1) { /* rope.yaml:30 */
         /* rope.yaml:32: dma.load forwarded: its readers read cos directly */
         /* rope.yaml:33: dma.load forwarded: its readers read sin directly */
         for (int64_t v_h = 0; v_h < 4; v_h += 1) { /* rope.yaml:34 */
@@ -97,7 +97,8 @@ static int rope_body(tg_core *core, const uint16_t *x, const float *cos, const f
     return TG_OK;
 }
 
-int rope(tg_core *core, const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
+/* The checks and storage layout of both entry points. */
+static int rope_enter(tg_core *core, const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
 {
     if (!core || !x || !cos || !sin || !y)
         return TG_EINVAL;
@@ -114,14 +115,45 @@ int rope(tg_core *core, const uint16_t *x, const float *cos, const float *sin, u
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(ROPE_SBUF_PEAK_BYTES),
                                (size_t)ROPE_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ROPE_PE_FLOATS);
+    return tg_rc;
+}
+
+int rope(tg_core *core, const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {4, 1, 1};
+    int tg_rc = rope_enter(core, x, cos, sin, y);
     if (tg_rc)
         return tg_rc;
-    return rope_body(core, x, cos, sin, y);
+    return rope_body(core, tg_lo, tg_hi, x, cos, sin, y);
+}
+
+int rope_run_program(tg_core *core, const int tg_pid[3], const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
+{
+    static const int64_t tg_n[3] = {4, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = rope_enter(core, x, cos, sin, y);
+    if (tg_rc)
+        return tg_rc;
+    return rope_body(core, tg_lo, tg_hi, x, cos, sin, y);
 }
 
 static int rope_run(tg_core *core, void *const tensors[])
 {
     return rope(core, (const uint16_t *)tensors[0], (const float *)tensors[1], (const float *)tensors[2], (uint16_t *)tensors[3]);
+}
+
+static int rope_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return rope_run_program(core, tg_pid, (const uint16_t *)tensors[0], (const float *)tensors[1], (const float *)tensors[2], (uint16_t *)tensors[3]);
 }
 
 static const tg_tensor_desc rope_tensors[4] = {
@@ -462,7 +494,7 @@ const tg_kernel rope_kernel = {
     "rope", TG_TRN1, 4, rope_tensors, rope_run,
     rope_program, sizeof rope_program,
     ROPE_SBUF_PEAK_BYTES, ROPE_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ROPE_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    rope_run_one, {4u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

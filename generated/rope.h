@@ -30,7 +30,7 @@ typedef char rope_sbuf_plan_fits[ROPE_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USABLE_BYT
 typedef char rope_psum_plan_fits[ROPE_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   x: bfloat16 [4, 512, 128] input
  *   cos: float32 [512, 64] input
@@ -40,6 +40,30 @@ typedef char rope_psum_plan_fits[ROPE_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1]
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under ROPE_CORE_BYTES). */
 int rope(tg_core *core, const uint16_t *x, const float *cos, const float *sin, uint16_t *y);
+
+/* Programs: the 4 iterations of the loop at rope.yaml:30 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define ROPE_GRID_RANK 1
+#define ROPE_GRID_0 4
+#define ROPE_PROGRAMS 4
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * ROPE_CORE_SPAN, min(ROPE_GRID_0, (c + 1) * ROPE_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks ROPE_PROGRAM_CORE. */
+#define ROPE_CORES 1
+#define ROPE_CORE_SPAN 4
+#define ROPE_PROGRAM_CORE(pid0) ((pid0) / ROPE_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * ROPE_GRID_<a>; entries past ROPE_GRID_RANK are ignored), with the
+ * arguments and return codes of rope() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what rope() writes (docs/architecture.md, "SPMD grid"). */
+int rope_run_program(tg_core *core, const int tg_pid[3], const uint16_t *x, const float *cos, const float *sin, uint16_t *y);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel rope_kernel;

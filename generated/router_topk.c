@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int router_topk_body(tg_core *core, const uint16_t *x, const uint16_t *w, const uint16_t *w_bias, float *router_logits, uint32_t *expert_index, float *expert_affinities)
+static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *w, const uint16_t *w_bias, float *router_logits, uint32_t *expert_index, float *expert_affinities)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -58,7 +58,7 @@ static int router_topk_body(tg_core *core, const uint16_t *x, const uint16_t *w,
             }
         }
     }
-    for (int64_t v_t = 0; v_t < 2; v_t += 1) { /* router_topk.yaml:50 */
+    for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* router_topk.yaml:50 */
         /* router_topk.yaml:53: pe.matmul */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + ((v_t * 128)) * 2;
@@ -311,7 +311,8 @@ static int router_topk_body(tg_core *core, const uint16_t *x, const uint16_t *w,
     return TG_OK;
 }
 
-int router_topk(tg_core *core, const uint16_t *x, const uint16_t *w, const uint16_t *w_bias, float *router_logits, uint32_t *expert_index, float *expert_affinities)
+/* The checks and storage layout of both entry points. */
+static int router_topk_enter(tg_core *core, const uint16_t *x, const uint16_t *w, const uint16_t *w_bias, float *router_logits, uint32_t *expert_index, float *expert_affinities)
 {
     if (!core || !x || !w || !w_bias || !router_logits || !expert_index || !expert_affinities)
         return TG_EINVAL;
@@ -352,14 +353,45 @@ int router_topk(tg_core *core, const uint16_t *x, const uint16_t *w, const uint1
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(ROUTER_TOPK_SBUF_PEAK_BYTES),
                                (size_t)ROUTER_TOPK_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ROUTER_TOPK_PE_FLOATS);
+    return tg_rc;
+}
+
+int router_topk(tg_core *core, const uint16_t *x, const uint16_t *w, const uint16_t *w_bias, float *router_logits, uint32_t *expert_index, float *expert_affinities)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {2, 1, 1};
+    int tg_rc = router_topk_enter(core, x, w, w_bias, router_logits, expert_index, expert_affinities);
     if (tg_rc)
         return tg_rc;
-    return router_topk_body(core, x, w, w_bias, router_logits, expert_index, expert_affinities);
+    return router_topk_body(core, tg_lo, tg_hi, x, w, w_bias, router_logits, expert_index, expert_affinities);
+}
+
+int router_topk_run_program(tg_core *core, const int tg_pid[3], const uint16_t *x, const uint16_t *w, const uint16_t *w_bias, float *router_logits, uint32_t *expert_index, float *expert_affinities)
+{
+    static const int64_t tg_n[3] = {2, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = router_topk_enter(core, x, w, w_bias, router_logits, expert_index, expert_affinities);
+    if (tg_rc)
+        return tg_rc;
+    return router_topk_body(core, tg_lo, tg_hi, x, w, w_bias, router_logits, expert_index, expert_affinities);
 }
 
 static int router_topk_run(tg_core *core, void *const tensors[])
 {
     return router_topk(core, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (const uint16_t *)tensors[2], (float *)tensors[3], (uint32_t *)tensors[4], (float *)tensors[5]);
+}
+
+static int router_topk_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return router_topk_run_program(core, tg_pid, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (const uint16_t *)tensors[2], (float *)tensors[3], (uint32_t *)tensors[4], (float *)tensors[5]);
 }
 
 static const tg_tensor_desc router_topk_tensors[6] = {
@@ -974,7 +1006,7 @@ const tg_kernel router_topk_kernel = {
     "router_topk", TG_TRN1, 6, router_topk_tensors, router_topk_run,
     router_topk_program, sizeof router_topk_program,
     ROUTER_TOPK_SBUF_PEAK_BYTES, ROUTER_TOPK_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ROUTER_TOPK_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    router_topk_run_one, {2u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -30,7 +30,7 @@ typedef char router_topk_sbuf_plan_fits[ROUTER_TOPK_SBUF_PEAK_BYTES <= TG_TRN1_S
 typedef char router_topk_psum_plan_fits[ROUTER_TOPK_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   x: bfloat16 [256, 200] input
  *   w: bfloat16 [256, 64] input
@@ -42,6 +42,30 @@ typedef char router_topk_psum_plan_fits[ROUTER_TOPK_PSUM_PEAK_BANKS <= TG_PSUM_B
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under ROUTER_TOPK_CORE_BYTES). */
 int router_topk(tg_core *core, const uint16_t *x, const uint16_t *w, const uint16_t *w_bias, float *router_logits, uint32_t *expert_index, float *expert_affinities);
+
+/* Programs: the 2 iterations of the loop at router_topk.yaml:50 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define ROUTER_TOPK_GRID_RANK 1
+#define ROUTER_TOPK_GRID_0 2
+#define ROUTER_TOPK_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * ROUTER_TOPK_CORE_SPAN, min(ROUTER_TOPK_GRID_0, (c + 1) * ROUTER_TOPK_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks ROUTER_TOPK_PROGRAM_CORE. */
+#define ROUTER_TOPK_CORES 1
+#define ROUTER_TOPK_CORE_SPAN 2
+#define ROUTER_TOPK_PROGRAM_CORE(pid0) ((pid0) / ROUTER_TOPK_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * ROUTER_TOPK_GRID_<a>; entries past ROUTER_TOPK_GRID_RANK are ignored), with the
+ * arguments and return codes of router_topk() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what router_topk() writes (docs/architecture.md, "SPMD grid"). */
+int router_topk_run_program(tg_core *core, const int tg_pid[3], const uint16_t *x, const uint16_t *w, const uint16_t *w_bias, float *router_logits, uint32_t *expert_index, float *expert_affinities);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel router_topk_kernel;

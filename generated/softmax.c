@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int softmax_body(tg_core *core, const float *x, float *y)
+static int softmax_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -28,7 +28,7 @@ static int softmax_body(tg_core *core, const float *x, float *y)
        partition-local) */
     for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
         const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-        for (int64_t v_i = 0; v_i < 8; v_i += 1) { /* softmax.yaml:23 */
+        for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* softmax.yaml:23 */
             /* softmax.yaml:25: dma.load forwarded: its readers read x directly */
             /* softmax.yaml:27: dve.tensor_reduce */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
@@ -99,7 +99,8 @@ static int softmax_body(tg_core *core, const float *x, float *y)
     return TG_OK;
 }
 
-int softmax(tg_core *core, const float *x, float *y)
+/* The checks and storage layout of both entry points. */
+static int softmax_enter(tg_core *core, const float *x, float *y)
 {
     if (!core || !x || !y)
         return TG_EINVAL;
@@ -112,14 +113,45 @@ int softmax(tg_core *core, const float *x, float *y)
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(SOFTMAX_SBUF_PEAK_BYTES),
                                (size_t)SOFTMAX_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, SOFTMAX_PE_FLOATS);
+    return tg_rc;
+}
+
+int softmax(tg_core *core, const float *x, float *y)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {8, 1, 1};
+    int tg_rc = softmax_enter(core, x, y);
     if (tg_rc)
         return tg_rc;
-    return softmax_body(core, x, y);
+    return softmax_body(core, tg_lo, tg_hi, x, y);
+}
+
+int softmax_run_program(tg_core *core, const int tg_pid[3], const float *x, float *y)
+{
+    static const int64_t tg_n[3] = {8, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = softmax_enter(core, x, y);
+    if (tg_rc)
+        return tg_rc;
+    return softmax_body(core, tg_lo, tg_hi, x, y);
 }
 
 static int softmax_run(tg_core *core, void *const tensors[])
 {
     return softmax(core, (const float *)tensors[0], (float *)tensors[1]);
+}
+
+static int softmax_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return softmax_run_program(core, tg_pid, (const float *)tensors[0], (float *)tensors[1]);
 }
 
 static const tg_tensor_desc softmax_tensors[2] = {
@@ -315,7 +347,7 @@ const tg_kernel softmax_kernel = {
     "softmax", TG_TRN1, 2, softmax_tensors, softmax_run,
     softmax_program, sizeof softmax_program,
     SOFTMAX_SBUF_PEAK_BYTES, SOFTMAX_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, SOFTMAX_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    softmax_run_one, {8u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

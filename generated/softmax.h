@@ -30,7 +30,7 @@ typedef char softmax_sbuf_plan_fits[SOFTMAX_SBUF_PEAK_BYTES <= TG_TRN1_SBUF_USAB
 typedef char softmax_psum_plan_fits[SOFTMAX_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   x: float32 [1024, 512] input
  *   y: float32 [1024, 512] output
@@ -38,6 +38,30 @@ typedef char softmax_psum_plan_fits[SOFTMAX_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under SOFTMAX_CORE_BYTES). */
 int softmax(tg_core *core, const float *x, float *y);
+
+/* Programs: the 8 iterations of the loop at softmax.yaml:23 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define SOFTMAX_GRID_RANK 1
+#define SOFTMAX_GRID_0 8
+#define SOFTMAX_PROGRAMS 8
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * SOFTMAX_CORE_SPAN, min(SOFTMAX_GRID_0, (c + 1) * SOFTMAX_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks SOFTMAX_PROGRAM_CORE. */
+#define SOFTMAX_CORES 1
+#define SOFTMAX_CORE_SPAN 8
+#define SOFTMAX_PROGRAM_CORE(pid0) ((pid0) / SOFTMAX_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * SOFTMAX_GRID_<a>; entries past SOFTMAX_GRID_RANK are ignored), with the
+ * arguments and return codes of softmax() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what softmax() writes (docs/architecture.md, "SPMD grid"). */
+int softmax_run_program(tg_core *core, const int tg_pid[3], const float *x, float *y);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel softmax_kernel;

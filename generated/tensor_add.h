@@ -30,7 +30,7 @@ typedef char tensor_add_sbuf_plan_fits[TENSOR_ADD_SBUF_PEAK_BYTES <= TG_TRN1_SBU
 typedef char tensor_add_psum_plan_fits[TENSOR_ADD_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   a: float32 [512, 2048] input
  *   b: float32 [512, 2048] input
@@ -39,6 +39,30 @@ typedef char tensor_add_psum_plan_fits[TENSOR_ADD_PSUM_PEAK_BANKS <= TG_PSUM_BAN
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under TENSOR_ADD_CORE_BYTES). */
 int tensor_add(tg_core *core, const float *a, const float *b, float *c);
+
+/* Programs: the 4 iterations of the loop at tensor_add.yaml:22 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define TENSOR_ADD_GRID_RANK 1
+#define TENSOR_ADD_GRID_0 4
+#define TENSOR_ADD_PROGRAMS 4
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * TENSOR_ADD_CORE_SPAN, min(TENSOR_ADD_GRID_0, (c + 1) * TENSOR_ADD_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks TENSOR_ADD_PROGRAM_CORE. */
+#define TENSOR_ADD_CORES 1
+#define TENSOR_ADD_CORE_SPAN 4
+#define TENSOR_ADD_PROGRAM_CORE(pid0) ((pid0) / TENSOR_ADD_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * TENSOR_ADD_GRID_<a>; entries past TENSOR_ADD_GRID_RANK are ignored), with the
+ * arguments and return codes of tensor_add() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what tensor_add() writes (docs/architecture.md, "SPMD grid"). */
+int tensor_add_run_program(tg_core *core, const int tg_pid[3], const float *a, const float *b, float *c);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel tensor_add_kernel;

@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int tensor_add_bf16_body(tg_core *core, const uint16_t *a, const uint16_t *b, uint16_t *c)
+static int tensor_add_bf16_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *a, const uint16_t *b, uint16_t *c)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -27,7 +27,7 @@ static int tensor_add_bf16_body(tg_core *core, const uint16_t *a, const uint16_t
     (void)c;
     /* partitions run the statements below in turn (all partition-local) */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_i = 0; v_i < 4; v_i += 1) { /* tensor_add_bf16.yaml:21 */
+        for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* tensor_add_bf16.yaml:21 */
             for (int64_t v_j = 0; v_j < 2; v_j += 1) { /* tensor_add_bf16.yaml:23 */
                 /* tensor_add_bf16.yaml:25: dma.load forwarded: its readers read a directly */
                 /* tensor_add_bf16.yaml:26: dma.load forwarded: its readers read b directly */
@@ -47,7 +47,8 @@ static int tensor_add_bf16_body(tg_core *core, const uint16_t *a, const uint16_t
     return TG_OK;
 }
 
-int tensor_add_bf16(tg_core *core, const uint16_t *a, const uint16_t *b, uint16_t *c)
+/* The checks and storage layout of both entry points. */
+static int tensor_add_bf16_enter(tg_core *core, const uint16_t *a, const uint16_t *b, uint16_t *c)
 {
     if (!core || !a || !b || !c)
         return TG_EINVAL;
@@ -62,14 +63,45 @@ int tensor_add_bf16(tg_core *core, const uint16_t *a, const uint16_t *b, uint16_
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(TENSOR_ADD_BF16_SBUF_PEAK_BYTES),
                                (size_t)TENSOR_ADD_BF16_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TENSOR_ADD_BF16_PE_FLOATS);
+    return tg_rc;
+}
+
+int tensor_add_bf16(tg_core *core, const uint16_t *a, const uint16_t *b, uint16_t *c)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {4, 1, 1};
+    int tg_rc = tensor_add_bf16_enter(core, a, b, c);
     if (tg_rc)
         return tg_rc;
-    return tensor_add_bf16_body(core, a, b, c);
+    return tensor_add_bf16_body(core, tg_lo, tg_hi, a, b, c);
+}
+
+int tensor_add_bf16_run_program(tg_core *core, const int tg_pid[3], const uint16_t *a, const uint16_t *b, uint16_t *c)
+{
+    static const int64_t tg_n[3] = {4, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = tensor_add_bf16_enter(core, a, b, c);
+    if (tg_rc)
+        return tg_rc;
+    return tensor_add_bf16_body(core, tg_lo, tg_hi, a, b, c);
 }
 
 static int tensor_add_bf16_run(tg_core *core, void *const tensors[])
 {
     return tensor_add_bf16(core, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (uint16_t *)tensors[2]);
+}
+
+static int tensor_add_bf16_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return tensor_add_bf16_run_program(core, tg_pid, (const uint16_t *)tensors[0], (const uint16_t *)tensors[1], (uint16_t *)tensors[2]);
 }
 
 static const tg_tensor_desc tensor_add_bf16_tensors[3] = {
@@ -236,7 +268,7 @@ const tg_kernel tensor_add_bf16_kernel = {
     "tensor_add_bf16", TG_TRN1, 3, tensor_add_bf16_tensors, tensor_add_bf16_run,
     tensor_add_bf16_program, sizeof tensor_add_bf16_program,
     TENSOR_ADD_BF16_SBUF_PEAK_BYTES, TENSOR_ADD_BF16_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TENSOR_ADD_BF16_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    tensor_add_bf16_run_one, {4u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -30,7 +30,7 @@ typedef char tensor_add_bf16_sbuf_plan_fits[TENSOR_ADD_BF16_SBUF_PEAK_BYTES <= T
 typedef char tensor_add_bf16_psum_plan_fits[TENSOR_ADD_BF16_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   a: bfloat16 [512, 2048] input
  *   b: bfloat16 [512, 2048] input
@@ -39,6 +39,30 @@ typedef char tensor_add_bf16_psum_plan_fits[TENSOR_ADD_BF16_PSUM_PEAK_BANKS <= T
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under TENSOR_ADD_BF16_CORE_BYTES). */
 int tensor_add_bf16(tg_core *core, const uint16_t *a, const uint16_t *b, uint16_t *c);
+
+/* Programs: the 4 iterations of the loop at tensor_add_bf16.yaml:21 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define TENSOR_ADD_BF16_GRID_RANK 1
+#define TENSOR_ADD_BF16_GRID_0 4
+#define TENSOR_ADD_BF16_PROGRAMS 4
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * TENSOR_ADD_BF16_CORE_SPAN, min(TENSOR_ADD_BF16_GRID_0, (c + 1) * TENSOR_ADD_BF16_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks TENSOR_ADD_BF16_PROGRAM_CORE. */
+#define TENSOR_ADD_BF16_CORES 1
+#define TENSOR_ADD_BF16_CORE_SPAN 4
+#define TENSOR_ADD_BF16_PROGRAM_CORE(pid0) ((pid0) / TENSOR_ADD_BF16_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * TENSOR_ADD_BF16_GRID_<a>; entries past TENSOR_ADD_BF16_GRID_RANK are ignored), with the
+ * arguments and return codes of tensor_add_bf16() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what tensor_add_bf16() writes (docs/architecture.md, "SPMD grid"). */
+int tensor_add_bf16_run_program(tg_core *core, const int tg_pid[3], const uint16_t *a, const uint16_t *b, uint16_t *c);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel tensor_add_bf16_kernel;

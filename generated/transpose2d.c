@@ -13,7 +13,7 @@
 #include "tg_sim.h"
 
 
-static int transpose2d_body(tg_core *core, const float *x, float *y)
+static int transpose2d_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -26,7 +26,7 @@ static int transpose2d_body(tg_core *core, const float *x, float *y)
     (void)y;
     /* partitions run the statements below in turn (all partition-local) */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_i = 0; v_i < 2; v_i += 1) { /* transpose2d.yaml:21 */
+        for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* transpose2d.yaml:21 */
             /* transpose2d.yaml:23: dma.load forwarded: its readers read x directly */
             { /* transpose2d.yaml:29: dve.tensor_copy, loop a (transpose2d.yaml:27) folded: a 32 x 64 transposing copy */
                 uint8_t *tg_d = (uint8_t *)(y + (v_i * 262144) + tg_p * 2048);
@@ -39,7 +39,8 @@ static int transpose2d_body(tg_core *core, const float *x, float *y)
     return TG_OK;
 }
 
-int transpose2d(tg_core *core, const float *x, float *y)
+/* The checks and storage layout of both entry points. */
+static int transpose2d_enter(tg_core *core, const float *x, float *y)
 {
     if (!core || !x || !y)
         return TG_EINVAL;
@@ -52,14 +53,45 @@ int transpose2d(tg_core *core, const float *x, float *y)
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(TRANSPOSE2D_SBUF_PEAK_BYTES),
                                (size_t)TRANSPOSE2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TRANSPOSE2D_PE_FLOATS);
+    return tg_rc;
+}
+
+int transpose2d(tg_core *core, const float *x, float *y)
+{
+    static const int64_t tg_lo[3] = {0, 0, 0};
+    static const int64_t tg_hi[3] = {2, 1, 1};
+    int tg_rc = transpose2d_enter(core, x, y);
     if (tg_rc)
         return tg_rc;
-    return transpose2d_body(core, x, y);
+    return transpose2d_body(core, tg_lo, tg_hi, x, y);
+}
+
+int transpose2d_run_program(tg_core *core, const int tg_pid[3], const float *x, float *y)
+{
+    static const int64_t tg_n[3] = {2, 1, 1};
+    int64_t tg_lo[3] = {0, 0, 0}, tg_hi[3] = {1, 1, 1};
+    if (!tg_pid)
+        return TG_EINVAL;
+    for (int tg_a = 0; tg_a < 1; tg_a++) {
+        if (tg_pid[tg_a] < 0 || tg_pid[tg_a] >= tg_n[tg_a])
+            return TG_EINVAL;
+        tg_lo[tg_a] = tg_pid[tg_a];
+        tg_hi[tg_a] = (int64_t)tg_pid[tg_a] + 1;
+    }
+    int tg_rc = transpose2d_enter(core, x, y);
+    if (tg_rc)
+        return tg_rc;
+    return transpose2d_body(core, tg_lo, tg_hi, x, y);
 }
 
 static int transpose2d_run(tg_core *core, void *const tensors[])
 {
     return transpose2d(core, (const float *)tensors[0], (float *)tensors[1]);
+}
+
+static int transpose2d_run_one(tg_core *core, const int tg_pid[3], void *const tensors[])
+{
+    return transpose2d_run_program(core, tg_pid, (const float *)tensors[0], (float *)tensors[1]);
 }
 
 static const tg_tensor_desc transpose2d_tensors[2] = {
@@ -160,7 +192,7 @@ const tg_kernel transpose2d_kernel = {
     "transpose2d", TG_TRN1, 2, transpose2d_tensors, transpose2d_run,
     transpose2d_program, sizeof transpose2d_program,
     TRANSPOSE2D_SBUF_PEAK_BYTES, TRANSPOSE2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TRANSPOSE2D_CORE_BYTES,
-    NULL, {1u, 1u, 1u},
+    transpose2d_run_one, {2u, 1u, 1u},
 };
 
 #include "tg_fp_end.h"

@@ -30,7 +30,7 @@ typedef char transpose2d_sbuf_plan_fits[TRANSPOSE2D_SBUF_PEAK_BYTES <= TG_TRN1_S
 typedef char transpose2d_psum_plan_fits[TRANSPOSE2D_PSUM_PEAK_BANKS <= TG_PSUM_BANKS ? 1 : -1];
 #endif
 
-/* Runs the kernel on `core` (initialised for TG_TRN1). Tensors in spec order,
+/* Runs the kernel (every program) on `core` (initialised for TG_TRN1). Tensors in spec order,
  * row-major:
  *   x: float32 [256, 32, 64] input
  *   y: float32 [256, 64, 32] output
@@ -38,6 +38,30 @@ typedef char transpose2d_psum_plan_fits[TRANSPOSE2D_PSUM_PEAK_BANKS <= TG_PSUM_B
  * TG_ETARGET (core of another target), TG_EALIAS (an output overlaps another
  * tensor), TG_ESTORAGE (core storage under TRANSPOSE2D_CORE_BYTES). */
 int transpose2d(tg_core *core, const float *x, float *y);
+
+/* Programs: the 2 iterations of the loop at transpose2d.yaml:21 are independent
+ * (no `carried`; they meet in no HBM tensor; the statements before it only set up
+ * tiles, and each program runs them again), so each is a program, as in a grid
+ * (SPEC.md §2.1): one axis. */
+#define TRANSPOSE2D_GRID_RANK 1
+#define TRANSPOSE2D_GRID_0 2
+#define TRANSPOSE2D_PROGRAMS 2
+/* The physical cores axis 0 is spread over (`cores:`, NKI's nl.nc; 2 on a
+ * trn2 logical NeuronCore): core c runs the programs whose tg_pid[0] lies in
+ * [c * TRANSPOSE2D_CORE_SPAN, min(TRANSPOSE2D_GRID_0, (c + 1) * TRANSPOSE2D_CORE_SPAN)),
+ * every index of the other axes; the assembly has one instruction stream
+ * per core. A host placing programs on cores asks TRANSPOSE2D_PROGRAM_CORE. */
+#define TRANSPOSE2D_CORES 1
+#define TRANSPOSE2D_CORE_SPAN 2
+#define TRANSPOSE2D_PROGRAM_CORE(pid0) ((pid0) / TRANSPOSE2D_CORE_SPAN)
+
+/* Runs one program of the grid, tg_pid[a] along axis a (0 <= tg_pid[a] <
+ * TRANSPOSE2D_GRID_<a>; entries past TRANSPOSE2D_GRID_RANK are ignored), with the
+ * arguments and return codes of transpose2d() (TG_EINVAL also for a pid outside
+ * the grid). Programs are independent: running every one once, in any order
+ * or concurrently on separate cores (each its own tg_core), writes exactly
+ * what transpose2d() writes (docs/architecture.md, "SPMD grid"). */
+int transpose2d_run_program(tg_core *core, const int tg_pid[3], const float *x, float *y);
 
 /* Descriptor for tg_kernel_run. */
 extern const tg_kernel transpose2d_kernel;

@@ -32,8 +32,9 @@ check "output is deterministic" \
 touch -d "2000-01-01" "$w/out/softmax.c"
 check "unchanged output is not rewritten" \
   '"$TILEGEN" gen -o "$w/out" "$root/specs/softmax.yaml" && [ -z "$(find "$w/out/softmax.c" -newer "$w/softmax.yaml")" ]'
-check "changed output is replaced (-D N=256 changes the loop trip)" \
-  '"$TILEGEN" gen -o "$w/out" -D N=256 "$root/specs/softmax.yaml" && grep -q "v_i < 2;" "$w/out/softmax.c" && ! ls "$w/out" | grep -q tmp'
+check "changed output is replaced (-D N=256 changes the loop trip: 2 iterations, 2 programs)" \
+  '"$TILEGEN" gen -o "$w/out" -D N=256 "$root/specs/softmax.yaml" && grep -q "tg_hi\[3\] = {2, 1, 1};" "$w/out/softmax.c" &&
+   grep -q "^#define SOFTMAX_PROGRAMS 2$" "$w/out/softmax.h" && ! ls "$w/out" | grep -q tmp'
 check "-MD writes a depfile naming spec, both templates and the binary" \
   '"$TILEGEN" gen -MD -o "$w/out" "$root/specs/softmax.yaml" && d="$w/out/softmax.d" &&
    grep -q "^$w/out/softmax.h $w/out/softmax.c\( $w/out/softmax.s\)\{0,1\}: .*specs/softmax.yaml .*kernel.h.j2 .*kernel.c.j2 \(.*kernel.s.j2 \)\{0,1\}$TILEGEN$" "$d" &&
