@@ -51,6 +51,10 @@ FUNCS = ("copy", "exp", "log", "tanh", "sigmoid", "relu", "gelu", "gelu_apprx_ta
 RAGGED_DECL = True
 # SPMD grids (SPEC.md §2.1): the share of specs that get one
 GRID_P = 0.25
+# FUZZ_DIFF_CORES=1: every spec on trn2 with a grid of two or more programs
+# along axis 0, and cores: 2 wherever the spec keeps its grid (a run aimed at
+# the two-core streams; another distribution of specs than the default's)
+CORES_ONLY = os.environ.get("FUZZ_DIFF_CORES") == "1"
 # Float-valued fields over loop variables (SPEC.md §2.1): evaluated per iteration
 FLOAT_LOOPVARS = True
 SCALARS = ("0.5", "-1.5", "2.0", "3.0", "1e-6", "-0.0", "0.0", "1.0", "-3.25", "1e30", "-7.0", "65504.0")
@@ -1704,12 +1708,16 @@ def make_grid(seed, sp):
     programs; its own random stream, so the specs without a grid stay what
     they were."""
     g = random.Random(seed * 7919 + 17)
-    if g.random() >= GRID_P:
+    if g.random() >= GRID_P and not CORES_ONLY:
         return
     rank = g.choice((1, 1, 2, 2, 3))
     counts = [g.choice((1, 2, 3, 4)) for _ in range(rank)]
     while np.prod(counts) > 8:
         counts[g.randrange(rank)] = 1 if max(counts) <= 2 else max(1, max(counts) // 2)
+    if CORES_ONLY and counts[0] < 2:
+        counts[0] = 2
+        while np.prod(counts) > 8:
+            counts[1 + g.randrange(rank - 1)] = 1
     sp.grid_n = counts
     sp.grid = [c if g.random() < 0.7 else sp.param_fixed(c) for c in counts]
     sp.feat.add("grid-rank%d" % rank)
@@ -1732,7 +1740,7 @@ BLOCKS = ((block_subpart, 2), (block_pipeline, 5), (block_transpose, 3), (block_
 def make_spec(seed):
     r = random.Random(seed)
     sp = Spec(r)
-    if r.random() < 0.2:
+    if r.random() < 0.2 or CORES_ONLY:
         sp.target = "trn2"
     only = os.environ.get("FUZZ_DIFF_BLOCKS")     # e.g. "ragged_free,tri": those blocks alone
     fns = [f for f, w in BLOCKS for _ in range(w) if not only or f.__name__[6:] in only.split(",")]
@@ -1758,7 +1766,7 @@ def add_cores(seed, sp):
     the ISS must still agree bit for bit. Its own random stream, so every
     other part of a seed's spec stays as it was."""
     r = random.Random("cores-%s" % seed)
-    if sp.target == "trn2" and sp.grid and sp.grid_n[0] >= 2 and r.random() < 0.5:
+    if sp.target == "trn2" and sp.grid and sp.grid_n[0] >= 2 and (r.random() < 0.5 or CORES_ONLY):
         sp.cores = 2
         sp.feat.add("cores2")
 
