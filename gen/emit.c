@@ -12,6 +12,7 @@
 #include "emit.h"
 #include "emit_progs.h"
 #include "forward.h"
+#include "tg_ops.h"
 #include "tg_runtime.h"
 
 /* Per-dtype storage facts (SPEC.md §4 storage); the accessors themselves are
@@ -330,6 +331,14 @@ static const char *cmul(E *e, int64_t k, const Expr *x)
 
 /* The operand value: address of its row for partition tg_p, dtype facts,
  * element index over the nest's loops (operand k of the nest). */
+/* Bytes from one partition row of ap's SBUF or PSUM storage to the next
+ * (the plan's sizes in the caller's storage, tg_core_layout). */
+static int64_t row_bytes(const E *e, const IrAp *ap)
+{
+    return ap->mem == IR_MEM_PSUM ? (int64_t)e->plan->psum_peak * TG_PSUM_BANK_BYTES
+                                  : (int64_t)TG_CORE_ROW(e->plan->sbuf_peak);
+}
+
 static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int writable, int skip_inner)
 {
     tpl_value *m = new_map(e);
@@ -358,10 +367,8 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
         int64_t base = ap->mem == IR_MEM_PSUM ? (int64_t)pt->bank * TG_PSUM_BANK_BYTES : pt->offset;
         const char *byte = cadd(e, arena_printf(e->arena, "%lld", (long long)base),
                                 cadd(e, cmul(e, pt->slot, ap->buf), cmul(e, es, ap->offset)));
-        /* rows of the plan's sizes in the caller's storage (tg_core_layout) */
         int psum = ap->mem == IR_MEM_PSUM;
-        int64_t rowbytes = psum ? (int64_t)e->plan->psum_peak * TG_PSUM_BANK_BYTES
-                                : (int64_t)TG_CORE_ROW(e->plan->sbuf_peak);
+        int64_t rowbytes = row_bytes(e, ap);
         row = arena_printf(e->arena, "tg_%s + %s", psum ? "psum" : "sbuf",
                            cadd(e, arena_printf(e->arena, "(%s) * %lld", part, (long long)rowbytes), byte));
     }
@@ -727,7 +734,67 @@ static int64_t pconst(const IrAp *ap)
     return ir_expr_const(ap->pcount, &v) ? v : -1;
 }
 
-/* matmul / transpose: operands gathered into fp32 scratch panels. */
+/* ap's free elements as one stride: its free dims (those of count 1 aside)
+ * nest exactly — a dim's step is the next inner one's step times its count,
+ * and only the outermost may be ragged. 1 with *fs (elements from one free
+ * element to the next) and *n (their count; -1 when ragged), else 0. */
+static int free_stride(const IrAp *ap, int64_t *fs, int64_t *n)
+{
+    int inner = -1; /* the dim inside the one being merged */
+    *fs = 1;
+    *n = 1;
+    for (int d = ap->nfree - 1; d >= 0; d--) {
+        int64_t c;
+        int known = ir_expr_const(ap->free[d].num, &c);
+        if (known && c == 1)
+            continue;
+        if (inner < 0) {
+            *fs = ap->free[d].step;
+        } else {
+            int64_t ci, span;
+            if (!ir_expr_const(ap->free[inner].num, &ci) || !expr_mul(ap->free[inner].step, ci, &span) ||
+                ap->free[d].step != span)
+                return 0;
+        }
+        if (!known || *n < 0)
+            *n = -1;
+        else if (!expr_mul(*n, c, n))
+            return 0;
+        inner = d;
+    }
+    return 1;
+}
+
+/* Elements of ap's dtype from one partition row to the next, into *ps: an
+ * HBM operand's pstep (not an indirect one), SBUF/PSUM storage rows. */
+static int part_stride(const E *e, const IrAp *ap, int64_t *ps)
+{
+    int64_t es = (int64_t)tg_dtype_size(ap->dtype);
+    if (ap->mem == IR_MEM_HBM) {
+        *ps = ap->pstep;
+        return !ap->istep;
+    }
+    *ps = row_bytes(e, ap) / es;
+    return row_bytes(e, ap) % es == 0;
+}
+
+/* An operand the runtime reads or writes where it lies (tg_pe_src): an SBUF,
+ * PSUM or (a forwarded load's) HBM region, not indirect, whose free elements
+ * are one stride apart (free_stride). Puts ps (bytes per partition), fs and
+ * dtype on the walk m; 0 if it is not. */
+static int pe_src(E *e, const IrAp *ap, tpl_value *m, int64_t *fs)
+{
+    int64_t ps, n;
+    if (!part_stride(e, ap, &ps) || !expr_mul(ps, (int64_t)tg_dtype_size(ap->dtype), &ps) || !free_stride(ap, fs, &n))
+        return 0;
+    put_int(e, m, "ps", ps);
+    put_int(e, m, "fs", *fs);
+    put_str(e, m, "dtype", dtype_enums[ap->dtype]);
+    return 1;
+}
+
+/* matmul / transpose: operands read in place by the runtime (direct), or gathered into fp32
+ * scratch panels. */
 static int tensor_engine(E *e, IrInst *in, tpl_value *m)
 {
     int64_t nd, n0, n1 = 0;
@@ -761,14 +828,26 @@ static int tensor_engine(E *e, IrInst *in, tpl_value *m)
     put(e, m, "N", in->op != IR_OP_MATMUL || n1 >= 0 ? str(e, "%lld", (long long)n1)
                                                      : str(e, "(int)(%s)", free_count_c(e, &in->src[1])));
     put_bool(e, m, "accumulate", in->accumulate);
-    /* PE staging in core->pe: a [K,M] at 0, b [K,N] after it, c [M,N] after
-     * that, at the largest sizes the op can take when they vary */
     int64_t K = p0 >= 0 ? p0 : TG_MATMUL_K_MAX, M = n0 >= 0 ? n0 : TG_MATMUL_STATIONARY_FMAX;
     int64_t N = in->op != IR_OP_MATMUL ? 0 : n1 >= 0 ? n1 : TG_MATMUL_MOVING_FMAX;
+    /* direct: the runtime reads the operands in place, widening as it packs,
+     * and writes dst (a PSUM region of whole fp32 rows) in place; its packed
+     * stationary in core->pe (matmul) */
+    int64_t fd, fa, fb = 1;
+    int direct = pe_src(e, &in->dst, d, &fd) && fd == 1 && pe_src(e, &in->src[0], a, &fa) &&
+                 (!b || pe_src(e, &in->src[1], b, &fb));
+    put_bool(e, m, "direct", direct);
+    /* PE staging in core->pe: a [K,M] at 0, b [K,N] after it, c [M,N] after
+     * that, at the largest sizes the op can take when they vary; the ISS
+     * stages so whichever way the C simulation goes (tg_iss.c exec_pe) */
+    int64_t need = K * M + K * N + M * N;
+    if (direct && b && (int64_t)TG_MATMUL_SCRATCH_FLOATS(K, M, N) > need)
+        need = (int64_t)TG_MATMUL_SCRATCH_FLOATS(K, M, N);
     put_int(e, m, "pe_b", K * M);
     put_int(e, m, "pe_c", K * M + K * N);
-    if (K * M + K * N + M * N > e->pe_floats)
-        e->pe_floats = K * M + K * N + M * N;
+    put_int(e, m, "scratch", need);
+    if (need > e->pe_floats)
+        e->pe_floats = need;
     return 1;
 }
 
@@ -873,8 +952,7 @@ static int print_fields(E *e, const IrInst *in, tpl_value *m)
         append(e, idx, str(e, "v_%s", lp->var));
     }
     int64_t es = (int64_t)tg_dtype_size(ap->dtype);
-    int64_t rowbytes = ap->mem == IR_MEM_PSUM ? (int64_t)e->plan->psum_peak * TG_PSUM_BANK_BYTES
-                                              : (int64_t)TG_CORE_ROW(e->plan->sbuf_peak);
+    int64_t rowbytes = row_bytes(e, ap);
     append(e, shape, str(e, "%s", cx(e, ap->pcount)));
     append(e, stride, tpl_int(e->ta, rowbytes));
     for (int k = 0; k < ap->nfree; k++) {

@@ -56,25 +56,12 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
         }
         for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* attention.yaml:48 */
             /* attention.yaml:50: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 12352 + 8192 + ((v_c * 512)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    tg_pe[16384 + tg_p * 512 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 81920, 512, tg_pe, 128, tg_pe + 16384, 512, 128, 128, 512, 0);
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[81920 + tg_p * 512 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256, 12352, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 8192 + ((v_c * 512)) * 2, 12352, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 512, 0, tg_pe, 147456);
+                (void)tg_p;
             }
 
             /* attention.yaml:51: act.activation */
@@ -136,19 +123,11 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
         }
         for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:57 */
             /* attention.yaml:59: pe.transpose */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + ((v_j * 128)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[(tg_j0) * 128 + tg_p]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
+                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1024, tg_a, 128, 128);
+                (void)tg_p;
             }
 
             /* attention.yaml:60: dve.tensor_copy */
@@ -162,55 +141,22 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
             }
         }
         /* attention.yaml:64: pe.matmul */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 2048;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-            }
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 12352 + 10240;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_pe[16384 + tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-            }
-        }
-        tg_matmul_f32(tg_pe + 32768, 128, tg_pe, 128, tg_pe + 16384, 128, 128, 128, 128, 0);
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_pe[32768 + tg_p * 128 + tg_j0]);
-            }
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 2048, 12352, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 10240, 12352, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 0, tg_pe, 49152);
+            (void)tg_p;
         }
 
         for (int64_t v_j = 1; v_j < 8; v_j += 1) { /* attention.yaml:65, carried */
             /* attention.yaml:67: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 2048 + ((v_j * 128)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[16384 + tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[32768 + tg_p * 128 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 32768, 128, tg_pe, 128, tg_pe + 16384, 128, 128, 128, 128, 1);
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[32768 + tg_p * 128 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 2048 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 1, tg_pe, 49152);
+                (void)tg_p;
             }
         }
         /* partitions run the statements below in turn (all partition-local) */

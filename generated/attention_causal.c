@@ -63,25 +63,12 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
         }
         for (int64_t v_j = 0; v_j < (v_i + 1); v_j += 1) { /* attention_causal.yaml:48 */
             /* attention_causal.yaml:50: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + 10240 + (tg_fmod(v_i, 2)) * 256;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 12416 + 4096 + ((v_j * 128)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[16384 + tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 32768, 128, tg_pe, 128, tg_pe + 16384, 128, 128, 128, 128, 0);
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[32768 + tg_p * 128 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12416 + 10240 + (tg_fmod(v_i, 2)) * 256, 12416, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12416 + 4096 + ((v_j * 128)) * 2, 12416, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 0, tg_pe, 49152);
+                (void)tg_p;
             }
 
             /* attention_causal.yaml:51: act.activation */
@@ -143,19 +130,11 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
         }
         for (int64_t v_j = 0; v_j < (v_i + 1); v_j += 1) { /* attention_causal.yaml:57 */
             /* attention_causal.yaml:59: pe.transpose */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + 10240 + ((v_j * 128)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[(tg_j0) * 128 + tg_p]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12416 + 10240 + ((v_j * 128)) * 2, 12416, 1, TG_BFLOAT16 };
+                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1024, tg_a, 128, 128);
+                (void)tg_p;
             }
 
             /* attention_causal.yaml:60: dve.tensor_copy */
@@ -169,55 +148,22 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
             }
         }
         /* attention_causal.yaml:62: pe.matmul */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + 8192;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-            }
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 12416 + 6144;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_pe[16384 + tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-            }
-        }
-        tg_matmul_f32(tg_pe + 32768, 128, tg_pe, 128, tg_pe + 16384, 128, 128, 128, 128, 0);
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_pe[32768 + tg_p * 128 + tg_j0]);
-            }
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12416 + 8192, 12416, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12416 + 6144, 12416, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 0, tg_pe, 49152);
+            (void)tg_p;
         }
 
         for (int64_t v_j = 1; v_j < (v_i + 1); v_j += 1) { /* attention_causal.yaml:63, carried */
             /* attention_causal.yaml:65: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + 8192 + ((v_j * 128)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 12416 + 6144 + ((v_j * 128)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[16384 + tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[32768 + tg_p * 128 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 32768, 128, tg_pe, 128, tg_pe + 16384, 128, 128, 128, 128, 1);
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[32768 + tg_p * 128 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12416 + 8192 + ((v_j * 128)) * 2, 12416, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12416 + 6144 + ((v_j * 128)) * 2, 12416, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 1, tg_pe, 49152);
+                (void)tg_p;
             }
         }
         /* partitions run the statements below in turn (all partition-local) */

@@ -77,25 +77,12 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
         }
         for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* attention_tkg.yaml:77 */
             /* attention_tkg.yaml:79: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + ((v_t * 128)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = (const uint8_t *)(q + (v_program_id_0 * 4096) + tg_p * 32);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                    tg_pe[16384 + tg_p * 32 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 20480, 32, tg_pe, 128, tg_pe + 16384, 32, 128, 128, 32, 0);
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[20480 + tg_p * 32 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + ((v_t * 128)) * 2, 3328, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { (const uint8_t *)(q + (v_program_id_0 * 4096) + tg_p * 32), 64, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664);
+                (void)tg_p;
             }
 
             /* attention_tkg.yaml:80: dve.select */
@@ -129,19 +116,11 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
             }
         }
         /* attention_tkg.yaml:86: pe.transpose */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                tg_pe[tg_p * 32 + tg_j0] = tg_rd_f32(tg_s0, tg_j0);
-            }
-        }
-        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 4096;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_pe[(tg_j0) * 32 + tg_p]);
-            }
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
+            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 128, 32);
+            (void)tg_p;
         }
 
         /* partitions run the statements below in turn (all partition-local) */
@@ -171,19 +150,11 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
             }
         }
         /* attention_tkg.yaml:89: pe.transpose */
-        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_pe[tg_p * 128 + tg_j0] = tg_rd_f32(tg_s0, tg_j0);
-            }
-        }
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 4096;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_pe[(tg_j0) * 128 + tg_p]);
-            }
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
+            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 32, 128);
+            (void)tg_p;
         }
 
         /* partitions run the statements below in turn (all partition-local) */
@@ -212,91 +183,40 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
             }
         }
         /* attention_tkg.yaml:95: pe.matmul */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 512;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                tg_pe[tg_p * 32 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-            }
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3328 + 3264;
-            tg_pe[4096 + tg_p * 1 + 0] = tg_rd_bf16(tg_s1, 0);
-        }
-        tg_matmul_f32(tg_pe + 4224, 1, tg_pe, 32, tg_pe + 4096, 1, 128, 32, 1, 0);
-        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 4096;
-            tg_wr_f32(tg_d, 0, tg_pe[4224 + tg_p * 1 + 0]);
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 512, 3328, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 3264, 3328, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, tg_b, 128, 32, 1, 0, tg_pe, 11376);
+            (void)tg_p;
         }
 
         /* attention_tkg.yaml:96: pe.matmul */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 1024;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-            }
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3328 + 512;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                tg_pe[16384 + tg_p * 32 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-            }
-        }
-        tg_matmul_f32(tg_pe + 20480, 32, tg_pe, 128, tg_pe + 16384, 32, 128, 128, 32, 0);
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 4096 + 2048;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_pe[20480 + tg_p * 32 + tg_j0]);
-            }
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 1024, 3328, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 512, 3328, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + 2048), 1024, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664);
+            (void)tg_p;
         }
 
         for (int64_t v_t = 1; v_t < 4; v_t += 1) { /* attention_tkg.yaml:97, carried */
             /* attention_tkg.yaml:99: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 512 + ((v_t * 32)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                    tg_pe[tg_p * 32 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3328 + 3264;
-                tg_pe[4096 + tg_p * 1 + 0] = tg_rd_bf16(tg_s1, 0);
-            }
-            for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-                const uint8_t *tg_d = tg_psum + (tg_p) * 4096;
-                tg_pe[4224 + tg_p * 1 + 0] = tg_rd_f32(tg_d, 0);
-            }
-            tg_matmul_f32(tg_pe + 4224, 1, tg_pe, 32, tg_pe + 4096, 1, 128, 32, 1, 1);
-            for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 4096;
-                tg_wr_f32(tg_d, 0, tg_pe[4224 + tg_p * 1 + 0]);
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 512 + ((v_t * 32)) * 2, 3328, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 3264, 3328, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, tg_b, 128, 32, 1, 1, tg_pe, 11376);
+                (void)tg_p;
             }
 
             /* attention_tkg.yaml:100: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 1024 + ((v_t * 128)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3328 + 512 + ((v_t * 32)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                    tg_pe[16384 + tg_p * 32 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_d = tg_psum + (tg_p) * 4096 + 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                    tg_pe[20480 + tg_p * 32 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 20480, 32, tg_pe, 128, tg_pe + 16384, 32, 128, 128, 32, 1);
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[20480 + tg_p * 32 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 1024 + ((v_t * 128)) * 2, 3328, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 512 + ((v_t * 32)) * 2, 3328, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + 2048), 1024, tg_a, tg_b, 128, 128, 32, 1, tg_pe, 29664);
+                (void)tg_p;
             }
         }
         /* partitions run the statements below in turn (all partition-local) */
@@ -319,19 +239,11 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
             }
         }
         /* attention_tkg.yaml:103: pe.transpose */
-        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_pe[tg_p * 128 + tg_j0] = tg_rd_f32(tg_s0, tg_j0);
-            }
-        }
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 4096;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_pe[(tg_j0) * 128 + tg_p]);
-            }
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
+            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 32, 128);
+            (void)tg_p;
         }
 
         /* partitions run the statements below in turn (all partition-local) */

@@ -81,55 +81,22 @@ static int conv1d_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_h
                     }
                 }
                 /* conv1d.yaml:74: pe.matmul */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12864 + 12416;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 48; tg_j0++) {
-                        tg_pe[tg_p * 48 + tg_j0] = tg_rd_f32(tg_s0, tg_j0);
-                    }
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (600 - (v_lt * 512))); tg_j0++) {
-                        tg_pe[6144 + tg_p * (int)((tg_min(512, (600 - (v_lt * 512))))) + tg_j0] = tg_rd_f32(tg_s1, tg_j0);
-                    }
-                }
-                tg_matmul_f32(tg_pe + 71680, (int)((tg_min(512, (600 - (v_lt * 512))))), tg_pe, 48, tg_pe + 6144, (int)((tg_min(512, (600 - (v_lt * 512))))), 128, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 0);
-                for (int64_t tg_p = 0; tg_p < 48; tg_p++) {
-                    uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (600 - (v_lt * 512))); tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_pe[71680 + tg_p * (int)((tg_min(512, (600 - (v_lt * 512))))) + tg_j0]);
-                    }
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12864 + 12416, 12864, 1, TG_FLOAT32 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096, 12864, 1, TG_FLOAT32 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048), 1024, tg_a, tg_b, 128, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 0, tg_pe, 96256);
+                    (void)tg_p;
                 }
 
                 for (int64_t v_ko = 1; v_ko < 2; v_ko += 1) { /* conv1d.yaml:75, carried */
                     /* conv1d.yaml:77: pe.matmul */
-                    for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12864 + 12416 + ((v_ko * 48)) * 4;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 48; tg_j0++) {
-                            tg_pe[tg_p * 48 + tg_j0] = tg_rd_f32(tg_s0, tg_j0);
-                        }
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096 + ((v_ko * 512)) * 4;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (600 - (v_lt * 512))); tg_j0++) {
-                            tg_pe[1536 + tg_p * (int)((tg_min(512, (600 - (v_lt * 512))))) + tg_j0] = tg_rd_f32(tg_s1, tg_j0);
-                        }
-                    }
-                    for (int64_t tg_p = 0; tg_p < 48; tg_p++) {
-                        const uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (600 - (v_lt * 512))); tg_j0++) {
-                            tg_pe[17920 + tg_p * (int)((tg_min(512, (600 - (v_lt * 512))))) + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                        }
-                    }
-                    tg_matmul_f32(tg_pe + 17920, (int)((tg_min(512, (600 - (v_lt * 512))))), tg_pe, 48, tg_pe + 1536, (int)((tg_min(512, (600 - (v_lt * 512))))), 32, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 1);
-                    for (int64_t tg_p = 0; tg_p < 48; tg_p++) {
-                        uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (600 - (v_lt * 512))); tg_j0++) {
-                            tg_wr_f32(tg_d, tg_j0, tg_pe[17920 + tg_p * (int)((tg_min(512, (600 - (v_lt * 512))))) + tg_j0]);
-                        }
+                    {
+                        const int64_t tg_p = 0;
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12864 + 12416 + ((v_ko * 48)) * 4, 12864, 1, TG_FLOAT32 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096 + ((v_ko * 512)) * 4, 12864, 1, TG_FLOAT32 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048), 1024, tg_a, tg_b, 32, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 1, tg_pe, 42496);
+                        (void)tg_p;
                     }
                 }
                 /* partitions run the statements below in turn (all partition-local) */

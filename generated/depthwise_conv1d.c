@@ -29,19 +29,11 @@ static int depthwise_conv1d_body(tg_core *core, const int64_t tg_lo[3], const in
         for (int64_t v_n = 0; v_n < 2; v_n += 1) { /* depthwise_conv1d.yaml:41 */
             /* depthwise_conv1d.yaml:44: dma.load forwarded: its readers read filter directly */
             /* depthwise_conv1d.yaml:45: pe.transpose */
-            for (int64_t tg_p = 0; tg_p < 8; tg_p++) {
-                const uint8_t *tg_s0 = (const uint8_t *)(filter + (v_program_id_0 * 32) + tg_p * 4);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 4; tg_j0++) {
-                    tg_pe[tg_p * 4 + tg_j0] = tg_rd_f32(tg_s0, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 4096;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[(tg_j0) * 4 + tg_p]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { (const uint8_t *)(filter + (v_program_id_0 * 32) + tg_p * 4), 16, 1, TG_FLOAT32 };
+                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 8, 4);
+                (void)tg_p;
             }
 
             /* depthwise_conv1d.yaml:46: dve.tensor_copy */
@@ -72,22 +64,12 @@ static int depthwise_conv1d_body(tg_core *core, const int64_t tg_lo[3], const in
                 }
                 for (int64_t v_qt = 0; v_qt < 2; v_qt += 1) { /* depthwise_conv1d.yaml:53 */
                     /* depthwise_conv1d.yaml:55: pe.matmul */
-                    for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 9792 + 9728 + (v_ch) * 4;
-                        tg_pe[tg_p * 1 + 0] = tg_rd_f32(tg_s0, 0);
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816 + ((v_qt * 512)) * 4;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (700 - (v_qt * 512))); tg_j0++) {
-                            tg_pe[4 + tg_p * (int)((tg_min(512, (700 - (v_qt * 512))))) + tg_j0] = tg_rd_f32(tg_s1, tg_j0);
-                        }
-                    }
-                    tg_matmul_f32(tg_pe + 2052, (int)((tg_min(512, (700 - (v_qt * 512))))), tg_pe, 1, tg_pe + 4, (int)((tg_min(512, (700 - (v_qt * 512))))), 4, 1, (int)((tg_min(512, (700 - (v_qt * 512))))), 0);
-                    for (int64_t tg_p = 0; tg_p < 1; tg_p++) {
-                        uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_n * 16)) + (v_ch * 2)) + v_qt), 2)) * 2048;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (700 - (v_qt * 512))); tg_j0++) {
-                            tg_wr_f32(tg_d, tg_j0, tg_pe[2052 + tg_p * (int)((tg_min(512, (700 - (v_qt * 512))))) + tg_j0]);
-                        }
+                    {
+                        const int64_t tg_p = 0;
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 9792 + 9728 + (v_ch) * 4, 9792, 1, TG_FLOAT32 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816 + ((v_qt * 512)) * 4, 9792, 1, TG_FLOAT32 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_n * 16)) + (v_ch * 2)) + v_qt), 2)) * 2048), 1024, tg_a, tg_b, 4, 1, (int)((tg_min(512, (700 - (v_qt * 512))))), 0, tg_pe, 11180);
+                        (void)tg_p;
                     }
 
                     /* partitions run the statements below in turn (all partition-local) */

@@ -76,25 +76,12 @@ static int flash_attention_cte_body(tg_core *core, const int64_t tg_lo[3], const
                     }
                     for (int64_t v_j = 0; v_j < (tg_fdiv((v_i * 128), 256) + 1); v_j += 1) { /* flash_attention_cte.yaml:72, carried */
                         /* flash_attention_cte.yaml:74: pe.matmul */
-                        for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_program_id_1 * 16)) + (v_g * 8)) + v_i), 2)) * 256;
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                            }
-                            const uint8_t *tg_s1 = (const uint8_t *)(k + (((v_program_id_0 * 131072) + (v_program_id_1 * 65536)) + (v_j * 256)) + tg_p * 1024);
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                                tg_pe[8192 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                            }
-                        }
-                        tg_matmul_f32(tg_pe + 24576, 256, tg_pe, 128, tg_pe + 8192, 256, 64, 128, 256, 0);
-                        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                            uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                                tg_wr_f32(tg_d, tg_j0, tg_pe[24576 + tg_p * 256 + tg_j0]);
-                            }
+                        {
+                            const int64_t tg_p = 0;
+                            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_program_id_1 * 16)) + (v_g * 8)) + v_i), 2)) * 256, 6208, 1, TG_BFLOAT16 };
+                            const tg_pe_src tg_b = { (const uint8_t *)(k + (((v_program_id_0 * 131072) + (v_program_id_1 * 65536)) + (v_j * 256)) + tg_p * 1024), 2048, 1, TG_BFLOAT16 };
+                            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 256, 0, tg_pe, 57344);
+                            (void)tg_p;
                         }
 
                         /* partitions run the statements below in turn (all partition-local) */
@@ -174,19 +161,11 @@ static int flash_attention_cte_body(tg_core *core, const int64_t tg_lo[3], const
                         }
                         for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* flash_attention_cte.yaml:84 */
                             /* flash_attention_cte.yaml:86: pe.transpose */
-                            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5120 + ((v_c * 128)) * 2;
-                                TG_IVDEP
-                                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                                }
-                            }
-                            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((((((v_program_id_0 * 256) + (v_program_id_1 * 128)) + (v_g * 64)) + (v_i * 8)) + (v_j * 2)) + v_c), 2)) * 2048;
-                                TG_IVDEP
-                                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                                    tg_wr_f32(tg_d, tg_j0, tg_pe[(tg_j0) * 128 + tg_p]);
-                                }
+                            {
+                                const int64_t tg_p = 0;
+                                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 5120 + ((v_c * 128)) * 2, 6208, 1, TG_BFLOAT16 };
+                                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((((((v_program_id_0 * 256) + (v_program_id_1 * 128)) + (v_g * 64)) + (v_i * 8)) + (v_j * 2)) + v_c), 2)) * 2048), 1024, tg_a, 128, 128);
+                                (void)tg_p;
                             }
 
                             /* flash_attention_cte.yaml:87: dve.tensor_copy */
@@ -200,55 +179,22 @@ static int flash_attention_cte_body(tg_core *core, const int64_t tg_lo[3], const
                             }
                         }
                         /* flash_attention_cte.yaml:88: pe.matmul */
-                        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 4608;
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                            }
-                            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6208 + 2048 + ((v_j * 128)) * 2;
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                                tg_pe[16384 + tg_p * 64 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                            }
-                        }
-                        tg_matmul_f32(tg_pe + 24576, 64, tg_pe, 128, tg_pe + 16384, 64, 128, 128, 64, 0);
-                        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                            uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                                tg_wr_f32(tg_d, tg_j0, tg_pe[24576 + tg_p * 64 + tg_j0]);
-                            }
+                        {
+                            const int64_t tg_p = 0;
+                            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4608, 6208, 1, TG_BFLOAT16 };
+                            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6208 + 2048 + ((v_j * 128)) * 2, 6208, 1, TG_BFLOAT16 };
+                            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 64, 0, tg_pe, 34272);
+                            (void)tg_p;
                         }
 
                         for (int64_t v_c = 1; v_c < 2; v_c += 1) { /* flash_attention_cte.yaml:89, carried */
                             /* flash_attention_cte.yaml:91: pe.matmul */
-                            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 4608 + ((v_c * 128)) * 2;
-                                TG_IVDEP
-                                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                                }
-                                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6208 + 2048 + (((v_j * 128) + (v_c * 64))) * 2;
-                                TG_IVDEP
-                                for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                                    tg_pe[16384 + tg_p * 64 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                                }
-                            }
-                            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                                const uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
-                                TG_IVDEP
-                                for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                                    tg_pe[24576 + tg_p * 64 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                                }
-                            }
-                            tg_matmul_f32(tg_pe + 24576, 64, tg_pe, 128, tg_pe + 16384, 64, 128, 128, 64, 1);
-                            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
-                                TG_IVDEP
-                                for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                                    tg_wr_f32(tg_d, tg_j0, tg_pe[24576 + tg_p * 64 + tg_j0]);
-                                }
+                            {
+                                const int64_t tg_p = 0;
+                                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4608 + ((v_c * 128)) * 2, 6208, 1, TG_BFLOAT16 };
+                                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6208 + 2048 + (((v_j * 128) + (v_c * 64))) * 2, 6208, 1, TG_BFLOAT16 };
+                                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 64, 1, tg_pe, 34272);
+                                (void)tg_p;
                             }
                         }
                         /* flash_attention_cte.yaml:92: dve.scalar_tensor_tensor */

@@ -48,55 +48,22 @@ static int matmul_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_h
         }
         for (int64_t v_m = 0; v_m < 4; v_m += 1) { /* matmul.yaml:37 */
             /* matmul.yaml:41: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 28672 + 16384 + ((v_m * 128)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    tg_pe[16384 + tg_p * 512 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 81920, 512, tg_pe, 128, tg_pe + 16384, 512, 128, 128, 512, 0);
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[81920 + tg_p * 512 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 28672 + 16384 + ((v_m * 128)) * 2, 28672, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192, 28672, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 512, 0, tg_pe, 147456);
+                (void)tg_p;
             }
 
             for (int64_t v_k = 1; v_k < 8; v_k += 1) { /* matmul.yaml:42, carried */
                 /* matmul.yaml:44: pe.matmul */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 28672 + 16384 + (((v_m * 128) + (v_k * 512))) * 2;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                        tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                    }
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                        tg_pe[16384 + tg_p * 512 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                    }
-                }
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    const uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                        tg_pe[81920 + tg_p * 512 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                    }
-                }
-                tg_matmul_f32(tg_pe + 81920, 512, tg_pe, 128, tg_pe + 16384, 512, 128, 128, 512, 1);
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_pe[81920 + tg_p * 512 + tg_j0]);
-                    }
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 28672 + 16384 + (((v_m * 128) + (v_k * 512))) * 2, 28672, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2, 28672, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 512, 1, tg_pe, 147456);
+                    (void)tg_p;
                 }
             }
             /* partitions run the statements below in turn (all partition-local) */

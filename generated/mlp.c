@@ -59,106 +59,40 @@ static int mlp_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3
     }
     for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:46 */
         /* mlp.yaml:48: pe.matmul */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + ((v_f * 128)) * 2;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-            }
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 18432 + 16384;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-            }
-        }
-        tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 0);
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
-            }
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + ((v_f * 128)) * 2, 18432, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384, 18432, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            (void)tg_p;
         }
 
         /* mlp.yaml:49: pe.matmul */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + 4096 + ((v_f * 128)) * 2;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-            }
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 18432 + 16384;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-            }
-        }
-        tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 0);
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
-            }
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 4096 + ((v_f * 128)) * 2, 18432, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384, 18432, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            (void)tg_p;
         }
 
         for (int64_t v_k = 1; v_k < 2; v_k += 1) { /* mlp.yaml:50, carried */
             /* mlp.yaml:52: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + (((v_f * 128) + (v_k * 1024))) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_pe[49152 + tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 1);
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + (((v_f * 128) + (v_k * 1024))) * 2, 18432, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 18432, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                (void)tg_p;
             }
 
             /* mlp.yaml:53: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + 4096 + (((v_f * 128) + (v_k * 1024))) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_d = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_pe[49152 + tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 1);
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 4096 + (((v_f * 128) + (v_k * 1024))) * 2, 18432, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 18432, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                (void)tg_p;
             }
         }
         /* partitions run the statements below in turn (all partition-local) */
@@ -187,55 +121,22 @@ static int mlp_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3
     }
     for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* mlp.yaml:59 */
         /* mlp.yaml:61: pe.matmul */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + 12288 + ((v_t * 128)) * 2;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-            }
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 18432 + 8192;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-            }
-        }
-        tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 0);
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
-            }
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 12288 + ((v_t * 128)) * 2, 18432, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 8192, 18432, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            (void)tg_p;
         }
 
         for (int64_t v_f = 1; v_f < 8; v_f += 1) { /* mlp.yaml:62, carried */
             /* mlp.yaml:64: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 18432 + 12288 + (((v_t * 128) + (v_f * 256))) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_pe[49152 + tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 1);
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 12288 + (((v_t * 128) + (v_f * 256))) * 2, 18432, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2, 18432, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                (void)tg_p;
             }
         }
         /* partitions run the statements below in turn (all partition-local) */

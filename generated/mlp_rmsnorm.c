@@ -130,19 +130,11 @@ static int mlp_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
         }
         for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:69 */
             /* mlp_rmsnorm.yaml:71: pe.transpose */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10240 + 7168 + ((v_k * 128)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(((v_t * 2) + v_k), 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[(tg_j0) * 128 + tg_p]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 7168 + ((v_k * 128)) * 2, 10240, 1, TG_BFLOAT16 };
+                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(((v_t * 2) + v_k), 2)) * 2048), 2048, tg_a, 128, 128);
+                (void)tg_p;
             }
 
             /* mlp_rmsnorm.yaml:72: dve.tensor_scalar */
@@ -161,106 +153,40 @@ static int mlp_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
     }
     for (int64_t v_f = 0; v_f < 4; v_f += 1) { /* mlp_rmsnorm.yaml:74 */
         /* mlp_rmsnorm.yaml:76: pe.matmul */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10240 + ((v_f * 128)) * 2;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-            }
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 10240 + 8192;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-            }
-        }
-        tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 0);
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
-            }
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + ((v_f * 128)) * 2, 10240, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192, 10240, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            (void)tg_p;
         }
 
         /* mlp_rmsnorm.yaml:77: pe.matmul */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10240 + 2048 + ((v_f * 128)) * 2;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-            }
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 10240 + 8192;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-            }
-        }
-        tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 0);
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
-            }
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 2048 + ((v_f * 128)) * 2, 10240, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192, 10240, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            (void)tg_p;
         }
 
         for (int64_t v_k = 1; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:78, carried */
             /* mlp_rmsnorm.yaml:80: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10240 + (((v_f * 128) + (v_k * 512))) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 10240 + 8192 + ((v_k * 256)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_pe[49152 + tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 1);
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + (((v_f * 128) + (v_k * 512))) * 2, 10240, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192 + ((v_k * 256)) * 2, 10240, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                (void)tg_p;
             }
 
             /* mlp_rmsnorm.yaml:81: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10240 + 2048 + (((v_f * 128) + (v_k * 512))) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 10240 + 8192 + ((v_k * 256)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_d = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_pe[49152 + tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 1);
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 2048 + (((v_f * 128) + (v_k * 512))) * 2, 10240, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192 + ((v_k * 256)) * 2, 10240, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                (void)tg_p;
             }
         }
         /* partitions run the statements below in turn (all partition-local) */
@@ -289,55 +215,22 @@ static int mlp_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
     }
     for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* mlp_rmsnorm.yaml:85 */
         /* mlp_rmsnorm.yaml:87: pe.matmul */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10240 + 6144 + ((v_t * 128)) * 2;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-            }
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 10240 + 4096;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-            }
-        }
-        tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 0);
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
-            }
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 6144 + ((v_t * 128)) * 2, 10240, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 4096, 10240, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            (void)tg_p;
         }
 
         for (int64_t v_f = 1; v_f < 4; v_f += 1) { /* mlp_rmsnorm.yaml:88, carried */
             /* mlp_rmsnorm.yaml:90: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10240 + 6144 + (((v_t * 128) + (v_f * 256))) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_pe[16384 + tg_p * 256 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_pe[49152 + tg_p * 256 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 49152, 256, tg_pe, 128, tg_pe + 16384, 256, 128, 128, 256, 1);
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[49152 + tg_p * 256 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 6144 + (((v_t * 128) + (v_f * 256))) * 2, 10240, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2, 10240, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                (void)tg_p;
             }
         }
         /* partitions run the statements below in turn (all partition-local) */

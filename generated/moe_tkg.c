@@ -138,76 +138,40 @@ static int moe_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
             }
             for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:85 */
                 /* moe_tkg.yaml:87: pe.matmul */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((v_ib * 128)) * 2;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                        tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                    }
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6400 + (v_t) * 2;
-                    tg_pe[16384 + tg_p * 1 + 0] = tg_rd_bf16(tg_s1, 0);
-                }
-                tg_matmul_f32(tg_pe + 16512, 1, tg_pe, 128, tg_pe + 16384, 1, 128, 128, 1, 0);
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
-                    tg_wr_f32(tg_d, 0, tg_pe[16512 + tg_p * 1 + 0]);
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((v_ib * 128)) * 2, 6720, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + (v_t) * 2, 6720, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
+                    (void)tg_p;
                 }
 
                 /* moe_tkg.yaml:88: pe.matmul */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + 256)) * 2;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                        tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                    }
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6400 + (v_t) * 2;
-                    tg_pe[16384 + tg_p * 1 + 0] = tg_rd_bf16(tg_s1, 0);
-                }
-                tg_matmul_f32(tg_pe + 16512, 1, tg_pe, 128, tg_pe + 16384, 1, 128, 128, 1, 0);
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
-                    tg_wr_f32(tg_d, 0, tg_pe[16512 + tg_p * 1 + 0]);
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + 256)) * 2, 6720, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + (v_t) * 2, 6720, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
+                    (void)tg_p;
                 }
 
                 for (int64_t v_hb = 1; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:89, carried */
                     /* moe_tkg.yaml:91: pe.matmul */
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + (v_hb * 512))) * 2;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                            tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                        }
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6400 + ((v_t + (v_hb * 4))) * 2;
-                        tg_pe[16384 + tg_p * 1 + 0] = tg_rd_bf16(tg_s1, 0);
-                    }
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        const uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
-                        tg_pe[16512 + tg_p * 1 + 0] = tg_rd_f32(tg_d, 0);
-                    }
-                    tg_matmul_f32(tg_pe + 16512, 1, tg_pe, 128, tg_pe + 16384, 1, 128, 128, 1, 1);
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
-                        tg_wr_f32(tg_d, 0, tg_pe[16512 + tg_p * 1 + 0]);
+                    {
+                        const int64_t tg_p = 0;
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + (v_hb * 512))) * 2, 6720, 1, TG_BFLOAT16 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + ((v_t + (v_hb * 4))) * 2, 6720, 1, TG_BFLOAT16 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
+                        (void)tg_p;
                     }
 
                     /* moe_tkg.yaml:92: pe.matmul */
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((((v_ib * 128) + (v_hb * 512)) + 256)) * 2;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                            tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                        }
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6400 + ((v_t + (v_hb * 4))) * 2;
-                        tg_pe[16384 + tg_p * 1 + 0] = tg_rd_bf16(tg_s1, 0);
-                    }
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        const uint8_t *tg_d = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
-                        tg_pe[16512 + tg_p * 1 + 0] = tg_rd_f32(tg_d, 0);
-                    }
-                    tg_matmul_f32(tg_pe + 16512, 1, tg_pe, 128, tg_pe + 16384, 1, 128, 128, 1, 1);
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint8_t *tg_d = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
-                        tg_wr_f32(tg_d, 0, tg_pe[16512 + tg_p * 1 + 0]);
+                    {
+                        const int64_t tg_p = 0;
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((((v_ib * 128) + (v_hb * 512)) + 256)) * 2, 6720, 1, TG_BFLOAT16 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + ((v_t + (v_hb * 4))) * 2, 6720, 1, TG_BFLOAT16 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
+                        (void)tg_p;
                     }
                 }
                 /* partitions run the statements below in turn (all partition-local) */
@@ -230,40 +194,22 @@ static int moe_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
             }
             for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:96 */
                 /* moe_tkg.yaml:98: pe.matmul */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + ((v_hb * 128)) * 2;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                        tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                    }
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6656;
-                    tg_pe[16384 + tg_p * 1 + 0] = tg_rd_bf16(tg_s1, 0);
-                }
-                tg_matmul_f32(tg_pe + 16512, 1, tg_pe, 128, tg_pe + 16384, 1, 128, 128, 1, 0);
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048;
-                    tg_wr_f32(tg_d, 0, tg_pe[16512 + tg_p * 1 + 0]);
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + ((v_hb * 128)) * 2, 6720, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6656, 6720, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
+                    (void)tg_p;
                 }
 
                 for (int64_t v_ib = 1; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:99, carried */
                     /* moe_tkg.yaml:101: pe.matmul */
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + (((v_hb * 128) + (v_ib * 256))) * 2;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                            tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                        }
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6656 + (v_ib) * 2;
-                        tg_pe[16384 + tg_p * 1 + 0] = tg_rd_bf16(tg_s1, 0);
-                    }
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        const uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048;
-                        tg_pe[16512 + tg_p * 1 + 0] = tg_rd_f32(tg_d, 0);
-                    }
-                    tg_matmul_f32(tg_pe + 16512, 1, tg_pe, 128, tg_pe + 16384, 1, 128, 128, 1, 1);
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint8_t *tg_d = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048;
-                        tg_wr_f32(tg_d, 0, tg_pe[16512 + tg_p * 1 + 0]);
+                    {
+                        const int64_t tg_p = 0;
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + (((v_hb * 128) + (v_ib * 256))) * 2, 6720, 1, TG_BFLOAT16 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6656 + (v_ib) * 2, 6720, 1, TG_BFLOAT16 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
+                        (void)tg_p;
                     }
                 }
                 /* moe_tkg.yaml:102: dve.scalar_tensor_tensor */

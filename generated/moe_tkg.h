@@ -11,7 +11,7 @@
 #define MOE_TKG_PSUM_PEAK_BANKS 4
 /* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none),
  * then its activation result tables (65536 or 256 floats each; docs/storage.md). */
-#define MOE_TKG_PE_FLOATS 16640
+#define MOE_TKG_PE_FLOATS 25200
 
 /* The storage the caller provides for a tg_core running moe_tkg
  * (tg_runtime.h): SBUF and PSUM rows of the plan's peaks, the PE staging and

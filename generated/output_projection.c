@@ -59,55 +59,22 @@ static int output_projection_body(tg_core *core, const int64_t tg_lo[3], const i
                     }
                 }
                 /* output_projection.yaml:49: pe.matmul */
-                for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                        tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                    }
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6656;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
-                        tg_pe[8192 + tg_p * 384 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                    }
-                }
-                tg_matmul_f32(tg_pe + 32768, 384, tg_pe, 128, tg_pe + 8192, 384, 64, 128, 384, 0);
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_pe[32768 + tg_p * 384 + tg_j0]);
-                    }
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024, 6656, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6656, 6656, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 384, 0, tg_pe, 81920);
+                    (void)tg_p;
                 }
 
                 for (int64_t v_n = 1; v_n < 4; v_n += 1) { /* output_projection.yaml:50, carried */
                     /* output_projection.yaml:52: pe.matmul */
-                    for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                            tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                        }
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
-                            tg_pe[8192 + tg_p * 384 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                        }
-                    }
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        const uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
-                            tg_pe[32768 + tg_p * 384 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                        }
-                    }
-                    tg_matmul_f32(tg_pe + 32768, 384, tg_pe, 128, tg_pe + 8192, 384, 64, 128, 384, 1);
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
-                            tg_wr_f32(tg_d, tg_j0, tg_pe[32768 + tg_p * 384 + tg_j0]);
-                        }
+                    {
+                        const int64_t tg_p = 0;
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2, 6656, 1, TG_BFLOAT16 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2, 6656, 1, TG_BFLOAT16 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 384, 1, tg_pe, 81920);
+                        (void)tg_p;
                     }
                 }
                 /* partitions run the statements below in turn (all partition-local) */

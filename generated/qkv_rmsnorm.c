@@ -117,19 +117,11 @@ static int qkv_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
             }
             for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:62 */
                 /* qkv_rmsnorm.yaml:64: pe.transpose */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8320 + 6144 + ((v_k * 128)) * 2;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                        tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                    }
-                }
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_k), 2)) * 2048;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_pe[(tg_j0) * 128 + tg_p]);
-                    }
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 6144 + ((v_k * 128)) * 2, 8320, 1, TG_BFLOAT16 };
+                    tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_k), 2)) * 2048), 1024, tg_a, 128, 128);
+                    (void)tg_p;
                 }
 
                 /* qkv_rmsnorm.yaml:65: dve.tensor_scalar */
@@ -147,55 +139,22 @@ static int qkv_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
             }
             for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* qkv_rmsnorm.yaml:66 */
                 /* qkv_rmsnorm.yaml:68: pe.matmul */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                        tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                    }
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 8320 + ((v_c * 512)) * 2;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (640 - (v_c * 512))); tg_j0++) {
-                        tg_pe[16384 + tg_p * (int)((tg_min(512, (640 - (v_c * 512))))) + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                    }
-                }
-                tg_matmul_f32(tg_pe + 81920, (int)((tg_min(512, (640 - (v_c * 512))))), tg_pe, 128, tg_pe + 16384, (int)((tg_min(512, (640 - (v_c * 512))))), 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 0);
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (640 - (v_c * 512))); tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_pe[81920 + tg_p * (int)((tg_min(512, (640 - (v_c * 512))))) + tg_j0]);
-                    }
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512, 8320, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 8320 + ((v_c * 512)) * 2, 8320, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 0, tg_pe, 147456);
+                    (void)tg_p;
                 }
 
                 for (int64_t v_k = 1; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:69, carried */
                     /* qkv_rmsnorm.yaml:71: pe.matmul */
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512 + ((v_k * 128)) * 2;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                            tg_pe[tg_p * 128 + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                        }
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 8320 + (((v_c * 512) + (v_k * 640))) * 2;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (640 - (v_c * 512))); tg_j0++) {
-                            tg_pe[16384 + tg_p * (int)((tg_min(512, (640 - (v_c * 512))))) + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                        }
-                    }
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        const uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (640 - (v_c * 512))); tg_j0++) {
-                            tg_pe[81920 + tg_p * (int)((tg_min(512, (640 - (v_c * 512))))) + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                        }
-                    }
-                    tg_matmul_f32(tg_pe + 81920, (int)((tg_min(512, (640 - (v_c * 512))))), tg_pe, 128, tg_pe + 16384, (int)((tg_min(512, (640 - (v_c * 512))))), 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 1);
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint8_t *tg_d = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (640 - (v_c * 512))); tg_j0++) {
-                            tg_wr_f32(tg_d, tg_j0, tg_pe[81920 + tg_p * (int)((tg_min(512, (640 - (v_c * 512))))) + tg_j0]);
-                        }
+                    {
+                        const int64_t tg_p = 0;
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512 + ((v_k * 128)) * 2, 8320, 1, TG_BFLOAT16 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 8320 + (((v_c * 512) + (v_k * 640))) * 2, 8320, 1, TG_BFLOAT16 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 1, tg_pe, 147456);
+                        (void)tg_p;
                     }
                 }
                 /* partitions run the statements below in turn (all partition-local) */

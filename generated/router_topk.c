@@ -60,55 +60,22 @@ static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t
     }
     for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* router_topk.yaml:50 */
         /* router_topk.yaml:53: pe.matmul */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + ((v_t * 128)) * 2;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < tg_min((200 - (v_t * 128)), 128); tg_j0++) {
-                tg_pe[tg_p * (int)((tg_min((200 - (v_t * 128)), 128))) + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-            }
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2240 + 832;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_pe[16384 + tg_p * 64 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-            }
-        }
-        tg_matmul_f32(tg_pe + 24576, 64, tg_pe, (int)((tg_min((200 - (v_t * 128)), 128))), tg_pe + 16384, 64, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 0);
-        for (int64_t tg_p = 0; tg_p < (int)((tg_min((200 - (v_t * 128)), 128))); tg_p++) {
-            uint8_t *tg_d = tg_psum + (tg_p) * 2048;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_pe[24576 + tg_p * 64 + tg_j0]);
-            }
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 2240 + ((v_t * 128)) * 2, 2240, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 2240 + 832, 2240, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 2048), 512, tg_a, tg_b, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 0, tg_pe, 34272);
+            (void)tg_p;
         }
 
         for (int64_t v_h = 1; v_h < 2; v_h += 1) { /* router_topk.yaml:54, carried */
             /* router_topk.yaml:56: pe.matmul */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + (((v_t * 128) + (v_h * 200))) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < tg_min((200 - (v_t * 128)), 128); tg_j0++) {
-                    tg_pe[tg_p * (int)((tg_min((200 - (v_t * 128)), 128))) + tg_j0] = tg_rd_bf16(tg_s0, tg_j0);
-                }
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2240 + 832 + ((v_h * 64)) * 2;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                    tg_pe[16384 + tg_p * 64 + tg_j0] = tg_rd_bf16(tg_s1, tg_j0);
-                }
-            }
-            for (int64_t tg_p = 0; tg_p < (int)((tg_min((200 - (v_t * 128)), 128))); tg_p++) {
-                const uint8_t *tg_d = tg_psum + (tg_p) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                    tg_pe[24576 + tg_p * 64 + tg_j0] = tg_rd_f32(tg_d, tg_j0);
-                }
-            }
-            tg_matmul_f32(tg_pe + 24576, 64, tg_pe, (int)((tg_min((200 - (v_t * 128)), 128))), tg_pe + 16384, 64, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 1);
-            for (int64_t tg_p = 0; tg_p < (int)((tg_min((200 - (v_t * 128)), 128))); tg_p++) {
-                uint8_t *tg_d = tg_psum + (tg_p) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_pe[24576 + tg_p * 64 + tg_j0]);
-                }
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 2240 + (((v_t * 128) + (v_h * 200))) * 2, 2240, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 2240 + 832 + ((v_h * 64)) * 2, 2240, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 2048), 512, tg_a, tg_b, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 1, tg_pe, 34272);
+                (void)tg_p;
             }
         }
         /* router_topk.yaml:57: dve.tensor_tensor */

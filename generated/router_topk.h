@@ -11,7 +11,7 @@
 #define ROUTER_TOPK_PSUM_PEAK_BANKS 1
 /* fp32 staging of its largest matmul/transpose (K*M + K*N + M*N; 0: none),
  * then its activation result tables (65536 or 256 floats each; docs/storage.md). */
-#define ROUTER_TOPK_PE_FLOATS 32768
+#define ROUTER_TOPK_PE_FLOATS 34272
 
 /* The storage the caller provides for a tg_core running router_topk
  * (tg_runtime.h): SBUF and PSUM rows of the plan's peaks, the PE staging and

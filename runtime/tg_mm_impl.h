@@ -4,20 +4,28 @@
  * In:  TG_MM_VW (floats per vector, 1 = scalar), TG_MM_MR (dst rows per
  *      micro-kernel), TG_MM_FN(name) (the variant's name for a function),
  *      optionally TG_MM_NOFUSE(v) (a barrier between a product and its sum,
- *      for a body whose target has FMA where tg_fp.h cannot forbid it).
- * Out: static void TG_MM_FN(tg__mm_packed)(dst, ds, stat, ss, mov, ms, K, M, N,
- *      accumulate) for K, M, N > 0; every other name is #undef'd at the end.
- * The kernel keeps a TG_MM_MR x (2 * TG_MM_VW) block of dst in registers and
- * walks k in increasing order, one multiply then one add per element and k —
- * the order of tg_matmul_f32_ref. Vector lanes are independent elements, so
- * the SIMD width never changes bits (tests/unit/test_ops.c runs every body). */
+ *      for a body whose target has FMA where tg_fp.h cannot forbid it);
+ *      tg__mm_src (an operand in place: base, ps bytes per k row, fs elements
+ *      per free element, dt) and TG_MM_RD_<dtype>(row, i) from tg_ops.c.
+ * Out: static void TG_MM_FN(tg__mm_run)(dst, ds, a, b, K, M, N, accumulate,
+ *      apack, mcap, bpack, ncap) for K, M, N > 0, and TG_MM_NR; every other
+ *      name is #undef'd at the end.
+ * Operands are widened to fp32 while they are packed, each element once per
+ * k block when the packs hold all of M and N. The kernel keeps a
+ * TG_MM_MR x (2 * TG_MM_VW) block of dst in registers, read from and written
+ * back to dst itself, and walks k in increasing order, one multiply then one
+ * add per element and k — the order of tg_matmul_f32_ref. Vector lanes are
+ * independent elements, so the SIMD width never changes bits
+ * (tests/unit/test_ops.c runs every body). */
 #ifndef TG_MM_NOFUSE
 #define TG_MM_NOFUSE(v) ((void)0)
 #endif
 #define tg__vec TG_MM_FN(tg__vec)
 #define tg__mm_kernel TG_MM_FN(tg__mm_kernel)
 #define tg__mm_partial TG_MM_FN(tg__mm_partial)
-#define tg__mm_packed TG_MM_FN(tg__mm_packed)
+#define tg__mm_pack_a TG_MM_FN(tg__mm_pack_a)
+#define tg__mm_pack_b TG_MM_FN(tg__mm_pack_b)
+#define tg__mm_run TG_MM_FN(tg__mm_run)
 
 #if TG_MM_VW > 1
 typedef float tg__vec __attribute__((vector_size(TG_MM_VW * 4), aligned(4), may_alias));
@@ -29,7 +37,12 @@ typedef float tg__vec;
 
 #define TG_MM_NR (2 * TG_MM_VW)     /* dst columns per micro-kernel */
 #define TG_MM_KC 128                /* k rows per packed block (= the PE's K) */
-#define TG_MM_MC (8 * TG_MM_MR)     /* dst rows per packed stationary block */
+#define TG_MM_SA 64                 /* without scratch: dst rows packed at once */
+#define TG_MM_SB 32                 /* and dst columns */
+/* Floats from one packed panel of kc rows of W to the next: a cache line
+ * more than the panel, so the panels a row is spread over (rows are packed
+ * in order) do not all fall into one cache set. */
+#define TG_MM_PSTEP(kc, W) ((ptrdiff_t)(kc) * (W) + 16)
 
 #define TG_MM_LD(p) (*(const tg__vec *)(const void *)(p))
 #define TG_MM_ST(p, v) (*(tg__vec *)(void *)(p) = (v))
@@ -104,49 +117,129 @@ static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, const float 
         for (j = 0; j < nr; j++)
             c[i * ds + j] = tmp[i * TG_MM_NR + j];
 }
-static void tg__mm_packed(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t ss,
-                          const float *mov, ptrdiff_t ms, int K, int M, int N, int accumulate)
+/* Rows k0 .. k0+kc-1 of operand o, its free elements j0 .. j0+n-1, widened
+ * to fp32 into panels of W: element j0 + q·W + j of row k goes to
+ * dst[q·TG_MM_PSTEP(kc, W) + k·W + j], zeros past n in the last panel. Each element read
+ * once, widened by tg_dtype.h's exact conversion, a row at a time (a
+ * partition's bytes in order: operand rows lie a partition apart, and
+ * walking them a panel at a time would touch the same cache sets again and
+ * again). One function per width W (TG_MM_MR for the stationary, TG_MM_NR
+ * for the moving operand), so the full-width loops vectorize in the
+ * variant's instruction set; a W that is not whole vectors widens up to 256
+ * contiguous elements of the row first and copies them out a panel each. */
+#define TG_MM_PACK_DT(W, RD)                                                      \
+    for (k = 0; k < kc; k++) {                                                    \
+        const uint8_t *r_ = row + k * ps;                                         \
+        float *d_ = dst + k * (W);                                                \
+        int q_ = 0;                                                               \
+        TG_MM_PREFETCH_ROW(r_ + 2 * ps, rowbytes);                                \
+        if (fs == 1 && (W) % TG_MM_VW != 0) /* a narrow panel: via a row */       \
+            while (q_ < nfull) {                                                  \
+                int qn_ = nfull - q_ < TG_MM_PACK_Q(W) ? nfull - q_ : TG_MM_PACK_Q(W), q1_; \
+                for (j = 0; j < qn_ * (W); j++)                                   \
+                    t_[j] = RD(r_, q_ * (W) + j);                                 \
+                for (q1_ = 0; q1_ < qn_; q1_++)                                   \
+                    memcpy(d_ + (q_ + q1_) * pstep, t_ + q1_ * (W), sizeof(float) * (W)); \
+                q_ += qn_;                                                        \
+            }                                                                     \
+        else if (fs == 1)                                                         \
+            for (; q_ < nfull; q_++)                                              \
+                for (j = 0; j < (W); j++)                                         \
+                    d_[q_ * pstep + j] = RD(r_, q_ * (W) + j);                    \
+        for (; q_ < np; q_++)                                                     \
+            for (j = 0; j < (W); j++)                                             \
+                d_[q_ * pstep + j] = q_ * (W) + j < n ? RD(r_, (q_ * (W) + j) * fs) : 0.0f; \
+    }
+#define TG_MM_PACK_FN(NAME, W)                                                                      \
+    static void NAME(float *dst, const tg__mm_src *o, int k0, int kc, int j0, int n)              \
+    {                                                                                               \
+        const ptrdiff_t ps = o->ps, fs = o->fs, es = (ptrdiff_t)tg_dtype_size(o->dt);               \
+        const uint8_t *row = o->base + k0 * ps + j0 * fs * es;                                      \
+        const int np = (n + (W) - 1) / (W), nfull = n / (W);                                        \
+        const ptrdiff_t pstep = TG_MM_PSTEP(kc, W);                                                 \
+        const ptrdiff_t rowbytes = (ptrdiff_t)n * fs * es; /* prefetched, when fs > 0 */           \
+        TG_MM_ALIGN float t_[TG_MM_PACK_Q(W) * (W)];                                                \
+        int k, j;                                                                                   \
+        (void)t_;                                                                                   \
+        switch (o->dt) {                                                                            \
+        case TG_FLOAT32:                                                                            \
+        case TG_TFLOAT32: /* read as fp32 (tg_rd_tf32) */                                           \
+            TG_MM_PACK_DT(W, TG_MM_RD_F32)                                                          \
+            break;                                                                                  \
+        case TG_BFLOAT16: TG_MM_PACK_DT(W, TG_MM_RD_BF16) break;                                    \
+        case TG_FLOAT16: TG_MM_PACK_DT(W, TG_MM_RD_F16) break;                                      \
+        case TG_FLOAT8_E4M3: TG_MM_PACK_DT(W, TG_MM_RD_E4M3) break;                                 \
+        case TG_FLOAT8_E5M2: TG_MM_PACK_DT(W, TG_MM_RD_E5M2) break;                                 \
+        default: /* integers (not a matmul operand): as the staging would read them */             \
+            for (k = 0; k < kc; k++)                                                                \
+                for (j = 0; j < np * (W); j++)                                                      \
+                    dst[(j / (W)) * pstep + k * (W) + j % (W)] =                                    \
+                        j < n ? tg_load_f32(row + k * ps + j * fs * es, o->dt, 0) : 0.0f;           \
+            break;                                                                                  \
+        }                                                                                           \
+    }
+#define TG_MM_PACK_Q(W) (256 / (W)) /* panels a narrow pack widens at once */
+/* The bytes of a row two rows ahead asked for while this one is packed: rows
+ * are a partition apart, too short for the hardware prefetcher to follow. */
+#if defined(__GNUC__)
+#define TG_MM_PREFETCH_ROW(p, nb)                                                 \
+    for (ptrdiff_t o_ = 0; k + 2 < kc && o_ < (nb); o_ += 64)                     \
+        __builtin_prefetch((p) + o_, 0, 3);
+#else
+#define TG_MM_PREFETCH_ROW(p, nb)
+#endif
+TG_MM_PACK_FN(tg__mm_pack_a, TG_MM_MR)
+TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
+#undef TG_MM_PACK_DT
+#undef TG_MM_PACK_FN
+#undef TG_MM_PACK_Q
+#undef TG_MM_PREFETCH_ROW
+
+/* dst[m·ds + n] (+)= Σ_k a[k][m] · b[k][n], k in increasing order (see the
+ * header). Per k block, the stationary is packed for mcap rows of M and the
+ * moving operand for ncap columns of N at a time: all of both in scratch when
+ * it holds them (every element widened once per k block), else TG_MM_SA rows
+ * and TG_MM_SB columns on the stack. Moving panels outside (one in L1 while
+ * all stationary panels pass it), dst read and written in place. */
+static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
+                       int accumulate, float *scratch, size_t scratch_floats)
 {
-    TG_MM_ALIGN float apack[TG_MM_MC * TG_MM_KC]; /* [panel][k][MR], rows zero-padded */
-    TG_MM_ALIGN float bpack[TG_MM_KC * TG_MM_NR]; /* [k][NR], columns zero-padded */
+    TG_MM_ALIGN float stack[TG_MM_KC * (TG_MM_SA + TG_MM_SB) + 16 * (TG_MM_SA + TG_MM_SB)];
+    const int mall = (M + TG_MM_MR - 1) / TG_MM_MR * TG_MM_MR, nall = (N + TG_MM_NR - 1) / TG_MM_NR * TG_MM_NR;
+    const size_t kmax = (size_t)(K < TG_MM_KC ? K : TG_MM_KC);
+    float *apack = stack, *bpack = stack + (TG_MM_KC + 16) * TG_MM_SA;
+    int mcap = TG_MM_SA / TG_MM_MR * TG_MM_MR, ncap = TG_MM_SB / TG_MM_NR * TG_MM_NR;
+    const size_t aall = (size_t)TG_MM_PSTEP(kmax, TG_MM_MR) * (size_t)(mall / TG_MM_MR);
+    const size_t ball = (size_t)TG_MM_PSTEP(kmax, TG_MM_NR) * (size_t)(nall / TG_MM_NR);
+    if (scratch && scratch_floats >= aall + ball) {
+        apack = scratch;
+        bpack = scratch + aall;
+        mcap = mall;
+        ncap = nall;
+    }
     int k0, m0, n0;
     for (k0 = 0; k0 < K; k0 += TG_MM_KC) {
         int kc = K - k0 < TG_MM_KC ? K - k0 : TG_MM_KC;
         int acc_in = accumulate || k0 > 0;
-        const float *sk = stat + (ptrdiff_t)k0 * ss;
-        const float *mk = mov + (ptrdiff_t)k0 * ms;
-        for (m0 = 0; m0 < M; m0 += TG_MM_MC) {
-            int mc = M - m0 < TG_MM_MC ? M - m0 : TG_MM_MC;
-            int np = (mc + TG_MM_MR - 1) / TG_MM_MR, i, k, r, j;
-            for (i = 0; i < np; i++) {
-                int mr = mc - i * TG_MM_MR < TG_MM_MR ? mc - i * TG_MM_MR : TG_MM_MR;
-                float *ap = apack + i * kc * TG_MM_MR;
-                const float *sp = sk + m0 + i * TG_MM_MR;
-                if (mr == TG_MM_MR) /* full panel: plain row copies (vectorize) */
-                    for (k = 0; k < kc; k++)
-                        memcpy(ap + k * TG_MM_MR, sp + k * ss, sizeof(float) * TG_MM_MR);
-                else
-                    for (k = 0; k < kc; k++)
-                        for (r = 0; r < TG_MM_MR; r++)
-                            ap[k * TG_MM_MR + r] = r < mr ? sp[k * ss + r] : 0.0f;
-            }
-            for (n0 = 0; n0 < N; n0 += TG_MM_NR) {
-                int nr = N - n0 < TG_MM_NR ? N - n0 : TG_MM_NR;
-                if (nr == TG_MM_NR)
-                    for (k = 0; k < kc; k++)
-                        memcpy(bpack + k * TG_MM_NR, mk + k * ms + n0, sizeof(float) * TG_MM_NR);
-                else
-                    for (k = 0; k < kc; k++)
-                        for (j = 0; j < TG_MM_NR; j++)
-                            bpack[k * TG_MM_NR + j] = j < nr ? mk[k * ms + n0 + j] : 0.0f;
-                for (i = 0; i < np; i++) {
-                    int mr = mc - i * TG_MM_MR < TG_MM_MR ? mc - i * TG_MM_MR : TG_MM_MR;
-                    float *c = dst + (ptrdiff_t)(m0 + i * TG_MM_MR) * ds + n0;
-                    if (mr == TG_MM_MR && nr == TG_MM_NR)
-                        tg__mm_kernel(c, ds, apack + i * kc * TG_MM_MR, bpack, kc, acc_in);
-                    else
-                        tg__mm_partial(c, ds, apack + i * kc * TG_MM_MR, bpack, kc, mr, nr,
-                                       acc_in);
+        for (m0 = 0; m0 < M; m0 += mcap) {
+            int mc = M - m0 < mcap ? M - m0 : mcap;
+            int np = (mc + TG_MM_MR - 1) / TG_MM_MR, i;
+            tg__mm_pack_a(apack, a, k0, kc, m0, mc);
+            for (n0 = 0; n0 < N; n0 += ncap) {
+                int nc = N - n0 < ncap ? N - n0 : ncap, q;
+                tg__mm_pack_b(bpack, b, k0, kc, n0, nc);
+                for (q = 0; q * TG_MM_NR < nc; q++) {
+                    int nr = nc - q * TG_MM_NR < TG_MM_NR ? nc - q * TG_MM_NR : TG_MM_NR;
+                    const float *bp = bpack + (ptrdiff_t)q * TG_MM_PSTEP(kc, TG_MM_NR);
+                    for (i = 0; i < np; i++) {
+                        int mr = mc - i * TG_MM_MR < TG_MM_MR ? mc - i * TG_MM_MR : TG_MM_MR;
+                        const float *ap = apack + (ptrdiff_t)i * TG_MM_PSTEP(kc, TG_MM_MR);
+                        float *c = dst + (ptrdiff_t)(m0 + i * TG_MM_MR) * ds + n0 + q * TG_MM_NR;
+                        if (mr == TG_MM_MR && nr == TG_MM_NR)
+                            tg__mm_kernel(c, ds, ap, bp, kc, acc_in);
+                        else
+                            tg__mm_partial(c, ds, ap, bp, kc, mr, nr, acc_in);
+                    }
                 }
             }
         }
@@ -156,11 +249,15 @@ static void tg__mm_packed(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t
 #undef tg__vec
 #undef tg__mm_kernel
 #undef tg__mm_partial
-#undef tg__mm_packed
+#undef tg__mm_pack_a
+#undef tg__mm_pack_b
+#undef tg__mm_run
 #undef TG_MM_ALIGN
 #undef TG_MM_NR
 #undef TG_MM_KC
-#undef TG_MM_MC
+#undef TG_MM_SA
+#undef TG_MM_SB
+#undef TG_MM_PSTEP
 #undef TG_MM_LD
 #undef TG_MM_ST
 #undef TG_MM_ROWS

@@ -49,6 +49,41 @@ static void tg__mm_plain(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t 
 #define TG_MM_BASE_MR 4
 #endif
 
+/* An operand of the packed kernel: element (k, j) at base + k·ps bytes,
+ * j·fs elements of dt along the row. */
+typedef struct {
+    const uint8_t *base;
+    ptrdiff_t ps, fs;
+    tg_dtype dt;
+} tg__mm_src;
+
+/* Element i of a row, widened exactly (tg_dtype.h; the staging's tg_rd_*). */
+static inline float tg__mm_rd_f32(const uint8_t *r, ptrdiff_t i)
+{
+    float v;
+    memcpy(&v, r + i * 4, 4);
+    return v;
+}
+static inline float tg__mm_rd_bf16(const uint8_t *r, ptrdiff_t i)
+{
+    uint16_t v;
+    memcpy(&v, r + i * 2, 2);
+    return tg_bf16_to_f32(v);
+}
+static inline float tg__mm_rd_f16(const uint8_t *r, ptrdiff_t i)
+{
+    uint16_t v;
+    memcpy(&v, r + i * 2, 2);
+    return tg_f16_to_f32(v);
+}
+static inline float tg__mm_rd_e4m3(const uint8_t *r, ptrdiff_t i) { return tg_e4m3_to_f32(r[i]); }
+static inline float tg__mm_rd_e5m2(const uint8_t *r, ptrdiff_t i) { return tg_e5m2_to_f32(r[i]); }
+#define TG_MM_RD_F32 tg__mm_rd_f32
+#define TG_MM_RD_BF16 tg__mm_rd_bf16
+#define TG_MM_RD_F16 tg__mm_rd_f16
+#define TG_MM_RD_E4M3 tg__mm_rd_e4m3
+#define TG_MM_RD_E5M2 tg__mm_rd_e5m2
+
 #define TG_MM_VW TG_MM_BASE_VW
 #define TG_MM_MR TG_MM_BASE_MR
 #define TG_MM_FN(name) name##_base
@@ -154,31 +189,50 @@ int tg_matmul_isa(int cap)
 #endif
 }
 
-void tg_matmul_f32(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t ss, const float *mov,
-                   ptrdiff_t ms, int K, int M, int N, int accumulate)
+void tg_matmul(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, int M, int N, int accumulate,
+               float *scratch, size_t scratch_floats)
 {
+    tg__mm_src a, b;
     if (M <= 0 || N <= 0)
         return;
     if (K <= 0) {
         if (!accumulate)
-            tg__mm_plain(dst, ds, stat, ss, mov, ms, 0, M, N, 0);
+            for (int m = 0; m < M; m++)
+                for (int n = 0; n < N; n++)
+                    dst[m * ds + n] = 0.0f;
         return;
     }
+    a.base = (const uint8_t *)stat.base;
+    a.ps = stat.pstride;
+    a.fs = stat.fstride;
+    a.dt = stat.dtype;
+    b.base = (const uint8_t *)mov.base;
+    b.ps = mov.pstride;
+    b.fs = mov.fstride;
+    b.dt = mov.dtype;
 #ifdef TG_MM_DISPATCH
     switch (tg__mm_level()) {
     case 3:
-        tg__mm_packed_avx512(dst, ds, stat, ss, mov, ms, K, M, N, accumulate);
+        tg__mm_run_avx512(dst, ds, &a, &b, K, M, N, accumulate, scratch, scratch_floats);
         return;
 #if TG_MM_BASE_VW < 8
     case 2:
-        tg__mm_packed_avx2(dst, ds, stat, ss, mov, ms, K, M, N, accumulate);
+        tg__mm_run_avx2(dst, ds, &a, &b, K, M, N, accumulate, scratch, scratch_floats);
         return;
 #endif
     default:
         break;
     }
 #endif
-    tg__mm_packed_base(dst, ds, stat, ss, mov, ms, K, M, N, accumulate);
+    tg__mm_run_base(dst, ds, &a, &b, K, M, N, accumulate, scratch, scratch_floats);
+}
+
+void tg_matmul_f32(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t ss, const float *mov,
+                   ptrdiff_t ms, int K, int M, int N, int accumulate)
+{
+    tg_pe_src a = {stat, ss * (ptrdiff_t)sizeof(float), 1, TG_FLOAT32};
+    tg_pe_src b = {mov, ms * (ptrdiff_t)sizeof(float), 1, TG_FLOAT32};
+    tg_matmul(dst, ds, a, b, K, M, N, accumulate, NULL, 0);
 }
 
 void tg_matmul_f32_ref(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t ss,
@@ -243,6 +297,41 @@ static void tg__transpose8(float *dst, ptrdiff_t ds, const float *src, ptrdiff_t
 }
 #define TG_TR_B 8
 #endif
+
+/* Rows of a PE transpose's source widened at a time (tg_transpose_pe). */
+#define TG_TR_ROWS 8
+#define TG_TR_COLS 128
+
+void tg_transpose_pe(float *dst, ptrdiff_t ds, tg_pe_src src, int P, int F)
+{
+    const uint8_t *base = (const uint8_t *)src.base;
+    const ptrdiff_t es = (ptrdiff_t)tg_dtype_size(src.dtype);
+    if (P <= 0 || F <= 0)
+        return;
+    if ((src.dtype == TG_FLOAT32 || src.dtype == TG_TFLOAT32) && src.fstride == 1 && src.pstride % 4 == 0 &&
+        ((uintptr_t)base & 3u) == 0) {
+        tg_transpose_f32(dst, ds, (const float *)src.base, src.pstride / 4, P, F);
+        return;
+    }
+    /* a block of rows widened to fp32 (tg_load_f32: the staging's values),
+     * then moved by the blocked transpose while it is in L1 */
+    float buf[TG_TR_ROWS * TG_TR_COLS];
+    for (int p0 = 0; p0 < P; p0 += TG_TR_ROWS) {
+        int pn = P - p0 < TG_TR_ROWS ? P - p0 : TG_TR_ROWS;
+        for (int f0 = 0; f0 < F; f0 += TG_TR_COLS) {
+            int fn = F - f0 < TG_TR_COLS ? F - f0 : TG_TR_COLS;
+            for (int p = 0; p < pn; p++) {
+                const uint8_t *row = base + (ptrdiff_t)(p0 + p) * src.pstride + (ptrdiff_t)f0 * src.fstride * es;
+                if (src.fstride == 1)
+                    tg_row_to_f32(buf + p * fn, row, src.dtype, (size_t)fn);
+                else
+                    for (int f = 0; f < fn; f++)
+                        buf[p * fn + f] = tg_load_f32(row + (ptrdiff_t)f * src.fstride * es, src.dtype, 0);
+            }
+            tg_transpose_f32(dst + (ptrdiff_t)f0 * ds + p0, ds, buf, fn, pn, fn);
+        }
+    }
+}
 
 void tg_transpose_f32(float *dst, ptrdiff_t ds, const float *src, ptrdiff_t ss, int P, int F)
 {

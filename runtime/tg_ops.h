@@ -352,14 +352,45 @@ int tg_bn_aggr_lanes_f32(float out[2 * TG_LANES], const float *x, size_t n);
 
 /* ---- Tensor engine ---------------------------------------------------------- */
 
+/* A Tensor-engine operand where it lies (an SBUF tile region, or any fp32
+ * panel): element (k, j) — partition k, free element j — at byte
+ * k·pstride + j·fstride·size(dtype) from base. dtype is a float dtype
+ * (tfloat32 reads as fp32); integer dtypes read as tg_load_f32 does. */
+typedef struct tg_pe_src {
+    const void *base;
+    ptrdiff_t pstride; /* bytes from one partition (k) to the next */
+    ptrdiff_t fstride; /* elements from one free element to the next */
+    tg_dtype dtype;
+} tg_pe_src;
+
+/* Floats of scratch with which tg_matmul packs a whole K block of both
+ * operands at once, for K ≤ k, M ≤ m and N ≤ n (so every element is widened
+ * once per call): min(k, 128) rows of m and of n, each rounded up to the
+ * widest micro-kernel's block (16 rows, 32 columns), and a cache line of
+ * padding per packed panel (at most one panel per row or column). */
+#define TG_MATMUL_SCRATCH_FLOATS(k, m, n)                                                                    \
+    (((size_t)((k) < TG_MATMUL_K_MAX ? (k) : TG_MATMUL_K_MAX) + 16u) * ((size_t)(m) + 15u + (size_t)(n) + 31u))
+
+/* matmul on operands in place: dst[m·ds + n] (+)= Σ_k stat(k, m) · mov(k, n),
+ * m < M, n < N, k < K, in the order of tg_matmul_f32 (below): each element
+ * widened to fp32 as tg_dtype.h does (exactly), every product rounded to
+ * fp32, summed in increasing k from dst's value (`accumulate`) or from +0.
+ * dst is read and written in place (fp32 rows ds floats apart), never
+ * staged; it must not overlap the operands. Each operand element is widened
+ * once per 128-row K block when scratch holds TG_MATMUL_SCRATCH_FLOATS(K, M, N)
+ * floats; else (NULL too) M and N go in blocks packed on the stack (48 KiB)
+ * and elements are widened once per block pair. */
+void tg_matmul(float *dst, ptrdiff_t dst_stride, tg_pe_src stat, tg_pe_src mov, int K, int M, int N,
+               int accumulate, float *scratch, size_t scratch_floats);
+
 /* matmul: dst[m·ds + n] (+)= Σ_k stat[k·ss + m] · mov[k·ms + n], for m < M,
  * n < N, k < K (strides in floats). Order as in the header comment: fp32
  * products, summed in increasing k from the existing dst value when
  * `accumulate`, else from +0. dst must not overlap stat or mov. Any M, N, K
  * ≥ 0 (K = 0 leaves dst, or zeroes it without `accumulate`). Cache-blocked
  * and register-tiled; blocking never changes the per-element order. Uses
- * 17 KiB (scalar builds) to 48 KiB (AVX-512 builds) of stack for packed
- * panels. No FMA fast path: on the hosts measured a separate multiply and add
+ * 48 KiB of stack for packed panels: tg_matmul with these operands as fp32
+ * and no scratch. No FMA fast path: on the hosts measured a separate multiply and add
  * already run at FMA throughput, and for bf16 inputs an FMA is not
  * bit-identical anyway (products that under/overflow fp32 round differently). */
 void tg_matmul_f32(float *dst, ptrdiff_t dst_stride, const float *stat, ptrdiff_t stat_stride,
@@ -388,6 +419,13 @@ int tg_matmul_isa(int cap);
  * dst must not overlap src. */
 void tg_transpose_f32(float *dst, ptrdiff_t dst_stride, const float *src, ptrdiff_t src_stride,
                       int P, int F);
+
+/* Tensor engine transpose of an operand in place: dst[f·ds + p] = src(p, f)
+ * widened to fp32 (tg_load_f32's values; fp32 and tfloat32 move as bits),
+ * p < P, f < F. fp32 rows go straight through tg_transpose_f32; other
+ * dtypes are widened 8 rows at a time on the stack (4 KiB) and moved the
+ * same way. dst must not overlap src. */
+void tg_transpose_pe(float *dst, ptrdiff_t dst_stride, tg_pe_src src, int P, int F);
 
 /* ---- GpSimd ------------------------------------------------------------------ */
 

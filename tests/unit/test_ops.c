@@ -583,6 +583,102 @@ static void test_matmul_k_tiles(void **state)
     assert_memory_equal(d1, d2, sizeof d1);
 }
 
+/* Random raw bits of a dtype of 1, 2 or 4 bytes, specials included (bf16,
+ * fp16, fp8 NaN payloads and infinities come up by chance; fp32 gets some). */
+static void rnd_bits(uint8_t *p, size_t n, tg_dtype dt)
+{
+    size_t es = tg_dtype_size(dt);
+    for (size_t i = 0; i < n; i++) {
+        if (dt == TG_FLOAT32) {
+            float v = rnd32() % 97 == 0 ? tg_bits_f32(rnd32()) : rndf_wide();
+            memcpy(p + i * 4, &v, 4);
+        } else {
+            uint32_t u = rnd32();
+            memcpy(p + i * es, &u, es);
+        }
+    }
+}
+
+/* tg_matmul on operands in place — every float dtype, free strides 1..3,
+ * partition strides wider than the rows, offsets at the block edges, with and
+ * without scratch (M in blocks: the moving operand widened per block) —
+ * bit-exact against ref_matmul on the tg_load_f32-widened panels (a NaN's
+ * payload aside: matmul keeps the host's NaN, and which operand's survives
+ * depends on the compiler's operand order), and the destination rows' gaps
+ * untouched; with every SIMD body. */
+static void test_matmul_direct(void **state)
+{
+    static uint8_t sa[130 * 3 * 150 * 4 + 64], sb[130 * 3 * 520 * 4 + 64];
+    static float wa[130 * 150], wb[130 * 520], d1[150 * 530], d2[150 * 530], scratch[TG_MATMUL_SCRATCH_FLOATS(128, 150, 520)];
+    static const tg_dtype dts[] = {TG_FLOAT32, TG_TFLOAT32, TG_BFLOAT16, TG_FLOAT16, TG_FLOAT8_E4M3, TG_FLOAT8_E5M2};
+    static const int shapes[][3] = {{128, 128, 512}, {1, 1, 1}, {7, 13, 17}, {128, 150, 33}, {64, 6, 16}, {3, 97, 200}};
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++)
+            for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+                int K = shapes[t][0], M = shapes[t][1], N = shapes[t][2];
+                tg_dtype da = dts[di], db = dts[(di + t) % (sizeof dts / sizeof dts[0])];
+                if ((da == TG_FLOAT32 || da == TG_TFLOAT32) != (db == TG_FLOAT32 || db == TG_TFLOAT32))
+                    db = da; /* sema pairs fp32 only with fp32 */
+                ptrdiff_t fa = 1 + (ptrdiff_t)((t + di) % 3), fb = 1 + (ptrdiff_t)(t % 2);
+                size_t ea = tg_dtype_size(da), eb = tg_dtype_size(db);
+                ptrdiff_t pa = (ptrdiff_t)((size_t)(M * fa + 5) * ea), pb = (ptrdiff_t)((size_t)(N * fb + 3) * eb);
+                ptrdiff_t ds = N + 7;
+                rnd_bits(sa, (size_t)(K * pa) / ea, da);
+                rnd_bits(sb, (size_t)(K * pb) / eb, db);
+                for (int k = 0; k < K; k++) {
+                    for (int m = 0; m < M; m++)
+                        wa[k * M + m] = tg_load_f32(sa + k * pa + m * fa * (ptrdiff_t)ea, da, 0);
+                    for (int n = 0; n < N; n++)
+                        wb[k * N + n] = tg_load_f32(sb + k * pb + n * fb * (ptrdiff_t)eb, db, 0);
+                }
+                tg_pe_src a = {sa, pa, fa, da}, b = {sb, pb, fb, db};
+                for (int acc = 0; acc < 2; acc++)
+                    for (int scr = 0; scr < 2; scr++) {
+                        for (int i = 0; i < M * (int)ds; i++)
+                            d1[i] = d2[i] = rndf();
+                        tg_matmul(d1, ds, a, b, K, M, N, acc, scr ? scratch : NULL,
+                                  scr ? TG_MATMUL_SCRATCH_FLOATS(K, M, N) : 0);
+                        ref_matmul(d2, ds, wa, M, wb, N, K, M, N, acc);
+                        for (int i = 0; i < M * (int)ds; i++) /* which NaN: the host's operand order */
+                            if (!same_bits(d1[i], d2[i]))
+                                assert_true(isnan(d1[i]) && isnan(d2[i]));
+                    }
+            }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
+static _Alignas(16) uint8_t tr_src[40 * 40 * 2 * 4], tr_dst[40 * 40 * 4];
+
+/* tg_transpose_pe (every dtype, free strides 1 and 2) against the widened
+ * definition, at every block split. */
+static void test_transpose_pe(void **state)
+{
+    static const tg_dtype dts[] = {TG_FLOAT32, TG_TFLOAT32, TG_BFLOAT16, TG_FLOAT16, TG_FLOAT8_E4M3,
+                                   TG_FLOAT8_E5M2, TG_INT8, TG_UINT16, TG_INT32};
+    uint8_t *src = tr_src, *dst = tr_dst;
+    (void)state;
+    for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++)
+        for (int P = 1; P < 20; P += 2)
+            for (int F = 1; F < 40; F += 5)
+                for (ptrdiff_t fs = 1; fs <= 2; fs++) {
+                    tg_dtype dt = dts[di];
+                    size_t es = tg_dtype_size(dt);
+                    ptrdiff_t ps = (ptrdiff_t)((size_t)(F * fs + 1) * es);
+                    float *d = (float *)(void *)dst;
+                    rnd_bits(src, sizeof tr_src / 4 / es, dt);
+                    tg_transpose_pe(d, P + 1, (tg_pe_src){src, ps, fs, dt}, P, F);
+                    for (int p = 0; p < P; p++)
+                        for (int f = 0; f < F; f++) {
+                            float w = tg_load_f32(src + p * ps + f * fs * (ptrdiff_t)es, dt, 0);
+                            assert_int_equal(tg_f32_bits(d[f * (P + 1) + p]), tg_f32_bits(w));
+                        }
+                }
+}
+
 static void test_transpose(void **state)
 {
     static float src[130 * 70], dst[70 * 133];
@@ -638,6 +734,8 @@ int main(void)
         cmocka_unit_test(test_matmul_hand),
         cmocka_unit_test(test_matmul_random),
         cmocka_unit_test(test_matmul_k_tiles),
+        cmocka_unit_test(test_matmul_direct),
+        cmocka_unit_test(test_transpose_pe),
         cmocka_unit_test(test_transpose),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
