@@ -793,6 +793,58 @@ static int pe_src(E *e, const IrAp *ap, tpl_value *m, int64_t *fs)
     return 1;
 }
 
+/* A DMA or copy that moves a 2-D block transposed: a raw copy of 1-, 2- or
+ * 4-byte elements between different tiles or tensors (never overlapping; a
+ * view counts as its base tensor),
+ * not indirect, each side one strided free dim of the same count n (at
+ * least 2, or the same ragged expression), where one side is contiguous along the free dim and the other along
+ * the partitions — dst[p·dps + j] = src[j·sfs + p] (a transposed load) or
+ * dst[p + j·dfs] = src[p·sps + j] (a transposed store). Today's per-element
+ * gather becomes one tg_transpose call (8x8 register blocks). Fills rows
+ * (the source's rows in tg_transpose's terms: n or P), cols, ds, ss (elements)
+ * and es when m is given; 1 if the instruction is one. */
+static int copy_transpose(E *e, const IrInst *in, tpl_value *m)
+{
+    const IrAp *d = &in->dst, *s = &in->src[0];
+    int64_t es = (int64_t)tg_dtype_size(d->dtype), dps, sps, dfs, sfs, dn, sn;
+    if ((in->op != IR_OP_LOAD && in->op != IR_OP_STORE && in->op != IR_OP_DMA_COPY && in->op != IR_OP_TENSOR_COPY) ||
+        in->has_ind || in->nsrc != 1 || d->dtype != s->dtype || (es != 1 && es != 2 && es != 4) ||
+        (d->mem == s->mem && (d->mem == IR_MEM_HBM ? e->ir->spec->tensors[d->index].base ==
+                                                         e->ir->spec->tensors[s->index].base
+                                                   : d->index == s->index)) ||
+        !part_stride(e, d, &dps) || !part_stride(e, s, &sps) ||
+        !free_stride(d, &dfs, &dn) || !free_stride(s, &sfs, &sn) || dn != sn || (dn >= 0 && dn < 2) ||
+        (dn < 0 && strcmp(free_count_c(e, d), free_count_c(e, s))))
+        return 0;
+    int load = dfs == 1 && sps == 1 && sfs != 1, store = sfs == 1 && dps == 1 && dfs != 1;
+    if (!load && !store)
+        return 0;
+    if (m) {
+        const IrAp *pc = in->op == IR_OP_LOAD ? s : d;
+        put_str(e, m, "op", "transpose_copy");
+        put(e, m, "dst", operand(e, d, NULL, 0, 1, 0));
+        tpl_value *src = new_list(e);
+        if (src)
+            append(e, src, operand(e, s, NULL, 0, 0, 0));
+        put(e, m, "src", src);
+        tpl_value *n = dn >= 0 ? tpl_int(e->ta, dn) : str(e, "(int)(%s)", free_count_c(e, d));
+        if (load) { /* source rows j (sfs apart) of P elements */
+            put(e, m, "rows", n);
+            put(e, m, "cols", str(e, "(int)(%s)", cx(e, pc->pcount)));
+            put_int(e, m, "ss", sfs);
+            put_int(e, m, "ds", dps);
+        } else { /* source rows p (sps apart) of n elements */
+            put(e, m, "rows", str(e, "(int)(%s)", cx(e, pc->pcount)));
+            put(e, m, "cols", n);
+            put_int(e, m, "ss", sps);
+            put_int(e, m, "ds", dfs);
+        }
+        put_int(e, m, "es", es);
+        put(e, m, "dims", new_list(e));
+    }
+    return 1;
+}
+
 /* matmul / transpose: operands read in place by the runtime (direct), or gathered into fp32
  * scratch panels. */
 static int tensor_engine(E *e, IrInst *in, tpl_value *m)
@@ -1092,6 +1144,8 @@ static tpl_value *instruction(E *e, IrInst *orig)
     case IR_OP_DMA_COPY:
     case IR_OP_TENSOR_COPY: {
         int raw = in->dst.dtype == in->src[0].dtype;
+        if (copy_transpose(e, in, m))
+            break;
         put_str(e, m, "op", raw ? "copy_raw" : "copy_cast");
         ok = elementwise(e, in, m, raw);
         if (in->has_ind) { /* SPEC.md §2.1: every index checked before anything moves */
@@ -1466,6 +1520,8 @@ static Fuse fuse_inst(E *e, IrInst *orig)
         return (Fuse){1, -1, -1, 0, 0}; /* dropped: joins any region */
     if (in->has_ind)
         return f; /* an indirect DMA may fail (TG_EBOUNDS) before it moves anything: on its own */
+    if (copy_transpose(e, in, NULL))
+        return f; /* one tg_transpose call for all its partitions */
     switch (in->op) {
     case IR_OP_LOAD: case IR_OP_STORE: case IR_OP_DMA_COPY: case IR_OP_TENSOR_COPY:
     case IR_OP_TENSOR_TENSOR: case IR_OP_RECIPROCAL: case IR_OP_TENSOR_SCALAR: case IR_OP_ACTIVATION:

@@ -26,16 +26,15 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
     (void)k;
     (void)v;
     (void)o;
+    /* attention.yaml:39: dma.load, transposed: one blocked tg_transpose */
+    {
+        const int64_t tg_p = 0;
+        tg_transpose(tg_sbuf + (tg_p) * 12352 + 8192, 6176, (const uint8_t *)(k + tg_p * 1), 128, 1024, (int)(128), 2);
+        (void)tg_p;
+    }
+
     /* partitions run the statements below in turn (all partition-local) */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        { /* attention.yaml:39: dma.load */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 8192;
-            const uint8_t *tg_s0 = (const uint8_t *)(k + tg_p * 1);
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                memcpy(tg_d + (tg_j0) * 2, tg_s0 + (tg_j0 * 128) * 2, 2);
-            }
-        }
         for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:40 */
             { /* attention.yaml:42: dma.load */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2;
@@ -45,15 +44,13 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
         }
     }
     for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* attention.yaml:43 */
-        /* attention.yaml:45: dma.load */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256;
-            const uint8_t *tg_s0 = (const uint8_t *)(q + (v_i * 16384) + tg_p * 1);
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                memcpy(tg_d + (tg_j0) * 2, tg_s0 + (tg_j0 * 128) * 2, 2);
-            }
+        /* attention.yaml:45: dma.load, transposed: one blocked tg_transpose */
+        {
+            const int64_t tg_p = 0;
+            tg_transpose(tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256, 6176, (const uint8_t *)(q + (v_i * 16384) + tg_p * 1), 128, 128, (int)(128), 2);
+            (void)tg_p;
         }
+
         for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* attention.yaml:48 */
             /* attention.yaml:50: pe.matmul */
             {

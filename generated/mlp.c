@@ -27,17 +27,16 @@ static int mlp_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3
     (void)wu;
     (void)wd;
     (void)y;
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp.yaml:37 */
-            { /* mlp.yaml:39: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_k * 128) + tg_p * 1);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    memcpy(tg_d + (tg_j0) * 2, tg_s0 + (tg_j0 * 256) * 2, 2);
-                }
-            }
+    for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp.yaml:37 */
+        /* mlp.yaml:39: dma.load, transposed: one blocked tg_transpose */
+        {
+            const int64_t tg_p = 0;
+            tg_transpose(tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 9216, (const uint8_t *)(x + (v_k * 128) + tg_p * 1), 256, 256, (int)(128), 2);
+            (void)tg_p;
+        }
+
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* mlp.yaml:40: dma.load */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + ((v_k * 1024)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(wg + (v_k * 131072) + tg_p * 1024);
@@ -49,6 +48,9 @@ static int mlp_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 2048);
             }
         }
+    }
+    /* partitions run the statements below in turn (all partition-local) */
+    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
         for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:42 */
             { /* mlp.yaml:44: dma.load */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2;

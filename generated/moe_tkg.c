@@ -28,24 +28,24 @@ static int moe_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
     (void)affinities;
     (void)expert_index;
     (void)y;
+    for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:60 */
+        /* moe_tkg.yaml:62: dma.load, transposed: one blocked tg_transpose */
+        {
+            const int64_t tg_p = 0;
+            tg_transpose(tg_sbuf + (tg_p) * 6720 + 6400 + ((v_hb * 4)) * 2, 3360, (const uint8_t *)(x + (v_hb * 128) + tg_p * 1), 256, 4, (int)(128), 2);
+            (void)tg_p;
+        }
+
+        /* moe_tkg.yaml:63: pool.iota */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6464 + (v_hb) * 4;
+            const int64_t tg_f = 0;
+            (void)tg_f;
+            (void)tg_iota_cast(tg_d, TG_INT32, (size_t)(0), (tg_p + (v_hb * 128)));
+        }
+    }
     /* partitions run the statements below in turn (all partition-local) */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:60 */
-            { /* moe_tkg.yaml:62: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6400 + ((v_hb * 4)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_hb * 128) + tg_p * 1);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 4; tg_j0++) {
-                    memcpy(tg_d + (tg_j0) * 2, tg_s0 + (tg_j0 * 256) * 2, 2);
-                }
-            }
-            { /* moe_tkg.yaml:63: pool.iota */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6464 + (v_hb) * 4;
-                const int64_t tg_f = 0;
-                (void)tg_f;
-                (void)tg_iota_cast(tg_d, TG_INT32, (size_t)(0), (tg_p + (v_hb * 128)));
-            }
-        }
         for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:64 */
             { /* moe_tkg.yaml:66: pool.iota */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6528 + (v_ib) * 4;
@@ -223,25 +223,21 @@ static int moe_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
             }
         }
     }
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_hb = (0 + tg_lo[0] * 1); v_hb < (0 + tg_hi[0] * 1); v_hb += 1) { /* moe_tkg.yaml:103 */
-            { /* moe_tkg.yaml:105: dve.tensor_copy */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_hb, 2)) * 64;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_hb * 4)) * 4;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 4; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
-                }
+    for (int64_t v_hb = (0 + tg_lo[0] * 1); v_hb < (0 + tg_hi[0] * 1); v_hb += 1) { /* moe_tkg.yaml:103 */
+        /* moe_tkg.yaml:105: dve.tensor_copy */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_hb, 2)) * 64;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_hb * 4)) * 4;
+            TG_IVDEP
+            for (int64_t tg_j0 = 0; tg_j0 < 4; tg_j0++) {
+                tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
             }
-            { /* moe_tkg.yaml:106: dma.store */
-                uint8_t *tg_d = (uint8_t *)(y + (v_hb * 128) + tg_p * 1);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_hb, 2)) * 64;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 4; tg_j0++) {
-                    memcpy(tg_d + (tg_j0 * 256) * 2, tg_s0 + (tg_j0) * 2, 2);
-                }
-            }
+        }
+        /* moe_tkg.yaml:106: dma.store, transposed: one blocked tg_transpose */
+        {
+            const int64_t tg_p = 0;
+            tg_transpose((uint8_t *)(y + (v_hb * 128) + tg_p * 1), 256, tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_hb, 2)) * 64, 3360, (int)(128), 4, 2);
+            (void)tg_p;
         }
     }
     return TG_OK;

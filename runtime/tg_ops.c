@@ -268,35 +268,78 @@ typedef uint32_t tg__v8 __attribute__((vector_size(32)));
 #define TG_TR_LO4(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11)
 #define TG_TR_HI4(a, b) __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
 
-static void tg__transpose8(float *dst, ptrdiff_t ds, const float *src, ptrdiff_t ss)
-{
-    /* written out (no arrays, no loops) so every value stays in a register */
-    tg__v8 r0, r1, r2, r3, r4, r5, r6, r7;
-    memcpy(&r0, src, 32);
-    memcpy(&r1, src + ss, 32);
-    memcpy(&r2, src + 2 * ss, 32);
-    memcpy(&r3, src + 3 * ss, 32);
-    memcpy(&r4, src + 4 * ss, 32);
-    memcpy(&r5, src + 5 * ss, 32);
-    memcpy(&r6, src + 6 * ss, 32);
-    memcpy(&r7, src + 7 * ss, 32);
-    tg__v8 t0 = TG_TR_LO(r0, r1), t1 = TG_TR_HI(r0, r1), t2 = TG_TR_LO(r2, r3), t3 = TG_TR_HI(r2, r3);
-    tg__v8 t4 = TG_TR_LO(r4, r5), t5 = TG_TR_HI(r4, r5), t6 = TG_TR_LO(r6, r7), t7 = TG_TR_HI(r6, r7);
-    tg__v8 u0 = TG_TR_LO2(t0, t2), u1 = TG_TR_HI2(t0, t2), u2 = TG_TR_LO2(t1, t3), u3 = TG_TR_HI2(t1, t3);
-    tg__v8 u4 = TG_TR_LO2(t4, t6), u5 = TG_TR_HI2(t4, t6), u6 = TG_TR_LO2(t5, t7), u7 = TG_TR_HI2(t5, t7);
-    tg__v8 o0 = TG_TR_LO4(u0, u4), o1 = TG_TR_LO4(u1, u5), o2 = TG_TR_LO4(u2, u6), o3 = TG_TR_LO4(u3, u7);
-    tg__v8 o4 = TG_TR_HI4(u0, u4), o5 = TG_TR_HI4(u1, u5), o6 = TG_TR_HI4(u2, u6), o7 = TG_TR_HI4(u3, u7);
-    memcpy(dst, &o0, 32);
-    memcpy(dst + ds, &o1, 32);
-    memcpy(dst + 2 * ds, &o2, 32);
-    memcpy(dst + 3 * ds, &o3, 32);
-    memcpy(dst + 4 * ds, &o4, 32);
-    memcpy(dst + 5 * ds, &o5, 32);
-    memcpy(dst + 6 * ds, &o6, 32);
-    memcpy(dst + 7 * ds, &o7, 32);
-}
+/* NAME(dst, ds, src, ss): an 8x8 block of T, each row one vector V (written
+ * out, no arrays or loops, so every value stays in a register). */
+#define TG_TR8_FN(NAME, T, V)                                                                                   \
+    static void NAME(T *dst, ptrdiff_t ds, const T *src, ptrdiff_t ss)                                          \
+    {                                                                                                           \
+        V r0, r1, r2, r3, r4, r5, r6, r7;                                                                       \
+        memcpy(&r0, src, sizeof(V));                                                                            \
+        memcpy(&r1, src + ss, sizeof(V));                                                                       \
+        memcpy(&r2, src + 2 * ss, sizeof(V));                                                                   \
+        memcpy(&r3, src + 3 * ss, sizeof(V));                                                                   \
+        memcpy(&r4, src + 4 * ss, sizeof(V));                                                                   \
+        memcpy(&r5, src + 5 * ss, sizeof(V));                                                                   \
+        memcpy(&r6, src + 6 * ss, sizeof(V));                                                                   \
+        memcpy(&r7, src + 7 * ss, sizeof(V));                                                                   \
+        V t0 = TG_TR_LO(r0, r1), t1 = TG_TR_HI(r0, r1), t2 = TG_TR_LO(r2, r3), t3 = TG_TR_HI(r2, r3);          \
+        V t4 = TG_TR_LO(r4, r5), t5 = TG_TR_HI(r4, r5), t6 = TG_TR_LO(r6, r7), t7 = TG_TR_HI(r6, r7);          \
+        V u0 = TG_TR_LO2(t0, t2), u1 = TG_TR_HI2(t0, t2), u2 = TG_TR_LO2(t1, t3), u3 = TG_TR_HI2(t1, t3);      \
+        V u4 = TG_TR_LO2(t4, t6), u5 = TG_TR_HI2(t4, t6), u6 = TG_TR_LO2(t5, t7), u7 = TG_TR_HI2(t5, t7);      \
+        V o0 = TG_TR_LO4(u0, u4), o1 = TG_TR_LO4(u1, u5), o2 = TG_TR_LO4(u2, u6), o3 = TG_TR_LO4(u3, u7);      \
+        V o4 = TG_TR_HI4(u0, u4), o5 = TG_TR_HI4(u1, u5), o6 = TG_TR_HI4(u2, u6), o7 = TG_TR_HI4(u3, u7);      \
+        memcpy(dst, &o0, sizeof(V));                                                                            \
+        memcpy(dst + ds, &o1, sizeof(V));                                                                       \
+        memcpy(dst + 2 * ds, &o2, sizeof(V));                                                                   \
+        memcpy(dst + 3 * ds, &o3, sizeof(V));                                                                   \
+        memcpy(dst + 4 * ds, &o4, sizeof(V));                                                                   \
+        memcpy(dst + 5 * ds, &o5, sizeof(V));                                                                   \
+        memcpy(dst + 6 * ds, &o6, sizeof(V));                                                                   \
+        memcpy(dst + 7 * ds, &o7, sizeof(V));                                                                   \
+    }
+TG_TR8_FN(tg__transpose8, float, tg__v8)
 #define TG_TR_B 8
+
+/* The same rounds on 8 lanes of 2 bytes (one 16-byte register a row). */
+typedef uint16_t tg__v8h __attribute__((vector_size(16)));
+TG_TR8_FN(tg__transpose8h, uint16_t, tg__v8h)
 #endif
+
+/* The plain loop on elements of `es` bytes (strides in elements). */
+static void tg__transpose_bytes(uint8_t *dst, ptrdiff_t ds, const uint8_t *src, ptrdiff_t ss, int P, int F,
+                                size_t es)
+{
+    for (int p = 0; p < P; p++)
+        for (int f = 0; f < F; f++)
+            memcpy(dst + ((ptrdiff_t)f * ds + p) * (ptrdiff_t)es, src + ((ptrdiff_t)p * ss + f) * (ptrdiff_t)es, es);
+}
+
+void tg_transpose(void *dst, ptrdiff_t ds, const void *src, ptrdiff_t ss, int P, int F, size_t es)
+{
+    if (P <= 0 || F <= 0)
+        return;
+    if (es == 4) {
+        tg_transpose_f32((float *)dst, ds, (const float *)src, ss, P, F);
+        return;
+    }
+#ifdef TG_TR_B
+    if (es == 2) {
+        uint16_t *d = (uint16_t *)dst;
+        const uint16_t *s = (const uint16_t *)src;
+        int p0 = 0;
+        for (; p0 + TG_TR_B <= P; p0 += TG_TR_B) {
+            int f0 = 0;
+            for (; f0 + TG_TR_B <= F; f0 += TG_TR_B)
+                tg__transpose8h(d + (ptrdiff_t)f0 * ds + p0, ds, s + (ptrdiff_t)p0 * ss + f0, ss);
+            tg__transpose_bytes((uint8_t *)(d + (ptrdiff_t)f0 * ds + p0), ds, (const uint8_t *)(s + (ptrdiff_t)p0 * ss + f0),
+                                ss, TG_TR_B, F - f0, 2);
+        }
+        tg__transpose_bytes((uint8_t *)(d + p0), ds, (const uint8_t *)(s + (ptrdiff_t)p0 * ss), ss, P - p0, F, 2);
+        return;
+    }
+#endif
+    tg__transpose_bytes((uint8_t *)dst, ds, (const uint8_t *)src, ss, P, F, es);
+}
 
 /* Rows of a PE transpose's source widened at a time (tg_transpose_pe). */
 #define TG_TR_ROWS 8

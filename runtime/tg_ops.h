@@ -420,6 +420,13 @@ int tg_matmul_isa(int cap);
 void tg_transpose_f32(float *dst, ptrdiff_t dst_stride, const float *src, ptrdiff_t src_stride,
                       int P, int F);
 
+/* The same move for elements of es bytes (1, 2 or 4; strides in elements):
+ * dst[f·ds + p] = src[p·ss + f] as bit patterns. 4 and 2 bytes in 8x8
+ * register blocks where the compiler has vector shuffles. The C simulation's
+ * transposed DMA loads and stores. dst must not overlap src. */
+void tg_transpose(void *dst, ptrdiff_t dst_stride, const void *src, ptrdiff_t src_stride, int P, int F,
+                  size_t es);
+
 /* Tensor engine transpose of an operand in place: dst[f·ds + p] = src(p, f)
  * widened to fp32 (tg_load_f32's values; fp32 and tfloat32 move as bits),
  * p < P, f < F. fp32 rows go straight through tg_transpose_f32; other

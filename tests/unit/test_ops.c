@@ -653,6 +653,28 @@ static void test_matmul_direct(void **state)
 
 static _Alignas(16) uint8_t tr_src[40 * 40 * 2 * 4], tr_dst[40 * 40 * 4];
 
+/* tg_transpose of 1-, 2- and 4-byte elements against the plain definition,
+ * at every block split, the gaps between dst rows untouched. */
+static void test_transpose_bytes(void **state)
+{
+    uint8_t *src = tr_src, *dst = tr_dst;
+    (void)state;
+    for (size_t es = 1; es <= 4; es *= 2)
+        for (int P = 1; P < 20; P++)
+            for (int F = 1; F < 20; F += 3) {
+                rnd_bits(src, sizeof tr_src / es, es == 4 ? TG_INT32 : es == 2 ? TG_UINT16 : TG_UINT8);
+                memset(dst, 0xa5, sizeof tr_dst);
+                tg_transpose(dst, P + 3, src, F + 5, P, F, es);
+                for (int p = 0; p < P; p++)
+                    for (int f = 0; f < F; f++)
+                        assert_memory_equal(dst + ((size_t)f * (size_t)(P + 3) + (size_t)p) * es,
+                                            src + ((size_t)p * (size_t)(F + 5) + (size_t)f) * es, es);
+                for (int f = 0; f < F; f++) /* the gaps between dst rows stay untouched */
+                    for (int p = P; p < P + 3; p++)
+                        assert_int_equal(dst[((size_t)f * (size_t)(P + 3) + (size_t)p) * es], 0xa5);
+            }
+}
+
 /* tg_transpose_pe (every dtype, free strides 1 and 2) against the widened
  * definition, at every block split. */
 static void test_transpose_pe(void **state)
@@ -735,6 +757,7 @@ int main(void)
         cmocka_unit_test(test_matmul_random),
         cmocka_unit_test(test_matmul_k_tiles),
         cmocka_unit_test(test_matmul_direct),
+        cmocka_unit_test(test_transpose_bytes),
         cmocka_unit_test(test_transpose_pe),
         cmocka_unit_test(test_transpose),
     };
