@@ -1494,13 +1494,13 @@ static int fuse_ap(E *e, const IrAp *ap, int write, Fuse *f)
 {
     int64_t v;
     if (ap->mem == IR_MEM_HBM) {
-        int b = ap->index >= 0 ? e->ir->spec->tensors[ap->index].base : -1; /* views: their storage */
-        if (b < 0 || b >= 64)
+        uint64_t bit = emit_hbm_bit(e->ir, ap);
+        if (!bit)
             return 0;
         if (write)
-            f->writes |= (uint64_t)1 << b;
+            f->writes |= bit;
         else
-            f->reads |= (uint64_t)1 << b;
+            f->reads |= bit;
         return 1;
     }
     if (!ir_expr_const(ap->pstart, &v))

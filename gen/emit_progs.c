@@ -3,17 +3,20 @@
 
 #include "spec.h"
 
-/* Add the HBM tensor (its base) `ap` accesses to `set`, one bit per tensor;
- * *ok = 0 past 64 tensors. */
+uint64_t emit_hbm_bit(const Ir *ir, const IrAp *ap)
+{
+    int b = ap->index >= 0 ? ir->spec->tensors[ap->index].base : -1;
+    return b < 0 || b >= 64 ? 0 : (uint64_t)1 << b;
+}
+
+/* Add the HBM tensor `ap` accesses to `set`; *ok = 0 past 64 tensors. */
 static void hbm_bit(const Ir *ir, const IrAp *ap, uint64_t *set, int *ok)
 {
     if (ap->mem != IR_MEM_HBM)
         return;
-    int b = ap->index >= 0 ? ir->spec->tensors[ap->index].base : -1;
-    if (b < 0 || b >= 64)
-        *ok = 0;
-    else
-        *set |= (uint64_t)1 << b;
+    uint64_t bit = emit_hbm_bit(ir, ap);
+    *ok &= bit != 0;
+    *set |= bit;
 }
 
 /* The HBM tensors the statements read and write. */

@@ -7,6 +7,10 @@
 
 #include "ir.h"
 
+/* The bit of the HBM tensor `ap` accesses (its base: views share their
+ * base's storage) in a set of up to 64 tensors; 0 past 64 tensors. */
+uint64_t emit_hbm_bit(const Ir *ir, const IrAp *ap);
+
 /* The loop whose iterations are the kernel's programs, or NULL: the kernel
  * has no grid, its last top-level statement is a loop without `carried` with
  * constant bounds and at least two iterations, the statements before it
