@@ -33,14 +33,12 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
         (void)tg_p;
     }
 
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:40 */
-            { /* attention.yaml:42: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(v + (v_j * 16384) + tg_p * 128);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
-            }
+    for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:40 */
+        /* attention.yaml:42: dma.load */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2;
+            const uint8_t *tg_s0 = (const uint8_t *)(v + (v_j * 16384) + tg_p * 128);
+            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
         }
     }
     for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* attention.yaml:43 */
@@ -89,13 +87,21 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
             { /* attention.yaml:54: dve.tensor_reduce */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 2048;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 4096;
-                float tg_r = 0.0f;
+                /* max/min on ordered keys: an fp32's bits with the sign flipped (>= 0) or
+                   all flipped (< 0) order as unsigned integers in the order of tg_alu_raw_maximum
+                   (-0 below +0); a NaN anywhere gives NaN. The result depends on the row's
+                   values only, not on their order, so the loop vectorizes. */
+                uint32_t tg_kx = 0u, tg_nan = 0;
                 int64_t tg_k = 0;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                    tg_r = tg_k++ ? tg_alu_raw_maximum(tg_r, tg_x) : tg_x;
+                    const uint32_t tg_u = tg_f32_bits(tg_rd_f32(tg_s0, tg_j0));
+                    const uint32_t tg_key = tg_u ^ ((0u - (tg_u >> 31)) | 0x80000000u);
+                    tg_kx = tg_key > tg_kx ? tg_key : tg_kx;
+                    tg_nan |= (tg_u & 0x7fffffffu) > 0x7f800000u;
+                    tg_k++;
                 }
+                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_kx >> 31 ? tg_kx ^ 0x80000000u : ~tg_kx);
                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
             }
             { /* attention.yaml:55: act.activation */

@@ -25,25 +25,21 @@ static int matmul_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_h
     (void)lhsT;
     (void)rhs;
     (void)result;
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:29 */
-            { /* matmul.yaml:31: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + 16384 + ((v_k * 512)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(lhsT + (v_k * 65536) + tg_p * 512);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-            }
+    for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:29 */
+        /* matmul.yaml:31: dma.load */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + 16384 + ((v_k * 512)) * 2;
+            const uint8_t *tg_s0 = (const uint8_t *)(lhsT + (v_k * 65536) + tg_p * 512);
+            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
         }
     }
     for (int64_t v_n = (0 + tg_lo[0] * 1); v_n < (0 + tg_hi[0] * 1); v_n += 1) { /* matmul.yaml:32 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:34 */
-                { /* matmul.yaml:36: dma.load */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2;
-                    const uint8_t *tg_s0 = (const uint8_t *)(rhs + ((v_n * 512) + (v_k * 131072)) + tg_p * 1024);
-                    memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-                }
+        for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:34 */
+            /* matmul.yaml:36: dma.load */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2;
+                const uint8_t *tg_s0 = (const uint8_t *)(rhs + ((v_n * 512) + (v_k * 131072)) + tg_p * 1024);
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
             }
         }
         for (int64_t v_m = 0; v_m < 4; v_m += 1) { /* matmul.yaml:37 */

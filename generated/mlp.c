@@ -49,14 +49,12 @@ static int mlp_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3
             }
         }
     }
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:42 */
-            { /* mlp.yaml:44: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(wd + (v_f * 32768) + tg_p * 256);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
-            }
+    for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:42 */
+        /* mlp.yaml:44: dma.load */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2;
+            const uint8_t *tg_s0 = (const uint8_t *)(wd + (v_f * 32768) + tg_p * 256);
+            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
         }
     }
     for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:46 */

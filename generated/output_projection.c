@@ -27,14 +27,12 @@ static int output_projection_body(tg_core *core, const int64_t tg_lo[3], const i
     (void)bias;
     (void)out;
     for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* output_projection.yaml:24 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
-            for (int64_t v_n = 0; v_n < 4; v_n += 1) { /* output_projection.yaml:38 */
-                { /* output_projection.yaml:40: dma.load */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2;
-                    const uint8_t *tg_s0 = (const uint8_t *)(weight + ((v_program_id_0 * 384) + (v_n * 49152)) + tg_p * 768);
-                    memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 768);
-                }
+        for (int64_t v_n = 0; v_n < 4; v_n += 1) { /* output_projection.yaml:38 */
+            /* output_projection.yaml:40: dma.load */
+            for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2;
+                const uint8_t *tg_s0 = (const uint8_t *)(weight + ((v_program_id_0 * 384) + (v_n * 49152)) + tg_p * 768);
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 768);
             }
         }
         /* output_projection.yaml:41: dma.load */
@@ -48,14 +46,12 @@ static int output_projection_body(tg_core *core, const int64_t tg_lo[3], const i
         }
         for (int64_t v_b = 0; v_b < 2; v_b += 1) { /* output_projection.yaml:42 */
             for (int64_t v_s = 0; v_s < 2; v_s += 1) { /* output_projection.yaml:44 */
-                /* partitions run the statements below in turn (all partition-local) */
-                for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
-                    for (int64_t v_n = 0; v_n < 4; v_n += 1) { /* output_projection.yaml:46 */
-                        { /* output_projection.yaml:48: dma.load */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2;
-                            const uint8_t *tg_s0 = (const uint8_t *)(attention + (((v_b * 65536) + (v_s * 128)) + (v_n * 16384)) + tg_p * 256);
-                            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
-                        }
+                for (int64_t v_n = 0; v_n < 4; v_n += 1) { /* output_projection.yaml:46 */
+                    /* output_projection.yaml:48: dma.load */
+                    for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2;
+                        const uint8_t *tg_s0 = (const uint8_t *)(attention + (((v_b * 65536) + (v_s * 128)) + (v_n * 16384)) + tg_p * 256);
+                        memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
                     }
                 }
                 /* output_projection.yaml:49: pe.matmul */

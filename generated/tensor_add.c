@@ -25,9 +25,9 @@ static int tensor_add_body(tg_core *core, const int64_t tg_lo[3], const int64_t 
     (void)a;
     (void)b;
     (void)c;
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* tensor_add.yaml:22 */
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* tensor_add.yaml:22 */
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             for (int64_t v_j = 0; v_j < 4; v_j += 1) { /* tensor_add.yaml:24 */
                 /* tensor_add.yaml:26: dma.load forwarded: its readers read a directly */
                 /* tensor_add.yaml:27: dma.load forwarded: its readers read b directly */

@@ -24,9 +24,9 @@ static int transpose2d_body(tg_core *core, const int64_t tg_lo[3], const int64_t
     (void)tg_pe;
     (void)x;
     (void)y;
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* transpose2d.yaml:21 */
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* transpose2d.yaml:21 */
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             /* transpose2d.yaml:23: dma.load forwarded: its readers read x directly */
             { /* transpose2d.yaml:29: dve.tensor_copy, loop a (transpose2d.yaml:27) folded: a 32 x 64 transposing copy */
                 uint8_t *tg_d = (uint8_t *)(y + (v_i * 262144) + tg_p * 2048);
