@@ -813,6 +813,19 @@ static void test_transpose(void **state)
                 for (p = P; p < P + 3 && f * (P + 3) + p < 40 * 40; p++)
                     assert_int_equal(tg_f32_bits(d2[f * (P + 3) + p]), 0x7fc0deadu);
         }
+    /* destination rows 1 KiB and more apart (the tiled order): every tile
+     * and block split, the gaps between dst rows untouched */
+    for (int P = 1; P < 40; P += 3)
+        for (int F = 17; F < 70; F += 6) {
+            static float d3[70 * 300];
+            const ptrdiff_t ds = 256 + P % 3 * 20;
+            for (int i = 0; i < 70 * 300; i++)
+                d3[i] = tg_bits_f32(0x7fc0dead);
+            tg_transpose_f32(d3, ds, src, F + 1, P, F);
+            for (f = 0; f < F; f++)
+                for (p = 0; p < (int)ds; p++)
+                    assert_int_equal(tg_f32_bits(d3[f * ds + p]), p < P ? tg_f32_bits(src[p * (F + 1) + f]) : 0x7fc0deadu);
+        }
     {
         float a[6] = {1, 2, 3, 4, 5, 6}, b[6];
         tg_transpose_f32(b, 2, a, 3, 2, 3); /* [2,3] → [3,2] */
