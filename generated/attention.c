@@ -65,10 +65,9 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048;
                 const float tg_scale = 0.088388346f;
                 const float tg_bias = 0.0f;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    float tg_y = tg_activation(TG_ACT_COPY, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                    tg_wr_f32(tg_d, tg_j0, tg_y);
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_activation_f32_row(TG_ACT_COPY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
                 }
             }
         }
@@ -112,9 +111,9 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
                 float tg_sum = -0.0f; /* the fold's exact identity */
                 for (int64_t tg_c = 0; tg_c < 1024; tg_c += 64) {
                     float tg_buf[64];
-                    TG_IVDEP
-                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                        tg_buf[tg_j0 - tg_c] = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
+                    {
+                        const int64_t tg_j0 = tg_c;
+                        tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
                     }
                     for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
                         tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);

@@ -74,10 +74,9 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
                 const float tg_scale = 0.088388346f;
                 const float tg_bias = 0.0f;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    float tg_y = tg_activation(TG_ACT_COPY, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                    tg_wr_f32(tg_d, tg_j0, tg_y);
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_activation_f32_row(TG_ACT_COPY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 128, tg_scale, tg_bias);
                 }
             }
         }
@@ -121,9 +120,9 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
                 float tg_sum = -0.0f; /* the fold's exact identity */
                 for (int64_t tg_c = 0; tg_c < 1024; tg_c += 64) {
                     float tg_buf[64];
-                    TG_IVDEP
-                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                        tg_buf[tg_j0 - tg_c] = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
+                    {
+                        const int64_t tg_j0 = tg_c;
+                        tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
                     }
                     for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
                         tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);

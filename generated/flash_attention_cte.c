@@ -148,9 +148,9 @@ static int flash_attention_cte_body(tg_core *core, const int64_t tg_lo[3], const
                                 float tg_sum = -0.0f; /* the fold's exact identity */
                                 for (int64_t tg_c = 0; tg_c < 256; tg_c += 64) {
                                     float tg_buf[64];
-                                    TG_IVDEP
-                                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                                        tg_buf[tg_j0 - tg_c] = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
+                                    {
+                                        const int64_t tg_j0 = tg_c;
+                                        tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
                                     }
                                     for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
                                         tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);

@@ -69,10 +69,9 @@ static int mamba_body(tg_core *core, const float *delta, const float *u, const f
                         const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 4096 + ((v_s * 512)) * 4;
                         const float tg_scale = tg_rd_f32(tg_sbuf + (tg_p) * 30848 + 30720, 0);
                         const float tg_bias = 0.0f;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                            float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                            tg_wr_f32(tg_d, tg_j0, tg_y);
+                        {
+                            const int64_t tg_j0 = 0;
+                            tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
                         }
                     }
                     /* mamba.yaml:60: dma.load */

@@ -196,10 +196,9 @@ static int mlp_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    float tg_y = tg_activation(TG_ACT_SILU, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                    tg_wr_f32(tg_d, tg_j0, tg_y);
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_activation_f32_row(TG_ACT_SILU, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 256, tg_scale, tg_bias);
                 }
             }
             { /* mlp_rmsnorm.yaml:83: dve.tensor_tensor */

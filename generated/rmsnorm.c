@@ -41,10 +41,9 @@ static int rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    float tg_y = tg_activation(TG_ACT_SQUARE, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                    tg_wr_f32(tg_d, tg_j0, tg_y);
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_activation_f32_row(TG_ACT_SQUARE, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
                 }
             }
             {

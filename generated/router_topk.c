@@ -123,10 +123,9 @@ static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
                 const float tg_scale = 1.0f;
                 const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 2112, 0);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                    float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                    tg_wr_f32(tg_d, tg_j0, tg_y);
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
                 }
             }
             {

@@ -57,10 +57,9 @@ static int softmax_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
                 const float tg_scale = 1.0f;
                 const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6272 + 6144, 0);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                    tg_wr_f32(tg_d, tg_j0, tg_y);
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
                 }
             }
             {

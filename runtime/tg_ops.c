@@ -447,6 +447,61 @@ void tg_transpose_f32(float *dst, ptrdiff_t ds, const float *src, ptrdiff_t ss, 
 #endif
 }
 
+/* ---- activation rows -----------------------------------------------------------
+ * tg_activation_f32_row: tg_activation over a contiguous fp32 row, built once
+ * per SIMD body and picked as the matmul's (tg_matmul_isa): the baseline and,
+ * on x86-64 without AVX in the build flags, an AVX2 body — 4 fp64 lanes for
+ * exp, sigmoid and silu instead of SSE2's 2. The same inline function per
+ * element in each, lanes are independent elements and nothing is fused
+ * (tg_fp.h; clang's body is no-fma), so every body gives the bits of the
+ * element-by-element form (tests/unit/test_ops.c test_activation_rows). */
+#define TG_ACT_ROW_CASE(ID, id)                                                    \
+    case TG_ACT_##ID:                                                              \
+        for (size_t j = 0; j < n; j++) {                                           \
+            float x_, y_;                                                          \
+            memcpy(&x_, src + 4 * j, 4);                                           \
+            y_ = tg_activation(TG_ACT_##ID, x_, scale, bias);                      \
+            memcpy(dst + 4 * j, &y_, 4);                                           \
+        }                                                                          \
+        break;
+#define TG_ACT_ROW_FN(NAME)                                                                          \
+    static void NAME(tg_act_func f, uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias) \
+    {                                                                                                \
+        switch (f) {                                                                                 \
+            TG_ACT_FUNCS(TG_ACT_ROW_CASE)                                                            \
+        default:                                                                                     \
+            break;                                                                                   \
+        }                                                                                            \
+    }
+TG_ACT_ROW_FN(tg__act_row_base)
+#if defined(TG_MM_DISPATCH) && TG_MM_BASE_VW < 8
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,no-fma"))), apply_to = function)
+#else
+#pragma GCC push_options
+#pragma GCC target("avx2")
+#endif
+TG_ACT_ROW_FN(tg__act_row_avx2)
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
+#pragma GCC pop_options
+#endif
+#endif
+#undef TG_ACT_ROW_FN
+#undef TG_ACT_ROW_CASE
+
+void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, float scale, float bias)
+{
+#if defined(TG_MM_DISPATCH) && TG_MM_BASE_VW < 8
+    if (tg__mm_level() >= 2) {
+        tg__act_row_avx2(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias);
+        return;
+    }
+#endif
+    tg__act_row_base(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias);
+}
+
 /* ---- reductions ------------------------------------------------------------------ */
 
 int tg_reduce_legal(tg_alu_op op)

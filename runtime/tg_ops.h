@@ -290,6 +290,11 @@ static inline void tg_activation_row(float *dst, const float *src, size_t n, tg_
         *sum = tg_reduce_row(dst, n, TG_ALU_ADD, 0);
 }
 
+/* dst[j] = tg_activation(f, src[j], scale, bias) for j < n: fp32 rows,
+ * contiguous, any alignment; dst equal to src or apart from it. The widest
+ * SIMD body this CPU runs (tg_matmul_isa), every body the same bits. */
+void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, float scale, float bias);
+
 /* tensor_tensor_scan of one row: r = initial; for j: r = (a[j] op0 r) op1
  * b[j]; dst[j] = r (r carried in fp32, not in dst's dtype). dst may equal a
  * or b. */
@@ -406,7 +411,7 @@ void tg_matmul_f32_ref(float *dst, ptrdiff_t dst_stride, const float *stat,
                        ptrdiff_t stat_stride, const float *mov, ptrdiff_t mov_stride, int K,
                        int M, int N, int accumulate);
 
-/* Which SIMD body tg_matmul_f32 runs: 1 baseline (SSE2 on x86-64, NEON/scalar
+/* Which SIMD body tg_matmul_f32 and tg_activation_f32_row run: 1 baseline (SSE2 on x86-64, NEON/scalar
  * elsewhere), 2 AVX2, 3 AVX-512F — picked from the CPU at the first call on
  * x86-64 (a portable build) or fixed by the build flags. cap ≥ 1 limits it
  * from then on (tests run every body; not thread-safe); cap ≤ 0 only asks.

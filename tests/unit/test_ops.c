@@ -733,6 +733,43 @@ static void test_matmul_range_edges(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
+/* tg_activation_f32_row against tg_activation element by element, bit for
+ * bit: every function, with every SIMD body this CPU runs, on rows of
+ * specials and wide random values, unaligned and in place, lengths around
+ * the vector widths. */
+static void test_activation_rows(void **state)
+{
+    static float x[1100], y[1100], z[1100];
+    static const float sb[][2] = {{1.0f, 0.0f}, {-0.5f, 3.0f}, {0.088388346f, -1.5f}, {1e-3f, 1e30f}};
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int i = 0; i < 1100; i++)
+        x[i] = i < 40 ? tg_bits_f32((uint32_t[]){0x7fc00000u, 0xffc12345u, 0x7f800000u, 0xff800000u, 0x80000000u, 0,
+                                                 1, 0x807fffffu, 0x7f7fffffu, 0xff7fffffu}[i % 10])
+                      : rndf_wide() * (i % 7 == 0 ? 100.0f : 1.0f);
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        for (int f = 0; f < TG_ACT_COUNT; f++)
+            for (size_t k = 0; k < sizeof sb / sizeof sb[0]; k++)
+                for (size_t n = 0; n < 1030; n += n < 20 ? 1 : 101) {
+                    const size_t off = n % 3; /* byte offsets 0, 1, 2: any alignment */
+                    uint8_t *d = (uint8_t *)y + off;
+                    tg_activation_f32_row((tg_act_func)f, d, (const uint8_t *)x + off, n, sb[k][0], sb[k][1]);
+                    for (size_t j = 0; j < n; j++) {
+                        float v, w;
+                        memcpy(&v, (const uint8_t *)x + off + 4 * j, 4);
+                        memcpy(&w, d + 4 * j, 4);
+                        assert_int_equal(tg_f32_bits(w), tg_f32_bits(tg_activation((tg_act_func)f, v, sb[k][0], sb[k][1])));
+                    }
+                    memcpy(z, x, sizeof z); /* in place */
+                    tg_activation_f32_row((tg_act_func)f, z, z, n, sb[k][0], sb[k][1]);
+                    for (size_t j = 0; j < n; j++)
+                        assert_int_equal(tg_f32_bits(z[j]), tg_f32_bits(tg_activation((tg_act_func)f, x[j], sb[k][0], sb[k][1])));
+                }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
 static _Alignas(16) uint8_t tr_src[40 * 40 * 2 * 4], tr_dst[40 * 40 * 4];
 
 /* tg_transpose of 1-, 2- and 4-byte elements against the plain definition,
@@ -853,6 +890,7 @@ int main(void)
         cmocka_unit_test(test_matmul_k_tiles),
         cmocka_unit_test(test_matmul_direct),
         cmocka_unit_test(test_matmul_range_edges),
+        cmocka_unit_test(test_activation_rows),
         cmocka_unit_test(test_transpose_bytes),
         cmocka_unit_test(test_transpose_pe),
         cmocka_unit_test(test_transpose),
