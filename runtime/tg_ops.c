@@ -97,22 +97,22 @@ static inline float tg__mm_rd_e5m2(const uint8_t *r, ptrdiff_t i) { return tg_e5
 /* Each wider body under its target, keeping tg_fp.h's rule: gcc's pragma
  * leaves fp-contract=off in force; clang gets no-fma with the new features. */
 
+/* The AVX2 bodies' region (the matmul's and the activation rows'). */
+#if defined(__clang__)
+#define TG_OPS_AVX2_BEGIN _Pragma("clang attribute push(__attribute__((target(\"avx2,no-fma\"))), apply_to = function)")
+#define TG_OPS_AVX2_END _Pragma("clang attribute pop")
+#else
+#define TG_OPS_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
+#define TG_OPS_AVX2_END _Pragma("GCC pop_options")
+#endif
+
 #if TG_MM_BASE_VW < 8
 #define TG_MM_VW 8
 #define TG_MM_MR 6
 #define TG_MM_FN(name) name##_avx2
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,no-fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
+TG_OPS_AVX2_BEGIN
 #include "tg_mm_impl.h"
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TG_OPS_AVX2_END
 #undef TG_MM_FN
 #endif
 
@@ -475,18 +475,9 @@ void tg_transpose_f32(float *dst, ptrdiff_t ds, const float *src, ptrdiff_t ss, 
     }
 TG_ACT_ROW_FN(tg__act_row_base)
 #if defined(TG_MM_DISPATCH) && TG_MM_BASE_VW < 8
-#if defined(__clang__)
-#pragma clang attribute push(__attribute__((target("avx2,no-fma"))), apply_to = function)
-#else
-#pragma GCC push_options
-#pragma GCC target("avx2")
-#endif
+TG_OPS_AVX2_BEGIN
 TG_ACT_ROW_FN(tg__act_row_avx2)
-#if defined(__clang__)
-#pragma clang attribute pop
-#else
-#pragma GCC pop_options
-#endif
+TG_OPS_AVX2_END
 #endif
 #undef TG_ACT_ROW_FN
 #undef TG_ACT_ROW_CASE
