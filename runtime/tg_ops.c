@@ -97,10 +97,20 @@ static inline float tg__mm_rd_e5m2(const uint8_t *r, ptrdiff_t i) { return tg_e5
 /* Each wider body under its target, keeping tg_fp.h's rule: gcc's pragma
  * leaves fp-contract=off in force; clang gets no-fma with the new features. */
 
-/* The AVX2 bodies' region (the matmul's and the activation rows'). */
+/* The AVX2 bodies' region (the matmul's and the activation rows'). clang
+ * gives a function under two pushed target attributes the outer one only,
+ * so tg_fp.h's no-fma region is popped for it and pushed back after (as for
+ * the AVX-512 body): else the "AVX2" body is SSE2 code. */
 #if defined(__clang__)
-#define TG_OPS_AVX2_BEGIN _Pragma("clang attribute push(__attribute__((target(\"avx2,no-fma\"))), apply_to = function)")
-#define TG_OPS_AVX2_END _Pragma("clang attribute pop")
+#ifndef TG_FP_CLANG_PUSHED
+#error "tg_fp.h pushes no-fma on x86-64 clang"
+#endif
+#define TG_OPS_AVX2_BEGIN                                                                                \
+    _Pragma("clang attribute pop")                                                                       \
+    _Pragma("clang attribute push(__attribute__((target(\"avx2,no-fma\"))), apply_to = function)")
+#define TG_OPS_AVX2_END                                                                                  \
+    _Pragma("clang attribute pop")                                                                       \
+    _Pragma("clang attribute push(__attribute__((target(\"no-fma\"))), apply_to = function)")
 #else
 #define TG_OPS_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
 #define TG_OPS_AVX2_END _Pragma("GCC pop_options")
@@ -115,6 +125,25 @@ TG_OPS_AVX2_BEGIN
 TG_OPS_AVX2_END
 #undef TG_MM_FN
 #endif
+
+/* The widest body this CPU and OS run: 1 baseline, 2 AVX2, 3 AVX-512F. */
+static int tg__mm_cpu_level(void)
+{
+    unsigned a, b, c, d, xlo, xhi;
+    int level = 1;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
+        return level;
+    __asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+    (void)xhi;
+    if ((xlo & 0x6) != 0x6 || __get_cpuid_max(0, 0) < 7)
+        return level; /* the OS does not save the YMM state */
+    __cpuid_count(7, 0, a, b, c, d);
+    if (b & bit_AVX2)
+        level = 2;
+    if ((b & bit_AVX512F) && (xlo & 0xe6) == 0xe6)
+        level = 3; /* and the opmask and ZMM state */
+    return level;
+}
 
 /* clang: AVX-512F implies FMA (no-fma would take AVX-512F away again) and
  * -ffp-contract=fast overrides its pragma, so this body leaves tg_fp.h's
@@ -143,24 +172,6 @@ TG_OPS_AVX2_END
 #endif
 #undef TG_MM_FN
 
-/* The widest body this CPU and OS run: 1 baseline, 2 AVX2, 3 AVX-512F. */
-static int tg__mm_cpu_level(void)
-{
-    unsigned a, b, c, d, xlo, xhi;
-    int level = 1;
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
-        return level;
-    __asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
-    (void)xhi;
-    if ((xlo & 0x6) != 0x6 || __get_cpuid_max(0, 0) < 7)
-        return level; /* the OS does not save the YMM state */
-    __cpuid_count(7, 0, a, b, c, d);
-    if (b & bit_AVX2)
-        level = 2;
-    if ((b & bit_AVX512F) && (xlo & 0xe6) == 0xe6)
-        level = 3; /* and the opmask and ZMM state */
-    return level;
-}
 #endif
 
 static int tg__mm_cap = 3; /* tg_matmul_isa's limit (tests) */
