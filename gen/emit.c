@@ -1615,7 +1615,7 @@ static tpl_value *region(E *e, const IrStmt *st, int n, int64_t pcount)
     return m;
 }
 
-/* A region that is one loop runs the loop outside and its body's region
+/* A loop of a run of partition-local statements runs outside, its body's region
  * inside, partitions within each iteration, when every HBM access in it that
  * moves with the loop steps at least as far per iteration as from one
  * partition row to the next (a loop over 128-row blocks of row-major
@@ -1668,14 +1668,28 @@ static tpl_value *body(E *e, const IrStmt *st, int n)
                 break;
             j++;
         }
-        if (f.ok && f.pcount > 0 && j - i == 1 && st[i].kind == IR_STMT_LOOP && sink_partitions(e, st[i].loop)) {
-            tpl_value *v = stmt(e, &st[i]); /* loop() forms the region inside */
-            if (v)
-                append(e, l, v);
-        } else if (f.ok && f.pcount > 0 && (j - i > 1 || st[i].kind == IR_STMT_LOOP)) {
-            tpl_value *v = region(e, &st[i], j - i, f.pcount);
-            if (v)
-                append(e, l, v);
+        if (f.ok && f.pcount > 0 && (j - i > 1 || st[i].kind == IR_STMT_LOOP)) {
+            /* the run's loops that sink (sink_partitions) go on their own,
+             * the statements between them in regions: regions of a part of
+             * the run keep more of the spec's order, so they are legal too */
+            int k0 = i;
+            for (int k = i; k <= j; k++) {
+                int sink = k < j && st[k].kind == IR_STMT_LOOP && sink_partitions(e, st[k].loop);
+                if (k < j && !sink)
+                    continue;
+                if (k > k0) {
+                    tpl_value *v = k - k0 > 1 || st[k0].kind == IR_STMT_LOOP ? region(e, &st[k0], k - k0, f.pcount)
+                                                                            : stmt(e, &st[k0]);
+                    if (v)
+                        append(e, l, v);
+                }
+                if (sink) {
+                    tpl_value *v = stmt(e, &st[k]); /* loop() forms the regions inside */
+                    if (v)
+                        append(e, l, v);
+                }
+                k0 = k + 1;
+            }
         } else {
             for (int k = i; k < j; k++) {
                 tpl_value *v = stmt(e, &st[k]);

@@ -33,21 +33,20 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
         (void)tg_p;
     }
 
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention_causal.yaml:40 */
-            { /* attention_causal.yaml:42: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 6144 + ((v_j * 128)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(v + (v_j * 16384) + tg_p * 128);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
-            }
+    for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention_causal.yaml:40 */
+        /* attention_causal.yaml:42: dma.load */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 6144 + ((v_j * 128)) * 2;
+            const uint8_t *tg_s0 = (const uint8_t *)(v + (v_j * 16384) + tg_p * 128);
+            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
         }
-        { /* attention_causal.yaml:43: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 12416;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_bits_f32(0xff800000u));
-            }
+    }
+    /* attention_causal.yaml:43: dve.memset */
+    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 12416;
+        TG_IVDEP
+        for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
+            tg_wr_f32(tg_d, tg_j0, tg_bits_f32(0xff800000u));
         }
     }
     for (int64_t v_i = 0; v_i < 8; v_i += 1) { /* attention_causal.yaml:44, carried */

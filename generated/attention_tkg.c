@@ -43,7 +43,10 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
                 const uint8_t *tg_s0 = (const uint8_t *)(k_active + (v_program_id_0 * 512) + tg_p * 4);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 8);
             }
-            for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* attention_tkg.yaml:69 */
+        }
+        for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* attention_tkg.yaml:69 */
+            /* partitions run the statements below in turn (all partition-local) */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 { /* attention_tkg.yaml:71: dma.load */
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 1024 + ((v_t * 128)) * 2;
                     const uint8_t *tg_s0 = (const uint8_t *)(tg_t_v_prior + ((v_program_id_0 * 65536) + (v_t * 16384)) + tg_p * 128);
@@ -270,12 +273,13 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
                     tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
                 }
             }
-            for (int64_t v_h = 0; v_h < 8; v_h += 1) { /* attention_tkg.yaml:106 */
-                { /* attention_tkg.yaml:108: dma.store */
-                    uint8_t *tg_d = (uint8_t *)(out + ((v_program_id_0 * 4096) + (v_h * 512)) + tg_p * 4);
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 128 + ((v_h * 4)) * 2;
-                    memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 8);
-                }
+        }
+        for (int64_t v_h = 0; v_h < 8; v_h += 1) { /* attention_tkg.yaml:106 */
+            /* attention_tkg.yaml:108: dma.store */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                uint8_t *tg_d = (uint8_t *)(out + ((v_program_id_0 * 4096) + (v_h * 512)) + tg_p * 4);
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 128 + ((v_h * 4)) * 2;
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 8);
             }
         }
     }

@@ -24,15 +24,16 @@ static int avgpool2d_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
     (void)tg_pe;
     (void)x;
     (void)y;
-    /* partitions run the statements below in turn (all partition-local) */
+    /* avgpool2d.yaml:23: pool.iota */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        { /* avgpool2d.yaml:23: pool.iota */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 36864;
-            const int64_t tg_f = 0;
-            (void)tg_f;
-            (void)tg_iota_cast(tg_d, TG_FLOAT32, (size_t)(0), 4);
-        }
-        for (int64_t v_c = (0 + tg_lo[0] * 1); v_c < (0 + tg_hi[0] * 1); v_c += 1) { /* avgpool2d.yaml:24 */
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 36864;
+        const int64_t tg_f = 0;
+        (void)tg_f;
+        (void)tg_iota_cast(tg_d, TG_FLOAT32, (size_t)(0), 4);
+    }
+    for (int64_t v_c = (0 + tg_lo[0] * 1); v_c < (0 + tg_hi[0] * 1); v_c += 1) { /* avgpool2d.yaml:24 */
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* avgpool2d.yaml:26: dma.load */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + (tg_fmod(v_c, 2)) * 16384;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_c * 524288) + tg_p * 4096);

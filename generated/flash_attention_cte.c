@@ -28,15 +28,13 @@ static int flash_attention_cte_body(tg_core *core, const int64_t tg_lo[3], const
     (void)o;
     for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* flash_attention_cte.yaml:31 */
         for (int64_t v_program_id_1 = tg_lo[1]; v_program_id_1 < tg_hi[1]; v_program_id_1 += 1) { /* flash_attention_cte.yaml:31 */
-            /* partitions run the statements below in turn (all partition-local) */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                /* flash_attention_cte.yaml:59: dma.load forwarded: its readers read k directly */
-                for (int64_t v_c = 0; v_c < 8; v_c += 1) { /* flash_attention_cte.yaml:60 */
-                    { /* flash_attention_cte.yaml:62: dma.load */
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 2048 + ((v_c * 64)) * 2;
-                        const uint8_t *tg_s0 = (const uint8_t *)(v + (((v_program_id_0 * 131072) + (v_program_id_1 * 65536)) + (v_c * 8192)) + tg_p * 64);
-                        memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 128);
-                    }
+            /* flash_attention_cte.yaml:59: dma.load forwarded: its readers read k directly */
+            for (int64_t v_c = 0; v_c < 8; v_c += 1) { /* flash_attention_cte.yaml:60 */
+                /* flash_attention_cte.yaml:62: dma.load */
+                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 2048 + ((v_c * 64)) * 2;
+                    const uint8_t *tg_s0 = (const uint8_t *)(v + (((v_program_id_0 * 131072) + (v_program_id_1 * 65536)) + (v_c * 8192)) + tg_p * 64);
+                    memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 128);
                 }
             }
             for (int64_t v_g = 0; v_g < 2; v_g += 1) { /* flash_attention_cte.yaml:63 */

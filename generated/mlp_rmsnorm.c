@@ -29,13 +29,14 @@ static int mlp_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
     (void)wd;
     (void)y;
     int tg_built0 = 0; /* activation table 0 built (in core->pe) */
-    /* partitions run the statements below in turn (all partition-local) */
+    /* mlp_rmsnorm.yaml:53: dve.memset */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        { /* mlp_rmsnorm.yaml:53: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 9216;
-            tg_wr_f32(tg_d, 0, 1e-06f);
-        }
-        for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:54 */
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 9216;
+        tg_wr_f32(tg_d, 0, 1e-06f);
+    }
+    for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:54 */
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* mlp_rmsnorm.yaml:56: dma.load */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 9280 + (v_k) * 4;
                 const uint8_t *tg_s0 = (const uint8_t *)(gamma + (v_k * 128) + tg_p * 1);
@@ -52,12 +53,13 @@ static int mlp_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
             }
         }
-        for (int64_t v_f = 0; v_f < 4; v_f += 1) { /* mlp_rmsnorm.yaml:59 */
-            { /* mlp_rmsnorm.yaml:61: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(wd + (v_f * 32768) + tg_p * 256);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
-            }
+    }
+    for (int64_t v_f = 0; v_f < 4; v_f += 1) { /* mlp_rmsnorm.yaml:59 */
+        /* mlp_rmsnorm.yaml:61: dma.load */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2;
+            const uint8_t *tg_s0 = (const uint8_t *)(wd + (v_f * 32768) + tg_p * 256);
+            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
         }
     }
     for (int64_t v_t = 0; v_t < 2; v_t += 1) { /* mlp_rmsnorm.yaml:63 */

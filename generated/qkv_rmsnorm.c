@@ -27,13 +27,14 @@ static int qkv_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
     (void)w;
     (void)bias;
     (void)qkv;
-    /* partitions run the statements below in turn (all partition-local) */
+    /* qkv_rmsnorm.yaml:48: dve.memset */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        { /* qkv_rmsnorm.yaml:48: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 8192;
-            tg_wr_f32(tg_d, 0, 1e-06f);
-        }
-        for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:49 */
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 8192;
+        tg_wr_f32(tg_d, 0, 1e-06f);
+    }
+    for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:49 */
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* qkv_rmsnorm.yaml:51: dma.load */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 8256 + (v_k) * 4;
                 const uint8_t *tg_s0 = (const uint8_t *)(gamma + (v_k * 128) + tg_p * 1);
@@ -45,13 +46,14 @@ static int qkv_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1280);
             }
         }
-        { /* qkv_rmsnorm.yaml:53: dma.load */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 2560;
-            const uint8_t *tg_s0 = (const uint8_t *)(bias + 0);
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 640; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_rd_bf16(tg_s0, tg_j0));
-            }
+    }
+    /* qkv_rmsnorm.yaml:53: dma.load */
+    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 2560;
+        const uint8_t *tg_s0 = (const uint8_t *)(bias + 0);
+        TG_IVDEP
+        for (int64_t tg_j0 = 0; tg_j0 < 640; tg_j0++) {
+            tg_wr_f32(tg_d, tg_j0, tg_rd_bf16(tg_s0, tg_j0));
         }
     }
     for (int64_t v_b = (0 + tg_lo[0] * 1); v_b < (0 + tg_hi[0] * 1); v_b += 1) { /* qkv_rmsnorm.yaml:54 */

@@ -28,9 +28,9 @@ static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t
     (void)router_logits;
     (void)expert_index;
     (void)expert_affinities;
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_h = 0; v_h < 2; v_h += 1) { /* router_topk.yaml:44 */
+    for (int64_t v_h = 0; v_h < 2; v_h += 1) { /* router_topk.yaml:44 */
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* router_topk.yaml:46: dma.load */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + ((v_h * 200)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_h * 25600) + tg_p * 200);
@@ -42,6 +42,9 @@ static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 128);
             }
         }
+    }
+    /* partitions run the statements below in turn (all partition-local) */
+    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
         { /* router_topk.yaml:48: dma.load */
             uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1088;
             const uint8_t *tg_s0 = (const uint8_t *)(w_bias + 0);
