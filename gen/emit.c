@@ -678,14 +678,14 @@ static int elementwise(E *e, IrInst *in, tpl_value *m, int raw)
         alias |= partial_alias(e, &in->dst, &in->src[i]);
     put_bool(e, m, "alias", alias);
     int fixed = nest.n > 0 && !nest.ncount[nest.n - 1] && !nest.idx[0]; /* constant innermost count */
-    int inner = raw && !alias && fixed && nest.step[0][nest.n - 1] == 1 && nest.step[1][nest.n - 1] == 1;
-    put_int(e, m, "memcpy_n", inner ? nest.count[nest.n - 1] : 1);
     /* contig: the innermost loop is a constant run of consecutive elements on
      * every side, no src overlapping dst at a shift (a row call may take it) */
     int contig = !alias && fixed;
     for (int i = 0; i <= in->nsrc && contig; i++)
         contig = nest.step[i][nest.n - 1] == 1;
     put_bool(e, m, "contig", contig);
+    int inner = raw && contig;
+    put_int(e, m, "memcpy_n", inner ? nest.count[nest.n - 1] : 1);
     /* chunk: the template may split the innermost loop into blocks of this
      * many (a constant trip count the compiler vectorizes), or 0 */
     put_int(e, m, "chunk", fixed && nest.count[nest.n - 1] % EMIT_CHUNK == 0 ? EMIT_CHUNK : 0);

@@ -58,21 +58,20 @@ static int cross_entropy_body(tg_core *core, const int64_t tg_lo[3], const int64
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3264;
                     const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + (tg_fmod(((v_program_id_0 * 2) + v_b), 2)) * 1024;
-                    /* max/min on ordered keys: an fp32's bits with the sign flipped (>= 0) or
-                       all flipped (< 0) order as unsigned integers in the order of tg_alu_raw_maximum
-                       (-0 below +0); a NaN anywhere gives NaN. The result depends on the row's
+                    /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
+                       -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
                        values only, not on their order, so the loop vectorizes. */
                     uint32_t tg_kx = 0u, tg_nan = 0;
                     int64_t tg_k = 0;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
                         const uint32_t tg_u = tg_f32_bits(tg_rd_f32(tg_s0, tg_j0));
-                        const uint32_t tg_key = tg_u ^ ((0u - (tg_u >> 31)) | 0x80000000u);
+                        const uint32_t tg_key = tg_order_key(tg_u);
                         tg_kx = tg_key > tg_kx ? tg_key : tg_kx;
                         tg_nan |= (tg_u & 0x7fffffffu) > 0x7f800000u;
                         tg_k++;
                     }
-                    const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_kx >> 31 ? tg_kx ^ 0x80000000u : ~tg_kx);
+                    const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
                     tg_wr_f32(tg_d, 0, tg_nan_canon(tg_r));
                 }
                 /* cross_entropy.yaml:46: dve.tensor_tensor */

@@ -34,21 +34,20 @@ static int softmax_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 6144;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-                /* max/min on ordered keys: an fp32's bits with the sign flipped (>= 0) or
-                   all flipped (< 0) order as unsigned integers in the order of tg_alu_raw_maximum
-                   (-0 below +0); a NaN anywhere gives NaN. The result depends on the row's
+                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
+                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
                    values only, not on their order, so the loop vectorizes. */
                 uint32_t tg_kx = 0u, tg_nan = 0;
                 int64_t tg_k = 0;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                     const uint32_t tg_u = tg_f32_bits(tg_rd_f32(tg_s0, tg_j0));
-                    const uint32_t tg_key = tg_u ^ ((0u - (tg_u >> 31)) | 0x80000000u);
+                    const uint32_t tg_key = tg_order_key(tg_u);
                     tg_kx = tg_key > tg_kx ? tg_key : tg_kx;
                     tg_nan |= (tg_u & 0x7fffffffu) > 0x7f800000u;
                     tg_k++;
                 }
-                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_kx >> 31 ? tg_kx ^ 0x80000000u : ~tg_kx);
+                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
             }
             /* softmax.yaml:29: act.activation */

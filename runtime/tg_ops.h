@@ -120,12 +120,15 @@ static inline float tg_where(float pred, float on_true, float on_false)
  * when it ranks strictly above the smallest slot, after the slots that rank
  * equal or above it (equal keys are equal bits, so ties cannot be told apart).
  * Fewer than 8 elements leave -inf in the last slots. */
+/* The order of fp32 values, -0 below +0, as unsigned integers: the bits with
+ * the sign bit flipped (>= 0) or all bits flipped (< 0); tg_order_bits is its
+ * inverse. A NaN lands at one end by its sign: callers treat NaN apart. */
+static inline uint32_t tg_order_key(uint32_t b) { return b ^ ((0u - (b >> 31)) | 0x80000000u); }
+static inline uint32_t tg_order_bits(uint32_t k) { return k >> 31 ? k ^ 0x80000000u : ~k; }
+
 static inline uint32_t tg_max8_key(float x)
 {
-    uint32_t b = tg_f32_bits(x);
-    if (x != x)
-        return 0xffffffffu;
-    return (b >> 31) ? ~b : b | 0x80000000u;
+    return x != x ? 0xffffffffu : tg_order_key(tg_f32_bits(x));
 }
 
 static inline void tg_max8_init(float top[8])
