@@ -12,7 +12,9 @@ Usage: kill_gen.py TILEGEN WORKDIR [KILLS]
 """
 import os
 import random
+import select
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -28,6 +30,24 @@ def gen_cmd(tilegen, outdir, n):
 def snapshot(d):
     """Every file of d by name (the directory's own name in depfiles as DIR)."""
     return {f: open(os.path.join(d, f), "rb").read().replace(d.encode(), b"DIR") for f in sorted(os.listdir(d))}
+
+
+def ended_within(p, seconds):
+    """Whether p exits within the given time, woken at its exit (a pidfd):
+    Popen.wait's timeout polls in steps of up to 50 ms, coarse against a
+    run of a few tens of milliseconds."""
+    try:
+        fd = os.pidfd_open(p.pid)
+    except (AttributeError, OSError):
+        try:
+            p.wait(timeout=seconds)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+    try:
+        return bool(select.select([fd], [], [], seconds)[0])
+    finally:
+        os.close(fd)
 
 
 def main():
@@ -48,31 +68,38 @@ def main():
     subprocess.run(["rm", "-rf", out], check=True)
     os.makedirs(out)
     subprocess.run(gen_cmd(tilegen, out, 128), check=True)
-    # the usual duration, timed as the kills are: from Popen's return (the
-    # child started) to its exit, the fastest of five runs. Timing the whole
-    # subprocess.run of one run (process start included, and a run slowed by
-    # the suites beside it) let most kills land after the run had ended.
+    # A kill lands at a random moment within a run's usual duration. That
+    # duration is the median of the latest runs seen to the end: five timing
+    # runs first, then every kill run that ended before its signal. A single
+    # timing taken up front went stale when the suites beside this one
+    # finished and the runs sped up (in CI fewer than a quarter of the kills
+    # then landed inside a run); following the observed runs keeps the kills
+    # inside them whatever the machine's load does.
     subprocess.run(["rm", "-rf", os.path.join(work, "timing")], check=True)
     os.makedirs(os.path.join(work, "timing"))
-    span = None
+    seen = []
     for k in range(5):
-        p = subprocess.Popen(gen_cmd(tilegen, os.path.join(work, "timing"), 256 if k % 2 else 128))
+        p = subprocess.Popen(gen_cmd(tilegen, os.path.join(work, "timing"), 256 if k % 2 else 128),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         t0 = time.monotonic()
         if p.wait() != 0:
             raise SystemExit("timing run failed")
-        t = time.monotonic() - t0
-        span = t if span is None else min(span, t)
+        seen.append(time.monotonic() - t0)
     passed = failed = interrupted = completed = 0
     have = 128
     for i in range(kills):
         want = 256 if have == 128 else 128
+        span = statistics.median(seen[-5:])
         p = subprocess.Popen(gen_cmd(tilegen, out, want), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0, span * 1.2))
+        t0 = time.monotonic()
         sig = SIGNALS[i % len(SIGNALS)]
-        try:
-            p.send_signal(sig)
-        except ProcessLookupError:
-            pass
+        if ended_within(p, rng.uniform(0, span * 1.2)):
+            seen.append(time.monotonic() - t0)  # ended before its signal
+        else:
+            try:
+                p.send_signal(sig)
+            except ProcessLookupError:
+                pass
         rc = p.wait()
         if rc == 0:
             completed += 1
@@ -93,8 +120,8 @@ def main():
         else:
             passed += 1
             have = which[0]
-    print("kills: %d interrupted a run, %d came after it completed (run takes %.0f ms)" %
-          (interrupted, completed, span * 1e3))
+    print("kills: %d interrupted a run, %d came after it completed (runs took %.0f-%.0f ms)" %
+          (interrupted, completed, min(seen) * 1e3, max(seen) * 1e3))
     if interrupted < kills // 4:
         failed += 1
         print("FAIL too few kills landed inside a run: %d of %d" % (interrupted, kills))
