@@ -524,7 +524,8 @@ static void test_matmul_hand(void **state)
     }
 }
 
-/* Random shapes around the micro-kernel and block edges, strided operands,
+/* Random shapes around the micro-kernel and block edges (a last stationary
+ * panel of every row count short of 4, 6 and 8), strided operands,
  * bit-exact against ref_matmul (with and without accumulate), with every SIMD
  * body this CPU runs (tg_matmul_isa: baseline, AVX2, AVX-512F on x86-64). */
 static void test_matmul_random(void **state)
@@ -533,7 +534,8 @@ static void test_matmul_random(void **state)
     int top = tg_matmul_isa(0), level;
     static const int shapes[][3] = {{1, 1, 1},   {1, 6, 16},   {2, 7, 17},    {128, 128, 512},
                                     {129, 13, 33}, {300, 50, 100}, {5, 128, 64}, {257, 97, 200},
-                                    {17, 48, 48}, {64, 64, 31}, {128, 1, 512}, {3, 150, 600}};
+                                    {17, 48, 48}, {64, 64, 31}, {128, 1, 512}, {3, 150, 600},
+                                    {20, 3, 64},  {40, 5, 96},  {9, 4, 32},    {12, 11, 160}};
     size_t t;
     int i;
     (void)state;
