@@ -534,7 +534,7 @@ def _ref_forward(p, x):
     y8[128:256, 0:h] = v[128:256, h:]  # iteration 1's second load lands on [0:32]
     y8[128:256, h:] = v[0:128, h:]     # [32:64] still holds iteration 0's
     out = {"y1": v, "y2": 2 * v, "y3": v[128:256] + 1, "y4": v + x["g"], "y5": v, "y6": 3 * v,
-           "y7": v - 0.5, "y8": y8, "y9": x["w"].T @ v[0:128]}
+           "y7": v - 0.5, "y8": y8, "y9": x["w"].T @ v[0:128], "y10": v[:, 0::2] - v[:, 1::2]}
     return {k: (a, "exact") for k, a in out.items()}
 
 
@@ -845,7 +845,8 @@ TEST_KERNELS = {
                   [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("w", "float32", "128, 128")],
                   [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y3", "float32", "128, F"),
                    ("y4", "float32", "N, F"), ("y5", "float32", "N, F"), ("y6", "float32", "N, F"),
-                   ("y7", "float32", "N, F"), ("y8", "float32", "N, F"), ("y9", "float32", "128, F")],
+                   ("y7", "float32", "N, F"), ("y8", "float32", "N, F"), ("y9", "float32", "128, F"),
+                   ("y10", "float32", "N, F / 2")],
                   _inputs_forward, _ref_forward),
     "ragged_k": _k({}, [("a", "bfloat16", "300, 64"), ("b", "bfloat16", "300, 96")],
                    [("y", "float32", "64, 96")], _inputs_ragged_k, _ref_ragged_k),
