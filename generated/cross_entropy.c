@@ -143,13 +143,23 @@ static int cross_entropy_body(tg_core *core, const int64_t tg_lo[3], const int64
                             tg_s0[tg_l] = tg_sbuf + (tg_p) * 3648 + 2048;
                             tg_r[tg_l] = 0.0f;
                         }
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
-                            if (tg_k++) {
-                                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
-                                    tg_r[tg_l] = tg_alu_raw_add(tg_r[tg_l], tg_rd_f32(tg_s0[tg_l], tg_j0));
-                            } else {
-                                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
-                                    tg_r[tg_l] = tg_rd_f32(tg_s0[tg_l], tg_j0);
+                        for (int64_t tg_jb = 0; tg_jb < tg_min(256, (1000 - (v_c * 256))); tg_jb += TG_LANE_BLOCK) {
+                            const int64_t tg_jn = tg_min(tg_min(256, (1000 - (v_c * 256))) - tg_jb, TG_LANE_BLOCK);
+                            float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                            for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
+                                for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
+                                    const int64_t tg_j0 = tg_jb + tg_jj;
+                                    (void)tg_j0;
+                                    tg_t0[tg_jj * TG_LANES + tg_l] = tg_rd_f32(tg_s0[tg_l], tg_j0);
+                                }
+                            for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
+                                if (tg_k++) {
+                                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
+                                        tg_r[tg_l] = tg_alu_raw_add(tg_r[tg_l], tg_t0[tg_jj * TG_LANES + tg_l]);
+                                } else {
+                                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
+                                        tg_r[tg_l] = tg_t0[tg_jj * TG_LANES + tg_l];
+                                }
                             }
                         }
                         for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
