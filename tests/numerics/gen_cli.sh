@@ -72,6 +72,14 @@ check "partition_reduce kernel (tests/numerics/specs/preduce.yaml) matches numpy
 # vectorizing pragma, no memcpy of an overlapping run), bit-exact.
 check "shifted in-place ops (tests/numerics/specs/shift.yaml) match numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" shift >"$w/shift.log" 2>&1'
+check "shifted in-place ops: shift.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" shift >"$w/shift-iss.log" 2>&1'
+# Folds and scans in lanes over a ragged two-level free pattern, 100
+# partitions: numpy exact, the ISS bit for bit.
+check "lanes: lanes.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" lanes >"$w/lanes.log" 2>&1'
+check "lanes: lanes.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" lanes >"$w/lanes-iss.log" 2>&1'
 # HBM forwarding (gen/forward.c): the cases of forward.yaml it takes and
 # leaves (the notes it leaves in the C, against tests/numerics/forward.notes),
 # the values against numpy, and the ISS (which runs every DMA) bit for bit.

@@ -515,7 +515,30 @@ def _ref_shift(p, x):
     for j in range(1, t.shape[1]):
         t[:, j] = f32(t[:, j - 1] + t[:, j])
     z = np.repeat(f32(x["x"])[:, :1], x["x"].shape[1], axis=1)
-    return {"y": (t, "exact"), "z": (z, "exact")}
+    # the scan: step j reads v[:, j], which step j-1 wrote (r), so r doubles
+    w = f32(x["x"]).copy()
+    for j in range(1, 64):
+        w[:, j] = w[:, 0] * 2.0 ** (j - 1)
+    return {"y": (t, "exact"), "z": (z, "exact"), "w": (w, "exact")}
+
+
+def _inputs_lanes(p, r):
+    return {"x": r.uniform(-1.0, 1.0, (p["P"], p["A"], p["F"]))}
+
+
+def _ref_lanes(p, x):
+    # each row's elements in order, one fp32 rounding per operation
+    v = f32(x["x"]).reshape(p["P"], -1)
+    y = np.empty_like(v)
+    r = np.full(p["P"], 0.5)
+    for j in range(v.shape[1]):
+        r = f32(f32(v[:, j] * r) + v[:, j])
+        y[:, j] = r
+    s, m = v[:, 0].copy(), y[:, 0].copy()
+    for j in range(1, v.shape[1]):
+        s = f32(s + v[:, j])
+        m = f32(m * y[:, j])
+    return {"y": (y.reshape(x["x"].shape), "exact"), "s": (s[:, None], "exact"), "m": (m[:, None], "exact")}
 
 
 def _inputs_forward(p, r):
@@ -839,8 +862,12 @@ TEST_KERNELS = {
                   [("x", "float32", "P, F"), ("xi", "int32", "P, F")],
                   [("sum", "float32", "1, F"), ("mx", "float32", "1, F"),
                    ("bor", "int32", "1, F"), ("band", "int32", "1, F")], _inputs_preduce, _ref_preduce),
-    "shift": _k({"P": 128, "F": 512}, [("x", "float32", "P, F")], [("y", "float32", "P, F"), ("z", "float32", "P, F")],
+    "shift": _k({"P": 128, "F": 512}, [("x", "float32", "P, F")],
+                [("y", "float32", "P, F"), ("z", "float32", "P, F"), ("w", "float32", "P, F")],
                 _inputs_shift, _ref_shift),
+    "lanes": _k({"P": 100, "A": 3, "F": 37}, [("x", "float32", "P, A, F")],
+                [("y", "float32", "P, A, F"), ("s", "float32", "P, 1"), ("m", "float32", "P, 1")],
+                _inputs_lanes, _ref_lanes),
     "forward": _k({"N": 256, "F": 64},
                   [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("w", "float32", "128, 128")],
                   [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y3", "float32", "128, F"),
