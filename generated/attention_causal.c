@@ -87,8 +87,9 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                     const int64_t tg_f = tg_j0;
+                    const float tg_x = tg_rd_f32(tg_s0, tg_j0); /* read either way: a select, so the loop vectorizes */
                     (void)tg_f;
-                    tg_wr_f32(tg_d, tg_j0, tg_p >= tg_f ? tg_rd_f32(tg_s0, tg_j0) : tg_bits_f32(0xff800000u));
+                    tg_wr_f32(tg_d, tg_j0, tg_p >= tg_f ? tg_x : tg_bits_f32(0xff800000u));
                 }
             }
             { /* attention_causal.yaml:54: dve.tensor_reduce */

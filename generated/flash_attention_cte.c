@@ -95,8 +95,9 @@ static int flash_attention_cte_body(tg_core *core, const int64_t tg_lo[3], const
                                 TG_IVDEP
                                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                                     const int64_t tg_f = tg_j0;
+                                    const float tg_x = tg_rd_f32(tg_s0, tg_j0); /* read either way: a select, so the loop vectorizes */
                                     (void)tg_f;
-                                    tg_wr_f32(tg_d, tg_j0, (tg_p + (v_i * 128)) >= (tg_f + (v_j * 256)) ? tg_rd_f32(tg_s0, tg_j0) : tg_bits_f32(0xff800000u));
+                                    tg_wr_f32(tg_d, tg_j0, (tg_p + (v_i * 128)) >= (tg_f + (v_j * 256)) ? tg_x : tg_bits_f32(0xff800000u));
                                 }
                             }
                             { /* flash_attention_cte.yaml:78: dve.tensor_reduce */
