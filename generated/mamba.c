@@ -121,25 +121,27 @@ static int mamba_body(tg_core *core, const float *delta, const float *u, const f
                                 float tg_t0[TG_LANE_BLOCK * TG_LANES];
                                 float tg_t1[TG_LANE_BLOCK * TG_LANES];
                                 float tg_tr[TG_LANE_BLOCK * TG_LANES];
-                                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
-                                    for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
-                                        const int64_t tg_j0 = tg_jb + tg_jj;
-                                        (void)tg_j0;
-                                        tg_t0[tg_jj * TG_LANES + tg_l] = tg_rd_f32(tg_s0[tg_l], tg_j0);
-                                        tg_t1[tg_jj * TG_LANES + tg_l] = tg_rd_f32(tg_s1[tg_l], tg_j0);
-                                    }
+                                {
+                                    const int64_t tg_j0 = tg_jb;
+                                    (void)tg_j0;
+                                    tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                                }
+                                {
+                                    const int64_t tg_j0 = tg_jb;
+                                    (void)tg_j0;
+                                    tg_lanes_stage_f32(tg_t1, tg_s1, tg_j0, tg_jn);
+                                }
                                 for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
                                     for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                                         tg_r[tg_l] = tg_alu_raw_add(tg_alu_raw_multiply(tg_t0[tg_jj * TG_LANES + tg_l], tg_r[tg_l]), tg_t1[tg_jj * TG_LANES + tg_l]);
                                         tg_tr[tg_jj * TG_LANES + tg_l] = tg_nan_canon(tg_r[tg_l]);
                                     }
                                 }
-                                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++)
-                                    for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
-                                        const int64_t tg_j0 = tg_jb + tg_jj;
-                                        (void)tg_j0;
-                                        tg_wr_f32(tg_d[tg_l], tg_j0, tg_tr[tg_jj * TG_LANES + tg_l]);
-                                    }
+                                {
+                                    const int64_t tg_j0 = tg_jb;
+                                    (void)tg_j0;
+                                    tg_lanes_unstage_f32(tg_d, tg_j0, tg_tr, tg_jn, tg_pn);
+                                }
                             }
                         }
                     }

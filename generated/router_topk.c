@@ -142,12 +142,11 @@ static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t
                 for (int64_t tg_jb = 0; tg_jb < 64; tg_jb += TG_LANE_BLOCK) {
                     const int64_t tg_jn = tg_min(64 - tg_jb, TG_LANE_BLOCK);
                     float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
-                        for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
-                            const int64_t tg_j0 = tg_jb + tg_jj;
-                            (void)tg_j0;
-                            tg_t0[tg_jj * TG_LANES + tg_l] = tg_rd_f32(tg_s0[tg_l], tg_j0);
-                        }
+                    {
+                        const int64_t tg_j0 = tg_jb;
+                        (void)tg_j0;
+                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                    }
                     for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
                         for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                             tg_r[tg_l] = tg_alu_raw_add(tg_r[tg_l], tg_t0[tg_jj * TG_LANES + tg_l]);
@@ -242,12 +241,11 @@ static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t
                 for (int64_t tg_jb = 0; tg_jb < 4; tg_jb += TG_LANE_BLOCK) {
                     const int64_t tg_jn = tg_min(4 - tg_jb, TG_LANE_BLOCK);
                     float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
-                        for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
-                            const int64_t tg_j0 = tg_jb + tg_jj;
-                            (void)tg_j0;
-                            tg_t0[tg_jj * TG_LANES + tg_l] = tg_rd_f32(tg_s0[tg_l], tg_j0);
-                        }
+                    {
+                        const int64_t tg_j0 = tg_jb;
+                        (void)tg_j0;
+                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                    }
                     for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
                         if (tg_k++) {
                             for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)

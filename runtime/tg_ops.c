@@ -458,6 +458,67 @@ void tg_transpose_f32(float *dst, ptrdiff_t ds, const float *src, ptrdiff_t ss, 
 #endif
 }
 
+/* ---- lanes staging -------------------------------------------------------------- */
+
+void tg_lanes_stage_f32(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)
+{
+    int64_t j = 0;
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+    /* 4x4 blocks: four lanes' next 4 elements, one 16-byte register each,
+     * turned into four 4-lane columns in two rounds of shuffles */
+    typedef uint32_t v4 __attribute__((vector_size(16)));
+    for (; j + 4 <= n; j += 4)
+        for (int l = 0; l < TG_LANES; l += 4) {
+            v4 r0, r1, r2, r3;
+            memcpy(&r0, rows[l] + (off + j) * 4, sizeof r0);
+            memcpy(&r1, rows[l + 1] + (off + j) * 4, sizeof r1);
+            memcpy(&r2, rows[l + 2] + (off + j) * 4, sizeof r2);
+            memcpy(&r3, rows[l + 3] + (off + j) * 4, sizeof r3);
+            v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+            v4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+            v4 o0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5), o1 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+            v4 o2 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5), o3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+            memcpy(t + j * TG_LANES + l, &o0, sizeof o0);
+            memcpy(t + (j + 1) * TG_LANES + l, &o1, sizeof o1);
+            memcpy(t + (j + 2) * TG_LANES + l, &o2, sizeof o2);
+            memcpy(t + (j + 3) * TG_LANES + l, &o3, sizeof o3);
+        }
+#endif
+    for (; j < n; j++)
+        for (int l = 0; l < TG_LANES; l++)
+            memcpy(t + j * TG_LANES + l, rows[l] + (off + j) * 4, 4);
+}
+
+void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes)
+{
+    int64_t j = 0;
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+    typedef uint32_t v4 __attribute__((vector_size(16)));
+    for (; j + 4 <= n; j += 4)
+        for (int l = 0; l + 4 <= lanes; l += 4) { /* the 4x4 block of tg_lanes_stage_f32, the other way */
+            v4 r0, r1, r2, r3;
+            memcpy(&r0, t + j * TG_LANES + l, sizeof r0);
+            memcpy(&r1, t + (j + 1) * TG_LANES + l, sizeof r1);
+            memcpy(&r2, t + (j + 2) * TG_LANES + l, sizeof r2);
+            memcpy(&r3, t + (j + 3) * TG_LANES + l, sizeof r3);
+            v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+            v4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+            v4 o0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5), o1 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+            v4 o2 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5), o3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+            memcpy(rows[l] + (off + j) * 4, &o0, sizeof o0);
+            memcpy(rows[l + 1] + (off + j) * 4, &o1, sizeof o1);
+            memcpy(rows[l + 2] + (off + j) * 4, &o2, sizeof o2);
+            memcpy(rows[l + 3] + (off + j) * 4, &o3, sizeof o3);
+        }
+    for (int64_t l = lanes / 4 * 4; l < lanes; l++) /* lanes past the last whole group */
+        for (int64_t jj = 0; jj < j; jj++)
+            memcpy(rows[l] + (off + jj) * 4, t + jj * TG_LANES + l, 4);
+#endif
+    for (; j < n; j++)
+        for (int64_t l = 0; l < lanes; l++)
+            memcpy(rows[l] + (off + j) * 4, t + j * TG_LANES + l, 4);
+}
+
 /* ---- activation rows -----------------------------------------------------------
  * tg_activation_f32_row: tg_activation over a contiguous fp32 row, built once
  * per SIMD body and picked as the matmul's (tg_matmul_isa): the baseline and,

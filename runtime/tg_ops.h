@@ -348,6 +348,16 @@ int tg_bn_aggr_f32(float out[2], const float *x, size_t n);
  * lane_block): cumsum's scan 1.43 -> 0.82 ms. */
 #define TG_LANE_BLOCK 16
 
+/* The staging of a lane block (templates/kernel.c.j2 lane_block) for fp32
+ * operands whose block is consecutive in each row: t[j·TG_LANES + l] = fp32
+ * element off + j of lane l's row (rows[l], bytes), j < n, moved as bits.
+ * 4x4 register transposes where the compiler has vector shuffles. */
+void tg_lanes_stage_f32(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n);
+/* And back, for the first `lanes` rows only: fp32 element off + j of rows[l]
+ * = t[j·TG_LANES + l], j < n, l < lanes ≤ TG_LANES. Rows must not overlap
+ * each other's written elements (partition rows never do). */
+void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes);
+
 /* tg_bn_stats_f32 of TG_LANES rows at once: element j of lane l's row is
  * x[j·TG_LANES + l] (all rows n long), its record goes to out[l·6 .. l·6+5].
  * Per lane the same operations in the same order, so the same bits. Returns

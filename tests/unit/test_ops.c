@@ -735,6 +735,48 @@ static void test_matmul_range_edges(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
+/* tg_lanes_stage_f32 / tg_lanes_unstage_f32: every block length 0..16 at odd
+ * offsets, rows anywhere (and one row repeated, as lanes past the partition
+ * count read row tg_pb), every lane count, bits moved as they are (NaN
+ * payloads, -0); unstage writes only the first `lanes` rows' block. */
+static void test_lanes_stage(void **state)
+{
+    static uint8_t mem[TG_LANES * 200 * 4];
+    float t[TG_LANE_BLOCK * TG_LANES];
+    (void)state;
+    for (size_t i = 0; i < sizeof mem; i++)
+        mem[i] = (uint8_t)rnd32();
+    for (int64_t n = 0; n <= TG_LANE_BLOCK; n++)
+        for (int64_t lanes = 1; lanes <= TG_LANES; lanes++) {
+            const uint8_t *rows[TG_LANES];
+            uint8_t *wrows[TG_LANES];
+            int64_t off = (n * 7 + lanes) % 5;
+            for (int l = 0; l < TG_LANES; l++) {
+                int r = l < lanes ? (int)((l * 5 + n) % TG_LANES) : (int)(n % TG_LANES); /* a permutation, then repeats */
+                rows[l] = mem + (size_t)r * 200 * 4 + (size_t)(l % 3) * 4;
+            }
+            tg_lanes_stage_f32(t, rows, off, n);
+            for (int64_t j = 0; j < n; j++)
+                for (int l = 0; l < TG_LANES; l++)
+                    assert_memory_equal(t + j * TG_LANES + l, rows[l] + (off + j) * 4, 4);
+            /* back into distinct rows of a copy, against the same moves done one by one */
+            static uint8_t out1[TG_LANES * 200 * 4], out2[TG_LANES * 200 * 4];
+            for (size_t i = 0; i < sizeof out1; i++)
+                out1[i] = out2[i] = (uint8_t)rnd32();
+            for (int64_t j = 0; j < n; j++)
+                for (int l = 0; l < TG_LANES; l++)
+                    t[j * TG_LANES + l] = rndf_wide();
+            for (int l = 0; l < TG_LANES; l++)
+                wrows[l] = out1 + (size_t)((l * 5 + n) % TG_LANES) * 200 * 4 + 8;
+            tg_lanes_unstage_f32(wrows, off, t, n, lanes);
+            for (int64_t l = 0; l < lanes; l++)
+                for (int64_t j = 0; j < n; j++)
+                    memcpy(out2 + (wrows[l] - out1) + (off + j) * 4, t + j * TG_LANES + l, 4);
+            assert_memory_equal(out1, out2, sizeof out1);
+        }
+}
+
+
 /* tg_activation_f32_row against tg_activation element by element, bit for
  * bit: every function, with every SIMD body this CPU runs, on rows of
  * specials and wide random values, unaligned and in place, lengths around
@@ -893,6 +935,7 @@ int main(void)
         cmocka_unit_test(test_matmul_direct),
         cmocka_unit_test(test_matmul_range_edges),
         cmocka_unit_test(test_activation_rows),
+        cmocka_unit_test(test_lanes_stage),
         cmocka_unit_test(test_transpose_bytes),
         cmocka_unit_test(test_transpose_pe),
         cmocka_unit_test(test_transpose),
