@@ -278,6 +278,14 @@ typedef uint32_t tg__v8 __attribute__((vector_size(32)));
 #define TG_TR_HI2(a, b) __builtin_shufflevector(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
 #define TG_TR_LO4(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11)
 #define TG_TR_HI4(a, b) __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
+/* A 4x4 block of 4-byte elements, rows r0..r3 one 16-byte register each, into
+ * columns o0..o3, in two rounds (pairs, halves); declares the temporaries. */
+typedef uint32_t tg__v4 __attribute__((vector_size(16)));
+#define TG_TR4(r0, r1, r2, r3, o0, o1, o2, o3)                                                                 \
+    tg__v4 t0_ = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1_ = __builtin_shufflevector(r0, r1, 2, 6, 3, 7); \
+    tg__v4 t2_ = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3_ = __builtin_shufflevector(r2, r3, 2, 6, 3, 7); \
+    tg__v4 o0 = __builtin_shufflevector(t0_, t2_, 0, 1, 4, 5), o1 = __builtin_shufflevector(t0_, t2_, 2, 3, 6, 7); \
+    tg__v4 o2 = __builtin_shufflevector(t1_, t3_, 0, 1, 4, 5), o3 = __builtin_shufflevector(t1_, t3_, 2, 3, 6, 7)
 
 /* NAME(dst, ds, src, ss): an 8x8 block of T, each row one vector V (written
  * out, no arrays or loops, so every value stays in a register). */
@@ -316,7 +324,6 @@ TG_TR8_FN(tg__transpose_blk, float, tg__v8)
  * registers and the cross-half rounds cost more than the plain loop, so
  * 4x4 blocks, a row one 16-byte register, in two rounds (pairs, halves):
  * 256 transposes of 32x64 floats 0.36 -> 0.07 ms. */
-typedef uint32_t tg__v4 __attribute__((vector_size(16)));
 static void tg__transpose_blk(float *dst, ptrdiff_t ds, const float *src, ptrdiff_t ss)
 {
     tg__v4 r0, r1, r2, r3;
@@ -324,10 +331,7 @@ static void tg__transpose_blk(float *dst, ptrdiff_t ds, const float *src, ptrdif
     memcpy(&r1, src + ss, sizeof r1);
     memcpy(&r2, src + 2 * ss, sizeof r2);
     memcpy(&r3, src + 3 * ss, sizeof r3);
-    tg__v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
-    tg__v4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
-    tg__v4 o0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5), o1 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-    tg__v4 o2 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5), o3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+    TG_TR4(r0, r1, r2, r3, o0, o1, o2, o3);
     memcpy(dst, &o0, sizeof o0);
     memcpy(dst + ds, &o1, sizeof o1);
     memcpy(dst + 2 * ds, &o2, sizeof o2);
@@ -466,18 +470,14 @@ void tg_lanes_stage_f32(float *t, const uint8_t *const rows[TG_LANES], int64_t o
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
     /* 4x4 blocks: four lanes' next 4 elements, one 16-byte register each,
      * turned into four 4-lane columns in two rounds of shuffles */
-    typedef uint32_t v4 __attribute__((vector_size(16)));
     for (; j + 4 <= n; j += 4)
         for (int l = 0; l < TG_LANES; l += 4) {
-            v4 r0, r1, r2, r3;
+            tg__v4 r0, r1, r2, r3;
             memcpy(&r0, rows[l] + (off + j) * 4, sizeof r0);
             memcpy(&r1, rows[l + 1] + (off + j) * 4, sizeof r1);
             memcpy(&r2, rows[l + 2] + (off + j) * 4, sizeof r2);
             memcpy(&r3, rows[l + 3] + (off + j) * 4, sizeof r3);
-            v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
-            v4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
-            v4 o0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5), o1 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-            v4 o2 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5), o3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+            TG_TR4(r0, r1, r2, r3, o0, o1, o2, o3);
             memcpy(t + j * TG_LANES + l, &o0, sizeof o0);
             memcpy(t + (j + 1) * TG_LANES + l, &o1, sizeof o1);
             memcpy(t + (j + 2) * TG_LANES + l, &o2, sizeof o2);
@@ -493,18 +493,14 @@ void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const floa
 {
     int64_t j = 0;
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
-    typedef uint32_t v4 __attribute__((vector_size(16)));
     for (; j + 4 <= n; j += 4)
         for (int l = 0; l + 4 <= lanes; l += 4) { /* the 4x4 block of tg_lanes_stage_f32, the other way */
-            v4 r0, r1, r2, r3;
+            tg__v4 r0, r1, r2, r3;
             memcpy(&r0, t + j * TG_LANES + l, sizeof r0);
             memcpy(&r1, t + (j + 1) * TG_LANES + l, sizeof r1);
             memcpy(&r2, t + (j + 2) * TG_LANES + l, sizeof r2);
             memcpy(&r3, t + (j + 3) * TG_LANES + l, sizeof r3);
-            v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
-            v4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
-            v4 o0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5), o1 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
-            v4 o2 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5), o3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+            TG_TR4(r0, r1, r2, r3, o0, o1, o2, o3);
             memcpy(rows[l] + (off + j) * 4, &o0, sizeof o0);
             memcpy(rows[l + 1] + (off + j) * 4, &o1, sizeof o1);
             memcpy(rows[l + 2] + (off + j) * 4, &o2, sizeof o2);
