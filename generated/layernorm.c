@@ -42,13 +42,14 @@ static int layernorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
             for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
                 const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
                 float tg_row[512 * TG_LANES], tg_out[6 * TG_LANES];
+                const uint8_t *tg_rows[TG_LANES];
                 for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                     const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_i * 131072) + (v_c * 512)) + tg_p * 1024);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                        tg_row[(tg_j0) * TG_LANES + tg_l] = tg_rd_f32(tg_s0, tg_j0);
-                    }
+                    tg_rows[tg_l] = (const uint8_t *)(x + ((v_i * 131072) + (v_c * 512)) + tg_p * 1024);
+                }
+                for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
+                    const int64_t tg_j0 = tg_jb;
+                    tg_lanes_stage_f32(tg_row + tg_jb * TG_LANES, tg_rows, tg_j0, tg_min(512 - tg_jb, TG_LANE_BLOCK));
                 }
                 (void)tg_bn_stats_lanes_f32(tg_out, tg_row, 512);
                 for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
@@ -65,13 +66,14 @@ static int layernorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
         for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
             const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
             float tg_row[12 * TG_LANES], tg_out[2 * TG_LANES];
+            const uint8_t *tg_rows[TG_LANES];
             for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                 const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 16384;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 12; tg_j0++) {
-                    tg_row[(tg_j0) * TG_LANES + tg_l] = tg_rd_f32(tg_s0, tg_j0);
-                }
+                tg_rows[tg_l] = tg_sbuf + (tg_p) * 24640 + 16384;
+            }
+            for (int64_t tg_jb = 0; tg_jb < 12; tg_jb += TG_LANE_BLOCK) {
+                const int64_t tg_j0 = tg_jb;
+                tg_lanes_stage_f32(tg_row + tg_jb * TG_LANES, tg_rows, tg_j0, tg_min(12 - tg_jb, TG_LANE_BLOCK));
             }
             (void)tg_bn_aggr_lanes_f32(tg_out, tg_row, 12);
             for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
