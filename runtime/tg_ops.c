@@ -126,8 +126,9 @@ TG_OPS_AVX2_END
 #undef TG_MM_FN
 #endif
 
-/* The widest body this CPU and OS run: 1 baseline, 2 AVX2, 3 AVX-512F. */
-static int tg__mm_cpu_level(void)
+/* The widest body this CPU and OS run: 1 baseline, 2 AVX2, 3 AVX-512F (the
+ * matmul's and the activation rows'; tg_matmul_isa caps it for both). */
+static int tg__simd_cpu_level(void)
 {
     unsigned a, b, c, d, xlo, xhi;
     int level = 1;
@@ -174,27 +175,27 @@ static int tg__mm_cpu_level(void)
 
 #endif
 
-static int tg__mm_cap = 3; /* tg_matmul_isa's limit (tests) */
+static int tg__simd_cap = 3; /* tg_matmul_isa's limit (tests) */
 
 #ifdef TG_MM_DISPATCH
-static int tg__mm_level(void)
+static int tg__simd_level(void)
 {
     static int cached; /* 0 until the first call; every thread stores the same */
     int l = __atomic_load_n(&cached, __ATOMIC_RELAXED);
     if (!l) {
-        l = tg__mm_cpu_level();
+        l = tg__simd_cpu_level();
         __atomic_store_n(&cached, l, __ATOMIC_RELAXED);
     }
-    return l < tg__mm_cap ? l : tg__mm_cap;
+    return l < tg__simd_cap ? l : tg__simd_cap;
 }
 #endif
 
 int tg_matmul_isa(int cap)
 {
     if (cap >= 1)
-        tg__mm_cap = cap;
+        tg__simd_cap = cap;
 #ifdef TG_MM_DISPATCH
-    return tg__mm_level();
+    return tg__simd_level();
 #else
     return 1;
 #endif
@@ -222,7 +223,7 @@ void tg_matmul(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, i
     b.fs = mov.fstride;
     b.dt = mov.dtype;
 #ifdef TG_MM_DISPATCH
-    switch (tg__mm_level()) {
+    switch (tg__simd_level()) {
     case 3:
         tg__mm_run_avx512(dst, ds, &a, &b, K, M, N, accumulate, scratch, scratch_floats);
         return;
@@ -553,7 +554,7 @@ TG_OPS_AVX2_END
 void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, float scale, float bias)
 {
 #if defined(TG_MM_DISPATCH) && TG_MM_BASE_VW < 8
-    if (tg__mm_level() >= 2) {
+    if (tg__simd_level() >= 2) {
         tg__act_row_avx2(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias);
         return;
     }
