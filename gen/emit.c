@@ -404,9 +404,10 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
      * second half is a row byte too, so the read stays inside the row) */
     put_str(e, m, "idx2", even && ap->mem != IR_MEM_HBM && ap->dtype == TG_FLOAT32 ? idx2 : "");
     put_str(e, m, "sfx", dt->sfx);
-    /* unit: the innermost loop walks consecutive elements (a lane block of
-     * them is one run in each row: tg_lanes_stage_f32) */
-    put_bool(e, m, "unit", nest && nest->n > 0 && !skip_inner && !nest->idx[k] && nest->step[k][nest->n - 1] == 1);
+    /* f32run: fp32 elements the innermost loop walks one after another (a
+     * lane block of them is one run in each row: tg_lanes_stage_f32) */
+    put_bool(e, m, "f32run", !strcmp(dt->sfx, "f32") && nest && nest->n > 0 && !skip_inner && !nest->idx[k] &&
+                                 nest->step[k][nest->n - 1] == 1);
     put_str(e, m, "ctype", dt->ctype);
     put_int(e, m, "esize", es);
     put_str(e, m, "mem", ir_mem_name(ap->mem));

@@ -279,14 +279,27 @@ typedef uint32_t tg__v8 __attribute__((vector_size(32)));
 #define TG_TR_HI2(a, b) __builtin_shufflevector(a, b, 2, 3, 10, 11, 6, 7, 14, 15)
 #define TG_TR_LO4(a, b) __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11)
 #define TG_TR_HI4(a, b) __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15)
-/* A 4x4 block of 4-byte elements, rows r0..r3 one 16-byte register each, into
- * columns o0..o3, in two rounds (pairs, halves); declares the temporaries. */
+/* A 4x4 block of 4-byte elements: row i (4 elements at s[i]) becomes column i
+ * (element i at d[0..3]), one 16-byte register a row, two rounds of shuffles
+ * (pairs, halves). The blocked transpose and the lanes staging both ways. */
 typedef uint32_t tg__v4 __attribute__((vector_size(16)));
-#define TG_TR4(r0, r1, r2, r3, o0, o1, o2, o3)                                                                 \
-    tg__v4 t0_ = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1_ = __builtin_shufflevector(r0, r1, 2, 6, 3, 7); \
-    tg__v4 t2_ = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3_ = __builtin_shufflevector(r2, r3, 2, 6, 3, 7); \
-    tg__v4 o0 = __builtin_shufflevector(t0_, t2_, 0, 1, 4, 5), o1 = __builtin_shufflevector(t0_, t2_, 2, 3, 6, 7); \
-    tg__v4 o2 = __builtin_shufflevector(t1_, t3_, 0, 1, 4, 5), o3 = __builtin_shufflevector(t1_, t3_, 2, 3, 6, 7)
+static inline void tg__tr4(void *d0, void *d1, void *d2, void *d3, const void *s0, const void *s1, const void *s2,
+                           const void *s3)
+{
+    tg__v4 r0, r1, r2, r3;
+    memcpy(&r0, s0, sizeof r0);
+    memcpy(&r1, s1, sizeof r1);
+    memcpy(&r2, s2, sizeof r2);
+    memcpy(&r3, s3, sizeof r3);
+    tg__v4 t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+    tg__v4 t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+    tg__v4 o0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5), o1 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+    tg__v4 o2 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5), o3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+    memcpy(d0, &o0, sizeof o0);
+    memcpy(d1, &o1, sizeof o1);
+    memcpy(d2, &o2, sizeof o2);
+    memcpy(d3, &o3, sizeof o3);
+}
 
 /* NAME(dst, ds, src, ss): an 8x8 block of T, each row one vector V (written
  * out, no arrays or loops, so every value stays in a register). */
@@ -327,16 +340,7 @@ TG_TR8_FN(tg__transpose_blk, float, tg__v8)
  * 256 transposes of 32x64 floats 0.36 -> 0.07 ms. */
 static void tg__transpose_blk(float *dst, ptrdiff_t ds, const float *src, ptrdiff_t ss)
 {
-    tg__v4 r0, r1, r2, r3;
-    memcpy(&r0, src, sizeof r0);
-    memcpy(&r1, src + ss, sizeof r1);
-    memcpy(&r2, src + 2 * ss, sizeof r2);
-    memcpy(&r3, src + 3 * ss, sizeof r3);
-    TG_TR4(r0, r1, r2, r3, o0, o1, o2, o3);
-    memcpy(dst, &o0, sizeof o0);
-    memcpy(dst + ds, &o1, sizeof o1);
-    memcpy(dst + 2 * ds, &o2, sizeof o2);
-    memcpy(dst + 3 * ds, &o3, sizeof o3);
+    tg__tr4(dst, dst + ds, dst + 2 * ds, dst + 3 * ds, src, src + ss, src + 2 * ss, src + 3 * ss);
 }
 #define TG_TR_B 4
 #endif
@@ -472,18 +476,10 @@ void tg_lanes_stage_f32(float *t, const uint8_t *const rows[TG_LANES], int64_t o
     /* 4x4 blocks: four lanes' next 4 elements, one 16-byte register each,
      * turned into four 4-lane columns in two rounds of shuffles */
     for (; j + 4 <= n; j += 4)
-        for (int l = 0; l < TG_LANES; l += 4) {
-            tg__v4 r0, r1, r2, r3;
-            memcpy(&r0, rows[l] + (off + j) * 4, sizeof r0);
-            memcpy(&r1, rows[l + 1] + (off + j) * 4, sizeof r1);
-            memcpy(&r2, rows[l + 2] + (off + j) * 4, sizeof r2);
-            memcpy(&r3, rows[l + 3] + (off + j) * 4, sizeof r3);
-            TG_TR4(r0, r1, r2, r3, o0, o1, o2, o3);
-            memcpy(t + j * TG_LANES + l, &o0, sizeof o0);
-            memcpy(t + (j + 1) * TG_LANES + l, &o1, sizeof o1);
-            memcpy(t + (j + 2) * TG_LANES + l, &o2, sizeof o2);
-            memcpy(t + (j + 3) * TG_LANES + l, &o3, sizeof o3);
-        }
+        for (int l = 0; l < TG_LANES; l += 4)
+            tg__tr4(t + j * TG_LANES + l, t + (j + 1) * TG_LANES + l, t + (j + 2) * TG_LANES + l,
+                    t + (j + 3) * TG_LANES + l, rows[l] + (off + j) * 4, rows[l + 1] + (off + j) * 4,
+                    rows[l + 2] + (off + j) * 4, rows[l + 3] + (off + j) * 4);
 #endif
     for (; j < n; j++)
         for (int l = 0; l < TG_LANES; l++)
@@ -495,18 +491,10 @@ void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const floa
     int64_t j = 0;
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
     for (; j + 4 <= n; j += 4)
-        for (int l = 0; l + 4 <= lanes; l += 4) { /* the 4x4 block of tg_lanes_stage_f32, the other way */
-            tg__v4 r0, r1, r2, r3;
-            memcpy(&r0, t + j * TG_LANES + l, sizeof r0);
-            memcpy(&r1, t + (j + 1) * TG_LANES + l, sizeof r1);
-            memcpy(&r2, t + (j + 2) * TG_LANES + l, sizeof r2);
-            memcpy(&r3, t + (j + 3) * TG_LANES + l, sizeof r3);
-            TG_TR4(r0, r1, r2, r3, o0, o1, o2, o3);
-            memcpy(rows[l] + (off + j) * 4, &o0, sizeof o0);
-            memcpy(rows[l + 1] + (off + j) * 4, &o1, sizeof o1);
-            memcpy(rows[l + 2] + (off + j) * 4, &o2, sizeof o2);
-            memcpy(rows[l + 3] + (off + j) * 4, &o3, sizeof o3);
-        }
+        for (int l = 0; l + 4 <= lanes; l += 4) /* the 4x4 block of tg_lanes_stage_f32, the other way */
+            tg__tr4(rows[l] + (off + j) * 4, rows[l + 1] + (off + j) * 4, rows[l + 2] + (off + j) * 4,
+                    rows[l + 3] + (off + j) * 4, t + j * TG_LANES + l, t + (j + 1) * TG_LANES + l,
+                    t + (j + 2) * TG_LANES + l, t + (j + 3) * TG_LANES + l);
     for (int64_t l = lanes / 4 * 4; l < lanes; l++) /* lanes past the last whole group */
         for (int64_t jj = 0; jj < j; jj++)
             memcpy(rows[l] + (off + jj) * 4, t + jj * TG_LANES + l, 4);

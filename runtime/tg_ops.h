@@ -345,7 +345,7 @@ int tg_bn_aggr_f32(float out[2], const float *x, size_t n);
 #define TG_LANES 16
 /* Elements of each row the lanes take at once, staged transposed so that
  * the lanes' step reads consecutive floats (templates/kernel.c.j2
- * lane_block): cumsum's scan 1.43 -> 0.82 ms. */
+ * lane_block; with tg_lanes_stage_f32, cumsum 1.47 -> 0.59 ms). */
 #define TG_LANE_BLOCK 16
 
 /* The staging of a lane block (templates/kernel.c.j2 lane_block) for fp32
