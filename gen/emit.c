@@ -74,6 +74,7 @@ typedef struct E {
     int region_lanes;   /* an instruction of the region being built runs in lanes */
     Fwd fwd;            /* HBM forwarding: what each instruction becomes */
     int64_t pe_floats;  /* PE staging the largest matmul/transpose needs (core->pe) */
+    int te_direct;      /* the last tensor_engine(): operands in place (matmul_fold asks) */
     int64_t trips;      /* iterations of the enclosing spec loops (at most EMIT_TABLE_WORK) */
     const IrLoop *progs; /* a kernel without a grid: the loop whose iterations are programs, or NULL */
     int ntab;           /* activation result tables wanted (act_table) */
@@ -899,6 +900,8 @@ static int tensor_engine(E *e, IrInst *in, tpl_value *m)
     int direct = pe_src(e, &in->dst, d, &fd) && fd == 1 && pe_src(e, &in->src[0], a, &fa) &&
                  (!b || pe_src(e, &in->src[1], b, &fb));
     put_bool(e, m, "direct", direct);
+    put_int(e, m, "blocks", 0); /* matmul_fold: K blocks in one call */
+    e->te_direct = direct;
     /* PE staging in core->pe: a [K,M] at 0, b [K,N] after it, c [M,N] after
      * that, at the largest sizes the op can take when they vary; the ISS
      * stages so whichever way the C simulation goes (tg_iss.c exec_pe) */
@@ -1128,11 +1131,17 @@ static void act_tables(E *e, tpl_value *ctx)
     put(e, ctx, "tables", l);
 }
 
+static tpl_value *inst_map(E *e, IrInst *in);
+
 static tpl_value *instruction(E *e, IrInst *orig)
 {
     IrInst *in = current(e, orig);
-    if (!in)
-        return dropped(e, orig);
+    return in ? inst_map(e, in) : dropped(e, orig);
+}
+
+/* The template's map of instruction `in` (the forwarded one: current()). */
+static tpl_value *inst_map(E *e, IrInst *in)
+{
     tpl_value *m = new_map(e);
     if (!m)
         return NULL;
@@ -1444,6 +1453,100 @@ static tpl_value *transpose_fold(E *e, const IrLoop *lp)
     return m;
 }
 
+
+/* ---- folded K loops -------------------------------------------------------------
+ * A carried loop whose whole body is one accumulating matmul into a dst that
+ * does not move, each operand's offset affine in the loop variable and
+ * nothing else of it moving, becomes one tg_matmul_blocks call over the
+ * loop's trip blocks of K rows: the runtime sums k in the loop's order, so
+ * the bits are the loop's (tg_ops.h), and it packs and runs its kernels over
+ * the whole K. `peel`, when given, is the statement just before the loop: a
+ * matmul into the same dst whose operands are the loop's at start - step
+ * (the K loop's first tile written apart to start the accumulation); it
+ * joins as the first block, with its own `accumulate`. */
+
+/* 1 if ap moves with loop variable `slot` only through its offset, affine
+ * in it: *bytes per iteration of lp into *step. */
+static int block_step(const E *e, const IrAp *ap, const IrLoop *lp, int64_t *step)
+{
+    int64_t coef[EXPR_AFFINE_MAX_VARS], c, k;
+    int n = e->ir->spec->nslots;
+    if (n > EXPR_AFFINE_MAX_VARS || lp->slot >= n || ap->istep || !expr_affine(ap->offset, n, coef, &c) ||
+        uses(e, ap->pstart, lp->slot) || uses(e, ap->pcount, lp->slot) || uses(e, ap->buf, lp->slot))
+        return 0;
+    for (int d = 0; d < ap->nfree; d++)
+        if (uses(e, ap->free[d].num, lp->slot))
+            return 0;
+    return expr_mul(coef[lp->slot], lp->step, &k) && expr_mul(k, (int64_t)tg_dtype_size(ap->dtype), step);
+}
+
+/* 1 if two expressions are the same: affine ones with the same
+ * coefficients, others printing the same C (NULL only with NULL). */
+static int same_cx(E *e, const Expr *a, const Expr *b)
+{
+    int64_t ca[EXPR_AFFINE_MAX_VARS], cb[EXPR_AFFINE_MAX_VARS], c0, c1;
+    int n = e->ir->spec->nslots;
+    if (!a || !b)
+        return a == b;
+    if (n <= EXPR_AFFINE_MAX_VARS && expr_affine(a, n, ca, &c0) && expr_affine(b, n, cb, &c1))
+        return c0 == c1 && !memcmp(ca, cb, sizeof ca[0] * (size_t)n);
+    return !strcmp(cx(e, a), cx(e, b));
+}
+
+/* 1 if access y is x with x's offset at loop lp's iteration v. */
+static int same_ap_at(E *e, const IrAp *x, const IrAp *y, const IrLoop *lp, int64_t v)
+{
+    if (x->mem != y->mem || x->index != y->index || x->dtype != y->dtype || x->pstep != y->pstep ||
+        x->istep != y->istep || x->nfree != y->nfree || !same_cx(e, x->pstart, y->pstart) ||
+        !same_cx(e, x->pcount, y->pcount) || !same_cx(e, x->buf, y->buf))
+        return 0;
+    for (int d = 0; d < x->nfree; d++)
+        if (x->free[d].step != y->free[d].step || !same_cx(e, x->free[d].num, y->free[d].num))
+            return 0;
+    Expr *o = subst(e, x->offset, lp->slot, v);
+    return o && same_cx(e, o, y->offset);
+}
+
+static tpl_value *matmul_fold(E *e, const IrLoop *lp, const IrStmt *peel)
+{
+    int64_t ab, bb, db;
+    if (!lp->carried || lp->grid || lp->nbody != 1 || lp->body[0].kind != IR_STMT_INST || lp->trip < 2 ||
+        lp->start_e || lp->stop_e || lp->step <= 0 || lp == e->progs)
+        return NULL;
+    IrInst *in = current(e, lp->body[0].inst);
+    if (!in || in->op != IR_OP_MATMUL || !in->accumulate || in->has_ind || !block_step(e, &in->dst, lp, &db) ||
+        db != 0 || !block_step(e, &in->src[0], lp, &ab) || !block_step(e, &in->src[1], lp, &bb))
+        return NULL;
+    int64_t p0, blocks = lp->trip, first = lp->start, acc = 1;
+    if (!ir_expr_const(in->src[0].pcount, &p0) || p0 < 1)
+        return NULL;
+    if (peel) {
+        IrInst *pi = peel->kind == IR_STMT_INST ? current(e, peel->inst) : NULL;
+        if (!pi || pi->op != IR_OP_MATMUL || pi->has_ind || !expr_add(lp->start, -lp->step, &first) ||
+            !same_ap_at(e, &in->dst, &pi->dst, lp, first) || !same_ap_at(e, &in->src[0], &pi->src[0], lp, first) ||
+            !same_ap_at(e, &in->src[1], &pi->src[1], lp, first))
+            return NULL;
+        blocks++;
+        acc = pi->accumulate;
+    }
+    if (blocks > INT32_MAX / p0)
+        return NULL;
+    e->te_direct = 0;
+    tpl_value *m = inst_map(e, in);
+    if (!m || !e->te_direct)
+        return NULL;
+    put(e, m, "mnemonic", str(e, "%s, loop %s (%s) folded%s: %lld K blocks in one call", ir_opcode_name(in->op),
+                              lp->var, where(e, lp->loc), peel ? " with the matmul before it" : "",
+                              (long long)blocks));
+    put_bool(e, m, "accumulate", acc);
+    put(e, m, "bvar", str(e, "v_%s", lp->var));
+    put_int(e, m, "bstart", first);
+    put_int(e, m, "blocks", blocks);
+    put_int(e, m, "ab", ab);
+    put_int(e, m, "bb", bb);
+    return m;
+}
+
 /* ---- statements ---------------------------------------------------------------- */
 
 static tpl_value *body(E *e, const IrStmt *st, int n);
@@ -1596,6 +1699,8 @@ static tpl_value *stmt(E *e, const IrStmt *st)
     if (st->kind == IR_STMT_INST)
         return instruction(e, st->inst);
     tpl_value *t = transpose_fold(e, st->loop);
+    if (!t && !e->oom)
+        t = matmul_fold(e, st->loop, NULL);
     return t || e->oom ? t : loop(e, st->loop);
 }
 
@@ -1664,6 +1769,15 @@ static tpl_value *body(E *e, const IrStmt *st, int n)
 {
     tpl_value *l = new_list(e);
     for (int i = 0; l && i < n;) {
+        /* a matmul and the carried K loop after it: one call (matmul_fold) */
+        tpl_value *mf = !e->in_region && i + 1 < n && st[i + 1].kind == IR_STMT_LOOP
+                            ? matmul_fold(e, st[i + 1].loop, &st[i])
+                            : NULL;
+        if (mf) {
+            append(e, l, mf);
+            i += 2;
+            continue;
+        }
         Fuse f = e->in_region ? (Fuse){0, 0, -1, 0, 0} : fuse_stmt(e, &st[i]);
         int j = i + 1;
         while (f.ok && j < n) {

@@ -92,13 +92,10 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
                    values only, not on their order, so the loop vectorizes. */
                 uint32_t tg_kx = 0u, tg_nan = 0;
                 int64_t tg_k = 0;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    const uint32_t tg_u = tg_f32_bits(tg_rd_f32(tg_s0, tg_j0));
-                    const uint32_t tg_key = tg_order_key(tg_u);
-                    tg_kx = tg_key > tg_kx ? tg_key : tg_kx;
-                    tg_nan |= (tg_u & 0x7fffffffu) > 0x7f800000u;
-                    tg_k++;
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 1024, 0, &tg_kx, &tg_nan);
+                    tg_k += 1024;
                 }
                 const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
@@ -142,25 +139,17 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
                 }
             }
         }
-        /* attention.yaml:64: pe.matmul */
+        /* attention.yaml:67: pe.matmul, loop j (attention.yaml:65) folded with the matmul before it: 8 K blocks in one call */
         {
+            const int64_t v_j = 0; /* the first block's operands */
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 2048, 12352, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 10240, 12352, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 0, tg_pe, 49152);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 2048 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
+            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 8, 256, 256, 0, tg_pe, 49152);
+            (void)v_j;
             (void)tg_p;
         }
 
-        for (int64_t v_j = 1; v_j < 8; v_j += 1) { /* attention.yaml:65, carried */
-            /* attention.yaml:67: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 2048 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 1, tg_pe, 49152);
-                (void)tg_p;
-            }
-        }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* attention.yaml:68: dve.reciprocal */

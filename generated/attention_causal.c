@@ -100,13 +100,10 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
                    values only, not on their order, so the loop vectorizes. */
                 uint32_t tg_kx = 0u, tg_nan = 0;
                 int64_t tg_k = 0;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    const uint32_t tg_u = tg_f32_bits(tg_rd_f32(tg_s0, tg_j0));
-                    const uint32_t tg_key = tg_order_key(tg_u);
-                    tg_kx = tg_key > tg_kx ? tg_key : tg_kx;
-                    tg_nan |= (tg_u & 0x7fffffffu) > 0x7f800000u;
-                    tg_k++;
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 1024, 0, &tg_kx, &tg_nan);
+                    tg_k += 1024;
                 }
                 const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));

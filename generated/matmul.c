@@ -43,25 +43,17 @@ static int matmul_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_h
             }
         }
         for (int64_t v_m = 0; v_m < 4; v_m += 1) { /* matmul.yaml:37 */
-            /* matmul.yaml:41: pe.matmul */
+            /* matmul.yaml:44: pe.matmul, loop k (matmul.yaml:42) folded with the matmul before it: 8 K blocks in one call */
             {
+                const int64_t v_k = 0; /* the first block's operands */
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 28672 + 16384 + ((v_m * 128)) * 2, 28672, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192, 28672, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 512, 0, tg_pe, 147456);
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 28672 + 16384 + (((v_m * 128) + (v_k * 512))) * 2, 28672, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2, 28672, 1, TG_BFLOAT16 };
+                tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 512, 8, 1024, 1024, 0, tg_pe, 147456);
+                (void)v_k;
                 (void)tg_p;
             }
 
-            for (int64_t v_k = 1; v_k < 8; v_k += 1) { /* matmul.yaml:42, carried */
-                /* matmul.yaml:44: pe.matmul */
-                {
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 28672 + 16384 + (((v_m * 128) + (v_k * 512))) * 2, 28672, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2, 28672, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 512, 1, tg_pe, 147456);
-                    (void)tg_p;
-                }
-            }
             /* partitions run the statements below in turn (all partition-local) */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 { /* matmul.yaml:45: dve.tensor_copy */

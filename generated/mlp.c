@@ -119,25 +119,17 @@ static int mlp_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3
         }
     }
     for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* mlp.yaml:59 */
-        /* mlp.yaml:61: pe.matmul */
+        /* mlp.yaml:64: pe.matmul, loop f (mlp.yaml:62) folded with the matmul before it: 8 K blocks in one call */
         {
+            const int64_t v_f = 0; /* the first block's operands */
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 12288 + ((v_t * 128)) * 2, 18432, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 8192, 18432, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 12288 + (((v_t * 128) + (v_f * 256))) * 2, 18432, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2, 18432, 1, TG_BFLOAT16 };
+            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 8, 512, 512, 0, tg_pe, 81920);
+            (void)v_f;
             (void)tg_p;
         }
 
-        for (int64_t v_f = 1; v_f < 8; v_f += 1) { /* mlp.yaml:62, carried */
-            /* mlp.yaml:64: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 12288 + (((v_t * 128) + (v_f * 256))) * 2, 18432, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2, 18432, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
-                (void)tg_p;
-            }
-        }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* mlp.yaml:65: dve.tensor_copy */

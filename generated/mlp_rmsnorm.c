@@ -105,11 +105,7 @@ static int mlp_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
                         (void)tg_j0;
                         tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
                     }
-                    for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
-                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                            tg_r[tg_l] = tg_alu_raw_add(tg_r[tg_l], tg_t0[tg_jj * TG_LANES + tg_l]);
-                        }
-                    }
+                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
                 }
                 for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                     const int64_t tg_p = tg_pb + tg_l;
@@ -224,25 +220,17 @@ static int mlp_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
         }
     }
     for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* mlp_rmsnorm.yaml:85 */
-        /* mlp_rmsnorm.yaml:87: pe.matmul */
+        /* mlp_rmsnorm.yaml:90: pe.matmul, loop f (mlp_rmsnorm.yaml:88) folded with the matmul before it: 4 K blocks in one call */
         {
+            const int64_t v_f = 0; /* the first block's operands */
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 6144 + ((v_t * 128)) * 2, 10240, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 4096, 10240, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 6144 + (((v_t * 128) + (v_f * 256))) * 2, 10240, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2, 10240, 1, TG_BFLOAT16 };
+            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 4, 512, 512, 0, tg_pe, 81920);
+            (void)v_f;
             (void)tg_p;
         }
 
-        for (int64_t v_f = 1; v_f < 4; v_f += 1) { /* mlp_rmsnorm.yaml:88, carried */
-            /* mlp_rmsnorm.yaml:90: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 6144 + (((v_t * 128) + (v_f * 256))) * 2, 10240, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2, 10240, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
-                (void)tg_p;
-            }
-        }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* mlp_rmsnorm.yaml:91: dve.tensor_copy */

@@ -54,25 +54,17 @@ static int output_projection_body(tg_core *core, const int64_t tg_lo[3], const i
                         memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
                     }
                 }
-                /* output_projection.yaml:49: pe.matmul */
+                /* output_projection.yaml:52: pe.matmul, loop n (output_projection.yaml:50) folded with the matmul before it: 4 K blocks in one call */
                 {
+                    const int64_t v_n = 0; /* the first block's operands */
                     const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024, 6656, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6656, 6656, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 384, 0, tg_pe, 81920);
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2, 6656, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2, 6656, 1, TG_BFLOAT16 };
+                    tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 384, 4, 256, 768, 0, tg_pe, 81920);
+                    (void)v_n;
                     (void)tg_p;
                 }
 
-                for (int64_t v_n = 1; v_n < 4; v_n += 1) { /* output_projection.yaml:50, carried */
-                    /* output_projection.yaml:52: pe.matmul */
-                    {
-                        const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2, 6656, 1, TG_BFLOAT16 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2, 6656, 1, TG_BFLOAT16 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 384, 1, tg_pe, 81920);
-                        (void)tg_p;
-                    }
-                }
                 /* partitions run the statements below in turn (all partition-local) */
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                     { /* output_projection.yaml:53: dve.tensor_tensor */

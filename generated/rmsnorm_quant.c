@@ -70,11 +70,7 @@ static int rmsnorm_quant_body(tg_core *core, const int64_t tg_lo[3], const int64
                         (void)tg_j0;
                         tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
                     }
-                    for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
-                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                            tg_r[tg_l] = tg_alu_raw_add(tg_r[tg_l], tg_t0[tg_jj * TG_LANES + tg_l]);
-                        }
-                    }
+                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
                 }
                 for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                     const int64_t tg_p = tg_pb + tg_l;

@@ -39,13 +39,10 @@ static int softmax_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
                    values only, not on their order, so the loop vectorizes. */
                 uint32_t tg_kx = 0u, tg_nan = 0;
                 int64_t tg_k = 0;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    const uint32_t tg_u = tg_f32_bits(tg_rd_f32(tg_s0, tg_j0));
-                    const uint32_t tg_key = tg_order_key(tg_u);
-                    tg_kx = tg_key > tg_kx ? tg_key : tg_kx;
-                    tg_nan |= (tg_u & 0x7fffffffu) > 0x7f800000u;
-                    tg_k++;
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 512, 0, &tg_kx, &tg_nan);
+                    tg_k += 512;
                 }
                 const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
@@ -78,11 +75,7 @@ static int softmax_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
                         (void)tg_j0;
                         tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
                     }
-                    for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
-                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                            tg_r[tg_l] = tg_alu_raw_add(tg_r[tg_l], tg_t0[tg_jj * TG_LANES + tg_l]);
-                        }
-                    }
+                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
                 }
                 for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                     const int64_t tg_p = tg_pb + tg_l;

@@ -38,6 +38,11 @@ typedef float tg__vec;
 
 #define TG_MM_NR (2 * TG_MM_VW)     /* dst columns per micro-kernel */
 #define TG_MM_KC 128                /* k rows per packed block (= the PE's K) */
+/* With scratch, k rows per packed block when K has them (tg_matmul_blocks):
+ * each kernel call loads and stores its dst block once per 512 k, not 128
+ * (the NKI matmul at 1024 x 8192 x 1024: 219 -> 209 ms, make bench's
+ * nki-matmul with M=1024 N=1024). */
+#define TG_MM_KCX 512
 #define TG_MM_SA 64                 /* without scratch: dst rows packed at once */
 #define TG_MM_SB 32                 /* and dst columns */
 /* Moving panels packed at once with scratch (a block of dst columns): each
@@ -180,11 +185,12 @@ static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, const float 
  * variant's instruction set; a W that is not whole vectors widens up to 256
  * contiguous elements of the row first and copies them out a panel each. */
 #define TG_MM_PACK_DT(W, RD)                                                      \
-    for (k = 0; k < kc; k++) {                                                    \
-        const uint8_t *r_ = row + k * ps;                                         \
+    for (k = 0, kin = k0 % o->kb, blk = o->base + (ptrdiff_t)(k0 / o->kb) * o->bs + j0 * fs * es; k < kc; \
+         k++, kin = kin + 1 < o->kb ? kin + 1 : 0, blk += kin ? 0 : o->bs) {      \
+        const uint8_t *r_ = blk + kin * ps;                                       \
         float *d_ = dst + k * (W);                                                \
         int q_ = 0;                                                               \
-        TG_MM_PREFETCH_ROW(r_ + 2 * ps, rowbytes);                                \
+        TG_MM_PREFETCH_ROW(kin + 2 < o->kb ? r_ + 2 * ps : blk + o->bs + (kin + 2 - o->kb) * ps, rowbytes); \
         if (fs == 1 && (W) % TG_MM_VW != 0) /* a narrow panel: via a row */       \
             while (q_ < nfull) {                                                  \
                 int qn_ = nfull - q_ < TG_MM_PACK_Q(W) ? nfull - q_ : TG_MM_PACK_Q(W), q1_; \
@@ -206,7 +212,8 @@ static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, const float 
     static void NAME(float *dst, const tg__mm_src *o, int k0, int kc, int j0, int n)              \
     {                                                                                               \
         const ptrdiff_t ps = o->ps, fs = o->fs, es = (ptrdiff_t)tg_dtype_size(o->dt);               \
-        const uint8_t *row = o->base + k0 * ps + j0 * fs * es;                                      \
+        const uint8_t *blk; /* the k row's block (its first row) */                                \
+        int kin;            /* the k row within it */                                               \
         const int np = (n + (W) - 1) / (W), nfull = n / (W);                                        \
         const ptrdiff_t pstep = TG_MM_PSTEP(kc, W);                                                 \
         const ptrdiff_t rowbytes = (ptrdiff_t)n * fs * es; /* prefetched, when fs > 0 */           \
@@ -226,7 +233,10 @@ static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, const float 
             for (k = 0; k < kc; k++)                                                                \
                 for (j = 0; j < np * (W); j++)                                                      \
                     dst[(j / (W)) * pstep + k * (W) + j % (W)] =                                    \
-                        j < n ? tg_load_f32(row + k * ps + j * fs * es, o->dt, 0) : 0.0f;           \
+                        j < n ? tg_load_f32(o->base + (ptrdiff_t)((k0 + k) / o->kb) * o->bs +      \
+                                                (ptrdiff_t)((k0 + k) % o->kb) * ps + (j0 + j) * fs * es, \
+                                            o->dt, 0)                                               \
+                              : 0.0f;                                                               \
             break;                                                                                  \
         }                                                                                           \
     }
@@ -248,32 +258,40 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
 #undef TG_MM_PREFETCH_ROW
 
 /* dst[m·ds + n] (+)= Σ_k a[k][m] · b[k][n], k in increasing order (see the
- * header). Per k block the stationary is packed for mcap rows of M, and the
- * moving operand ncap columns of N at a time, just before the kernels use
- * them: with scratch, all of M and TG_MM_QB moving panels (every element
- * widened once per k block); else TG_MM_SA rows and TG_MM_SB columns on the
- * stack. Each stationary panel passes the packed moving panels from L1,
+ * header); a and b's rows k lie in blocks (tg__mm_src). Per k block (kcap
+ * rows) the stationary is packed for mcap rows of M, and the moving operand
+ * ncap columns of N at a time, just before the kernels use them: with
+ * scratch, all of M and TG_MM_QB moving panels (every element widened once
+ * per k block), in k blocks of TG_MM_KCX rows when the scratch holds them;
+ * else TG_MM_KC rows, TG_MM_SA rows and TG_MM_SB columns on the stack. Each stationary panel passes the packed moving panels from L1,
  * walking dst along its rows, read and written in place. */
 static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
                        int accumulate, float *scratch, size_t scratch_floats)
 {
     TG_MM_ALIGN float stack[TG_MM_KC * (TG_MM_SA + TG_MM_SB) + 16 * (TG_MM_SA + TG_MM_SB)];
     const int mall = (M + TG_MM_MR - 1) / TG_MM_MR * TG_MM_MR, nall = (N + TG_MM_NR - 1) / TG_MM_NR * TG_MM_NR;
-    const size_t kmax = (size_t)(K < TG_MM_KC ? K : TG_MM_KC);
-    float *apack = stack, *bpack = stack + (TG_MM_KC + 16) * TG_MM_SA;
-    int mcap = TG_MM_SA / TG_MM_MR * TG_MM_MR, ncap = TG_MM_SB / TG_MM_NR * TG_MM_NR;
-    const size_t aall = (size_t)TG_MM_PSTEP(kmax, TG_MM_MR) * (size_t)(mall / TG_MM_MR);
     const int nblk = nall < TG_MM_QB * TG_MM_NR ? nall : TG_MM_QB * TG_MM_NR;
-    const size_t bblk = (size_t)TG_MM_PSTEP(kmax, TG_MM_NR) * (size_t)(nblk / TG_MM_NR);
-    if (scratch && scratch_floats >= aall + bblk) {
-        apack = scratch;
-        bpack = scratch + aall;
-        mcap = mall;
-        ncap = nblk;
+    float *apack = stack, *bpack = stack + (TG_MM_KC + 16) * TG_MM_SA;
+    int mcap = TG_MM_SA / TG_MM_MR * TG_MM_MR, ncap = TG_MM_SB / TG_MM_NR * TG_MM_NR, kcap = TG_MM_KC;
+    /* with scratch: all of M and TG_MM_QB moving panels per k block, of
+     * TG_MM_KCX rows when K has them and the scratch holds them (the kernels'
+     * loads and stores of dst spread over more k), else TG_MM_KC */
+    for (int kx = TG_MM_KCX; scratch && kx >= TG_MM_KC; kx /= 2) {
+        const size_t kmax = (size_t)(K < kx ? K : kx);
+        const size_t aall = (size_t)TG_MM_PSTEP(kmax, TG_MM_MR) * (size_t)(mall / TG_MM_MR);
+        const size_t bblk = (size_t)TG_MM_PSTEP(kmax, TG_MM_NR) * (size_t)(nblk / TG_MM_NR);
+        if ((K >= kx || kx == TG_MM_KC) && scratch_floats >= aall + bblk) {
+            apack = scratch;
+            bpack = scratch + aall;
+            mcap = mall;
+            ncap = nblk;
+            kcap = kx;
+            break;
+        }
     }
     int k0, m0, n0;
-    for (k0 = 0; k0 < K; k0 += TG_MM_KC) {
-        int kc = K - k0 < TG_MM_KC ? K - k0 : TG_MM_KC;
+    for (k0 = 0; k0 < K; k0 += kcap) {
+        int kc = K - k0 < kcap ? K - k0 : kcap;
         int acc_in = accumulate || k0 > 0;
         for (m0 = 0; m0 < M; m0 += mcap) {
             int mc = M - m0 < mcap ? M - m0 : mcap;
@@ -312,6 +330,7 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 #undef TG_MM_ALIGN
 #undef TG_MM_NR
 #undef TG_MM_KC
+#undef TG_MM_KCX
 #undef TG_MM_SA
 #undef TG_MM_SB
 #undef TG_MM_QB

@@ -49,11 +49,13 @@ static void tg__mm_plain(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t 
 #define TG_MM_BASE_MR 4
 #endif
 
-/* An operand of the packed kernel: element (k, j) at base + k·ps bytes,
- * j·fs elements of dt along the row. */
+/* An operand of the packed kernel: element (k, j) at base + (k / kb)·bs +
+ * (k % kb)·ps bytes, j·fs elements of dt along the row (k in blocks of kb
+ * rows, bs bytes apart: tg_matmul_blocks; one block for tg_matmul). */
 typedef struct {
     const uint8_t *base;
-    ptrdiff_t ps, fs;
+    ptrdiff_t ps, fs, bs;
+    int kb;
     tg_dtype dt;
 } tg__mm_src;
 
@@ -201,13 +203,14 @@ int tg_matmul_isa(int cap)
 #endif
 }
 
-void tg_matmul(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, int M, int N, int accumulate,
-               float *scratch, size_t scratch_floats)
+void tg_matmul_blocks(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, int M, int N, int nblk,
+                      ptrdiff_t stat_bstride, ptrdiff_t mov_bstride, int accumulate, float *scratch,
+                      size_t scratch_floats)
 {
     tg__mm_src a, b;
     if (M <= 0 || N <= 0)
         return;
-    if (K <= 0) {
+    if (K <= 0 || nblk <= 0) {
         if (!accumulate)
             for (int m = 0; m < M; m++)
                 for (int n = 0; n < N; n++)
@@ -217,11 +220,16 @@ void tg_matmul(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, i
     a.base = (const uint8_t *)stat.base;
     a.ps = stat.pstride;
     a.fs = stat.fstride;
+    a.bs = stat_bstride;
+    a.kb = K;
     a.dt = stat.dtype;
     b.base = (const uint8_t *)mov.base;
     b.ps = mov.pstride;
     b.fs = mov.fstride;
+    b.bs = mov_bstride;
+    b.kb = K;
     b.dt = mov.dtype;
+    K *= nblk; /* every k of every block, in order */
 #ifdef TG_MM_DISPATCH
     switch (tg__simd_level()) {
     case 3:
@@ -237,6 +245,12 @@ void tg_matmul(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, i
     }
 #endif
     tg__mm_run_base(dst, ds, &a, &b, K, M, N, accumulate, scratch, scratch_floats);
+}
+
+void tg_matmul(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, int M, int N, int accumulate,
+               float *scratch, size_t scratch_floats)
+{
+    tg_matmul_blocks(dst, ds, stat, mov, K, M, N, 1, 0, 0, accumulate, scratch, scratch_floats);
 }
 
 void tg_matmul_f32(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t ss, const float *mov,
@@ -548,6 +562,102 @@ void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, 
     }
 #endif
     tg__act_row_base(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias);
+}
+
+/* ---- lanes folds and ordered-key reductions ----------------------------------------- */
+
+#if defined(__GNUC__)
+typedef float tg__f4 __attribute__((vector_size(16), aligned(4), may_alias));
+#define TG_LF_STEP(OP)                                                                     \
+    for (int64_t j = 0; j < n; j++) {                                                      \
+        const float *tj = t + j * TG_LANES;                                                \
+        r0 = r0 OP *(const tg__f4 *)(const void *)tj;                                      \
+        r1 = r1 OP *(const tg__f4 *)(const void *)(tj + 4);                                \
+        r2 = r2 OP *(const tg__f4 *)(const void *)(tj + 8);                                \
+        r3 = r3 OP *(const tg__f4 *)(const void *)(tj + 12);                               \
+    }
+void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op op)
+{
+    /* four 4-lane registers: the 16 chains overlap (SSE2 on every x86-64;
+     * wider vectors would not help, each lane's chain waits on its last op) */
+    tg__f4 r0 = *(tg__f4 *)(void *)r, r1 = *(tg__f4 *)(void *)(r + 4), r2 = *(tg__f4 *)(void *)(r + 8),
+           r3 = *(tg__f4 *)(void *)(r + 12);
+    switch (op) {
+    case TG_ALU_ADD: TG_LF_STEP(+) break;
+    case TG_ALU_SUBTRACT: TG_LF_STEP(-) break;
+    case TG_ALU_MULTIPLY: TG_LF_STEP(*) break;
+    default: return;
+    }
+    *(tg__f4 *)(void *)r = r0;
+    *(tg__f4 *)(void *)(r + 4) = r1;
+    *(tg__f4 *)(void *)(r + 8) = r2;
+    *(tg__f4 *)(void *)(r + 12) = r3;
+}
+#undef TG_LF_STEP
+#else
+void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op op)
+{
+    for (int64_t j = 0; j < n; j++)
+        for (int l = 0; l < TG_LANES; l++) {
+            const float x = t[j * TG_LANES + l];
+            r[l] = op == TG_ALU_ADD ? r[l] + x : op == TG_ALU_SUBTRACT ? r[l] - x : op == TG_ALU_MULTIPLY ? r[l] * x : r[l];
+        }
+}
+#endif
+
+/* The keys' max or min and the NaN test, 8 elements at a time; the AVX2 body
+ * has unsigned 32-bit max/min (SSE2 has neither). */
+#define TG_RK_LOOP(CMP)                                                                         \
+    for (; j + 8 <= n; j += 8)                                                                  \
+        for (int l = 0; l < 8; l++) {                                                           \
+            uint32_t u, key;                                                                    \
+            memcpy(&u, row + (j + l) * 4, 4);                                                   \
+            key = tg_order_key(u);                                                              \
+            k8[l] = key CMP k8[l] ? key : k8[l];                                                \
+            m8[l] |= (u & 0x7fffffffu) > 0x7f800000u;                                           \
+        }                                                                                       \
+    for (int l = 0; l < 8; l++) {                                                               \
+        *kx = k8[l] CMP *kx ? k8[l] : *kx;                                                      \
+        *nan |= m8[l];                                                                          \
+    }                                                                                           \
+    for (; j < n; j++) {                                                                        \
+        uint32_t u, key;                                                                        \
+        memcpy(&u, row + j * 4, 4);                                                             \
+        key = tg_order_key(u);                                                                  \
+        *kx = key CMP *kx ? key : *kx;                                                          \
+        *nan |= (u & 0x7fffffffu) > 0x7f800000u;                                                \
+    }
+#define TG_RK_FN(NAME)                                                                          \
+    static void NAME(const uint8_t *row, int64_t n, int is_min, uint32_t *kx, uint32_t *nan)   \
+    {                                                                                           \
+        uint32_t k8[8], m8[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                       \
+        int64_t j = 0;                                                                          \
+        for (int l = 0; l < 8; l++)                                                             \
+            k8[l] = *kx;                                                                        \
+        if (is_min) {                                                                           \
+            TG_RK_LOOP(<)                                                                       \
+        } else {                                                                                \
+            TG_RK_LOOP(>)                                                                       \
+        }                                                                                       \
+    }
+TG_RK_FN(tg__reduce_key_base)
+#if defined(TG_MM_DISPATCH) && TG_MM_BASE_VW < 8
+TG_OPS_AVX2_BEGIN
+TG_RK_FN(tg__reduce_key_avx2)
+TG_OPS_AVX2_END
+#endif
+#undef TG_RK_FN
+#undef TG_RK_LOOP
+
+void tg_reduce_key_f32(const uint8_t *row, int64_t n, int is_min, uint32_t *kx, uint32_t *nan)
+{
+#if defined(TG_MM_DISPATCH) && TG_MM_BASE_VW < 8
+    if (tg__simd_level() >= 2) {
+        tg__reduce_key_avx2(row, n, is_min, kx, nan);
+        return;
+    }
+#endif
+    tg__reduce_key_base(row, n, is_min, kx, nan);
 }
 
 /* ---- reductions ------------------------------------------------------------------ */

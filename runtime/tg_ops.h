@@ -357,6 +357,21 @@ void tg_lanes_stage_f32(float *t, const uint8_t *const rows[TG_LANES], int64_t o
  * = t[j·TG_LANES + l], j < n, l < lanes ≤ TG_LANES. Rows must not overlap
  * each other's written elements (partition rows never do). */
 void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes);
+/* A lane block's fold for op add, subtract or multiply (tg_lanes_fold_legal):
+ * r[l] = r[l] op t[j·TG_LANES + l] for j = 0 .. n-1 in turn, each lane's
+ * chain in its order (fp32, no contraction: the bits of tg_alu_raw_<op>
+ * element by element), the lanes in vector registers across the block. */
+void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op op);
+/* 1 if tg_lanes_fold_f32 takes op. */
+static inline int tg_lanes_fold_legal(tg_alu_op op)
+{
+    return op == TG_ALU_ADD || op == TG_ALU_SUBTRACT || op == TG_ALU_MULTIPLY;
+}
+/* The max (`is_min` 0) or min fold of n consecutive fp32 elements at row
+ * (bytes) on ordered keys: *kx = the max (min) of *kx and every element's
+ * tg_order_key, *nan |= 1 if any element is a NaN (the tensor_reduce max/min
+ * rule: templates/kernel.c.j2). The order of the elements does not matter. */
+void tg_reduce_key_f32(const uint8_t *row, int64_t n, int is_min, uint32_t *kx, uint32_t *nan);
 
 /* tg_bn_stats_f32 of TG_LANES rows at once: element j of lane l's row is
  * x[j·TG_LANES + l] (all rows n long), its record goes to out[l·6 .. l·6+5].
@@ -404,6 +419,18 @@ typedef struct tg_pe_src {
  * and elements are widened once per block pair. */
 void tg_matmul(float *dst, ptrdiff_t dst_stride, tg_pe_src stat, tg_pe_src mov, int K, int M, int N,
                int accumulate, float *scratch, size_t scratch_floats);
+
+/* tg_matmul over nblk blocks of K rows in turn — block b's operands are
+ * stat and mov with their bases advanced by b·stat_bstride and
+ * b·mov_bstride bytes — into one dst, k in increasing order across all of
+ * them, from dst (`accumulate`) or +0: the bits of a loop of nblk
+ * accumulating tg_matmul calls (the first with `accumulate`), in one call, so
+ * the packing and the kernels run over the whole K (a carried K loop of
+ * accumulating matmuls, folded by the generator; docs/ir.md). K·nblk must
+ * fit an int. Scratch as for tg_matmul with K rows. */
+void tg_matmul_blocks(float *dst, ptrdiff_t dst_stride, tg_pe_src stat, tg_pe_src mov, int K, int M, int N,
+                      int nblk, ptrdiff_t stat_bstride, ptrdiff_t mov_bstride, int accumulate, float *scratch,
+                      size_t scratch_floats);
 
 /* matmul: dst[m·ds + n] (+)= Σ_k stat[k·ss + m] · mov[k·ms + n], for m < M,
  * n < N, k < K (strides in floats). Order as in the header comment: fp32

@@ -74,6 +74,19 @@ check "shifted in-place ops (tests/numerics/specs/shift.yaml) match numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" shift >"$w/shift.log" 2>&1'
 check "shifted in-place ops: shift.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" shift >"$w/shift-iss.log" 2>&1'
+# Carried K loops of accumulating matmuls folded into one tg_matmul_blocks
+# call (gen/emit.c matmul_fold): four of kfold.yaml's five loops fold (one
+# with a negative block stride, two with the matmul before them), the one
+# with a load in it stays a loop; every output numpy-exact and ISS-identical.
+check "kfold: kfold.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" kfold >"$w/kfold.log" 2>&1'
+check "kfold: kfold.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" kfold >"$w/kfold-iss.log" 2>&1'
+check "kfold: four loops folded, two with the matmul before them, one left" \
+  '"$TILEGEN" gen -o "$w/kfold-gen" "$here/specs/kfold.yaml" &&
+   [ "$(grep -c "tg_matmul_blocks(" "$w/kfold-gen/kfold.c")" = 4 ] &&
+   [ "$(grep -c "folded with the matmul before it" "$w/kfold-gen/kfold.c")" = 2 ] &&
+   [ "$(grep -c "tg_matmul(" "$w/kfold-gen/kfold.c")" = 2 ]'
 # Folds and scans in lanes over a ragged two-level free pattern, 100
 # partitions: numpy exact, the ISS bit for bit.
 check "lanes: lanes.yaml matches numpy" \

@@ -590,6 +590,30 @@ def _ref_ragged_k(p, x):
     return {"y": (acc.astype(np.float64), "exact")}
 
 
+def _inputs_kfold(p, r):
+    k = p["KT"] * 64
+    return {"a": r.standard_normal((k, p["M"])), "b": r.standard_normal((k, p["N"]))}
+
+
+def _ref_kfold(p, x):
+    # bf16 products are exact in fp32; each output sums them in fp32 in its
+    # blocks' order (64 rows each, rows in increasing k within a block) from
+    # its start value (SPEC.md §5) -> modelled step by step, exact
+    a, b = x["a"].astype(np.float32), x["b"].astype(np.float32)
+    kt = p["KT"]
+
+    def run(start, blocks):
+        acc = np.full((p["M"], p["N"]), start, np.float32)
+        for blk in blocks:
+            for k in range(blk * 64, blk * 64 + 64):
+                acc = f32(acc + np.outer(a[k], b[k]).astype(np.float32))
+        return (acc.astype(np.float64), "exact")
+
+    fwd = list(range(kt))
+    return {"y1": run(0.0, fwd), "y2": run(0.5, fwd), "y3": run(0.0, fwd[::-1]), "y4": run(0.0, fwd),
+            "y5": run(0.0, [2] + fwd[1:])}
+
+
 def _inputs_fscale(p, r):
     return {"x": r.standard_normal((128, p["D"]))}
 
@@ -875,6 +899,9 @@ TEST_KERNELS = {
                    ("y7", "float32", "N, F"), ("y8", "float32", "N, F"), ("y9", "float32", "128, F"),
                    ("y10", "float32", "N, F / 2")],
                   _inputs_forward, _ref_forward),
+    "kfold": _k({"KT": 5, "M": 40, "N": 48}, [("a", "bfloat16", "KT * 64, M"), ("b", "bfloat16", "KT * 64, N")],
+                [("y1", "float32", "M, N"), ("y2", "float32", "M, N"), ("y3", "float32", "M, N"),
+                 ("y4", "float32", "M, N"), ("y5", "float32", "M, N")], _inputs_kfold, _ref_kfold),
     "ragged_k": _k({}, [("a", "bfloat16", "300, 64"), ("b", "bfloat16", "300, 96")],
                    [("y", "float32", "64, 96")], _inputs_ragged_k, _ref_ragged_k),
     "fscale": _k({"D": 100}, [("x", "float32", "128, D")],

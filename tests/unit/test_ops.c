@@ -653,6 +653,74 @@ static void test_matmul_direct(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
+/* tg_matmul_blocks gives the bits of its loop of tg_matmul calls: blocks of
+ * K rows lying side by side along the free dim of one buffer (the SBUF tile
+ * of a carried K loop, `a[:, k, :]`), or a partition block apart, or in
+ * reverse (a negative block stride); K rows not a multiple of the packing's
+ * 128, and K·blocks past the packing's longest k block (512 rows); every
+ * float dtype pair, with and without scratch and accumulate, with every SIMD
+ * body. */
+static void test_matmul_blocks(void **state)
+{
+    static uint8_t sa[64 * 6 * 150 * 4 + 64], sb[64 * 6 * 520 * 4 + 64];
+    static float d1[150 * 530], d2[150 * 530], scratch[TG_MATMUL_SCRATCH_FLOATS(128, 150, 520)];
+    static const tg_dtype dts[] = {TG_FLOAT32, TG_BFLOAT16, TG_FLOAT16, TG_FLOAT8_E4M3, TG_FLOAT8_E5M2};
+    /* K, blocks, M, N, layout (0 side by side, 1 a partition block apart, 2 reversed) */
+    static const int cases[][5] = {{64, 4, 128, 512}, {37, 5, 13, 40, 1}, {1, 7, 6, 16, 2}, {50, 3, 150, 33},
+                                   {64, 6, 20, 64, 1}, {3, 2, 97, 200, 2}, {128, 5, 30, 48, 1}, {100, 7, 7, 17}};
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++)
+            for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+                int K = cases[t][0], nb = cases[t][1], M = cases[t][2], N = cases[t][3], lay = cases[t][4];
+                tg_dtype da = dts[di], db = dts[(di + t) % (sizeof dts / sizeof dts[0])];
+                if ((da == TG_FLOAT32) != (db == TG_FLOAT32))
+                    db = da;
+                ptrdiff_t ea = (ptrdiff_t)tg_dtype_size(da), eb = (ptrdiff_t)tg_dtype_size(db);
+                ptrdiff_t fa = 1 + (ptrdiff_t)(t % 2), fb = 1;
+                /* a partition row holds all blocks side by side (plus a gap) */
+                ptrdiff_t pa = (nb * M * fa + 3) * ea, pb = (nb * N * fb + 5) * eb, ba, bb;
+                const uint8_t *a0 = sa, *b0 = sb;
+                if (lay == 0) {
+                    ba = M * fa * ea;
+                    bb = N * fb * eb;
+                } else if (lay == 1) { /* blocks one after another down the partitions */
+                    pa = (M * fa + 3) * ea;
+                    pb = (N * fb + 5) * eb;
+                    ba = K * pa;
+                    bb = K * pb;
+                } else { /* side by side, the loop walking them from the last */
+                    ba = -M * fa * ea;
+                    bb = -N * fb * eb;
+                    a0 = sa + (nb - 1) * M * fa * ea;
+                    b0 = sb + (nb - 1) * N * fb * eb;
+                }
+                int rows = lay == 1 ? nb * K : K; /* partition rows the operands span */
+                assert_true((size_t)(rows * pa) <= sizeof sa && (size_t)(rows * pb) <= sizeof sb);
+                rnd_bits(sa, (size_t)(rows * pa / ea), da);
+                rnd_bits(sb, (size_t)(rows * pb / eb), db);
+                tg_pe_src a = {a0, pa, fa, da}, b = {b0, pb, fb, db};
+                ptrdiff_t ds = N + 7;
+                for (int acc = 0; acc < 2; acc++)
+                    for (int scr = 0; scr < 2; scr++) {
+                        for (int i = 0; i < M * (int)ds; i++)
+                            d1[i] = d2[i] = rndf();
+                        tg_matmul_blocks(d1, ds, a, b, K, M, N, nb, ba, bb, acc, scr ? scratch : NULL,
+                                         scr ? TG_MATMUL_SCRATCH_FLOATS(K, M, N) : 0);
+                        for (int j = 0; j < nb; j++) {
+                            tg_pe_src aj = {a0 + j * ba, pa, fa, da}, bj = {b0 + j * bb, pb, fb, db};
+                            tg_matmul(d2, ds, aj, bj, K, M, N, acc || j > 0, scr ? scratch : NULL,
+                                      scr ? TG_MATMUL_SCRATCH_FLOATS(K, M, N) : 0);
+                        }
+                        assert_memory_equal(d1, d2, sizeof(float) * (size_t)(M * ds));
+                    }
+            }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
 /* v stored as dtype dt (tg_store_f32's rounding). */
 static void put_narrow(uint8_t *p, tg_dtype dt, float v)
 {
@@ -776,6 +844,77 @@ static void test_lanes_stage(void **state)
         }
 }
 
+
+/* tg_lanes_fold_f32 against the template's lane step (tg_alu_raw_<op> per
+ * lane and element, in order): add, subtract and multiply over every block
+ * length 0..TG_LANE_BLOCK from unaligned blocks, specials included (a NaN's
+ * payload may come from either operand only in the same way as the scalar op:
+ * the same operand order, so the bits match exactly). */
+static void test_lanes_fold(void **state)
+{
+    static const tg_alu_op ops[] = {TG_ALU_ADD, TG_ALU_SUBTRACT, TG_ALU_MULTIPLY};
+    float buf[TG_LANE_BLOCK * TG_LANES + 1], r1[TG_LANES], r2[TG_LANES];
+    (void)state;
+    for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+        for (int64_t n = 0; n <= TG_LANE_BLOCK; n++)
+            for (int rep = 0; rep < 20; rep++) {
+                float *t = buf + (rep & 1); /* 4-byte aligned only, at times */
+                for (int64_t i = 0; i < n * TG_LANES; i++)
+                    t[i] = rnd32() % 23 == 0 ? tg_bits_f32(rnd32()) : rep < 10 ? rndf() : rndf_wide();
+                for (int l = 0; l < TG_LANES; l++)
+                    r1[l] = r2[l] = rnd32() % 31 == 0 ? tg_bits_f32(rnd32()) : rndf_wide();
+                tg_lanes_fold_f32(r1, t, n, ops[o]);
+                for (int64_t j = 0; j < n; j++)
+                    for (int l = 0; l < TG_LANES; l++) {
+                        float x = t[j * TG_LANES + l];
+                        r2[l] = ops[o] == TG_ALU_ADD        ? tg_alu_raw_add(r2[l], x)
+                                : ops[o] == TG_ALU_SUBTRACT ? tg_alu_raw_subtract(r2[l], x)
+                                                            : tg_alu_raw_multiply(r2[l], x);
+                    }
+                assert_memory_equal(r1, r2, sizeof r1);
+            }
+    assert_false(tg_lanes_fold_legal(TG_ALU_MAXIMUM));
+    assert_true(tg_lanes_fold_legal(TG_ALU_ADD) && tg_lanes_fold_legal(TG_ALU_MULTIPLY));
+}
+
+/* tg_reduce_key_f32 against the key fold element by element (the template's
+ * row form): max and min, every SIMD body, lengths 0..40 at odd offsets,
+ * rows of ±0, infinities, NaNs and random bits, from start keys of both
+ * extremes and in between. */
+static void test_reduce_key(void **state)
+{
+    static float x[64];
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        for (int64_t n = 0; n <= 40; n++)
+            for (int rep = 0; rep < 24; rep++) {
+                const int64_t off = rep % 3;
+                for (int64_t i = 0; i < n + off; i++) {
+                    uint32_t u = rnd32();
+                    x[i] = rep % 4 == 0 ? tg_bits_f32(u)
+                           : u % 17 == 0 ? tg_bits_f32(u % 2 ? 0x80000000u : 0u)
+                           : u % 19 == 0 ? tg_bits_f32(u % 2 ? 0xff800000u : 0x7f800000u)
+                           : u % 29 == 0 ? tg_bits_f32(0x7fc00000u | (u >> 12))
+                                         : rndf_wide();
+                }
+                for (int is_min = 0; is_min < 2; is_min++) {
+                    uint32_t k1 = rep % 3 == 0 ? (is_min ? 0xffffffffu : 0u) : rnd32(), n1 = (uint32_t)(rep % 5 == 0);
+                    uint32_t k2 = k1, n2 = n1;
+                    tg_reduce_key_f32((const uint8_t *)(x + off), n, is_min, &k1, &n1);
+                    for (int64_t j = 0; j < n; j++) {
+                        const uint32_t u = tg_f32_bits(x[off + j]), key = tg_order_key(u);
+                        k2 = is_min ? (key < k2 ? key : k2) : (key > k2 ? key : k2);
+                        n2 |= (u & 0x7fffffffu) > 0x7f800000u;
+                    }
+                    assert_int_equal(k1, k2);
+                    assert_int_equal(n1 != 0, n2 != 0);
+                }
+            }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
 
 /* tg_activation_f32_row against tg_activation element by element, bit for
  * bit: every function, with every SIMD body this CPU runs, on rows of
@@ -933,9 +1072,12 @@ int main(void)
         cmocka_unit_test(test_matmul_random),
         cmocka_unit_test(test_matmul_k_tiles),
         cmocka_unit_test(test_matmul_direct),
+        cmocka_unit_test(test_matmul_blocks),
         cmocka_unit_test(test_matmul_range_edges),
         cmocka_unit_test(test_activation_rows),
         cmocka_unit_test(test_lanes_stage),
+        cmocka_unit_test(test_lanes_fold),
+        cmocka_unit_test(test_reduce_key),
         cmocka_unit_test(test_transpose_bytes),
         cmocka_unit_test(test_transpose_pe),
         cmocka_unit_test(test_transpose),
