@@ -17,7 +17,8 @@
  * copies exactly the values the writers left, so the writers write the
  * output directly and the store goes. Each output element still receives its
  * final value in the same iteration as before, and nothing reads the output
- * in between.
+ * in between. Nor may an indirect DMA run between a writer and the store
+ * (indirect_between): its bounds check may end the kernel there.
  *
  * A tile side is the whole tile as one contiguous free dim (element e of a
  * partition row is index e of the transfer) and the HBM side one contiguous
@@ -417,6 +418,36 @@ static int store_sinkable(F *f, int u, int si)
     return f->mark && covered(f, u, S, elems, chain, n);
 }
 
+/* 1 if an indirect DMA may run after one of tile u's writers and before its
+ * store (id si): one whose id lies between the first writer's and the
+ * store's, or one inside a loop around a writer that is not around the store
+ * (it runs again after the writer). Sunk writes would land before it, so a
+ * failing index (TG_EBOUNDS) could find output bytes the store had not
+ * written yet; an indirect DMA anywhere else sees the outputs as the stores
+ * would leave them (before the writers in each iteration of the store's loop,
+ * after the store, or outside that loop). */
+static int indirect_between(F *f, int u, int si)
+{
+    const IrLoop *sl = f->cur[si]->loop;
+    int first = si;
+    for (int i = 0; i < si; i++)
+        if (f->cur[i] && written_on(f->cur[i], u) && i < first)
+            first = i;
+    for (int d = 0; d < f->ir->ninsts; d++) {
+        const IrInst *D = f->ir->insts[d];
+        if (!D->has_ind)
+            continue;
+        if (d > first && d < si)
+            return 1;
+        for (int i = first; i < si; i++)
+            if (f->cur[i] && written_on(f->cur[i], u))
+                for (const IrLoop *lp = f->cur[i]->loop; lp && !encloses(lp, sl); lp = lp->parent)
+                    if (encloses(lp, D->loop))
+                        return 1;
+    }
+    return 0;
+}
+
 static int sink_store(F *f, int u, int si)
 {
     const IrAp hbm = f->cur[si]->dst;
@@ -480,15 +511,12 @@ int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
             out->loads++;
         }
     }
-    /* store sinking writes outputs earlier than the store would: not with an
-     * indirect DMA, which may fail (TG_EBOUNDS) with only the outputs of the
-     * HBM writes before it in program order written */
-    int indirect = 0;
-    for (int i = 0; i < ni; i++)
-        indirect |= ir->insts[i]->has_ind;
-    for (int u = 0; u < nt && !indirect; u++) {
+    /* store sinking writes outputs earlier than the store would: not across
+     * an indirect DMA, which may fail (TG_EBOUNDS) with only the outputs of
+     * the HBM writes before it in program order written (indirect_between) */
+    for (int u = 0; u < nt; u++) {
         int si = f.tr[u] == 1 ? only_user(&f, u, 0) : -1;
-        if (si >= 0 && f.tw[u] >= 1 && store_sinkable(&f, u, si)) {
+        if (si >= 0 && f.tw[u] >= 1 && store_sinkable(&f, u, si) && !indirect_between(&f, u, si)) {
             if (sink_store(&f, u, si))
                 return -1;
             out->stores++;

@@ -69,10 +69,16 @@ static int qkv_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
                     const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_b * 65536) + (v_s * 32768)) + tg_p * 256);
                     const float tg_scale = 1.0f;
                     const float tg_bias = 0.0f;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                        float tg_y = tg_activation(TG_ACT_SQUARE, tg_rd_bf16(tg_s0, tg_j0), tg_scale, tg_bias);
-                        tg_wr_f32(tg_d, tg_j0, tg_y);
+                    {
+                        float *tg_w;
+                        {
+                            const int64_t tg_j0 = 0;
+                            (void)tg_j0;
+                            tg_w = (float *)(void *)(tg_d + (tg_j0) * 4);
+                        }
+                        for (int64_t tg_j0 = 0; tg_j0 < 0 + 256; tg_j0++)
+                            tg_w[tg_j0 - 0] = tg_rd_bf16(tg_s0, tg_j0);
+                        tg_activation_f32_row(TG_ACT_SQUARE, tg_w, tg_w, 256, tg_scale, tg_bias);
                     }
                 }
                 {

@@ -212,11 +212,36 @@ static inline int64_t tg__clamp_i64(int64_t v, int64_t lo, int64_t hi)
 {
     return v < lo ? lo : (v > hi ? hi : v);
 }
-static inline int8_t tg_f32_to_i8(float f) { return (int8_t)tg__clamp_i64(tg__f32_rne_i64(f), INT8_MIN, INT8_MAX); }
-static inline uint8_t tg_f32_to_u8(float f) { return (uint8_t)tg__clamp_i64(tg__f32_rne_i64(f), 0, UINT8_MAX); }
-static inline int16_t tg_f32_to_i16(float f) { return (int16_t)tg__clamp_i64(tg__f32_rne_i64(f), INT16_MIN, INT16_MAX); }
-static inline uint16_t tg_f32_to_u16(float f) { return (uint16_t)tg__clamp_i64(tg__f32_rne_i64(f), 0, UINT16_MAX); }
-static inline int32_t tg_f32_to_i32(float f) { return (int32_t)tg__clamp_i64(tg__f32_rne_i64(f), INT32_MIN, INT32_MAX); }
+/* The same for the ranges within int32's, without a branch (loops of it
+ * vectorize: an int32 add stored as int32 was scalar and branchy). Where
+ * floats are evaluated in their own precision (__FLT_EVAL_METHOD__ 0): f
+ * rounded to the nearest integer, ties to even, by adding and taking away
+ * 2^23 (past which every float is an integer; the sum's rounding is the
+ * nearest-even rounding of f), then clamped in float to [lo, hi] (floats
+ * that are integers, hi below 2^31), NaN → 0, and converted exactly;
+ * `above` for r > hi (int32's INT32_MAX, hi being the float below 2^31).
+ * Every fp32 bit pattern gives tg__f32_rne_i64's clamped value
+ * (tests/unit/test_dtype.c test_int_casts; all 2^32 checked once). */
+#if defined(__FLT_EVAL_METHOD__) && __FLT_EVAL_METHOD__ == 0
+static inline int32_t tg__f32_to_int_fast(float f, float lo, float hi, int32_t above)
+{
+    const float big = 8388608.0f;                              /* 2^23 */
+    const float z = f == f ? f : 0.0f;                         /* NaN → 0 */
+    const float a = tg_bits_f32(tg_f32_bits(z) & 0x7fffffffu); /* |z| */
+    float r = a < big ? (a + big) - big : a;
+    r = tg_bits_f32(tg_f32_bits(r) | (tg_f32_bits(z) & 0x80000000u));
+    const float c = r > hi ? hi : (r < lo ? lo : r);
+    return r > hi ? above : (int32_t)c;
+}
+#define TG__F32_TO_INT(f, lo, hi, above) tg__f32_to_int_fast(f, lo, hi, above)
+#else
+#define TG__F32_TO_INT(f, lo, hi, above) ((int32_t)tg__clamp_i64(tg__f32_rne_i64(f), (int64_t)(lo), (int64_t)(above)))
+#endif
+static inline int8_t tg_f32_to_i8(float f) { return (int8_t)TG__F32_TO_INT(f, -128.0f, 127.0f, INT8_MAX); }
+static inline uint8_t tg_f32_to_u8(float f) { return (uint8_t)TG__F32_TO_INT(f, 0.0f, 255.0f, UINT8_MAX); }
+static inline int16_t tg_f32_to_i16(float f) { return (int16_t)TG__F32_TO_INT(f, -32768.0f, 32767.0f, INT16_MAX); }
+static inline uint16_t tg_f32_to_u16(float f) { return (uint16_t)TG__F32_TO_INT(f, 0.0f, 65535.0f, UINT16_MAX); }
+static inline int32_t tg_f32_to_i32(float f) { return TG__F32_TO_INT(f, -2147483648.0f, 2147483520.0f, INT32_MAX); }
 static inline uint32_t tg_f32_to_u32(float f) { return (uint32_t)tg__clamp_i64(tg__f32_rne_i64(f), 0, UINT32_MAX); }
 
 /* ---- one element of any dtype at index i of a storage array -------------- */

@@ -33,10 +33,11 @@
 #define UNPOISON(p, n) ((void)(p), (void)(n))
 #endif
 
-enum { V = 10, D = 8, P = 16, C = 5, NT = 10, GUARD = 4096, FILL = 0x5a, GUARD_BYTE = 0xa5 };
+enum { V = 10, D = 8, P = 16, C = 5, NT = 12, GUARD = 4096, FILL = 0x5a, GUARD_BYTE = 0xa5 };
 
-/* Tensor t (gb.c's order: x lg a b c d e y ye z): bytes, and where. */
-static const size_t bytes[NT] = {V * D * 4, P * C * 4, P * 4, P * 4, P, P * 2, P * 4, 3 * P * D * 4, P * 4, V * D * 4};
+/* Tensor t (gb.c's order: x lg a b c d e y ye z w1 w2): bytes, and where. */
+static const size_t bytes[NT] = {V * D * 4, P * C * 4, P * 4, P * 4, P, P * 2, P * 4, 3 * P * D * 4, P * 4, V * D * 4,
+                                 P * D * 4, P * D * 4};
 static uint8_t *block[NT];
 static void *tens[NT];
 
@@ -156,7 +157,9 @@ int main(void)
         POISON(guard_of(t, 0), GUARD);
         POISON(guard_of(t, 1), GUARD);
     }
-    size_t nout = bytes[7] + bytes[8] + bytes[9];
+    size_t nout = 0;
+    for (int t = 7; t < NT; t++)
+        nout += bytes[t];
     uint8_t *oc = malloc(nout), *oi = malloc(nout);
     if (!oc || !oi || tg_core_init(&core, TG_TRN1) != TG_OK)
         return 2;
@@ -171,9 +174,13 @@ int main(void)
         rcc[p] = ((int8_t *)tens[4])[p];
     }
     int vals = rc == TG_OK && y_block(0, 1, ra) && y_block(1, 1, rb) && y_block(2, 1, rcc);
-    for (int p = 0; p < P; p++)
+    for (int p = 0; p < P; p++) {
         vals &= ((float *)tens[8])[p] == ((float *)tens[1])[p * C + p % C];
-    check(vals, "in-range indices: TG_OK, every gather's rows and elements");
+        for (int j = 0; j < D; j++) /* w1 = 2·x[a], w2 = x[b] + 1 */
+            vals &= ((float *)tens[10])[p * D + j] == 2.0f * ((float *)tens[0])[ra[p] * D + j] &&
+                    ((float *)tens[11])[p * D + j] == ((float *)tens[0])[rb[p] * D + j] + 1.0f;
+    }
+    check(vals, "in-range indices: TG_OK, every gather's rows and elements, w1 and w2");
     reset();
     int r1 = run(0, oc), r2 = run(1, oi);
     check(r1 == TG_OK && r2 == TG_OK && !memcmp(oc, oi, nout), "in-range indices: C simulation and ISS agree");
@@ -205,7 +212,9 @@ int main(void)
         }
         rc = gb_kernel.run(&core, tens);
         int ok = rc == TG_EBOUNDS && y_block(0, k->stops >= 1, ra2) && y_block(1, k->stops >= 2, rb2) &&
-                 y_block(2, k->stops >= 3, rcc) && (k->stops >= 4 ? !untouched(8) : untouched(8)) && untouched(9);
+                 y_block(2, k->stops >= 3, rcc) && (k->stops >= 4 ? !untouched(8) : untouched(8)) && untouched(9) &&
+                 /* w1 and w2 are stored after the uint32 gather (w1's writer runs before it) */
+                 (k->stops >= 2 ? !untouched(10) && !untouched(11) : untouched(10) && untouched(11));
         snprintf(what, sizeof what, "%s: TG_EBOUNDS, the outputs before it written, nothing of it or after", k->what);
         check(ok, what);
         reset();
