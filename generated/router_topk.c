@@ -199,10 +199,12 @@ static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t
                     tg_v[tg_j0] = tg_rd_f32(tg_sv, tg_j0);
                 }
             }
+            float tg_lo8, tg_hi8; /* elements outside claim nothing */
+            tg_find8_range(tg_v, &tg_lo8, &tg_hi8);
             for (int tg_k = 0; tg_k < 8; tg_k++)
                 tg_out[tg_k] = TG_FIND8_NONE;
             for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_find8_add(tg_out, &tg_used, tg_v, tg_rd_f32(tg_s0, tg_j0), tg_j0);
+                tg_find8_add_in(tg_out, &tg_used, tg_v, tg_lo8, tg_hi8, tg_rd_f32(tg_s0, tg_j0), tg_j0);
             }
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {

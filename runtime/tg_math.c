@@ -138,19 +138,7 @@ float tg_math_softplus(float x)
     return (float)(pos + log1p_d(tg_math_exp_d(neg)));
 }
 
-/* GELU, tanh form: 0.5x(1 + tanh(u)) = x·sigmoid(2u), u = √(2/π)(x + 0.044715x³). */
-float tg_math_gelu_tanh(float x)
-{
-    double d = x, u;
-    if (x != x)
-        return x + x;
-    if (x < -50.0f)
-        return -0.0f;
-    if (x > 50.0f)
-        return x;
-    u = 0x1.9884533d43651p-1 * (d + 0.044715 * d * d * d);
-    return (float)(d / (1.0 + tg_math_exp_d(-2.0 * u)));
-}
+float tg_math_gelu_tanh(float x) { return tg_math_gelu_tanhv(x); }
 
 /* erf(t) by its Maclaurin series, |t| <= 2 (terms decay below 1e-18). */
 static double erf_series(double t)

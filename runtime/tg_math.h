@@ -207,6 +207,20 @@ static inline float tg_math_siluv(float x)
     return x != x ? n : r;
 }
 
+/* GELU, tanh form: 0.5x(1 + tanh(u)) = x·sigmoid(2u), u = √(2/π)(x +
+ * 0.044715x³), in fp64, rounded once; x below -50 gives -0, above 50 x.
+ * Without a branch, so a row of it vectorizes (tg_activation_f32_row). */
+static inline float tg_math_gelu_tanhv(float x)
+{
+    double d = x;
+    double u = 0x1.9884533d43651p-1 * (d + 0.044715 * d * d * d);
+    float r = (float)(d / (1.0 + tg_math_exp_dv(-2.0 * u)));
+    float n = x + x;
+    r = x > 50.0f ? x : r;
+    r = x < -50.0f ? -0.0f : r;
+    return x != x ? n : r;
+}
+
 /* The one NaN that arithmetic produces: quiet, positive, zero payload. IEEE
  * leaves open which NaN an operation returns (x86 keeps the first NaN
  * operand, or makes a negative default NaN; the operand order is the
@@ -228,7 +242,7 @@ static inline float tg_act_tanh(float x) { return tg_math_tanh(x); }
 static inline float tg_act_sigmoid(float x) { return tg_math_sigmoidv(x); }
 static inline float tg_act_relu(float x) { return x > 0.0f ? x : (x != x ? tg_nan_canon(x) : 0.0f); }
 static inline float tg_act_gelu(float x) { return tg_math_gelu(x); }
-static inline float tg_act_gelu_apprx_tanh(float x) { return tg_math_gelu_tanh(x); }
+static inline float tg_act_gelu_apprx_tanh(float x) { return tg_math_gelu_tanhv(x); }
 static inline float tg_act_silu(float x) { return tg_math_siluv(x); }
 static inline float tg_act_softplus(float x) { return tg_math_softplus(x); }
 static inline float tg_act_square(float x) { return x * x; }

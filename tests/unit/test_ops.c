@@ -916,6 +916,43 @@ static void test_reduce_key(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
+/* The nc_find_index8 / nc_match_replace8 scan with its range test
+ * (tg_find8_add_in, tg_match8_in) against the plain one: the same slots
+ * claimed, the same indices and replaced values, on rows drawn from the
+ * slots' values (duplicates, -0 against +0), NaNs in rows and slots, slots
+ * all NaN, and values outside and between the slots. */
+static void test_find8_range(void **state)
+{
+    static const float pool[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.5f, 1e30f, -1e30f, 3.0f, 7.0f, 0.5f};
+    (void)state;
+    for (int rep = 0; rep < 4000; rep++) {
+        float vals[8], row[64], lo, hi;
+        for (int i = 0; i < 8; i++)
+            vals[i] = rep % 50 == 0 ? tg_bits_f32(0x7fc00000u)
+                      : rnd32() % 9 == 0 ? tg_bits_f32(0x7fc00001u | rnd32())
+                                         : pool[rnd32() % (sizeof pool / sizeof pool[0])];
+        for (int j = 0; j < 64; j++) {
+            uint32_t u = rnd32() % 4;
+            row[j] = u == 0 ? vals[rnd32() % 8] : u == 1 ? pool[rnd32() % (sizeof pool / sizeof pool[0])]
+                     : u == 2 ? rndf_wide() : tg_bits_f32(rnd32());
+        }
+        tg_find8_range(vals, &lo, &hi);
+        float i1[8], i2[8];
+        unsigned u1 = 0, u2 = 0, m1 = 0, m2 = 0;
+        for (int k = 0; k < 8; k++)
+            i1[k] = i2[k] = TG_FIND8_NONE;
+        for (int j = 0; j < 64; j++) {
+            tg_find8_add(i1, &u1, vals, row[j], j);
+            tg_find8_add_in(i2, &u2, vals, lo, hi, row[j], j);
+            float r1 = tg_match8(&m1, vals, row[j], -5.0f), r2 = tg_match8_in(&m2, vals, lo, hi, row[j], -5.0f);
+            assert_memory_equal(&r1, &r2, sizeof r1);
+        }
+        assert_memory_equal(i1, i2, sizeof i1);
+        assert_int_equal(u1, u2);
+        assert_int_equal(m1, m2);
+    }
+}
+
 /* tg_activation_f32_row against tg_activation element by element, bit for
  * bit: every function, with every SIMD body this CPU runs, on rows of
  * specials and wide random values, unaligned and in place, lengths around
@@ -1078,6 +1115,7 @@ int main(void)
         cmocka_unit_test(test_lanes_stage),
         cmocka_unit_test(test_lanes_fold),
         cmocka_unit_test(test_reduce_key),
+        cmocka_unit_test(test_find8_range),
         cmocka_unit_test(test_transpose_bytes),
         cmocka_unit_test(test_transpose_pe),
         cmocka_unit_test(test_transpose),
