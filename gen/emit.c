@@ -1392,17 +1392,28 @@ static int uses(const E *e, const Expr *x, int slot)
     return slot >= n || used[slot];
 }
 
+/* 1 if operand ap moves with loop lp only through its offset, affine in the
+ * loop variable: the elements it advances per iteration into *elems (any
+ * sign, 0 too). */
+static int loop_coef(const E *e, const IrAp *ap, const IrLoop *lp, int64_t *elems)
+{
+    int64_t coef[EXPR_AFFINE_MAX_VARS], c;
+    int n = e->ir->spec->nslots;
+    if (n > EXPR_AFFINE_MAX_VARS || lp->slot >= n || ap->istep || !expr_affine(ap->offset, n, coef, &c) ||
+        uses(e, ap->pstart, lp->slot) || uses(e, ap->pcount, lp->slot) || uses(e, ap->buf, lp->slot))
+        return 0;
+    for (int d = 0; d < ap->nfree; d++)
+        if (uses(e, ap->free[d].num, lp->slot))
+            return 0;
+    return expr_mul(coef[lp->slot], lp->step, elems);
+}
+
 /* Elements the loop advances operand ap per iteration, or 0 when its
  * offset is not affine in the loop variable or anything else moves. */
 static int64_t loop_step(const E *e, const IrAp *ap, const IrLoop *lp)
 {
-    int64_t coef[EXPR_AFFINE_MAX_VARS], c, k;
-    int n = e->ir->spec->nslots;
-    if (n > EXPR_AFFINE_MAX_VARS || lp->slot >= n || !expr_affine(ap->offset, n, coef, &c) ||
-        uses(e, ap->pstart, lp->slot) || uses(e, ap->pcount, lp->slot) || uses(e, ap->buf, lp->slot) ||
-        uses(e, ap->free[0].num, lp->slot) || !expr_mul(coef[lp->slot], lp->step, &k))
-        return 0;
-    return k;
+    int64_t k;
+    return loop_coef(e, ap, lp, &k) ? k : 0;
 }
 
 static tpl_value *transpose_fold(E *e, const IrLoop *lp)
@@ -1465,21 +1476,6 @@ static tpl_value *transpose_fold(E *e, const IrLoop *lp)
  * (the K loop's first tile written apart to start the accumulation); it
  * joins as the first block, with its own `accumulate`. */
 
-/* 1 if ap moves with loop variable `slot` only through its offset, affine
- * in it: *bytes per iteration of lp into *step. */
-static int block_step(const E *e, const IrAp *ap, const IrLoop *lp, int64_t *step)
-{
-    int64_t coef[EXPR_AFFINE_MAX_VARS], c, k;
-    int n = e->ir->spec->nslots;
-    if (n > EXPR_AFFINE_MAX_VARS || lp->slot >= n || ap->istep || !expr_affine(ap->offset, n, coef, &c) ||
-        uses(e, ap->pstart, lp->slot) || uses(e, ap->pcount, lp->slot) || uses(e, ap->buf, lp->slot))
-        return 0;
-    for (int d = 0; d < ap->nfree; d++)
-        if (uses(e, ap->free[d].num, lp->slot))
-            return 0;
-    return expr_mul(coef[lp->slot], lp->step, &k) && expr_mul(k, (int64_t)tg_dtype_size(ap->dtype), step);
-}
-
 /* 1 if two expressions are the same: affine ones with the same
  * coefficients, others printing the same C (NULL only with NULL). */
 static int same_cx(E *e, const Expr *a, const Expr *b)
@@ -1514,8 +1510,10 @@ static tpl_value *matmul_fold(E *e, const IrLoop *lp, const IrStmt *peel)
         lp->start_e || lp->stop_e || lp->step <= 0 || lp == e->progs)
         return NULL;
     IrInst *in = current(e, lp->body[0].inst);
-    if (!in || in->op != IR_OP_MATMUL || !in->accumulate || in->has_ind || !block_step(e, &in->dst, lp, &db) ||
-        db != 0 || !block_step(e, &in->src[0], lp, &ab) || !block_step(e, &in->src[1], lp, &bb))
+    if (!in || in->op != IR_OP_MATMUL || !in->accumulate || in->has_ind || !loop_coef(e, &in->dst, lp, &db) ||
+        db != 0 || !loop_coef(e, &in->src[0], lp, &ab) || !loop_coef(e, &in->src[1], lp, &bb) ||
+        !expr_mul(ab, (int64_t)tg_dtype_size(in->src[0].dtype), &ab) ||
+        !expr_mul(bb, (int64_t)tg_dtype_size(in->src[1].dtype), &bb)) /* elements to bytes */
         return NULL;
     int64_t p0, blocks = lp->trip, first = lp->start, acc = 1;
     if (!ir_expr_const(in->src[0].pcount, &p0) || p0 < 1)
