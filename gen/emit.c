@@ -410,6 +410,7 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
     put_bool(e, m, "f32run", !strcmp(dt->sfx, "f32") && nest && nest->n > 0 && !skip_inner && !nest->idx[k] &&
                                  nest->step[k][nest->n - 1] == 1);
     put_str(e, m, "ctype", dt->ctype);
+    put_str(e, m, "dtype", dtype_enums[ap->dtype]);
     put_int(e, m, "esize", es);
     put_str(e, m, "mem", ir_mem_name(ap->mem));
     return m;
@@ -662,6 +663,22 @@ static int partial_alias(E *e, const IrAp *d, const IrAp *s)
         if (d->free[k].step != s->free[k].step || strcmp(cx(e, d->free[k].num), cx(e, s->free[k].num)))
             return 1;
     return 0;
+}
+
+/* i32ops: every source int32 and every op exact in int32 (tg_alu_i32_exact):
+ * a contiguous row may run through tg_tensor_tensor_i32 or
+ * tg_tensor_scalar_i32, which give the fp32 ops' values. */
+static void put_i32ops(E *e, const IrInst *in, tpl_value *m)
+{
+    int ok = in->nsrc > 0 && in->nalu > 0;
+    for (int i = 0; i < in->nsrc && ok; i++)
+        ok = in->src[i].dtype == TG_INT32;
+    for (int i = 0; i < in->nalu && ok; i++) {
+        const char *n = spec_alu_name(in->alu[i]);
+        int op = tg_alu_from_name(n, strlen(n));
+        ok = op >= 0 && tg_alu_i32_exact((tg_alu_op)op);
+    }
+    put_bool(e, m, "i32ops", ok);
 }
 
 /* Elementwise family: dst and srcs share one nest. Fills dims, dst, src, and
@@ -1154,6 +1171,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
         return print_fields(e, in, m) ? m : NULL;
     put(e, m, "stages", new_list(e)); /* tensor_scalar replaces it */
     put_bool(e, m, "alias", 0);           /* elementwise() replaces it */
+    put_bool(e, m, "i32ops", 0);          /* put_i32ops() replaces it */
     put_bool(e, m, "lanes", 0);           /* put_lanes() replaces it */
     put_bool(e, m, "has_reduce", 0);      /* reduce_fields() replaces it */
     int ok = 1, fold = 0;                 /* fold: may run in lanes (put_lanes) */
@@ -1181,6 +1199,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
     case IR_OP_TENSOR_TENSOR:
         put_str(e, m, "op", "tensor_tensor");
         put_str(e, m, "alu", spec_alu_name(in->alu[0]));
+        put_i32ops(e, in, m);
         ok = elementwise(e, in, m, 0);
         break;
     case IR_OP_RECIPROCAL:
@@ -1200,6 +1219,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
             append(e, st, s);
         }
         put(e, m, "stages", st);
+        put_i32ops(e, in, m);
         ok = reduce_fields(e, in, m) && elementwise(e, in, m, 0);
         break;
     }

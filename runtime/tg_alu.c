@@ -49,4 +49,277 @@ uint32_t tg_alu_bits(tg_alu_op op, uint32_t a, uint32_t b)
     }
 }
 
+/* ---- int32 rows ------------------------------------------------------------
+ * An int32 value v with -2^23 <= v < 2^23 is exact in fp32, and so are the
+ * results of add, subtract, maximum, minimum, the comparisons, the logical ops
+ * and bitwise and/or/xor on two of them (|result| <= 2^24; the bitwise
+ * results of two 24-bit two's-complement values are one too); multiply is
+ * exact below 2^11 (|product| <= 2^22), the sign of a zero aside
+ * (tg__i32_bound_to). On such operands the int32 op gives the fp32 op's
+ * value, which converts to any dtype as that value would.
+ * A row whose operands are all in range runs the int32 op from the sources
+ * straight to an int32 or uint8 dst; otherwise each block of TG_I32_BLOCK
+ * elements is checked on its own and runs the int32 op, or the fp32 ops of
+ * tg_alu.h when an operand is outside. Loops have constant trip counts, so
+ * they vectorize at -O2. */
+#define TG_I32_BLOCK 64
+
+/* The half-range B an operand of op must lie in (-B <= v < B) for the
+ * exact int32 op, or 0: no int32 op (the fp32 ops always). */
+static uint32_t tg__i32_bound(tg_alu_op op)
+{
+    switch (op) {
+    case TG_ALU_MULTIPLY:
+        return 1u << 11;
+    case TG_ALU_ADD: case TG_ALU_SUBTRACT: case TG_ALU_MAXIMUM: case TG_ALU_MINIMUM:
+    case TG_ALU_EQUAL: case TG_ALU_NOT_EQUAL: case TG_ALU_GREATER: case TG_ALU_GREATER_EQUAL:
+    case TG_ALU_LESS: case TG_ALU_LESS_EQUAL: case TG_ALU_LOGICAL_AND: case TG_ALU_LOGICAL_OR:
+    case TG_ALU_LOGICAL_XOR: case TG_ALU_BITWISE_AND: case TG_ALU_BITWISE_OR: case TG_ALU_BITWISE_XOR:
+        return 1u << 23;
+    default:
+        return 0;
+    }
+}
+
+int tg_alu_i32_exact(tg_alu_op op)
+{
+    return tg__i32_bound(op) != 0;
+}
+
+static inline int32_t tg__ld_i32(const uint8_t *p, int64_t j)
+{
+    int32_t v;
+    memcpy(&v, p + j * 4, sizeof v);
+    return v;
+}
+static inline void tg__st_i32(uint8_t *p, int64_t j, int32_t v) { memcpy(p + j * 4, &v, sizeof v); }
+static inline void tg__st_u8(uint8_t *p, int64_t j, int32_t v) { p[j] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v); }
+
+/* 1 when each of the nb (a multiple of TG_I32_BLOCK) int32 at p lies in
+ * [-b, b) (b a power of two): the sum v + b of each is below 2b, so is their
+ * OR, and only then. */
+static inline int tg__i32_in(const uint8_t *p, int64_t nb, uint32_t b)
+{
+    uint32_t o = 0;
+    for (int64_t i = 0; i < nb; i += TG_I32_BLOCK)
+        for (int j = 0; j < TG_I32_BLOCK; j++)
+            o |= (uint32_t)tg__ld_i32(p, i + j) + b;
+    return o < 2 * b;
+}
+
+/* x[0 .. TG_I32_BLOCK-1] = the m int32 at p, then zeros (in every op's
+ * range). */
+static inline void tg__i32_load(int32_t *x, const uint8_t *p, int m)
+{
+    for (int j = 0; j < TG_I32_BLOCK; j++)
+        x[j] = j < m ? tg__ld_i32(p, j) : 0;
+}
+
+/* ST(j, x op y) for j < nb (X, Y: expressions in j), in int32, each operand
+ * in range; one loop per op. */
+#define TG_I32_LOOP(nb, ST, E)                                                                \
+    for (int64_t i_ = 0; i_ < (nb); i_ += TG_I32_BLOCK)                                       \
+        for (int64_t j = i_; j < i_ + TG_I32_BLOCK; j++)                                      \
+            ST(j, E);                                                                         \
+    break;
+#define TG_I32_OPS(op, nb, ST, X, Y)                                                          \
+    switch (op) {                                                                             \
+    case TG_ALU_ADD: TG_I32_LOOP(nb, ST, X + Y)                                               \
+    case TG_ALU_SUBTRACT: TG_I32_LOOP(nb, ST, X - Y)                                          \
+    case TG_ALU_MULTIPLY: TG_I32_LOOP(nb, ST, X * Y)                                          \
+    case TG_ALU_MAXIMUM: TG_I32_LOOP(nb, ST, X > Y ? X : Y)                                   \
+    case TG_ALU_MINIMUM: TG_I32_LOOP(nb, ST, X < Y ? X : Y)                                   \
+    case TG_ALU_EQUAL: TG_I32_LOOP(nb, ST, X == Y)                                            \
+    case TG_ALU_NOT_EQUAL: TG_I32_LOOP(nb, ST, X != Y)                                        \
+    case TG_ALU_GREATER: TG_I32_LOOP(nb, ST, X > Y)                                           \
+    case TG_ALU_GREATER_EQUAL: TG_I32_LOOP(nb, ST, X >= Y)                                    \
+    case TG_ALU_LESS: TG_I32_LOOP(nb, ST, X < Y)                                              \
+    case TG_ALU_LESS_EQUAL: TG_I32_LOOP(nb, ST, X <= Y)                                       \
+    case TG_ALU_LOGICAL_AND: TG_I32_LOOP(nb, ST, (int)(X != 0) & (int)(Y != 0))               \
+    case TG_ALU_LOGICAL_OR: TG_I32_LOOP(nb, ST, (int)(X != 0) | (int)(Y != 0))                \
+    case TG_ALU_LOGICAL_XOR: TG_I32_LOOP(nb, ST, (int)(X != 0) ^ (int)(Y != 0))               \
+    case TG_ALU_BITWISE_AND: TG_I32_LOOP(nb, ST, X & Y)                                       \
+    case TG_ALU_BITWISE_OR: TG_I32_LOOP(nb, ST, X | Y)                                        \
+    case TG_ALU_BITWISE_XOR: TG_I32_LOOP(nb, ST, X ^ Y)                                       \
+    default: break;                                                                           \
+    }
+/* f[j] = tg_alu_<op>(X, Y) in fp32 for j < TG_I32_BLOCK, one loop per op. */
+#define TG_F32_CASE_(ID, id) case TG_ALU_##ID: TG_I32_LOOP(TG_I32_BLOCK, TG_ST_F, tg_alu_##id(F32_X_, F32_Y_))
+#define TG_F32_OPS(op)                                                                        \
+    switch (op) {                                                                             \
+        TG_ALU_OPS(TG_F32_CASE_)                                                              \
+    default: TG_I32_LOOP(TG_I32_BLOCK, TG_ST_F, tg_bits_f32(0x7fc00000u))                     \
+    }
+#define TG_ST_R(j, v) r[j] = (v)
+#define TG_ST_F(j, v) f[j] = (v)
+#define TG_ST_I32(j, v) tg__st_i32(d, j, v)
+#define TG_ST_U8(j, v) tg__st_u8(d, j, v)
+
+/* The first m of TG_I32_BLOCK fp32 values f to dst dtype dt at d, each
+ * rounded as tg_wr_<dt> rounds it. */
+static void tg__f32_store(uint8_t *d, tg_dtype dt, const float *f, int m)
+{
+    switch (dt) {
+#define TG_F32_ST(DT, T, CONV)                                                                \
+    case DT: {                                                                                \
+        T t[TG_I32_BLOCK];                                                                    \
+        for (int j = 0; j < TG_I32_BLOCK; j++)                                                \
+            t[j] = CONV(f[j]);                                                                \
+        memcpy(d, t, (size_t)m * sizeof(T));                                                  \
+        return;                                                                               \
+    }
+        TG_F32_ST(TG_FLOAT32, float, )
+        TG_F32_ST(TG_TFLOAT32, float, tg_f32_to_tf32)
+        TG_F32_ST(TG_BFLOAT16, uint16_t, tg_f32_to_bf16)
+        TG_F32_ST(TG_FLOAT16, uint16_t, tg_f32_to_f16)
+        TG_F32_ST(TG_FLOAT8_E4M3, uint8_t, tg_f32_to_e4m3)
+        TG_F32_ST(TG_FLOAT8_E5M2, uint8_t, tg_f32_to_e5m2)
+        TG_F32_ST(TG_INT8, int8_t, tg_f32_to_i8)
+        TG_F32_ST(TG_UINT8, uint8_t, tg_f32_to_u8)
+        TG_F32_ST(TG_INT16, int16_t, tg_f32_to_i16)
+        TG_F32_ST(TG_UINT16, uint16_t, tg_f32_to_u16)
+        TG_F32_ST(TG_INT32, int32_t, tg_f32_to_i32)
+        TG_F32_ST(TG_UINT32, uint32_t, tg_f32_to_u32)
+#undef TG_F32_ST
+    default:
+        return;
+    }
+}
+
+/* The same for int32 results r, each |r| <= 2^24 (exact in fp32). */
+static void tg__i32_store(uint8_t *d, tg_dtype dt, const int32_t *r, int m)
+{
+    float f[TG_I32_BLOCK];
+    for (int j = 0; j < TG_I32_BLOCK; j++)
+        f[j] = (float)r[j];
+    tg__f32_store(d, dt, f, m);
+}
+
+/* The blocks of one tensor_tensor row not run whole: x, y the block's
+ * operands (m of them, zeros after). */
+static void tg__tt_block(tg_alu_op op, uint32_t bound, uint8_t *d, tg_dtype dt, const int32_t *x, const int32_t *y,
+                         int m)
+{
+    if (bound && tg__i32_in((const uint8_t *)x, TG_I32_BLOCK, bound) &&
+        tg__i32_in((const uint8_t *)y, TG_I32_BLOCK, bound)) {
+        int32_t r[TG_I32_BLOCK];
+        TG_I32_OPS(op, TG_I32_BLOCK, TG_ST_R, x[j], y[j])
+        tg__i32_store(d, dt, r, m);
+        return;
+    }
+    float f[TG_I32_BLOCK];
+#define F32_X_ (float)x[j]
+#define F32_Y_ (float)y[j]
+    TG_F32_OPS(op)
+#undef F32_X_
+#undef F32_Y_
+    tg__f32_store(d, dt, f, m);
+}
+
+/* 1 when c is an integer in [-b, b), and not -0 (min(+0, -0) is -0). */
+static int tg__c_in(float c, uint32_t b)
+{
+    return b && c >= -(float)b && c < (float)b && (float)(int32_t)c == c && tg_f32_bits(c) != 0x80000000u;
+}
+
+/* The bound of op writing to dtype dt: a product of 0 and a negative is -0
+ * in fp32, which only an integer dtype does not keep apart from +0 (every
+ * other op's exact result is +0 where it is zero, and -0 coming into one
+ * changes at most the sign of a zero result). */
+static uint32_t tg__i32_bound_to(tg_alu_op op, tg_dtype dt)
+{
+    const int int_dst = dt == TG_INT8 || dt == TG_UINT8 || dt == TG_INT16 || dt == TG_UINT16 || dt == TG_INT32 ||
+                        dt == TG_UINT32;
+    return op == TG_ALU_MULTIPLY && !int_dst ? 0 : tg__i32_bound(op);
+}
+
+void tg_tensor_tensor_i32(tg_alu_op op, uint8_t *d, tg_dtype dt, const uint8_t *a, const uint8_t *b, int64_t n)
+{
+    const uint32_t bound = tg__i32_bound_to(op, dt);
+    const int64_t es = (int64_t)tg_dtype_size(dt), nb = n - n % TG_I32_BLOCK;
+    int64_t i = 0;
+    if (bound && (dt == TG_INT32 || dt == TG_UINT8) && tg__i32_in(a, nb, bound) && tg__i32_in(b, nb, bound)) {
+        if (dt == TG_INT32) {
+            TG_I32_OPS(op, nb, TG_ST_I32, tg__ld_i32(a, j), tg__ld_i32(b, j))
+        } else {
+            TG_I32_OPS(op, nb, TG_ST_U8, tg__ld_i32(a, j), tg__ld_i32(b, j))
+        }
+        i = nb;
+    }
+    for (; i < n; i += TG_I32_BLOCK) {
+        const int m = n - i < TG_I32_BLOCK ? (int)(n - i) : TG_I32_BLOCK;
+        int32_t x[TG_I32_BLOCK], y[TG_I32_BLOCK];
+        tg__i32_load(x, a + i * 4, m);
+        tg__i32_load(y, b + i * 4, m);
+        tg__tt_block(op, bound, d + i * es, dt, x, y, m);
+    }
+}
+
+void tg_tensor_scalar_i32(uint8_t *d, tg_dtype dt, const uint8_t *s, int64_t n, int nst, const tg_alu_op op[2],
+                          const float c[2], const int rev[2])
+{
+    uint32_t bound[2] = {0, 0};
+    int32_t ci[2] = {0, 0};
+    int ok = nst >= 1 && nst <= 2;
+    for (int k = 0; k < nst && ok; k++) {
+        bound[k] = tg__i32_bound_to(op[k], dt);
+        ok = tg__c_in(c[k], bound[k]);
+        ci[k] = ok ? (int32_t)c[k] : 0;
+    }
+    const int64_t es = (int64_t)tg_dtype_size(dt), nb = n - n % TG_I32_BLOCK;
+    int64_t i = 0;
+    /* one stage, the row in range: straight from src to dst */
+    if (ok && nst == 1 && !rev[0] && (dt == TG_INT32 || dt == TG_UINT8) && tg__i32_in(s, nb, bound[0])) {
+        const int32_t y = ci[0];
+        if (dt == TG_INT32) {
+            TG_I32_OPS(op[0], nb, TG_ST_I32, tg__ld_i32(s, j), y)
+        } else {
+            TG_I32_OPS(op[0], nb, TG_ST_U8, tg__ld_i32(s, j), y)
+        }
+        i = nb;
+    }
+    for (; i < n; i += TG_I32_BLOCK) {
+        const int m = n - i < TG_I32_BLOCK ? (int)(n - i) : TG_I32_BLOCK;
+        int32_t x[TG_I32_BLOCK], r[TG_I32_BLOCK];
+        tg__i32_load(x, s + i * 4, m);
+        int fast = ok;
+        for (int k = 0; k < nst && fast; k++) {
+            const int32_t *v = k ? r : x;
+            fast = tg__i32_in((const uint8_t *)v, TG_I32_BLOCK, bound[k]);
+            if (!fast)
+                break;
+            const int32_t y = ci[k];
+            if (rev[k]) {
+                TG_I32_OPS(op[k], TG_I32_BLOCK, TG_ST_R, y, v[j])
+            } else {
+                TG_I32_OPS(op[k], TG_I32_BLOCK, TG_ST_R, v[j], y)
+            }
+        }
+        if (fast) {
+            tg__i32_store(d + i * es, dt, r, m);
+            continue;
+        }
+        float f[TG_I32_BLOCK];
+        for (int j = 0; j < TG_I32_BLOCK; j++)
+            f[j] = (float)x[j];
+        for (int k = 0; k < nst; k++) {
+            const float y = c[k];
+#define F32_X_ (rev[k] ? y : f[j])
+#define F32_Y_ (rev[k] ? f[j] : y)
+            TG_F32_OPS(op[k])
+#undef F32_X_
+#undef F32_Y_
+        }
+        tg__f32_store(d + i * es, dt, f, m);
+    }
+}
+#undef TG_I32_OPS
+#undef TG_F32_OPS
+#undef TG_F32_CASE_
+#undef TG_I32_LOOP
+#undef TG_ST_R
+#undef TG_ST_F
+#undef TG_ST_I32
+#undef TG_ST_U8
+
 #include "tg_fp_end.h"

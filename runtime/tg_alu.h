@@ -67,6 +67,21 @@ float tg_alu(tg_alu_op op, float a, float b);
  * non-bitvec ops return 0. */
 uint32_t tg_alu_bits(tg_alu_op op, uint32_t a, uint32_t b);
 
+/* ---- int32 rows ------------------------------------------------------------
+ * The elementwise ops on int32 sources as the engines compute them (each
+ * operand to fp32, the op's fp32 result converted to dst's dtype), with
+ * int32 arithmetic wherever that gives the same values (tg_alu.c). Rows are
+ * n consecutive elements, at bytes d (dtype dt) and a, b, s (int32); d may
+ * be a source itself but no other overlap. */
+/* 1 when op has an exact int32 form (else those rows run the fp32 ops). */
+int tg_alu_i32_exact(tg_alu_op op);
+/* d[j] = a[j] op b[j]: tensor_tensor. */
+void tg_tensor_tensor_i32(tg_alu_op op, uint8_t *d, tg_dtype dt, const uint8_t *a, const uint8_t *b, int64_t n);
+/* d[j] = s[j] op[0] c[0], then op[1] c[1] when nst is 2; rev[k]: c[k] op
+ * x instead: tensor_scalar's stages. */
+void tg_tensor_scalar_i32(uint8_t *d, tg_dtype dt, const uint8_t *s, int64_t n, int nst, const tg_alu_op op[2],
+                          const float c[2], const int rev[2]);
+
 /* ---- per-op functions ------------------------------------------------------ */
 /* tg_alu_raw_<op>: the op with whatever NaN the host makes; tg_alu_<op>: the
  * same with the canonical NaN (tg_nan_canon). A left fold may run on the raw

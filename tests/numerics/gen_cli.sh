@@ -87,6 +87,17 @@ check "kfold: four loops folded, two with the matmul before them, one left" \
    [ "$(grep -c "tg_matmul_blocks(" "$w/kfold-gen/kfold.c")" = 4 ] &&
    [ "$(grep -c "folded with the matmul before it" "$w/kfold-gen/kfold.c")" = 2 ] &&
    [ "$(grep -c "tg_matmul(" "$w/kfold-gen/kfold.c")" = 2 ]'
+# Elementwise ops on int32 sources in int32 where exact (runtime/tg_alu.c):
+# all eight of introws.yaml's ops take the int32 rows; every output
+# numpy-exact (-0 products and minimum included) and ISS-identical.
+check "introws: introws.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" introws >"$w/introws.log" 2>&1'
+check "introws: introws.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" introws >"$w/introws-iss.log" 2>&1'
+check "introws: every op through tg_tensor_tensor_i32 / tg_tensor_scalar_i32" \
+  '"$TILEGEN" gen -o "$w/introws-gen" "$here/specs/introws.yaml" &&
+   [ "$(grep -c "tg_tensor_tensor_i32(" "$w/introws-gen/introws.c")" = 4 ] &&
+   [ "$(grep -c "tg_tensor_scalar_i32(" "$w/introws-gen/introws.c")" = 4 ]'
 # Folds and scans in lanes over a ragged two-level free pattern, 100
 # partitions: numpy exact, the ISS bit for bit.
 check "lanes: lanes.yaml matches numpy" \

@@ -267,6 +267,55 @@ def _ref_preduce(p, x):
             "band": (np.bitwise_and.reduce(xi[:n], axis=0).astype(np.float64).reshape(1, -1), "exact")}
 
 
+def _inputs_introws(p, r):
+    n, d = p["N"], p["D"]
+    half = n // 2
+
+    def mixed(shape):
+        # the second tile's rows: each row small, or with values at the 2^23
+        # range's edges, past it, or anywhere in int32 (blocks of 64 differ)
+        v = r.integers(-2000, 2001, shape)
+        edges = np.array([2 ** 23 - 1, -2 ** 23, 2 ** 23, -2 ** 23 - 1, 2 ** 24 + 1, -2 ** 24 - 3,
+                          2 ** 31 - 1, -2 ** 31, 2 ** 11, -2 ** 11 - 1, 0])
+        for row in range(shape[0]):
+            kind = row % 4
+            if kind == 1:
+                cols = r.integers(0, shape[1], 3)
+                v[row, cols] = r.choice(edges, 3)
+            elif kind == 2:
+                v[row] = r.integers(-2 ** 31, 2 ** 31, shape[1])
+        return v
+
+    a = np.concatenate([r.integers(-2000, 2001, (half, d)), mixed((n - half, d))])
+    b = np.concatenate([r.integers(-2000, 2001, (half, d)), mixed((n - half, d))])
+    a[:half:7, ::5] = 0  # zeros to meet negative factors
+    return {"a": a, "b": b, "m": r.integers(-5, 6, (n, d))}
+
+
+def _bitwise_and32(fa, fb):
+    # tg_alu.h: each operand RNE to an integer, as a 32-bit pattern; the result
+    # pattern reads back signed when either operand was negative
+    pa = fa.astype(np.int64) & 0xffffffff
+    pb = fb.astype(np.int64) & 0xffffffff
+    r = pa & pb
+    neg = ((fa < 0) | (fb < 0)) & (r >= 2 ** 31)
+    return f32(np.where(neg, r - 2 ** 32, r).astype(np.float64))
+
+
+def _ref_introws(p, x):
+    # the engines' int32 elementwise ops: operands to fp32 (RNE), one fp32
+    # op, the result to dst's dtype (RNE, saturating) -> modelled op by op, exact
+    fa, fb, fm = f32(x["a"]), f32(x["b"]), f32(x["m"])
+    return {"ys": (stored(fa + fb, "int32"), "exact"),
+            "yp": (stored(fa * fm, "float32"), "exact"),
+            "ymx": (stored(np.maximum(fa, fb), "uint8"), "exact"),
+            "ygt": ((fa > p["THR"]).astype(np.float64), "exact"),
+            "yt2": (stored(f32(fa * 3.0) - 5.0, "int32"), "exact"),
+            "yrv": (stored(7.0 - fa, "int16"), "exact"),
+            "yband": (stored(_bitwise_and32(fa, fb), "int32"), "exact"),
+            "ymin": (np.where(fm < 0, fm, -0.0), "exact")}
+
+
 def stored(v, dtype):
     """The value a Vector/Scalar op keeps when it writes fp32 values v into a
     `dtype` tile: float32 as is, narrow floats RNE (fpformat), integers RNE
@@ -899,6 +948,11 @@ TEST_KERNELS = {
                    ("y7", "float32", "N, F"), ("y8", "float32", "N, F"), ("y9", "float32", "128, F"),
                    ("y10", "float32", "N, F / 2")],
                   _inputs_forward, _ref_forward),
+    "introws": _k({"N": 256, "D": 200, "THR": 100},
+                  [("a", "int32", "N, D"), ("b", "int32", "N, D"), ("m", "int32", "N, D")],
+                  [("ys", "int32", "N, D"), ("yp", "float32", "N, D"), ("ymx", "uint8", "N, D"),
+                   ("ygt", "uint8", "N, D"), ("yt2", "int32", "N, D"), ("yrv", "int16", "N, D"),
+                   ("yband", "int32", "N, D"), ("ymin", "float32", "N, D")], _inputs_introws, _ref_introws),
     "kfold": _k({"KT": 5, "M": 40, "N": 48}, [("a", "bfloat16", "KT * 64, M"), ("b", "bfloat16", "KT * 64, N")],
                 [("y1", "float32", "M, N"), ("y2", "float32", "M, N"), ("y3", "float32", "M, N"),
                  ("y4", "float32", "M, N"), ("y5", "float32", "M, N")], _inputs_kfold, _ref_kfold),

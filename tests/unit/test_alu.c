@@ -1,7 +1,8 @@
 /* test_alu.c — cmocka tests of runtime/tg_alu: names, the dispatcher against
  * the inline ops, IEEE arithmetic, max/min NaN and ±0 rules, comparisons and
  * logical ops on NaN/±0, power against libm (specials exact, others ≤ 1 ulp),
- * and the bitvec ops on signed/unsigned integer values. */
+ * the bitvec ops on signed/unsigned integer values, and the int32 rows
+ * (tg_tensor_tensor_i32, tg_tensor_scalar_i32) against the fp32 form. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -229,6 +230,118 @@ static void test_bitvec(void **state)
     }
 }
 
+/* ---- int32 rows: tg_tensor_tensor_i32 / tg_tensor_scalar_i32 against the
+ * per-element fp32 form (tg_alu on the fp32 values, rounded to dst as
+ * tg_store_f32 rounds) -------------------------------------------------------- */
+
+/* A value of kind k: 0 small, 1 at the 2^23 range's edges, 2 at the 2^11
+ * (multiply) edges, 3 any int32, 4 tiny (zeros against negatives). */
+static int32_t i32_of_kind(int k)
+{
+    static const int32_t edge23[] = {(1 << 23) - 1, -(1 << 23), 1 << 23, -(1 << 23) - 1, (1 << 24) + 1,
+                                     -(1 << 24) - 3, INT32_MAX, INT32_MIN, 0, -1};
+    static const int32_t edge11[] = {(1 << 11) - 1, -(1 << 11), 1 << 11, -(1 << 11) - 1, 0, 1, -1};
+    switch (k) {
+    case 0: return (int32_t)(rnd32() % 6001) - 3000;
+    case 1: return edge23[rnd32() % (sizeof edge23 / sizeof edge23[0])];
+    case 2: return edge11[rnd32() % (sizeof edge11 / sizeof edge11[0])];
+    case 3: return (int32_t)rnd32();
+    default: return (int32_t)(rnd32() % 7) - 3;
+    }
+}
+
+/* Fill n int32: mostly one kind per row, sometimes one odd element. */
+static void fill_i32(int32_t *v, int n)
+{
+    int k = (int)(rnd32() % 5), odd = rnd32() % 3 == 0 ? (int)(rnd32() % (unsigned)n) : -1;
+    if (rnd32() % 2)
+        k = rnd32() % 2 ? 0 : 4; /* half the rows small: the whole-row int32 path */
+    for (int j = 0; j < n; j++)
+        v[j] = j == odd ? i32_of_kind(1 + (int)(rnd32() % 3)) : i32_of_kind(k);
+}
+
+static const int row_lens[] = {1, 5, 63, 64, 65, 128, 200, 512};
+
+static void test_i32_tensor_tensor(void **state)
+{
+    enum { NMAX = 512 };
+    int32_t a[NMAX], b[NMAX];
+    uint8_t got[NMAX * 4 + 8], want[NMAX * 4];
+    (void)state;
+    for (int op = 0; op < TG_ALU_COUNT; op++) {
+        if (op == TG_ALU_POWER)
+            continue; /* exact through the same tg_alu either way; slow to sweep */
+        for (int dt = 0; dt < TG_DTYPE_COUNT; dt++) {
+            for (size_t li = 0; li < sizeof row_lens / sizeof row_lens[0]; li++) {
+                for (int rep = 0; rep < 6; rep++) {
+                    const int n = row_lens[li];
+                    fill_i32(a, n);
+                    fill_i32(b, n);
+                    for (int j = 0; j < n; j++)
+                        tg_store_f32(want, (tg_dtype)dt, (size_t)j, tg_alu((tg_alu_op)op, (float)a[j], (float)b[j]));
+                    memset(got, 0xa5, sizeof got);
+                    tg_tensor_tensor_i32((tg_alu_op)op, got, (tg_dtype)dt, (const uint8_t *)a, (const uint8_t *)b, n);
+                    const size_t bytes = (size_t)n * tg_dtype_size((tg_dtype)dt);
+                    assert_memory_equal(got, want, bytes);
+                    assert_int_equal(got[bytes], 0xa5); /* nothing past the row */
+                    if (dt == TG_INT32) { /* in place, dst = a */
+                        int32_t w[NMAX];
+                        memcpy(w, a, sizeof w);
+                        tg_tensor_tensor_i32((tg_alu_op)op, (uint8_t *)w, TG_INT32, (const uint8_t *)w,
+                                             (const uint8_t *)b, n);
+                        assert_memory_equal(w, want, bytes);
+                    }
+                }
+            }
+        }
+    }
+    assert_int_equal(tg_alu_i32_exact(TG_ALU_ADD), 1);
+    assert_int_equal(tg_alu_i32_exact(TG_ALU_BITWISE_XOR), 1);
+    assert_int_equal(tg_alu_i32_exact(TG_ALU_DIVIDE), 0);
+    assert_int_equal(tg_alu_i32_exact(TG_ALU_LEFT_SHIFT), 0);
+}
+
+static void test_i32_tensor_scalar(void **state)
+{
+    enum { NMAX = 512 };
+    static const float consts[] = {0.0f, 1.0f, -1.0f, 7.0f, 1000.0f, -2047.0f, 2048.0f, 8388607.0f, 8388608.0f,
+                                   -8388608.0f, 2.5f, -0.0f, 3e9f};
+    const int nc = (int)(sizeof consts / sizeof consts[0]);
+    int32_t x[NMAX];
+    uint8_t got[NMAX * 4 + 8], want[NMAX * 4];
+    (void)state;
+    for (int rep = 0; rep < 6000; rep++) {
+        const int n = row_lens[rnd32() % (sizeof row_lens / sizeof row_lens[0])];
+        const int nst = 1 + (int)(rnd32() % 2);
+        const tg_dtype dt = (tg_dtype)(rnd32() % TG_DTYPE_COUNT);
+        tg_alu_op op[2];
+        float c[2];
+        int rev[2];
+        for (int k = 0; k < 2; k++) {
+            do
+                op[k] = (tg_alu_op)(rnd32() % TG_ALU_COUNT);
+            while (op[k] == TG_ALU_POWER);
+            if (rnd32() % 4) /* mostly the ops with an int32 form */
+                while (!tg_alu_i32_exact(op[k]))
+                    op[k] = (tg_alu_op)(rnd32() % TG_ALU_COUNT);
+            c[k] = rnd32() % 2 ? consts[rnd32() % (unsigned)nc] : (float)((int)(rnd32() % 201) - 100);
+            rev[k] = (int)(rnd32() % 2);
+        }
+        fill_i32(x, n);
+        for (int j = 0; j < n; j++) {
+            float v = (float)x[j];
+            for (int k = 0; k < nst; k++)
+                v = rev[k] ? tg_alu(op[k], c[k], v) : tg_alu(op[k], v, c[k]);
+            tg_store_f32(want, dt, (size_t)j, v);
+        }
+        memset(got, 0xa5, sizeof got);
+        tg_tensor_scalar_i32(got, dt, (const uint8_t *)x, n, nst, op, c, rev);
+        const size_t bytes = (size_t)n * tg_dtype_size(dt);
+        assert_memory_equal(got, want, bytes);
+        assert_int_equal(got[bytes], 0xa5);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +352,8 @@ int main(void)
         cmocka_unit_test(test_logical),
         cmocka_unit_test(test_power),
         cmocka_unit_test(test_bitvec),
+        cmocka_unit_test(test_i32_tensor_tensor),
+        cmocka_unit_test(test_i32_tensor_scalar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
