@@ -875,6 +875,63 @@ static int copy_transpose(E *e, const IrInst *in, tpl_value *m)
 
 /* matmul / transpose: operands read in place by the runtime (direct), or gathered into fp32
  * scratch panels. */
+static const char *loop_start(E *e, const IrLoop *lp);
+static int uses(const E *e, const Expr *x, int slot);
+static IrInst *current(const E *e, IrInst *in);
+
+/* 1 if ap's bytes are the same at every iteration of lp: its region does
+ * not move with lp's variable (no indirect index either) and no instruction
+ * inside lp writes its tile (SBUF/PSUM) or tensor (HBM). */
+static int loop_invariant(E *e, const IrAp *ap, const IrLoop *lp)
+{
+    if (ap->istep || uses(e, ap->offset, lp->slot) || uses(e, ap->pstart, lp->slot) ||
+        uses(e, ap->pcount, lp->slot) || uses(e, ap->buf, lp->slot))
+        return 0;
+    for (int d = 0; d < ap->nfree; d++)
+        if (uses(e, ap->free[d].num, lp->slot))
+            return 0;
+    const uint64_t bit = ap->mem == IR_MEM_HBM ? emit_hbm_bit(e->ir, ap) : 0;
+    for (int id = lp->first; id <= lp->last; id++) {
+        const IrInst *o = current(e, e->ir->insts[id]);
+        if (!o)
+            continue;
+        const IrAp *w[2] = {&o->dst, o->has_reduce ? &o->reduce_dst : NULL};
+        for (int k = 0; k < 2; k++) {
+            if (!w[k] || w[k]->mem != ap->mem)
+                continue;
+            if (ap->mem == IR_MEM_HBM ? !bit || (emit_hbm_bit(e->ir, w[k]) & bit) : w[k]->index == ap->index)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* keep (tg_matmul_keep): the operands of direct matmul `in` whose packed
+ * panels the runtime may keep from the previous iteration of its innermost
+ * loop: K, M and N constant, no other Tensor-engine instruction in the loop
+ * (they share the scratch), and the operand loop-invariant. The template
+ * passes them from the loop's second iteration on (kvar != kstart); the
+ * first iteration of every run of the loop packs. */
+static void put_keep(E *e, const IrInst *in, tpl_value *m, int consts)
+{
+    const IrLoop *lp = in->loop;
+    int keep = 0;
+    if (lp && consts && in->op == IR_OP_MATMUL && lp->slot < e->ir->spec->nslots) {
+        keep = (loop_invariant(e, &in->src[0], lp) ? TG_MATMUL_KEEP_STAT : 0) |
+               (loop_invariant(e, &in->src[1], lp) ? TG_MATMUL_KEEP_MOV : 0);
+        for (int id = lp->first; id <= lp->last && keep; id++) {
+            const IrInst *o = current(e, e->ir->insts[id]);
+            if (o && id != in->id && (o->op == IR_OP_MATMUL || o->op == IR_OP_TRANSPOSE))
+                keep = 0;
+        }
+    }
+    put_int(e, m, "keep", keep);
+    if (keep) {
+        put(e, m, "kvar", str(e, "v_%s", lp->var));
+        put_str(e, m, "kstart", loop_start(e, lp));
+    }
+}
+
 static int tensor_engine(E *e, IrInst *in, tpl_value *m)
 {
     int64_t nd, n0, n1 = 0;
@@ -917,6 +974,7 @@ static int tensor_engine(E *e, IrInst *in, tpl_value *m)
     int direct = pe_src(e, &in->dst, d, &fd) && fd == 1 && pe_src(e, &in->src[0], a, &fa) &&
                  (!b || pe_src(e, &in->src[1], b, &fb));
     put_bool(e, m, "direct", direct);
+    put_keep(e, in, m, p0 >= 0 && n0 >= 0 && n1 >= 0);
     put_int(e, m, "blocks", 0); /* matmul_fold: K blocks in one call */
     e->te_direct = direct;
     /* PE staging in core->pe: a [K,M] at 0, b [K,N] after it, c [M,N] after
@@ -1569,6 +1627,18 @@ static tpl_value *matmul_fold(E *e, const IrLoop *lp, const IrStmt *peel)
 
 static tpl_value *body(E *e, const IrStmt *st, int n);
 
+/* A loop's first value as C. */
+static const char *loop_start(E *e, const IrLoop *lp)
+{
+    if (lp->grid) /* the programs the entry point runs (kernel.c.j2) */
+        return arena_printf(e->arena, "tg_lo[%d]", lp->grid - 1);
+    if (lp == e->progs) /* iterations tg_lo[0] .. tg_hi[0] - 1 (emit_progs.h) */
+        return arena_printf(e->arena, "(%lld + tg_lo[0] * %lld)", (long long)lp->start, (long long)lp->step);
+    if (lp->start_e) /* bounds over enclosing loop variables: C expressions */
+        return cx(e, lp->start_e);
+    return arena_printf(e->arena, "%lld", (long long)lp->start);
+}
+
 static tpl_value *loop(E *e, const IrLoop *lp)
 {
     tpl_value *m = new_map(e);
@@ -1576,17 +1646,12 @@ static tpl_value *loop(E *e, const IrLoop *lp)
         return NULL;
     put_str(e, m, "kind", "for");
     put(e, m, "var", str(e, "v_%s", lp->var));
-    if (lp->grid) { /* the programs the entry point runs (kernel.c.j2) */
-        put(e, m, "start", str(e, "tg_lo[%d]", lp->grid - 1));
+    put_str(e, m, "start", loop_start(e, lp));
+    if (lp->grid) {
         put(e, m, "stop", str(e, "tg_hi[%d]", lp->grid - 1));
-    } else if (lp == e->progs) { /* iterations tg_lo[0] .. tg_hi[0] - 1 (emit_progs.h) */
-        put(e, m, "start", str(e, "(%lld + tg_lo[0] * %lld)", (long long)lp->start, (long long)lp->step));
+    } else if (lp == e->progs) {
         put(e, m, "stop", str(e, "(%lld + tg_hi[0] * %lld)", (long long)lp->start, (long long)lp->step));
     } else {
-        if (lp->start_e) /* bounds over enclosing loop variables: C expressions */
-            put_str(e, m, "start", cx(e, lp->start_e));
-        else
-            put_int(e, m, "start", lp->start);
         if (lp->stop_e)
             put_str(e, m, "stop", cx(e, lp->stop_e));
         else

@@ -55,7 +55,8 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
                 const int64_t tg_p = 0;
                 const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256, 12352, 1, TG_BFLOAT16 };
                 const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 8192 + ((v_c * 512)) * 2, 12352, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 512, 0, tg_pe, 147456);
+                /* the stationary the same at every iteration: packed once, kept */
+                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 512, 0, tg_pe, 147456, v_c != 0 ? 1 : 0);
                 (void)tg_p;
             }
 

@@ -63,7 +63,8 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
                 const int64_t tg_p = 0;
                 const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12416 + 10240 + (tg_fmod(v_i, 2)) * 256, 12416, 1, TG_BFLOAT16 };
                 const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12416 + 4096 + ((v_j * 128)) * 2, 12416, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 0, tg_pe, 49152);
+                /* the stationary the same at every iteration: packed once, kept */
+                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 0, tg_pe, 49152, v_j != 0 ? 1 : 0);
                 (void)tg_p;
             }
 

@@ -84,7 +84,8 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
                 const int64_t tg_p = 0;
                 const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + ((v_t * 128)) * 2, 3328, 1, TG_BFLOAT16 };
                 const tg_pe_src tg_b = { (const uint8_t *)(q + (v_program_id_0 * 4096) + tg_p * 32), 64, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664);
+                /* the moving operand the same at every iteration: packed once, kept */
+                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664, v_t != 0 ? 2 : 0);
                 (void)tg_p;
             }
 

@@ -8,7 +8,7 @@
  *      tg__mm_src (an operand in place: base, ps bytes per k row, fs elements
  *      per free element, dt) and TG_MM_RD_<dtype>(row, i) from tg_ops.c.
  * Out: static void TG_MM_FN(tg__mm_run)(dst, ds, a, b, K, M, N, accumulate,
- *      apack, mcap, bpack, ncap) for K, M, N > 0, and TG_MM_NR; every other
+ *      scratch, scratch_floats, keep) for K, M, N > 0, and TG_MM_NR; every other
  *      name is #undef'd at the end.
  * Operands are widened to fp32 while they are packed, each element once per
  * k block when the packs hold all of M and N. The kernel keeps a
@@ -266,7 +266,7 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
  * else TG_MM_KC rows, TG_MM_SA rows and TG_MM_SB columns on the stack. Each stationary panel passes the packed moving panels from L1,
  * walking dst along its rows, read and written in place. */
 static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
-                       int accumulate, float *scratch, size_t scratch_floats)
+                       int accumulate, float *scratch, size_t scratch_floats, int keep)
 {
     TG_MM_ALIGN float stack[TG_MM_KC * (TG_MM_SA + TG_MM_SB) + 16 * (TG_MM_SA + TG_MM_SB)];
     const int mall = (M + TG_MM_MR - 1) / TG_MM_MR * TG_MM_MR, nall = (N + TG_MM_NR - 1) / TG_MM_NR * TG_MM_NR;
@@ -289,6 +289,17 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
             break;
         }
     }
+    /* resident: one k block, and the scratch holds every moving chunk side
+     * by side after the stationary (the layout depends only on K, M, N and
+     * the scratch's size); then an operand `keep` names (TG_MATMUL_KEEP_*)
+     * is already packed there by the previous call and is not packed again */
+    const int nchunks = (nall + nblk - 1) / nblk;
+    const size_t aall_r = (size_t)TG_MM_PSTEP(K, TG_MM_MR) * (size_t)(mall / TG_MM_MR);
+    const size_t bblk_r = (size_t)TG_MM_PSTEP(K, TG_MM_NR) * (size_t)(nblk / TG_MM_NR);
+    const int resident = apack == scratch && K <= kcap && mcap == mall && ncap == nblk &&
+                         scratch_floats >= aall_r + (size_t)nchunks * bblk_r;
+    if (!resident)
+        keep = 0;
     int k0, m0, n0;
     for (k0 = 0; k0 < K; k0 += kcap) {
         int kc = K - k0 < kcap ? K - k0 : kcap;
@@ -296,10 +307,14 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
         for (m0 = 0; m0 < M; m0 += mcap) {
             int mc = M - m0 < mcap ? M - m0 : mcap;
             int np = (mc + TG_MM_MR - 1) / TG_MM_MR, i;
-            tg__mm_pack_a(apack, a, k0, kc, m0, mc);
+            if (!(keep & TG_MATMUL_KEEP_STAT))
+                tg__mm_pack_a(apack, a, k0, kc, m0, mc);
             for (n0 = 0; n0 < N; n0 += ncap) {
                 int nc = N - n0 < ncap ? N - n0 : ncap, q;
-                tg__mm_pack_b(bpack, b, k0, kc, n0, nc);
+                if (resident)
+                    bpack = scratch + aall_r + (size_t)(n0 / ncap) * bblk_r;
+                if (!(keep & TG_MATMUL_KEEP_MOV))
+                    tg__mm_pack_b(bpack, b, k0, kc, n0, nc);
                 for (i = 0; i < np; i++) {
                     int mr = mc - i * TG_MM_MR < TG_MM_MR ? mc - i * TG_MM_MR : TG_MM_MR;
                     const float *ap = apack + (ptrdiff_t)i * TG_MM_PSTEP(kc, TG_MM_MR);

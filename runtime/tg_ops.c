@@ -203,9 +203,10 @@ int tg_matmul_isa(int cap)
 #endif
 }
 
-void tg_matmul_blocks(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, int M, int N, int nblk,
-                      ptrdiff_t stat_bstride, ptrdiff_t mov_bstride, int accumulate, float *scratch,
-                      size_t scratch_floats)
+/* tg_matmul_blocks with tg_matmul_keep's `keep`. */
+static void tg__matmul(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, int M, int N, int nblk,
+                       ptrdiff_t stat_bstride, ptrdiff_t mov_bstride, int accumulate, float *scratch,
+                       size_t scratch_floats, int keep)
 {
     tg__mm_src a, b;
     if (M <= 0 || N <= 0)
@@ -233,24 +234,37 @@ void tg_matmul_blocks(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, i
 #ifdef TG_MM_DISPATCH
     switch (tg__simd_level()) {
     case 3:
-        tg__mm_run_avx512(dst, ds, &a, &b, K, M, N, accumulate, scratch, scratch_floats);
+        tg__mm_run_avx512(dst, ds, &a, &b, K, M, N, accumulate, scratch, scratch_floats, keep);
         return;
 #if TG_MM_BASE_VW < 8
     case 2:
-        tg__mm_run_avx2(dst, ds, &a, &b, K, M, N, accumulate, scratch, scratch_floats);
+        tg__mm_run_avx2(dst, ds, &a, &b, K, M, N, accumulate, scratch, scratch_floats, keep);
         return;
 #endif
     default:
         break;
     }
 #endif
-    tg__mm_run_base(dst, ds, &a, &b, K, M, N, accumulate, scratch, scratch_floats);
+    tg__mm_run_base(dst, ds, &a, &b, K, M, N, accumulate, scratch, scratch_floats, keep);
+}
+
+void tg_matmul_blocks(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, int M, int N, int nblk,
+                      ptrdiff_t stat_bstride, ptrdiff_t mov_bstride, int accumulate, float *scratch,
+                      size_t scratch_floats)
+{
+    tg__matmul(dst, ds, stat, mov, K, M, N, nblk, stat_bstride, mov_bstride, accumulate, scratch, scratch_floats, 0);
 }
 
 void tg_matmul(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, int M, int N, int accumulate,
                float *scratch, size_t scratch_floats)
 {
-    tg_matmul_blocks(dst, ds, stat, mov, K, M, N, 1, 0, 0, accumulate, scratch, scratch_floats);
+    tg__matmul(dst, ds, stat, mov, K, M, N, 1, 0, 0, accumulate, scratch, scratch_floats, 0);
+}
+
+void tg_matmul_keep(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, int M, int N, int accumulate,
+                    float *scratch, size_t scratch_floats, int keep)
+{
+    tg__matmul(dst, ds, stat, mov, K, M, N, 1, 0, 0, accumulate, scratch, scratch_floats, keep);
 }
 
 void tg_matmul_f32(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t ss, const float *mov,

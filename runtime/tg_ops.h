@@ -455,6 +455,20 @@ typedef struct tg_pe_src {
 void tg_matmul(float *dst, ptrdiff_t dst_stride, tg_pe_src stat, tg_pe_src mov, int K, int M, int N,
                int accumulate, float *scratch, size_t scratch_floats);
 
+/* tg_matmul, told that operands are packed in scratch already: keep has
+ * TG_MATMUL_KEEP_STAT and/or TG_MATMUL_KEEP_MOV when the previous call on
+ * this scratch was a tg_matmul_keep (or tg_matmul) with the same K, M, N,
+ * scratch_floats and operand dtypes, and that operand's elements are the
+ * same as then (the generator proves it: a loop-invariant operand of the
+ * loop's only Tensor-engine op; docs/ir.md). The runtime then skips packing
+ * it where its layout keeps every packed panel (one K block, scratch for all
+ * of N), and packs it as tg_matmul does elsewhere. The same bits as
+ * tg_matmul. */
+#define TG_MATMUL_KEEP_STAT 1
+#define TG_MATMUL_KEEP_MOV 2
+void tg_matmul_keep(float *dst, ptrdiff_t dst_stride, tg_pe_src stat, tg_pe_src mov, int K, int M, int N,
+                    int accumulate, float *scratch, size_t scratch_floats, int keep);
+
 /* tg_matmul over nblk blocks of K rows in turn — block b's operands are
  * stat and mov with their bases advanced by b·stat_bstride and
  * b·mov_bstride bytes — into one dst, k in increasing order across all of

@@ -98,6 +98,19 @@ check "introws: every op through tg_tensor_tensor_i32 / tg_tensor_scalar_i32" \
   '"$TILEGEN" gen -o "$w/introws-gen" "$here/specs/introws.yaml" &&
    [ "$(grep -c "tg_tensor_tensor_i32(" "$w/introws-gen/introws.c")" = 4 ] &&
    [ "$(grep -c "tg_tensor_scalar_i32(" "$w/introws-gen/introws.c")" = 4 ]'
+# Loop-invariant matmul operands packed once (gen/emit.c put_keep): three
+# loops keep an operand (moving, moving under an outer loop that changes it,
+# stationary), the loop of two matmuls keeps nothing; numpy-exact (y2 shows
+# the outer loop's new weight is packed) and ISS-identical.
+check "keep: keep.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" keep >"$w/keep.log" 2>&1'
+check "keep: keep.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" keep >"$w/keep-iss.log" 2>&1'
+check "keep: three matmuls keep an operand, the two in one loop do not" \
+  '"$TILEGEN" gen -o "$w/keep-gen" "$here/specs/keep.yaml" &&
+   [ "$(grep -c "tg_matmul_keep(.*? 2 : 0);" "$w/keep-gen/keep.c")" = 2 ] &&
+   [ "$(grep -c "tg_matmul_keep(.*? 1 : 0);" "$w/keep-gen/keep.c")" = 1 ] &&
+   [ "$(grep -c "tg_matmul(" "$w/keep-gen/keep.c")" = 2 ]'
 # Folds and scans in lanes over a ragged two-level free pattern, 100
 # partitions: numpy exact, the ISS bit for bit.
 check "lanes: lanes.yaml matches numpy" \

@@ -316,6 +316,26 @@ def _ref_introws(p, x):
             "ymin": (np.where(fm < 0, fm, -0.0), "exact")}
 
 
+def _inputs_keep(p, r):
+    return {"x": r.standard_normal((p["T"] * 128, 128)), "w": r.standard_normal((p["G"], 128, p["N"]))}
+
+
+def _ref_keep(p, x):
+    # bf16 products are exact in fp32, summed in increasing k from +0 in fp32
+    # (SPEC.md §5) -> modelled step by step, exact
+    xs, ws = x["x"].astype(np.float32), x["w"].astype(np.float32)
+
+    def mm(a, b):  # a [R, K] @ b [K, N]
+        acc = np.zeros((a.shape[0], b.shape[1]), np.float32)
+        for k in range(a.shape[1]):
+            acc = f32(acc + np.outer(a[:, k], b[k]).astype(np.float32))
+        return acc.astype(np.float64)
+
+    y0, y1w = mm(xs, ws[0]), mm(xs, ws[1])
+    return {"y1": (y0, "exact"), "y2": (np.stack([mm(xs, ws[g]) for g in range(p["G"])]), "exact"),
+            "y3": (y0[:128], "exact"), "y4": (y1w, "exact"), "y5": (y0, "exact")}
+
+
 def stored(v, dtype):
     """The value a Vector/Scalar op keeps when it writes fp32 values v into a
     `dtype` tile: float32 as is, narrow floats RNE (fpformat), integers RNE
@@ -953,6 +973,9 @@ TEST_KERNELS = {
                   [("ys", "int32", "N, D"), ("yp", "float32", "N, D"), ("ymx", "uint8", "N, D"),
                    ("ygt", "uint8", "N, D"), ("yt2", "int32", "N, D"), ("yrv", "int16", "N, D"),
                    ("yband", "int32", "N, D"), ("ymin", "float32", "N, D")], _inputs_introws, _ref_introws),
+    "keep": _k({"T": 3, "G": 2, "N": 256}, [("x", "bfloat16", "T * 128, 128"), ("w", "bfloat16", "G, 128, N")],
+               [("y1", "float32", "T * 128, N"), ("y2", "float32", "G, T * 128, N"), ("y3", "float32", "128, N"),
+                ("y4", "float32", "T * 128, N"), ("y5", "float32", "T * 128, N")], _inputs_keep, _ref_keep),
     "kfold": _k({"KT": 5, "M": 40, "N": 48}, [("a", "bfloat16", "KT * 64, M"), ("b", "bfloat16", "KT * 64, N")],
                 [("y1", "float32", "M, N"), ("y2", "float32", "M, N"), ("y3", "float32", "M, N"),
                  ("y4", "float32", "M, N"), ("y5", "float32", "M, N")], _inputs_kfold, _ref_kfold),

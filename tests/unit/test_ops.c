@@ -660,6 +660,53 @@ static void test_matmul_direct(void **state)
  * 128, and K·blocks past the packing's longest k block (512 rows); every
  * float dtype pair, with and without scratch and accumulate, with every SIMD
  * body. */
+/* tg_matmul_keep: with a kept operand the runtime reuses its packed panels
+ * where the layout keeps them (one K block, scratch for all of N): the same
+ * bits as tg_matmul on the same operands, and, to show the pack really was
+ * skipped, the old operand's product after its elements changed; where the
+ * layout does not keep them (no scratch, too little) it packs again: the new
+ * operand's product. Every SIMD body. */
+static void test_matmul_keep(void **state)
+{
+    enum { KM = 128, MM = 130, NM = 520 };
+    static float sa[KM * MM], sb[KM * NM], sa2[KM * MM], sb2[KM * NM];
+    static float d1[MM * NM], d2[MM * NM], scratch[TG_MATMUL_SCRATCH_FLOATS(KM, MM, NM)];
+    /* K, M, N */
+    static const int cases[][3] = {{128, 128, 512}, {37, 13, 40}, {1, 6, 16}, {100, 130, 520}, {64, 7, 17}};
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        for (size_t t = 0; t < sizeof cases / sizeof cases[0]; t++) {
+            const int K = cases[t][0], M = cases[t][1], N = cases[t][2];
+            const size_t full = TG_MATMUL_SCRATCH_FLOATS(K, M, N);
+            for (int i = 0; i < K * M; i++)
+                sa[i] = rndf(), sa2[i] = rndf();
+            for (int i = 0; i < K * N; i++)
+                sb[i] = rndf(), sb2[i] = rndf();
+            tg_pe_src a = {sa, M * 4, 1, TG_FLOAT32}, b = {sb, N * 4, 1, TG_FLOAT32};
+            for (int keep = 1; keep <= 3; keep++)
+                for (int room = 0; room < 3; room++) { /* 0 none, 1 too little for any pack, 2 enough */
+                    float *scr = room ? scratch : NULL;
+                    const size_t n = room == 2 ? full : room ? 16u : 0;
+                    /* the first call packs; the second keeps */
+                    tg_matmul_keep(d1, N, a, b, K, M, N, 0, scr, n, 0);
+                    tg_matmul_keep(d1, N, a, b, K, M, N, 1, scr, n, keep);
+                    tg_matmul(d2, N, a, b, K, M, N, 0, NULL, 0);
+                    tg_matmul(d2, N, a, b, K, M, N, 1, NULL, 0);
+                    /* the kept operand's elements change: kept panels give the old product */
+                    tg_pe_src a2 = {sa2, M * 4, 1, TG_FLOAT32}, b2 = {sb2, N * 4, 1, TG_FLOAT32};
+                    tg_pe_src an = keep & TG_MATMUL_KEEP_STAT ? a2 : a, bn = keep & TG_MATMUL_KEEP_MOV ? b2 : b;
+                    tg_matmul_keep(d1, N, an, bn, K, M, N, 0, scr, n, keep);
+                    const int kept = room == 2; /* TG_MATMUL_SCRATCH_FLOATS keeps every panel */
+                    tg_matmul(d2, N, kept ? a : an, kept ? b : bn, K, M, N, 0, NULL, 0);
+                    assert_memory_equal(d1, d2, sizeof(float) * (size_t)(M * N));
+                }
+        }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
 static void test_matmul_blocks(void **state)
 {
     static uint8_t sa[64 * 6 * 150 * 4 + 64], sb[64 * 6 * 520 * 4 + 64];
@@ -1110,6 +1157,7 @@ int main(void)
         cmocka_unit_test(test_matmul_k_tiles),
         cmocka_unit_test(test_matmul_direct),
         cmocka_unit_test(test_matmul_blocks),
+        cmocka_unit_test(test_matmul_keep),
         cmocka_unit_test(test_matmul_range_edges),
         cmocka_unit_test(test_activation_rows),
         cmocka_unit_test(test_lanes_stage),
