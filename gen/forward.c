@@ -20,6 +20,12 @@
  * in between. Nor may an indirect DMA run between a writer and the store
  * (indirect_between): its bounds check may end the kernel there.
  *
+ * A raw tensor_copy whose own store sank writes an output: a store by the
+ * rule above, taken in a second round. Its tile's writers may include
+ * accumulating matmuls, which read their dst, when the tile's first
+ * instruction writes all of it at the store's loop level: each then reads
+ * what this iteration wrote before it, in the output once sunk.
+ *
  * A tile side is the whole tile as one contiguous free dim (element e of a
  * partition row is index e of the transfer) and the HBM side one contiguous
  * free dim too, so tile element (q, e) is HBM element offset + q*pstep + e and
@@ -27,6 +33,7 @@
  * views too: avgpool2d's windows xt[:, a::2, b::2], read four times, run
  * 0.49 -> 0.34 ms read from HBM (the partition loop runs inside its channel
  * loop, so a partition's input row is still in cache for the next window). */
+#include <limits.h>
 #include <string.h>
 
 #include "forward.h"
@@ -374,7 +381,8 @@ static int covered(F *f, int u, const IrInst *S, int64_t elems, const IrLoop *co
 static int store_sinkable(F *f, int u, int si)
 {
     const IrInst *S = f->cur[si];
-    if ((S->op != IR_OP_STORE && S->op != IR_OP_DMA_COPY) || S->nsrc != 1 || !on_tile(&S->src[0], u) ||
+    if ((S->op != IR_OP_STORE && S->op != IR_OP_DMA_COPY && S->op != IR_OP_TENSOR_COPY) || S->nsrc != 1 ||
+        !on_tile(&S->src[0], u) ||
         S->dst.mem != IR_MEM_HBM || on_tile(&S->dst, u) || indirect_on(f, u))
         return 0;
     const IrAp *h = &S->dst;
@@ -383,6 +391,7 @@ static int store_sinkable(F *f, int u, int si)
         h->dtype != S->src[0].dtype || h->nfree != 1 || h->free[0].step != 1 || !ir_ap_covers_tile(f->spec, &S->src[0]))
         return 0;
     int64_t elems = tile_elems(f, u);
+    int first = -1; /* the first instruction on the tile: a writer of all of it, at the store's loop level */
     for (int i = 0; i < f->ir->ninsts; i++) {
         IrInst *c = f->cur[i];
         if (i == si || !c)
@@ -393,8 +402,14 @@ static int store_sinkable(F *f, int u, int si)
             if (!on_tile(ops[k].ap, u))
                 continue;
             const IrAp *ap = ops[k].ap;
-            if (ops[k].is_read || i > si || !encloses(S->loop, c->loop) || !same(ap->buf, S->src[0].buf) ||
-                !ir_expr_is(ap->pstart, 0) || !ir_expr_is(ap->pcount, tile_p(f, u)))
+            if (first < 0)
+                first = !ops[k].is_read && c->loop == S->loop && ir_ap_covers_tile(f->spec, ap) ? i : INT_MAX;
+            /* an accumulating matmul reads only what this iteration's writers
+             * wrote before it (the first covers the tile): sunk, it reads HBM */
+            int acc_ok = c->op == IR_OP_MATMUL && c->accumulate && ops[k].is_write && first < i;
+            if ((ops[k].is_read && !acc_ok) || i > si || !encloses(S->loop, c->loop) ||
+                !same(ap->buf, S->src[0].buf) || !ir_expr_is(ap->pstart, 0) ||
+                !ir_expr_is(ap->pcount, tile_p(f, u)))
                 return 0;
             nw++;
         }
@@ -463,6 +478,27 @@ static int sink_store(F *f, int u, int si)
 
 /* ---- the pass ------------------------------------------------------------------- */
 
+/* The one instruction that reads tile u other than as an accumulating
+ * matmul's dst (that reads back what the tile's writers wrote before it:
+ * store_sinkable), or -1 (none, or more than one). */
+static int store_of(F *f, int u)
+{
+    int found = -1;
+    for (int i = 0; i < f->ir->ninsts; i++) {
+        if (!f->cur[i])
+            continue;
+        IrOperand ops[IR_MAX_OPERANDS];
+        int n = ir_operands(f->cur[i], ops), reads = 0;
+        for (int k = 0; k < n; k++)
+            reads |= on_tile(ops[k].ap, u) && ops[k].is_read && !(f->cur[i]->op == IR_OP_MATMUL && ops[k].is_write);
+        if (reads && found >= 0)
+            return -1;
+        if (reads)
+            found = i;
+    }
+    return found;
+}
+
 /* The one instruction that writes (want_write) or reads tile t. */
 static int only_user(F *f, int t, int want_write)
 {
@@ -514,14 +550,15 @@ int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
     /* store sinking writes outputs earlier than the store would: not across
      * an indirect DMA, which may fail (TG_EBOUNDS) with only the outputs of
      * the HBM writes before it in program order written (indirect_between) */
-    for (int u = 0; u < nt; u++) {
-        int si = f.tr[u] == 1 ? only_user(&f, u, 0) : -1;
-        if (si >= 0 && f.tw[u] >= 1 && store_sinkable(&f, u, si) && !indirect_between(&f, u, si)) {
-            if (sink_store(&f, u, si))
-                return -1;
-            out->stores++;
+    for (int round = 0; round < 2; round++) /* a copy whose own store sank is a store to HBM now */
+        for (int u = 0; u < nt; u++) {
+            int si = store_of(&f, u);
+            if (si >= 0 && f.tw[u] >= 1 && store_sinkable(&f, u, si) && !indirect_between(&f, u, si)) {
+                if (sink_store(&f, u, si))
+                    return -1;
+                out->stores++;
+            }
         }
-    }
     out->inst = f.cur;
     out->note = f.note;
     return 0;

@@ -49,20 +49,13 @@ static int matmul_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_h
                 const int64_t tg_p = 0;
                 const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 28672 + 16384 + (((v_m * 128) + (v_k * 512))) * 2, 28672, 1, TG_BFLOAT16 };
                 const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2, 28672, 1, TG_BFLOAT16 };
-                tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 512, 8, 1024, 1024, 0, tg_pe, 147456);
+                tg_matmul_blocks((float *)(void *)((uint8_t *)(result + ((v_n * 512) + (v_m * 131072)) + tg_p * 1024)), 1024, tg_a, tg_b, 128, 128, 512, 8, 1024, 1024, 0, tg_pe, 147456);
                 (void)v_k;
                 (void)tg_p;
             }
 
-            /* partitions run the statements below in turn (all partition-local) */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                { /* matmul.yaml:45: dve.tensor_copy */
-                    uint8_t *tg_d = (uint8_t *)(result + ((v_n * 512) + (v_m * 131072)) + tg_p * 1024);
-                    const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_n * 4) + v_m), 2)) * 2048;
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);
-                }
-                /* matmul.yaml:46: dma.store sunk: its tile's writers write result directly */
-            }
+            /* matmul.yaml:45: dve.tensor_copy sunk: its tile's writers write result directly */
+            /* matmul.yaml:46: dma.store sunk: its tile's writers write result directly */
         }
     }
     return TG_OK;

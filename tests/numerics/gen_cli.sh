@@ -111,6 +111,17 @@ check "keep: three matmuls keep an operand, the two in one loop do not" \
    [ "$(grep -c "tg_matmul_keep(.*? 2 : 0);" "$w/keep-gen/keep.c")" = 2 ] &&
    [ "$(grep -c "tg_matmul_keep(.*? 1 : 0);" "$w/keep-gen/keep.c")" = 1 ] &&
    [ "$(grep -c "tg_matmul(" "$w/keep-gen/keep.c")" = 2 ]'
+# Copies that only feed a store sink like stores (gen/forward.c): y1, y2
+# (a folded K loop) and y5 lose their copy, y3 (a running sum) and y4 (a
+# conversion) keep it; numpy-exact and ISS-identical.
+check "copysink: copysink.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" copysink >"$w/copysink.log" 2>&1'
+check "copysink: copysink.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" copysink >"$w/copysink-iss.log" 2>&1'
+check "copysink: the copies to y1, y2, y5 sink, those to y3, y4 stay" \
+  '"$TILEGEN" gen -o "$w/copysink-gen" "$here/specs/copysink.yaml" &&
+   [ "$(grep -c "tensor_copy sunk: its tile.s writers write y[125] directly" "$w/copysink-gen/copysink.c")" = 3 ] &&
+   [ "$(grep -c "tensor_copy sunk" "$w/copysink-gen/copysink.c")" = 3 ]'
 # Folds and scans in lanes over a ragged two-level free pattern, 100
 # partitions: numpy exact, the ISS bit for bit.
 check "lanes: lanes.yaml matches numpy" \
@@ -118,11 +129,12 @@ check "lanes: lanes.yaml matches numpy" \
 check "lanes: lanes.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" lanes >"$w/lanes-iss.log" 2>&1'
 # HBM forwarding (gen/forward.c): the cases of forward.yaml it takes and
-# leaves (the notes it leaves in the C, against tests/numerics/forward.notes),
+# leaves (the notes it leaves in the C, against tests/numerics/forward.notes:
+# loads, stores, and copies whose own store sank),
 # the values against numpy, and the ISS (which runs every DMA) bit for bit.
-check "HBM forwarding: forward.yaml drops exactly the expected loads and stores" \
+check "HBM forwarding: forward.yaml drops exactly the expected loads, stores and copies" \
   '"$TILEGEN" gen -o "$w/out" "$here/specs/forward.yaml" &&
-   sed -n "s|^ */\* \(forward.yaml:[0-9]*: dma\.[a-z]* .*\) \*/$|\1|p" "$w/out/forward.c" | diff -u "$here/forward.notes" - >"$w/forward.diff"'
+   sed -n "s|^ */\* \(forward.yaml:[0-9]*: [a-z]*\.[a-z_]* [a-z]*: .*\) \*/$|\1|p" "$w/out/forward.c" | diff -u "$here/forward.notes" - >"$w/forward.diff"'
 check "HBM forwarding: forward.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" forward >"$w/forward.log" 2>&1'
 check "HBM forwarding: forward.yaml C simulation and ISS bit-identical" \

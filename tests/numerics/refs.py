@@ -336,6 +336,33 @@ def _ref_keep(p, x):
             "y3": (y0[:128], "exact"), "y4": (y1w, "exact"), "y5": (y0, "exact")}
 
 
+def _inputs_copysink(p, r):
+    return {"x": r.standard_normal((p["T"] * 128, p["KT"] * 128)), "w": r.standard_normal((p["KT"] * 128, p["N"]))}
+
+
+def _ref_copysink(p, x):
+    # bf16 products are exact in fp32, summed in increasing k from the start
+    # value in fp32 (SPEC.md §5) -> modelled step by step, exact
+    xs, ws = x["x"].astype(np.float32), x["w"].astype(np.float32)
+
+    def mm(a, b, acc):
+        for k in range(a.shape[1]):
+            acc = f32(acc + np.outer(a[:, k], b[k]).astype(np.float32))
+        return acc
+
+    t, n = p["T"], p["N"]
+    zero = np.zeros((128, n))
+    y1 = np.concatenate([mm(xs[i * 128:(i + 1) * 128, :128], ws[:128], zero) for i in range(t)])
+    y2 = np.concatenate([mm(xs[i * 128:(i + 1) * 128], ws, zero) for i in range(t)])
+    e = f32(np.exp(xs[:, :n].astype(np.float64)))  # one fp32 rounding of exp: within an ulp
+    run, y3 = zero, []
+    for i in range(t):
+        run = mm(xs[i * 128:(i + 1) * 128, :128], ws[:128], run)
+        y3.append(run)
+    return {"y1": (y1, "exact"), "y2": (y2, "exact"), "y3": (np.concatenate(y3), "exact"),
+            "y4": (bf16(y1), "exact"), "y5": (e, np.abs(e) * 2 * U32)}
+
+
 def stored(v, dtype):
     """The value a Vector/Scalar op keeps when it writes fp32 values v into a
     `dtype` tile: float32 as is, narrow floats RNE (fpformat), integers RNE
@@ -976,6 +1003,9 @@ TEST_KERNELS = {
     "keep": _k({"T": 3, "G": 2, "N": 256}, [("x", "bfloat16", "T * 128, 128"), ("w", "bfloat16", "G, 128, N")],
                [("y1", "float32", "T * 128, N"), ("y2", "float32", "G, T * 128, N"), ("y3", "float32", "128, N"),
                 ("y4", "float32", "T * 128, N"), ("y5", "float32", "T * 128, N")], _inputs_keep, _ref_keep),
+    "copysink": _k({"T": 2, "KT": 3, "N": 256}, [("x", "bfloat16", "T * 128, KT * 128"), ("w", "bfloat16", "KT * 128, N")],
+                   [("y1", "float32", "T * 128, N"), ("y2", "float32", "T * 128, N"), ("y3", "float32", "T * 128, N"),
+                    ("y4", "bfloat16", "T * 128, N"), ("y5", "float32", "T * 128, N")], _inputs_copysink, _ref_copysink),
     "kfold": _k({"KT": 5, "M": 40, "N": 48}, [("a", "bfloat16", "KT * 64, M"), ("b", "bfloat16", "KT * 64, N")],
                 [("y1", "float32", "M, N"), ("y2", "float32", "M, N"), ("y3", "float32", "M, N"),
                  ("y4", "float32", "M, N"), ("y5", "float32", "M, N")], _inputs_kfold, _ref_kfold),
