@@ -155,44 +155,14 @@ static inline void tg__i32_load(int32_t *x, const uint8_t *p, int m)
 #define TG_ST_I32(j, v) tg__st_i32(d, j, v)
 #define TG_ST_U8(j, v) tg__st_u8(d, j, v)
 
-/* The first m of TG_I32_BLOCK fp32 values f to dst dtype dt at d, each
- * rounded as tg_wr_<dt> rounds it. */
-static void tg__f32_store(uint8_t *d, tg_dtype dt, const float *f, int m)
-{
-    switch (dt) {
-#define TG_F32_ST(DT, T, CONV)                                                                \
-    case DT: {                                                                                \
-        T t[TG_I32_BLOCK];                                                                    \
-        for (int j = 0; j < TG_I32_BLOCK; j++)                                                \
-            t[j] = CONV(f[j]);                                                                \
-        memcpy(d, t, (size_t)m * sizeof(T));                                                  \
-        return;                                                                               \
-    }
-        TG_F32_ST(TG_FLOAT32, float, )
-        TG_F32_ST(TG_TFLOAT32, float, tg_f32_to_tf32)
-        TG_F32_ST(TG_BFLOAT16, uint16_t, tg_f32_to_bf16)
-        TG_F32_ST(TG_FLOAT16, uint16_t, tg_f32_to_f16)
-        TG_F32_ST(TG_FLOAT8_E4M3, uint8_t, tg_f32_to_e4m3)
-        TG_F32_ST(TG_FLOAT8_E5M2, uint8_t, tg_f32_to_e5m2)
-        TG_F32_ST(TG_INT8, int8_t, tg_f32_to_i8)
-        TG_F32_ST(TG_UINT8, uint8_t, tg_f32_to_u8)
-        TG_F32_ST(TG_INT16, int16_t, tg_f32_to_i16)
-        TG_F32_ST(TG_UINT16, uint16_t, tg_f32_to_u16)
-        TG_F32_ST(TG_INT32, int32_t, tg_f32_to_i32)
-        TG_F32_ST(TG_UINT32, uint32_t, tg_f32_to_u32)
-#undef TG_F32_ST
-    default:
-        return;
-    }
-}
-
-/* The same for int32 results r, each |r| <= 2^24 (exact in fp32). */
+/* The first m of TG_I32_BLOCK int32 results r to dst dtype dt at d, each
+ * as tg_wr_<dt> rounds its fp32 value (|r| <= 2^24: exact in fp32). */
 static void tg__i32_store(uint8_t *d, tg_dtype dt, const int32_t *r, int m)
 {
     float f[TG_I32_BLOCK];
     for (int j = 0; j < TG_I32_BLOCK; j++)
         f[j] = (float)r[j];
-    tg__f32_store(d, dt, f, m);
+    tg_row_from_f32(d, dt, f, (size_t)m);
 }
 
 /* The blocks of one tensor_tensor row not run whole: x, y the block's
@@ -213,7 +183,7 @@ static void tg__tt_block(tg_alu_op op, uint32_t bound, uint8_t *d, tg_dtype dt, 
     TG_F32_OPS(op)
 #undef F32_X_
 #undef F32_Y_
-    tg__f32_store(d, dt, f, m);
+    tg_row_from_f32(d, dt, f, (size_t)m);
 }
 
 /* 1 when c is an integer in [-b, b), and not -0 (min(+0, -0) is -0). */
@@ -310,7 +280,7 @@ void tg_tensor_scalar_i32(uint8_t *d, tg_dtype dt, const uint8_t *s, int64_t n, 
 #undef F32_X_
 #undef F32_Y_
         }
-        tg__f32_store(d + i * es, dt, f, m);
+        tg_row_from_f32(d + i * es, dt, f, (size_t)m);
     }
 }
 #undef TG_I32_OPS
