@@ -340,19 +340,20 @@ static int64_t row_bytes(const E *e, const IrAp *ap)
                                   : (int64_t)TG_CORE_ROW(e->plan->sbuf_peak);
 }
 
-static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int writable, int skip_inner)
+/* The address of ap's row for partition tg_p, as C. */
+static const char *row_of(E *e, const IrAp *ap, int writable)
 {
-    tpl_value *m = new_map(e);
-    if (!m)
-        return NULL;
-    const EmitDtype *dt = &dtypes[ap->dtype];
     int64_t es = (int64_t)tg_dtype_size(ap->dtype);
     const char *row;
     if (ap->mem == IR_MEM_HBM) {
         const SpecTensor *t = &e->ir->spec->tensors[ap->index];
         const char *pterm = ap->pstep ? arena_printf(e->arena, "tg_p * %lld", (long long)ap->pstep) : "0";
-        if (ap->istep) /* an indirect DMA: row tg_p at its index (tg_ix, kernel.c.j2 inst) */
-            pterm = cadd(e, pterm ? pterm : "0", arena_printf(e->arena, "tg_ix[tg_p] * %lld", (long long)ap->istep));
+        if (ap->istep) /* an indirect DMA: row tg_p at its index (tg_ix, kernel.c.j2 inst); a forwarded
+                          gather's reader (forward.c): the index the gather checked (tg_ix<id>) */
+            pterm = cadd(e, pterm ? pterm : "0",
+                         arena_printf(e->arena, "tg_ix%s[tg_p] * %lld",
+                                      ap->ixgather ? arena_printf(e->arena, "%d", ap->ixgather - 1) : "",
+                                      (long long)ap->istep));
         if (t->base != ap->index) /* a view (SPEC.md §2.1): its elements from the base's first byte */
             row = arena_printf(e->arena, "((%suint8_t *)%s + (%s) * %lld)", writable ? "" : "const ",
                                tensor_cname(e, &e->ir->spec->tensors[t->base]),
@@ -373,6 +374,17 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
         row = arena_printf(e->arena, "tg_%s + %s", psum ? "psum" : "sbuf",
                            cadd(e, arena_printf(e->arena, "(%s) * %lld", part, (long long)rowbytes), byte));
     }
+    return row;
+}
+
+static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int writable, int skip_inner)
+{
+    tpl_value *m = new_map(e);
+    if (!m)
+        return NULL;
+    const EmitDtype *dt = &dtypes[ap->dtype];
+    int64_t es = (int64_t)tg_dtype_size(ap->dtype);
+    const char *row = row_of(e, ap, writable);
     const char *idx = "0", *idx2 = "0";
     int even = nest && nest->n > 0 && !skip_inner && nest->step[k][nest->n - 1] == 2 && !nest->idx[k];
     for (int d = 0; nest && d < nest->n - (skip_inner ? 1 : 0); d++) {
@@ -1251,6 +1263,10 @@ static tpl_value *inst_map(E *e, IrInst *in)
             for (char *c = dt; *c; c++)
                 *c = (char)(*c >= 'a' && *c <= 'z' ? *c - 'a' + 'A' : *c);
             put_str(e, m, "ind_dtype", dt);
+            if (e->fwd.check_only && e->fwd.check_only[in->id]) { /* forwarded: it moves nothing */
+                put_int(e, m, "check_only", in->id); /* its indices kept in tg_ix<id> */
+                put_str(e, m, "note", e->fwd.note[in->id]);
+            }
         }
         break;
     }
@@ -2000,6 +2016,11 @@ tpl_value *emit_context(tpl_arena *ta, Arena *arena, const Ir *ir, const Plan *p
     put_int(&e, ctx, "core_span", span1 - span0); /* programs of axis 0 per core (the last may have fewer) */
     e.trips = 1;
     put(&e, ctx, "body", body(&e, ir->body, ir->nbody));
+    tpl_value *gathers = new_list(&e); /* forwarded gathers: the indices each keeps (tg_ix<id>) */
+    for (int i = 0; gathers && i < ir->ninsts; i++)
+        if (e.fwd.check_only && e.fwd.check_only[i])
+            append(&e, gathers, tpl_int(e.ta, i));
+    put(&e, ctx, "gathers", gathers);
     act_tables(&e, ctx); /* after body: its matmuls and transposes */
     put_int(&e, ctx, "pe_floats", e.pe_floats);
     if (e.oom)

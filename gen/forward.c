@@ -45,6 +45,7 @@ typedef struct F {
     const Spec *spec;
     IrInst **cur;   /* per id: current form (original or arena copy), NULL dropped */
     const char **note;
+    unsigned char *check; /* per id: a gather kept only to check its indices */
     int *tw, *tr;   /* per tile: instructions writing / reading it */
     int *hw, *hr;   /* per tensor: instructions writing / reading it */
     int64_t *env;   /* loop variable values (coverage proof) */
@@ -140,6 +141,28 @@ static int64_t tile_elems(const F *f, int t)
     return n;
 }
 
+/* 1 if ap takes the same elements of its tile as an access of rows [0, pc)
+ * with elements [0, fc) of each, one run from the row's first element. pc and
+ * fc are the tile's extents, or expressions over loop variables (a ragged
+ * tile's current extents, SPEC.md §2.1) that ap's counts repeat: either way
+ * both accesses take the same elements in any iteration that runs both (loop
+ * slots are unique, so a variable means one loop). */
+static int whole_rows(const IrAp *ap, const Expr *pc, const Expr *fc)
+{
+    return ir_expr_is(ap->pstart, 0) && same(ap->pcount, pc) && ir_expr_is(ap->offset, 0) && ap->nfree == 1 &&
+           ap->free[0].step == 1 && same(ap->free[0].num, fc);
+}
+
+/* 1 if ap takes the whole tile, or its ragged extents (counts over loop
+ * variables, then every row from 0 and one run of each row from 0): the
+ * pattern a load or store of a tile pairs with its HBM side. */
+static int whole_tile(const F *f, const IrAp *ap)
+{
+    const Expr *pc = ap->pcount, *fc = ap->nfree == 1 ? ap->free[0].num : NULL;
+    return pc && fc && whole_rows(ap, pc, fc) && (pc->kind != EXPR_INT || pc->ival == tile_p(f, ap->index)) &&
+           (fc->kind != EXPR_INT || fc->ival == tile_elems(f, ap->index));
+}
+
 /* What the counts key on: a tile, or an HBM tensor's storage (a view counts
  * as its base: SPEC.md §2.1). */
 static int key_of(const F *f, const IrAp *ap)
@@ -201,6 +224,8 @@ static int to_hbm(F *f, IrAp *op, const IrAp *hbm)
     for (int k = 0; k < n.nfree; k++)
         if (!expr_mul(op->free[k].step, s, &n.free[k].step))
             return 0;
+    n.istep = hbm->istep; /* a forwarded gather's rows: by the indices it checked */
+    n.ixgather = hbm->ixgather;
     n.rot_loop = -1;
     n.buf = expr_new_int(f->arena, 0, op->loc);
     if (!n.pstart || !n.offset || !n.buf)
@@ -221,31 +246,81 @@ static int drop(F *f, int t, int id, const char *fmt, int h)
 
 /* 1 if an indirect DMA (SPEC.md §2.1) touches tile t: its SBUF side and its
  * index column stay in SBUF (the emitter reads the indices from there, and an
- * HBM side indexed per partition has no such pattern to forward). */
-static int indirect_on(const F *f, int t)
+ * HBM side indexed per partition has no such pattern to forward). With
+ * gather_ok, a gather's SBUF side (the dst of an indirect load) does not
+ * count: a store may sink into it, and the gather then writes the output rows
+ * directly. It checks every index before it moves anything, in its place, so
+ * a failing index leaves the outputs as the store would have. */
+static int indirect_on(const F *f, int t, int gather_ok)
 {
     for (int i = 0; i < f->ir->ninsts; i++) {
         const IrInst *c = f->cur[i];
-        if (c && c->has_ind && (on_tile(&c->ind, t) || on_tile(&c->dst, t) || on_tile(&c->src[0], t)))
+        if (c && c->has_ind && (on_tile(&c->ind, t) || (on_tile(&c->dst, t) && !gather_ok) || on_tile(&c->src[0], t)))
             return 1;
     }
     return 0;
 }
 
+/* The written operand of instruction c on tile u (NULL if it writes none). */
+static IrAp *written_on(IrInst *c, int u)
+{
+    IrOperand ops[IR_MAX_OPERANDS];
+    int n = ir_operands(c, ops);
+    for (int k = 0; k < n; k++)
+        if (on_tile(ops[k].ap, u) && ops[k].is_write)
+            return ops[k].ap;
+    return NULL;
+}
+
 /* ---- load forwarding ------------------------------------------------------------ */
+
+/* A row or element gather (indirect load) into tile t may be forwarded: it
+ * stays to check its indices and keeps them (the C simulation's tg_ix<id>, a
+ * local of the kernel body), and its readers, which run after it in the same
+ * iteration of its loop, read the rows at those indices. The column's bytes
+ * may change after the gather (the column rewritten, or its SBUF reused by a
+ * tile the plan places there once the gather, its last reader, is done); the
+ * kept indices do not. */
+static int gather_forwardable(const F *f, int t, int li)
+{
+    const IrInst *L = f->cur[li];
+    return L->op == IR_OP_LOAD && L->ind.mem != IR_MEM_HBM && L->ind.index != t;
+}
+
+/* 1 if instruction c, reading a forwarded gather's tile through ap, reads
+ * its rows where the emitter computes each partition's row address (an
+ * element-wise op, a reduce along the free dims, a copy or a store, none
+ * indirect itself), from the tile's first partition (the index of partition
+ * p is the column's row p). */
+static int gather_reader(const IrInst *c, const IrAp *ap)
+{
+    switch (c->op) {
+    case IR_OP_STORE: case IR_OP_DMA_COPY: case IR_OP_TENSOR_COPY: case IR_OP_TENSOR_TENSOR:
+    case IR_OP_TENSOR_SCALAR: case IR_OP_ACTIVATION: case IR_OP_RECIPROCAL: case IR_OP_SCALAR_TENSOR_TENSOR:
+    case IR_OP_TENSOR_REDUCE:
+        return !c->has_ind && ir_expr_is(ap->pstart, 0);
+    default:
+        return 0;
+    }
+}
 
 /* 1 if tile t's loader (id li) can be dropped: see the file comment. */
 static int load_forwardable(F *f, int t, int li)
 {
     const IrInst *L = f->cur[li];
+    int gather = L->has_ind;
     if ((L->op != IR_OP_LOAD && L->op != IR_OP_DMA_COPY) || !on_tile(&L->dst, t) || L->nsrc != 1 ||
-        L->src[0].mem != IR_MEM_HBM || indirect_on(f, t))
+        L->src[0].mem != IR_MEM_HBM || indirect_on(f, t, gather) || (gather && !gather_forwardable(f, t, li)))
         return 0;
     const IrAp *h = &L->src[0];
     const SpecTensor *ht = &f->spec->tensors[h->index];
     if (ht->is_output || ht->is_scratch || f->hw[ht->base] || L->dst.dtype != h->dtype || h->nfree != 1 || h->free[0].step != 1 ||
-        !ir_ap_covers_tile(f->spec, &L->dst))
+        !whole_tile(f, &L->dst))
         return 0;
+    /* ragged: readers take the same rows (any part of them when only the
+     * partition count is ragged), or the same elements (a ragged row) */
+    const Expr *pc = L->dst.pcount, *fc = L->dst.free[0].num;
+    int prag = pc->kind != EXPR_INT, frag = fc->kind != EXPR_INT;
     for (int i = 0; i < f->ir->ninsts; i++) {
         if (i == li || !f->cur[i])
             continue;
@@ -257,7 +332,9 @@ static int load_forwardable(F *f, int t, int li)
             const IrAp *ap = ops[k].ap;
             if (f->cur[i]->op == IR_OP_PRINT)
                 return 0; /* a print shows the tile as the machine holds it */
-            if (ops[k].is_write || i < li || !encloses(L->loop, f->cur[i]->loop) || !same(ap->buf, L->dst.buf))
+            if (ops[k].is_write || i < li || !encloses(L->loop, f->cur[i]->loop) || !same(ap->buf, L->dst.buf) ||
+                (prag && (!ir_expr_is(ap->pstart, 0) || !same(ap->pcount, pc))) || (frag && !whole_rows(ap, pc, fc)) ||
+                (gather && !gather_reader(f->cur[i], ap)))
                 return 0;
         }
     }
@@ -266,7 +343,9 @@ static int load_forwardable(F *f, int t, int li)
 
 static int forward_load(F *f, int t, int li)
 {
-    const IrAp hbm = f->cur[li]->src[0];
+    IrAp hbm = f->cur[li]->src[0];
+    if (f->cur[li]->has_ind)
+        hbm.ixgather = li + 1;
     for (int i = 0; i < f->ir->ninsts; i++) {
         if (i == li || !f->cur[i])
             continue;
@@ -284,7 +363,15 @@ static int forward_load(F *f, int t, int li)
             if (on_tile(ops[k].ap, t) && to_hbm(f, ops[k].ap, &hbm) != 1)
                 return -1; /* the HBM step is 1, so only memory can run out */
     }
-    return drop(f, t, li, "forwarded: its readers read %s directly", hbm.index);
+    if (!f->cur[li]->has_ind)
+        return drop(f, t, li, "forwarded: its readers read %s directly", hbm.index);
+    /* the gather stays where it was, to check its indices (TG_EBOUNDS) */
+    f->tw[t] = 0;
+    f->tr[t] = 0;
+    f->check[li] = 1;
+    f->note[li] = arena_printf(f->arena, "forwarded: its readers read %s directly at the indices it checks and keeps here",
+                               f->spec->tensors[hbm.index].name);
+    return f->note[li] ? 0 : -1;
 }
 
 /* ---- store sinking -------------------------------------------------------------- */
@@ -330,22 +417,16 @@ static int mark_writes(F *f, const IrAp *op, const IrLoop *lp, const IrLoop *out
     }
 }
 
-/* The written operand of instruction c on tile u (NULL if it writes none). */
-static IrAp *written_on(IrInst *c, int u)
-{
-    IrOperand ops[IR_MAX_OPERANDS];
-    int n = ir_operands(c, ops);
-    for (int k = 0; k < n; k++)
-        if (on_tile(ops[k].ap, u) && ops[k].is_write)
-            return ops[k].ap;
-    return NULL;
-}
-
 /* One iteration of the store's loop (its variables and those of the loops
  * around it set in env): do the writers, marked over the loops between them
- * and the store's loop, cover the tile? */
+ * and the store's loop, write exactly the elements the store takes (a ragged
+ * row's first n: no writer may write past them)? */
 static int covered_once(F *f, int u, const IrInst *S, int64_t elems)
 {
+    int64_t n;
+    if (expr_eval(S->src[0].free[0].num, f->env, &n, NULL) || n < 0 || n > elems)
+        return 0;
+    elems = n;
     memset(f->mark, 0, (size_t)elems);
     for (int i = 0; i < S->id; i++) {
         IrInst *c = f->cur[i];
@@ -383,13 +464,15 @@ static int store_sinkable(F *f, int u, int si)
     const IrInst *S = f->cur[si];
     if ((S->op != IR_OP_STORE && S->op != IR_OP_DMA_COPY && S->op != IR_OP_TENSOR_COPY) || S->nsrc != 1 ||
         !on_tile(&S->src[0], u) ||
-        S->dst.mem != IR_MEM_HBM || on_tile(&S->dst, u) || indirect_on(f, u))
+        S->dst.mem != IR_MEM_HBM || S->has_ind || on_tile(&S->dst, u) || indirect_on(f, u, 1))
         return 0;
     const IrAp *h = &S->dst;
     const SpecTensor *ht = &f->spec->tensors[h->index];
     if (!ht->is_output || f->hw[ht->base] != 1 || f->hr[ht->base] ||
-        h->dtype != S->src[0].dtype || h->nfree != 1 || h->free[0].step != 1 || !ir_ap_covers_tile(f->spec, &S->src[0]))
+        h->dtype != S->src[0].dtype || h->nfree != 1 || h->free[0].step != 1 || !whole_tile(f, &S->src[0]))
         return 0;
+    const Expr *pc = S->src[0].pcount; /* the rows stored: every writer writes these rows */
+    const Expr *fc = S->src[0].free[0].num; /* ... and within them only elements [0, fc) (covered_once) */
     int64_t elems = tile_elems(f, u);
     int first = -1; /* the first instruction on the tile: a writer of all of it, at the store's loop level */
     for (int i = 0; i < f->ir->ninsts; i++) {
@@ -403,13 +486,12 @@ static int store_sinkable(F *f, int u, int si)
                 continue;
             const IrAp *ap = ops[k].ap;
             if (first < 0)
-                first = !ops[k].is_read && c->loop == S->loop && ir_ap_covers_tile(f->spec, ap) ? i : INT_MAX;
+                first = !ops[k].is_read && c->loop == S->loop && whole_rows(ap, pc, fc) ? i : INT_MAX;
             /* an accumulating matmul reads only what this iteration's writers
              * wrote before it (the first covers the tile): sunk, it reads HBM */
             int acc_ok = c->op == IR_OP_MATMUL && c->accumulate && ops[k].is_write && first < i;
             if ((ops[k].is_read && !acc_ok) || i > si || !encloses(S->loop, c->loop) ||
-                !same(ap->buf, S->src[0].buf) || !ir_expr_is(ap->pstart, 0) ||
-                !ir_expr_is(ap->pcount, tile_p(f, u)))
+                !same(ap->buf, S->src[0].buf) || !ir_expr_is(ap->pstart, 0) || !same(ap->pcount, pc))
                 return 0;
             nw++;
         }
@@ -520,17 +602,19 @@ int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
     F f = {.arena = arena, .ir = ir, .spec = ir->spec};
     f.cur = arena_alloc(arena, (size_t)(ni + 1) * sizeof *f.cur);
     f.note = arena_alloc(arena, (size_t)(ni + 1) * sizeof *f.note);
+    f.check = arena_alloc(arena, (size_t)(ni + 1));
     f.tw = arena_alloc(arena, (size_t)(nt + 1) * sizeof *f.tw);
     f.tr = arena_alloc(arena, (size_t)(nt + 1) * sizeof *f.tr);
     f.hw = arena_alloc(arena, (size_t)(nh + 1) * sizeof *f.hw);
     f.hr = arena_alloc(arena, (size_t)(nh + 1) * sizeof *f.hr);
     f.env = arena_alloc(arena, (size_t)(nslots > EXPR_VAR_FIRST ? nslots : EXPR_VAR_FIRST) * sizeof *f.env);
     memset(out, 0, sizeof *out);
-    if (!f.cur || !f.note || !f.tw || !f.tr || !f.hw || !f.hr || !f.env)
+    if (!f.cur || !f.note || !f.check || !f.tw || !f.tr || !f.hw || !f.hr || !f.env)
         return -1;
     for (int i = 0; i < ni; i++) {
         f.cur[i] = ir->insts[i];
         f.note[i] = NULL;
+        f.check[i] = 0;
     }
     memset(f.tw, 0, (size_t)(nt + 1) * sizeof *f.tw);
     memset(f.tr, 0, (size_t)(nt + 1) * sizeof *f.tr);
@@ -561,5 +645,6 @@ int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
         }
     out->inst = f.cur;
     out->note = f.note;
+    out->check_only = f.check;
     return 0;
 }

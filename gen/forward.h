@@ -15,7 +15,9 @@
 typedef struct Fwd {
     IrInst **inst;       /* per Ir.insts id: what the C back end emits (the
                             instruction itself or a rewritten copy), NULL when dropped */
-    const char **note;   /* per id: why a dropped instruction is gone, else NULL */
+    const char **note;   /* per id: why a dropped instruction is gone, else NULL; for a
+                            gather kept only to check its indices, why it moves nothing */
+    unsigned char *check_only; /* per id: 1 for such a gather (its readers read HBM) */
     int loads;           /* loads dropped (their readers read HBM) */
     int stores;          /* stores dropped (their writers write HBM) */
 } Fwd;

@@ -67,6 +67,9 @@ typedef struct IrAp {
     IrDim free[IR_MAX_FREE]; /* free dims, outermost first, merged where contiguous */
     int64_t istep;        /* HBM side of an indirect DMA (SPEC.md §2.1): partition row p starts
                              index[p]*istep elements further (IrInst.ind); 0: none */
+    int ixgather;         /* C simulation only (gen/forward.c): 1 + the id of the gather this
+                             operand was forwarded from, whose indices (as it checked them,
+                             kept in tg_ix<id>) give index[p]; 0: the instruction's own */
     int rot_loop;         /* tiles: copy rotates with this loop's iterations (IrLoop.id), -1 none */
     Expr *buf;            /* tiles: which of the tile's `bufs` copies (INT 0 if none rotate) */
     SrcLoc loc;           /* the region in the spec */

@@ -102,7 +102,7 @@ static int conv1d_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_h
                 /* partitions run the statements below in turn (all partition-local) */
                 for (int64_t tg_p = 0; tg_p < 48; tg_p++) {
                     { /* conv1d.yaml:78: dve.tensor_scalar */
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 12864;
+                        uint8_t *tg_d = (uint8_t *)(y + (((v_program_id_0 * 28800) + (v_b * 57600)) + (v_lt * 512)) + tg_p * 600);
                         const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048;
                         const float tg_c0 = tg_rd_f32((const uint8_t *)(bias + (v_program_id_0 * 48) + tg_p * 1), 0);
                         TG_IVDEP
@@ -112,14 +112,7 @@ static int conv1d_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_h
                             tg_wr_f32(tg_d, tg_j0, tg_x);
                         }
                     }
-                    { /* conv1d.yaml:79: dma.store */
-                        uint8_t *tg_d = (uint8_t *)(y + (((v_program_id_0 * 28800) + (v_b * 57600)) + (v_lt * 512)) + tg_p * 600);
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12864;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (600 - (v_lt * 512))); tg_j0++) {
-                            memcpy(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 4);
-                        }
-                    }
+                    /* conv1d.yaml:79: dma.store sunk: its tile's writers write y directly */
                 }
             }
         }

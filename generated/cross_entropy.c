@@ -26,6 +26,7 @@ static int cross_entropy_body(tg_core *core, const int64_t tg_lo[3], const int64
     (void)targets;
     (void)loss;
     (void)lse;
+    int64_t tg_ix16[TG_PARTITIONS]; /* the indices gather 16 checked, for its readers */
     for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* cross_entropy.yaml:22 */
         for (int64_t v_b = 0; v_b < tg_fdiv((((tg_fdiv(101, 2) + (v_program_id_0 * tg_fmod(101, 2))) + 32) - 1), 32); v_b += 1) { /* cross_entropy.yaml:37 */
             /* cross_entropy.yaml:39: dve.memset */
@@ -45,19 +46,11 @@ static int cross_entropy_body(tg_core *core, const int64_t tg_lo[3], const int64
                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
             }
             for (int64_t v_c = 0; v_c < 4; v_c += 1) { /* cross_entropy.yaml:42, carried */
-                /* cross_entropy.yaml:44: dma.load */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + (tg_fmod(((v_program_id_0 * 2) + v_b), 2)) * 1024;
-                    const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < (tg_min(256, (1000 - (v_c * 256)))); tg_j0++) {
-                        memcpy(tg_d + ((tg_j0) * 1) * 4, tg_s0 + ((tg_j0) * 1) * 4, 4);
-                    }
-                }
+                /* cross_entropy.yaml:44: dma.load forwarded: its readers read logits directly */
                 /* cross_entropy.yaml:45: dve.tensor_reduce */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3264;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + (tg_fmod(((v_program_id_0 * 2) + v_b), 2)) * 1024;
+                    const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
                     /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
                        -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
                        values only, not on their order, so the loop vectorizes. */
@@ -104,7 +97,7 @@ static int cross_entropy_body(tg_core *core, const int64_t tg_lo[3], const int64
                 /* cross_entropy.yaml:50: dve.tensor_scalar */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 2048;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + (tg_fmod(((v_program_id_0 * 2) + v_b), 2)) * 1024;
+                    const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
                     const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3648 + 3328, 0);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
@@ -192,25 +185,17 @@ static int cross_entropy_body(tg_core *core, const int64_t tg_lo[3], const int64
                 const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648;
                 tg_wr_f32(tg_d, 0, tg_alu_add(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
             }
-            /* cross_entropy.yaml:57: dma.load */
-            { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
-                int64_t tg_ix[TG_PARTITIONS];
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 3648 + 3200, TG_INT32);
-                    if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 1000)
-                        return TG_EBOUNDS;
-                }
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648;
-                    const uint8_t *tg_s0 = (const uint8_t *)(logits + ((v_program_id_0 * 50000) + (v_b * 32000)) + tg_p * 1000 + tg_ix[tg_p] * 1);
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                }
+            /* cross_entropy.yaml:57: dma.load forwarded: its readers read logits directly at the indices it checks and keeps here */
+            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) { /* every index checked (TG_EBOUNDS), and kept */
+                tg_ix16[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 3648 + 3200, TG_INT32);
+                if (tg_ix16[tg_p] < 0 || tg_ix16[tg_p] >= 1000)
+                    return TG_EBOUNDS;
             }
             /* cross_entropy.yaml:58: dve.tensor_tensor */
             for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 128;
+                uint8_t *tg_d = (uint8_t *)(loss + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 64;
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648;
+                const uint8_t *tg_s1 = (const uint8_t *)(logits + ((v_program_id_0 * 50000) + (v_b * 32000)) + tg_p * 1000 + tg_ix16[tg_p] * 1);
                 tg_wr_f32(tg_d, 0, tg_alu_subtract(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
             }
             /* cross_entropy.yaml:59: dma.store */
@@ -219,12 +204,7 @@ static int cross_entropy_body(tg_core *core, const int64_t tg_lo[3], const int64
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 64;
                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
             }
-            /* cross_entropy.yaml:60: dma.store */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = (uint8_t *)(loss + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 128;
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-            }
+            /* cross_entropy.yaml:60: dma.store sunk: its tile's writers write loss directly */
         }
     }
     return TG_OK;

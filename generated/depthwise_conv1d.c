@@ -68,29 +68,12 @@ static int depthwise_conv1d_body(tg_core *core, const int64_t tg_lo[3], const in
                         const int64_t tg_p = 0;
                         const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 9792 + 9728 + (v_ch) * 4, 9792, 1, TG_FLOAT32 };
                         const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816 + ((v_qt * 512)) * 4, 9792, 1, TG_FLOAT32 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_n * 16)) + (v_ch * 2)) + v_qt), 2)) * 2048), 1024, tg_a, tg_b, 4, 1, (int)((tg_min(512, (700 - (v_qt * 512))))), 0, tg_pe, 11180);
+                        tg_matmul((float *)(void *)((uint8_t *)(out + ((((v_program_id_0 * 5600) + (v_n * 11200)) + (v_ch * 700)) + (v_qt * 512)) + tg_p * 700)), 700, tg_a, tg_b, 4, 1, (int)((tg_min(512, (700 - (v_qt * 512))))), 0, tg_pe, 11180);
                         (void)tg_p;
                     }
 
-                    /* partitions run the statements below in turn (all partition-local) */
-                    for (int64_t tg_p = 0; tg_p < 1; tg_p++) {
-                        { /* depthwise_conv1d.yaml:56: dve.tensor_copy */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 9792 + 5632 + (tg_fmod(((((v_program_id_0 * 32) + (v_n * 16)) + (v_ch * 2)) + v_qt), 2)) * 2048;
-                            const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_n * 16)) + (v_ch * 2)) + v_qt), 2)) * 2048;
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (700 - (v_qt * 512))); tg_j0++) {
-                                memcpy(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 4);
-                            }
-                        }
-                        { /* depthwise_conv1d.yaml:57: dma.store */
-                            uint8_t *tg_d = (uint8_t *)(out + ((((v_program_id_0 * 5600) + (v_n * 11200)) + (v_ch * 700)) + (v_qt * 512)) + tg_p * 700);
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 9792 + 5632 + (tg_fmod(((((v_program_id_0 * 32) + (v_n * 16)) + (v_ch * 2)) + v_qt), 2)) * 2048;
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (700 - (v_qt * 512))); tg_j0++) {
-                                memcpy(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 4);
-                            }
-                        }
-                    }
+                    /* depthwise_conv1d.yaml:56: dve.tensor_copy sunk: its tile's writers write out directly */
+                    /* depthwise_conv1d.yaml:57: dma.store sunk: its tile's writers write out directly */
                 }
             }
         }

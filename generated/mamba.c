@@ -38,25 +38,10 @@ static int mamba_body(tg_core *core, const float *delta, const float *u, const f
                     tg_wr_f32(tg_d, tg_j0, 0.0f);
                 }
             }
-            /* mamba.yaml:47: dma.load */
-            for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_ct * 128)), 128); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 4096;
-                const uint8_t *tg_s0 = (const uint8_t *)(delta + ((v_b * 204800) + (v_ct * 131072)) + tg_p * 1024);
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4096);
-            }
-            /* mamba.yaml:48: dma.load */
-            for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_ct * 128)), 128); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 8192;
-                const uint8_t *tg_s0 = (const uint8_t *)(u + ((v_b * 204800) + (v_ct * 131072)) + tg_p * 1024);
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4096);
-            }
+            /* mamba.yaml:47: dma.load forwarded: its readers read delta directly */
+            /* mamba.yaml:48: dma.load forwarded: its readers read u directly */
             for (int64_t v_n = 0; v_n < 8; v_n += 1) { /* mamba.yaml:50, carried */
-                /* mamba.yaml:52: dma.load */
-                for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_ct * 128)), 128); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 30720;
-                    const uint8_t *tg_s0 = (const uint8_t *)(A + ((v_ct * 1024) + v_n) + tg_p * 8);
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                }
+                /* mamba.yaml:52: dma.load forwarded: its readers read A directly */
                 /* mamba.yaml:53: dve.memset */
                 for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 30784;
@@ -66,25 +51,20 @@ static int mamba_body(tg_core *core, const float *delta, const float *u, const f
                     /* mamba.yaml:58: act.activation */
                     for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
                         uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 20480;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 4096 + ((v_s * 512)) * 4;
-                        const float tg_scale = tg_rd_f32(tg_sbuf + (tg_p) * 30848 + 30720, 0);
+                        const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
+                        const float tg_scale = tg_rd_f32((const uint8_t *)(A + ((v_ct * 1024) + v_n) + tg_p * 8), 0);
                         const float tg_bias = 0.0f;
                         {
                             const int64_t tg_j0 = 0;
                             tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
                         }
                     }
-                    /* mamba.yaml:60: dma.load */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 12288 + (tg_fmod(((v_b * 2) + v_ct), 2)) * 2048;
-                        const uint8_t *tg_s0 = (const uint8_t *)(B + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
-                        memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);
-                    }
+                    /* mamba.yaml:60: dma.load forwarded: its readers read B directly */
                     /* mamba.yaml:61: dve.tensor_tensor */
                     for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
                         uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 22528;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 4096 + ((v_s * 512)) * 4;
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 30848 + 8192 + ((v_s * 512)) * 4;
+                        const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
+                        const uint8_t *tg_s1 = (const uint8_t *)(u + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
                         TG_IVDEP
                         for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                             tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
@@ -94,7 +74,7 @@ static int mamba_body(tg_core *core, const float *delta, const float *u, const f
                     for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
                         uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 24576;
                         const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 22528;
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 30848 + 12288 + (tg_fmod(((v_b * 2) + v_ct), 2)) * 2048;
+                        const uint8_t *tg_s1 = (const uint8_t *)(B + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
                         TG_IVDEP
                         for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                             tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
@@ -151,17 +131,12 @@ static int mamba_body(tg_core *core, const float *delta, const float *u, const f
                         const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 26624 + 2044;
                         memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
                     }
-                    /* mamba.yaml:67: dma.load */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 16384 + (tg_fmod(((v_b * 2) + v_ct), 2)) * 2048;
-                        const uint8_t *tg_s0 = (const uint8_t *)(C + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
-                        memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);
-                    }
+                    /* mamba.yaml:67: dma.load forwarded: its readers read C directly */
                     /* mamba.yaml:68: dve.tensor_tensor */
                     for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
                         uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 28672;
                         const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 26624;
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 30848 + 16384 + (tg_fmod(((v_b * 2) + v_ct), 2)) * 2048;
+                        const uint8_t *tg_s1 = (const uint8_t *)(C + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
                         TG_IVDEP
                         for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
                             tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));

@@ -28,6 +28,7 @@ static int moe_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
     (void)affinities;
     (void)expert_index;
     (void)y;
+    int64_t tg_ix10[TG_PARTITIONS]; /* the indices gather 10 checked, for its readers */
     for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:60 */
         /* moe_tkg.yaml:62: dma.load, transposed: one blocked tg_transpose */
         {
@@ -122,19 +123,11 @@ static int moe_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
                 tg_x = tg_alu_add(tg_x, tg_c0);
                 tg_wr_i32(tg_d, 0, tg_x);
             }
-            /* moe_tkg.yaml:83: dma.load */
-            { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
-                int64_t tg_ix[TG_PARTITIONS];
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64, TG_INT32);
-                    if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 64)
-                        return TG_EBOUNDS;
-                }
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6144 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64;
-                    const uint8_t *tg_s0 = (const uint8_t *)(affinities + tg_ix[tg_p] * 1);
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                }
+            /* moe_tkg.yaml:83: dma.load forwarded: its readers read affinities directly at the indices it checks and keeps here */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) { /* every index checked (TG_EBOUNDS), and kept */
+                tg_ix10[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64, TG_INT32);
+                if (tg_ix10[tg_p] < 0 || tg_ix10[tg_p] >= 64)
+                    return TG_EBOUNDS;
             }
             for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:85 */
                 /* moe_tkg.yaml:87: pe.matmul */
@@ -217,7 +210,7 @@ static int moe_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_t + (v_hb * 4))) * 4;
                     const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048;
                     const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_t + (v_hb * 4))) * 4;
-                    const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6720 + 6144 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64, 0);
+                    const float tg_c0 = tg_rd_f32((const uint8_t *)(affinities + tg_ix10[tg_p] * 1), 0);
                     tg_wr_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_f32(tg_s1, 0)));
                 }
             }

@@ -173,7 +173,7 @@ static int qkv_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
                 /* partitions run the statements below in turn (all partition-local) */
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                     { /* qkv_rmsnorm.yaml:72: dve.tensor_tensor */
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 5120 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 1024;
+                        uint8_t *tg_d = (uint8_t *)(qkv + (((v_b * 163840) + (v_s * 81920)) + (v_c * 512)) + tg_p * 640);
                         const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048;
                         const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 8320 + 2560 + ((v_c * 512)) * 4;
                         TG_IVDEP
@@ -181,14 +181,7 @@ static int qkv_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
                             tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
                         }
                     }
-                    { /* qkv_rmsnorm.yaml:73: dma.store */
-                        uint8_t *tg_d = (uint8_t *)(qkv + (((v_b * 163840) + (v_s * 81920)) + (v_c * 512)) + tg_p * 640);
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8320 + 5120 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 1024;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (640 - (v_c * 512))); tg_j0++) {
-                            memcpy(tg_d + (tg_j0) * 2, tg_s0 + (tg_j0) * 2, 2);
-                        }
-                    }
+                    /* qkv_rmsnorm.yaml:73: dma.store sunk: its tile's writers write qkv directly */
                 }
             }
         }

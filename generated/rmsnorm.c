@@ -27,18 +27,13 @@ static int rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
     (void)y;
     /* rmsnorm.yaml:23: dma.load forwarded: its readers read g directly */
     for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* rmsnorm.yaml:24 */
-        /* rmsnorm.yaml:26: dma.load */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
-            const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);
-        }
+        /* rmsnorm.yaml:26: dma.load forwarded: its readers read x directly */
         /* rmsnorm.yaml:28: act.activation */
         for (int64_t tg_pb = 0; tg_pb < tg_min(128, (300 - (v_i * 128))); tg_pb += TG_LANES) {
             const int64_t tg_pn = tg_min(tg_min(128, (300 - (v_i * 128))) - tg_pb, TG_LANES);
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
+                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
                 {
@@ -94,7 +89,7 @@ static int rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
         /* rmsnorm.yaml:31: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
             uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
+            const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
             const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8256 + 8192, 0);
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
@@ -105,7 +100,7 @@ static int rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
         }
         /* rmsnorm.yaml:32: dve.tensor_tensor */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
+            uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + 6144;
             const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
             TG_IVDEP
@@ -113,12 +108,7 @@ static int rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
                 tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
             }
         }
-        /* rmsnorm.yaml:33: dma.store */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + (tg_fmod(v_i, 2)) * 2048;
-            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);
-        }
+        /* rmsnorm.yaml:33: dma.store sunk: its tile's writers write y directly */
     }
     return TG_OK;
 }

@@ -34,18 +34,13 @@ static int rmsnorm_quant_body(tg_core *core, const int64_t tg_lo[3], const int64
         }
     }
     for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* rmsnorm_quant.yaml:38 */
-        /* rmsnorm_quant.yaml:40: dma.load */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + (tg_fmod(v_i, 2)) * 1024;
-            const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
-            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 1024);
-        }
+        /* rmsnorm_quant.yaml:40: dma.load forwarded: its readers read xr directly */
         /* rmsnorm_quant.yaml:42: act.activation */
         for (int64_t tg_pb = 0; tg_pb < tg_min(128, (192 - (v_i * 128))); tg_pb += TG_LANES) {
             const int64_t tg_pn = tg_min(tg_min(128, (192 - (v_i * 128))) - tg_pb, TG_LANES);
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 3072;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + (tg_fmod(v_i, 2)) * 1024;
+                const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
                 {
@@ -90,7 +85,7 @@ static int rmsnorm_quant_body(tg_core *core, const int64_t tg_lo[3], const int64
         /* rmsnorm_quant.yaml:44: dve.scalar_tensor_tensor */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
             uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 3072;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + (tg_fmod(v_i, 2)) * 1024;
+            const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
             const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
             const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 4224, 0);
             TG_IVDEP

@@ -1102,6 +1102,19 @@ def block_gather(sp):
                 sp.feat.add("gather-cast")
             g = sp.tile(gd, [P, w], sp.bufs())
             body.append(op("load", dst="%s[%s, :]" % (g, tr), src=src))
+            if r.random() < 0.5:  # read by an op (the gather may be forwarded to it)
+                sp.feat.add("gather-read")
+                if r.random() < 0.3:  # ... unless its index column changes first
+                    sp.feat.add("gather-column-rewritten")
+                    body.append(op("memset", dst="%s[%s, :]" % (ix, tr), value=0))
+                h = sp.tile(sp.dtype(), [P, w], sp.bufs())
+                gs = "%s[%s, :]" % (g, tr)
+                if r.random() < 0.5:
+                    body.append(op("tensor_scalar", dst="%s[%s, :]" % (h, tr), src=gs, op0=r.choice(ARITH),
+                                   operand0=sp.scalar()))
+                else:
+                    body.append(op("tensor_tensor", dst="%s[%s, :]" % (h, tr), a=gs, b=gs, op=r.choice(ARITH)))
+                g = h
             y = sp.out(sp.dtype(), [nx, w])
             body.append(op("store", dst="%s[%s, :]" % (y, pr), src="%s[%s, :]" % (g, tr)))
         elif kind == "elem":

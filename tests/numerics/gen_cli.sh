@@ -122,6 +122,23 @@ check "copysink: the copies to y1, y2, y5 sink, those to y3, y4 stay" \
   '"$TILEGEN" gen -o "$w/copysink-gen" "$here/specs/copysink.yaml" &&
    [ "$(grep -c "tensor_copy sunk: its tile.s writers write y[125] directly" "$w/copysink-gen/copysink.c")" = 3 ] &&
    [ "$(grep -c "tensor_copy sunk" "$w/copysink-gen/copysink.c")" = 3 ]'
+# Forwarding on ragged tiles and into gathers (gen/forward.c): y1's load and
+# store and y6's (ragged partitions, a ragged free dim) go, y3's stay (a
+# reader and a writer of row 0 only); the gathers of y4, y5 and y7 only check
+# and keep their indices (y7's column is overwritten before its reader runs);
+# numpy-exact and ISS-identical.
+check "raggedfwd: raggedfwd.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" raggedfwd >"$w/raggedfwd.log" 2>&1'
+check "raggedfwd: raggedfwd.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" raggedfwd >"$w/raggedfwd-iss.log" 2>&1'
+check "raggedfwd: the loads of x, x6 and three gathers go, the stores of y1, y5, y6, y7 sink" \
+  '"$TILEGEN" gen -o "$w/raggedfwd-gen" "$here/specs/raggedfwd.yaml" &&
+   c="$w/raggedfwd-gen/raggedfwd.c" &&
+   [ "$(grep -c "load forwarded: its readers read x6* directly \*/" "$c")" = 2 ] &&
+   [ "$(grep -c "load forwarded: its readers read table directly at the indices it checks and keeps here" "$c")" = 3 ] &&
+   [ "$(grep -c "load forwarded" "$c")" = 5 ] &&
+   [ "$(grep -c "store sunk: its tile.s writers write y[1567] directly" "$c")" = 4 ] &&
+   [ "$(grep -c "store sunk" "$c")" = 4 ]'
 # Folds and scans in lanes over a ragged two-level free pattern, 100
 # partitions: numpy exact, the ISS bit for bit.
 check "lanes: lanes.yaml matches numpy" \

@@ -551,6 +551,24 @@ def _ref_gather(p, x):
             "picked": (lg[np.arange(n), idx(x["tg"])].reshape(n, 1), "exact"), "scat": (scat, "exact")}
 
 
+def _inputs_raggedfwd(p, r):
+    n, d = p["N"], p["D"]
+    return {"x": r.standard_normal((n, d)), "x3": r.standard_normal((n, d)),
+            "table": r.standard_normal((p["V"], d)), "ids": r.integers(0, p["V"], (n, 1)),
+            "x6": r.standard_normal((128, p["F"]))}
+
+
+def _ref_raggedfwd(p, x):
+    # one fp32 rounding per op (x*2 exact, +1 rounded once; *3 and *0.5 once): exact
+    xs, g = f32(x["x"]), f32(x["table"])[np.asarray(x["ids"], dtype=np.int64)[:, 0]]
+    y3 = np.zeros(xs.shape)
+    y3[0::128] = f32(f32(x["x3"])[0::128] * 3)
+    y6 = f32(f32(x["x6"]) * f32(x["x6"]))
+    y6[:, 0::48] = 7
+    return {"y1": (f32(f32(xs * 2) + 1), "exact"), "y3": (y3, "exact"), "y4": (g, "exact"),
+            "y5": (f32(g * 0.5), "exact"), "y6": (y6, "exact"), "y7": (f32(g * 2), "exact")}
+
+
 KERNELS = {
     "tensor_add": _k({"N": 512, "M": 2048},
                      [("a", "float32", "N, M"), ("b", "float32", "N, M")],
@@ -1024,6 +1042,12 @@ TEST_KERNELS = {
                  [("rows", "float32", "N, D"), ("rows16", "float32", "N, D"), ("rows8", "float32", "N, D"),
                   ("rowsu", "float32", "N, D"), ("rows3", "bfloat16", "N, 4, 8"), ("picked", "float32", "N, 1"),
                   ("scat", "float32", "N, D")], _inputs_gather, _ref_gather),
+    "raggedfwd": _k({"N": 300, "D": 40, "V": 50, "F": 100},
+                    [("x", "float32", "N, D"), ("x3", "float32", "N, D"), ("table", "float32", "V, D"),
+                     ("ids", "int32", "N, 1"), ("x6", "float32", "128, F")],
+                    [("y1", "float32", "N, D"), ("y3", "float32", "N, D"), ("y4", "float32", "N, D"),
+                     ("y5", "float32", "N, D"), ("y6", "float32", "128, F"), ("y7", "float32", "N, D")],
+                    _inputs_raggedfwd, _ref_raggedfwd),
     "psum_banks": _k({"R": 256}, [("x", "float32", "R, 1024")], [("y", "float32", "R, 1024")],
                      _inputs_psum_banks, _ref_psum_banks),
     "colacc": _k({"N": 24}, [("x", "float32", "128, N")], [("y", "float32", "128, N")],
