@@ -1030,7 +1030,13 @@ static void run_op(Sema *s, Run *R, const SpecStmt *st)
                 diag_error(s->diag, a->ref->region.loc, "E056",
                            "this reads %s[%s]%s%s, which nothing has written yet: it would see whatever the buffer "
                            "held", c->t->name, el, when, m ? ")" : "");
-                for (int j = 0; j < s->nacc; j++)
+                int own = 0; /* the op reads its own dst: a matmul that accumulates */
+                for (int j = R->first[seq]; j < R->first[seq] + R->count[seq]; j++)
+                    own |= s->acc[j].is_write && s->acc[j].ref == a->ref;
+                if (own)
+                    diag_note(s->diag, a->stmt->loc, "with 'accumulate: true' a matmul adds to what '%s' holds; write "
+                              "the first product with 'accumulate: false', or memset '%s' first", c->t->name, c->t->name);
+                for (int j = 0; j < s->nacc && !own; j++)
                     if (s->acc[j].is_write && !s->acc[j].ref->is_tensor && s->acc[j].ref->index == a->ref->index) {
                         diag_note(s->diag, s->acc[j].ref->region.loc, "'%s' is written here, but not there first",
                                   c->t->name);
@@ -1115,6 +1121,12 @@ void sema_check_unwritten(Sema *s)
             if (!a->is_write && !a->ref->is_tensor && a->ref->index >= 0)
                 R.done[next] = !seen[a->ref->index];
         }
+        /* ... but for a read of an op's own dst (a matmul that accumulates),
+         * which W001 does not see: the run decides it */
+        for (int j = i; j < next; j++)
+            for (int k = i; k < next; k++)
+                if (!s->acc[j].is_write && s->acc[k].is_write && s->acc[k].ref == s->acc[j].ref)
+                    R.done[j] = 0;
         for (int j = i; j < next; j++)
             if (s->acc[j].is_write && !s->acc[j].ref->is_tensor && s->acc[j].ref->index >= 0)
                 seen[s->acc[j].ref->index] = 1;
