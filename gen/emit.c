@@ -677,20 +677,31 @@ static int partial_alias(E *e, const IrAp *d, const IrAp *s)
     return 0;
 }
 
-/* i32ops: every source int32 and every op exact in int32 (tg_alu_i32_exact):
- * a contiguous row may run through tg_tensor_tensor_i32 or
- * tg_tensor_scalar_i32, which give the fp32 ops' values. */
-static void put_i32ops(E *e, const IrInst *in, tpl_value *m)
+/* 1 if every source of `in` has dtype dt and every op passes ok_op. */
+static int row_ops(const IrInst *in, tg_dtype dt, int (*ok_op)(tg_alu_op))
 {
     int ok = in->nsrc > 0 && in->nalu > 0;
     for (int i = 0; i < in->nsrc && ok; i++)
-        ok = in->src[i].dtype == TG_INT32;
+        ok = in->src[i].dtype == dt;
     for (int i = 0; i < in->nalu && ok; i++) {
         const char *n = spec_alu_name(in->alu[i]);
         int op = tg_alu_from_name(n, strlen(n));
-        ok = op >= 0 && tg_alu_i32_exact((tg_alu_op)op);
+        ok = op >= 0 && ok_op((tg_alu_op)op);
     }
-    put_bool(e, m, "i32ops", ok);
+    return ok;
+}
+
+/* The runtime rows a contiguous tensor_tensor or tensor_scalar may run as
+ * (templates/kernel.c.j2 row_run). i32ops: every source int32 and every op
+ * exact in int32 (tg_alu_i32_exact): tg_tensor_tensor_i32 or
+ * tg_tensor_scalar_i32, which give the fp32 ops' values. f32ops: every
+ * source and the dst fp32, every op one tg_alu_f32_row_op takes:
+ * tg_tensor_tensor_f32_row or tg_tensor_scalar_f32_row, whose AVX2 body the
+ * generated C's own loops (built for the baseline) cannot match. */
+static void put_rowops(E *e, const IrInst *in, tpl_value *m)
+{
+    put_bool(e, m, "i32ops", row_ops(in, TG_INT32, tg_alu_i32_exact));
+    put_bool(e, m, "f32ops", in->dst.dtype == TG_FLOAT32 && row_ops(in, TG_FLOAT32, tg_alu_f32_row_op));
 }
 
 /* Elementwise family: dst and srcs share one nest. Fills dims, dst, src, and
@@ -1241,7 +1252,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
         return print_fields(e, in, m) ? m : NULL;
     put(e, m, "stages", new_list(e)); /* tensor_scalar replaces it */
     put_bool(e, m, "alias", 0);           /* elementwise() replaces it */
-    put_bool(e, m, "i32ops", 0);          /* put_i32ops() replaces it */
+    put_bool(e, m, "i32ops", 0);          /* put_rowops() replaces it */
     put_bool(e, m, "lanes", 0);           /* put_lanes() replaces it */
     put_bool(e, m, "has_reduce", 0);      /* reduce_fields() replaces it */
     int ok = 1, fold = 0;                 /* fold: may run in lanes (put_lanes) */
@@ -1273,7 +1284,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
     case IR_OP_TENSOR_TENSOR:
         put_str(e, m, "op", "tensor_tensor");
         put_str(e, m, "alu", spec_alu_name(in->alu[0]));
-        put_i32ops(e, in, m);
+        put_rowops(e, in, m);
         ok = elementwise(e, in, m, 0);
         break;
     case IR_OP_RECIPROCAL:
@@ -1293,7 +1304,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
             append(e, st, s);
         }
         put(e, m, "stages", st);
-        put_i32ops(e, in, m);
+        put_rowops(e, in, m);
         ok = reduce_fields(e, in, m) && elementwise(e, in, m, 0);
         break;
     }

@@ -112,9 +112,10 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
                     const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328;
                     const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_maximum(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                    {
+                        const int64_t tg_j0 = 0;
+                        tg_tensor_tensor_f32_row(TG_ALU_MAXIMUM, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 32);
+                        (void)tg_j0;
                     }
                 }
             }
@@ -149,11 +150,13 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2048;
                 const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3328 + 512, 0);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                    tg_x = tg_alu_add(tg_x, tg_c0);
-                    tg_wr_f32(tg_d, tg_j0, tg_x);
+                {
+                    const int64_t tg_j0 = 0;
+                    const tg_alu_op tg_op[2] = { TG_ALU_ADD, TG_ALU_ADD };
+                    const float tg_cv[2] = { tg_c0, 0.0f };
+                    const int tg_rv[2] = { 0, 0 };
+                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 128, 1, tg_op, tg_cv, tg_rv);
+                    (void)tg_j0;
                 }
             }
         }
@@ -172,9 +175,10 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + ((v_t * 32)) * 4;
                     const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
                     const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                    {
+                        const int64_t tg_j0 = 0;
+                        tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 32);
+                        (void)tg_j0;
                     }
                 }
             }
@@ -238,11 +242,13 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2048;
                 const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3328 + 512, 0);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                    tg_x = tg_alu_add(tg_x, tg_c0);
-                    tg_wr_f32(tg_d, tg_j0, tg_x);
+                {
+                    const int64_t tg_j0 = 0;
+                    const tg_alu_op tg_op[2] = { TG_ALU_ADD, TG_ALU_ADD };
+                    const float tg_cv[2] = { tg_c0, 0.0f };
+                    const int tg_rv[2] = { 0, 0 };
+                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 128, 1, tg_op, tg_cv, tg_rv);
+                    (void)tg_j0;
                 }
             }
         }

@@ -61,11 +61,13 @@ static int avgpool2d_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
                 uint8_t *tg_d = (uint8_t *)(y + (v_c * 131072) + tg_p * 1024);
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 36928 + 32768;
                 const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 36928 + 36864, 0);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                    tg_x = tg_alu_divide(tg_x, tg_c0);
-                    tg_wr_f32(tg_d, tg_j0, tg_x);
+                {
+                    const int64_t tg_j0 = 0;
+                    const tg_alu_op tg_op[2] = { TG_ALU_DIVIDE, TG_ALU_ADD };
+                    const float tg_cv[2] = { tg_c0, 0.0f };
+                    const int tg_rv[2] = { 0, 0 };
+                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 1024, 1, tg_op, tg_cv, tg_rv);
+                    (void)tg_j0;
                 }
             }
             /* avgpool2d.yaml:36: dma.store sunk: its tile's writers write y directly */

@@ -101,30 +101,33 @@ static int layernorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 131072) + tg_p * 1024);
                 const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 24640 + 20480, 0);
                 const float tg_c1 = tg_rd_f32(tg_sbuf + (tg_p) * 24640 + 20544, 0);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                    tg_x = tg_alu_subtract(tg_x, tg_c0);
-                    tg_x = tg_alu_multiply(tg_x, tg_c1);
-                    tg_wr_f32(tg_d, tg_j0, tg_x);
+                {
+                    const int64_t tg_j0 = 0;
+                    const tg_alu_op tg_op[2] = { TG_ALU_SUBTRACT, TG_ALU_MULTIPLY,  };
+                    const float tg_cv[2] = { tg_c0, tg_c1,  };
+                    const int tg_rv[2] = { 0, 0,  };
+                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 1024, 2, tg_op, tg_cv, tg_rv);
+                    (void)tg_j0;
                 }
             }
             { /* layernorm.yaml:44: dve.tensor_tensor */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 20480;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 16384;
                 const uint8_t *tg_s1 = (const uint8_t *)(gamma + 0);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 1024);
+                    (void)tg_j0;
                 }
             }
             { /* layernorm.yaml:45: dve.tensor_tensor */
                 uint8_t *tg_d = (uint8_t *)(y + (v_i * 131072) + tg_p * 1024);
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 20480;
                 const uint8_t *tg_s1 = (const uint8_t *)(beta + 0);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 1024);
+                    (void)tg_j0;
                 }
             }
             /* layernorm.yaml:46: dma.store sunk: its tile's writers write y directly */

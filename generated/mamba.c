@@ -65,9 +65,10 @@ static int mamba_body(tg_core *core, const float *delta, const float *u, const f
                         uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 22528;
                         const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
                         const uint8_t *tg_s1 = (const uint8_t *)(u + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                            tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                        {
+                            const int64_t tg_j0 = 0;
+                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                            (void)tg_j0;
                         }
                     }
                     /* mamba.yaml:62: dve.tensor_tensor */
@@ -75,9 +76,10 @@ static int mamba_body(tg_core *core, const float *delta, const float *u, const f
                         uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 24576;
                         const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 22528;
                         const uint8_t *tg_s1 = (const uint8_t *)(B + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                            tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                        {
+                            const int64_t tg_j0 = 0;
+                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                            (void)tg_j0;
                         }
                     }
                     /* mamba.yaml:64: dve.tensor_tensor_scan */
@@ -137,9 +139,10 @@ static int mamba_body(tg_core *core, const float *delta, const float *u, const f
                         uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 28672;
                         const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 26624;
                         const uint8_t *tg_s1 = (const uint8_t *)(C + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                            tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                        {
+                            const int64_t tg_j0 = 0;
+                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                            (void)tg_j0;
                         }
                     }
                     /* mamba.yaml:69: dve.tensor_tensor */
@@ -147,9 +150,10 @@ static int mamba_body(tg_core *core, const float *delta, const float *u, const f
                         uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + ((v_s * 512)) * 4;
                         const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + ((v_s * 512)) * 4;
                         const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 30848 + 28672;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                            tg_wr_f32(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                        {
+                            const int64_t tg_j0 = 0;
+                            tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                            (void)tg_j0;
                         }
                     }
                 }

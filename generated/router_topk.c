@@ -86,9 +86,10 @@ static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t
             uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1600;
             const uint8_t *tg_s0 = tg_psum + (tg_p) * 2048;
             const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2240 + 1088;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+            {
+                const int64_t tg_j0 = 0;
+                tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 64);
+                (void)tg_j0;
             }
         }
         /* router_topk.yaml:58: dma.store */
@@ -163,11 +164,13 @@ static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t
             uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1600;
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1856;
             const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 2112, 0);
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                tg_x = tg_alu_multiply(tg_x, tg_c0);
-                tg_wr_f32(tg_d, tg_j0, tg_x);
+            {
+                const int64_t tg_j0 = 0;
+                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
+                const float tg_cv[2] = { tg_c0, 0.0f };
+                const int tg_rv[2] = { 0, 0 };
+                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 64, 1, tg_op, tg_cv, tg_rv);
+                (void)tg_j0;
             }
         }
         /* router_topk.yaml:65: dve.max8 */
@@ -266,11 +269,13 @@ static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t
             uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1600;
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1856;
             const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 1664, 0);
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 4; tg_j0++) {
-                float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                tg_x = tg_alu_multiply(tg_x, tg_c0);
-                tg_wr_f32(tg_d, tg_j0, tg_x);
+            {
+                const int64_t tg_j0 = 0;
+                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
+                const float tg_cv[2] = { tg_c0, 0.0f };
+                const int tg_rv[2] = { 0, 0 };
+                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 4, 1, tg_op, tg_cv, tg_rv);
+                (void)tg_j0;
             }
         }
         /* router_topk.yaml:73: dma.store */

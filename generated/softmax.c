@@ -94,11 +94,13 @@ static int softmax_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
                 uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6272 + 4096;
                 const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6272 + 6144, 0);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                    tg_x = tg_alu_multiply(tg_x, tg_c0);
-                    tg_wr_f32(tg_d, tg_j0, tg_x);
+                {
+                    const int64_t tg_j0 = 0;
+                    const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
+                    const float tg_cv[2] = { tg_c0, 0.0f };
+                    const int tg_rv[2] = { 0, 0 };
+                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, 1, tg_op, tg_cv, tg_rv);
+                    (void)tg_j0;
                 }
             }
             /* softmax.yaml:32: dma.store sunk: its tile's writers write y directly */

@@ -35,9 +35,10 @@ static int tensor_add_body(tg_core *core, const int64_t tg_lo[3], const int64_t 
                     uint8_t *tg_d = (uint8_t *)(c + ((v_i * 262144) + (v_j * 512)) + tg_p * 2048);
                     const uint8_t *tg_s0 = (const uint8_t *)(a + ((v_i * 262144) + (v_j * 512)) + tg_p * 2048);
                     const uint8_t *tg_s1 = (const uint8_t *)(b + ((v_i * 262144) + (v_j * 512)) + tg_p * 2048);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                    {
+                        const int64_t tg_j0 = 0;
+                        tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                        (void)tg_j0;
                     }
                 }
                 /* tensor_add.yaml:29: dma.store sunk: its tile's writers write c directly */

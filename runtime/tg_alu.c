@@ -86,6 +86,18 @@ int tg_alu_i32_exact(tg_alu_op op)
     return tg__i32_bound(op) != 0;
 }
 
+int tg_alu_f32_row_op(tg_alu_op op)
+{
+    switch (op) {
+#define TG_ROW_OK(ID, id) case TG_ALU_##ID:
+        TG_ALU_F32_ROW_OPS(TG_ROW_OK)
+#undef TG_ROW_OK
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static inline int32_t tg__ld_i32(const uint8_t *p, int64_t j)
 {
     int32_t v;

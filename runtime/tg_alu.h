@@ -75,6 +75,14 @@ uint32_t tg_alu_bits(tg_alu_op op, uint32_t a, uint32_t b);
  * be a source itself but no other overlap. */
 /* 1 when op has an exact int32 form (else those rows run the fp32 ops). */
 int tg_alu_i32_exact(tg_alu_op op);
+
+/* The ops tg_tensor_tensor_f32_row and tg_tensor_scalar_f32_row run
+ * (tg_ops.h): the arithmetic ones, X(ENUM_SUFFIX, spec_name) as TG_ALU_OPS. */
+#define TG_ALU_F32_ROW_OPS(X)                                                  \
+    X(ADD, add) X(SUBTRACT, subtract) X(MULTIPLY, multiply) X(DIVIDE, divide) \
+    X(MAXIMUM, maximum) X(MINIMUM, minimum)
+/* 1 if `op` is one of them. */
+int tg_alu_f32_row_op(tg_alu_op op);
 /* d[j] = a[j] op b[j]: tensor_tensor. */
 void tg_tensor_tensor_i32(tg_alu_op op, uint8_t *d, tg_dtype dt, const uint8_t *a, const uint8_t *b, int64_t n);
 /* d[j] = s[j] op[0] c[0], then op[1] c[1] when nst is 2; rev[k]: c[k] op

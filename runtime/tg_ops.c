@@ -567,6 +567,106 @@ TG_OPS_AVX2_END
 #undef TG_ACT_ROW_FN
 #undef TG_ACT_ROW_CASE
 
+/* ---- arithmetic rows ------------------------------------------------------------
+ * tg_tensor_tensor_f32_row, tg_tensor_scalar_f32_row: the Vector engine's
+ * arithmetic on contiguous fp32 rows, one loop per op so that each
+ * vectorizes, built once per SIMD body like the activation rows. Each element
+ * takes the inline tg_alu.h op (IEEE, NaN made canonical) in its own lane,
+ * nothing fused, so every body gives the element-by-element bits
+ * (tests/unit/test_ops.c test_f32_rows). Built without -march, the generated
+ * C's own loops are SSE2: y = 2x + 1 over 4000 x 512 fp32 ran 0.51 ms as
+ * SSE2, 0.29 ms as AVX2 (numpy 0.45 ms). */
+#define TG_ROW_OPS TG_ALU_F32_ROW_OPS
+#define TG_TT_CASE(ID, id)                                       \
+    case TG_ALU_##ID:                                            \
+        for (size_t j = 0; j < n; j++) {                         \
+            float x_, y_;                                        \
+            memcpy(&x_, a + 4 * j, 4);                           \
+            memcpy(&y_, b + 4 * j, 4);                           \
+            x_ = tg_alu_##id(x_, y_);                            \
+            memcpy(d + 4 * j, &x_, 4);                           \
+        }                                                        \
+        break;
+#define TG_TS_CASE(ID, id)                                       \
+    case TG_ALU_##ID:                                            \
+        if (rev)                                                 \
+            for (size_t j = 0; j < n; j++) {                     \
+                float x_;                                        \
+                memcpy(&x_, s + 4 * j, 4);                       \
+                x_ = tg_alu_##id(c, x_);                         \
+                memcpy(d + 4 * j, &x_, 4);                       \
+            }                                                    \
+        else                                                     \
+            for (size_t j = 0; j < n; j++) {                     \
+                float x_;                                        \
+                memcpy(&x_, s + 4 * j, 4);                       \
+                x_ = tg_alu_##id(x_, c);                         \
+                memcpy(d + 4 * j, &x_, 4);                       \
+            }                                                    \
+        break;
+#define TG_ROW_FNS(SFX)                                                                                     \
+    static void tg__tt_row_##SFX(tg_alu_op op, uint8_t *d, const uint8_t *a, const uint8_t *b, size_t n)     \
+    {                                                                                                       \
+        switch (op) {                                                                                       \
+            TG_ROW_OPS(TG_TT_CASE)                                                                          \
+        default:                                                                                            \
+            break;                                                                                          \
+        }                                                                                                   \
+    }                                                                                                       \
+    static void tg__ts_row_##SFX(tg_alu_op op, uint8_t *d, const uint8_t *s, size_t n, float c, int rev)     \
+    {                                                                                                       \
+        switch (op) {                                                                                       \
+            TG_ROW_OPS(TG_TS_CASE)                                                                          \
+        default:                                                                                            \
+            break;                                                                                          \
+        }                                                                                                   \
+    }
+TG_ROW_FNS(base)
+#if defined(TG_MM_DISPATCH) && TG_MM_BASE_VW < 8
+TG_OPS_AVX2_BEGIN
+TG_ROW_FNS(avx2)
+TG_OPS_AVX2_END
+#define TG_ROW_AVX2 (tg__simd_level() >= 2)
+#else
+#define TG_ROW_AVX2 0
+#define tg__tt_row_avx2 tg__tt_row_base
+#define tg__ts_row_avx2 tg__ts_row_base
+#endif
+
+void tg_tensor_tensor_f32_row(tg_alu_op op, void *d, const void *a, const void *b, size_t n)
+{
+    if (TG_ROW_AVX2)
+        tg__tt_row_avx2(op, (uint8_t *)d, (const uint8_t *)a, (const uint8_t *)b, n);
+    else
+        tg__tt_row_base(op, (uint8_t *)d, (const uint8_t *)a, (const uint8_t *)b, n);
+}
+
+void tg_tensor_scalar_f32_row(void *d, const void *s, size_t n, int nst, const tg_alu_op op[2], const float c[2],
+                              const int rev[2])
+{
+    uint8_t *dd = (uint8_t *)d;
+    const uint8_t *ss = (const uint8_t *)s;
+    int wide = TG_ROW_AVX2;
+    if (nst < 2) {
+        (wide ? tg__ts_row_avx2 : tg__ts_row_base)(op[0], dd, ss, n, c[0], rev[0]);
+        return;
+    }
+    /* two stages a block at a time through a buffer that stays in L1, so d
+     * is written once (as two passes over d: 0.40 ms where one took 0.30) */
+    enum { B = 256 };
+    float buf[B];
+    for (size_t o = 0; o < n; o += B) {
+        size_t m = n - o < B ? n - o : B;
+        (wide ? tg__ts_row_avx2 : tg__ts_row_base)(op[0], (uint8_t *)buf, ss + 4 * o, m, c[0], rev[0]);
+        (wide ? tg__ts_row_avx2 : tg__ts_row_base)(op[1], dd + 4 * o, (const uint8_t *)buf, m, c[1], rev[1]);
+    }
+}
+#undef TG_ROW_FNS
+#undef TG_TS_CASE
+#undef TG_TT_CASE
+#undef TG_ROW_OPS
+#undef TG_ROW_AVX2
+
 void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, float scale, float bias)
 {
 #if defined(TG_MM_DISPATCH) && TG_MM_BASE_VW < 8

@@ -327,6 +327,18 @@ static inline void tg_activation_row(float *dst, const float *src, size_t n, tg_
  * SIMD body this CPU runs (tg_matmul_isa), every body the same bits. */
 void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, float scale, float bias);
 
+/* d[j] = tg_alu(op, a[j], b[j]) for j < n: fp32 rows, contiguous, any
+ * alignment; d equal to a or b or apart from both. op as tg_alu_f32_row_op
+ * allows (tg_alu.h; others: nothing is written). The widest SIMD body this CPU runs
+ * (tg_matmul_isa), every body the bits of the element-by-element ops. */
+void tg_tensor_tensor_f32_row(tg_alu_op op, void *d, const void *a, const void *b, size_t n);
+
+/* tensor_scalar of an fp32 row: x = s[j], then for each of the nst stages
+ * x = op[k](x, c[k]) (rev[k]: op[k](c[k], x)), d[j] = x; d equal to s or
+ * apart from it. Ops and bodies as tg_tensor_tensor_f32_row. */
+void tg_tensor_scalar_f32_row(void *d, const void *s, size_t n, int nst, const tg_alu_op op[2], const float c[2],
+                              const int rev[2]);
+
 /* tensor_tensor_scan of one row: r = initial; for j: r = (a[j] op0 r) op1
  * b[j]; dst[j] = r (r carried in fp32, not in dst's dtype). dst may equal a
  * or b. */

@@ -1037,6 +1037,78 @@ static void test_activation_rows(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
+/* tg_tensor_tensor_f32_row and tg_tensor_scalar_f32_row against tg_alu
+ * element by element, bit for bit: every op they take (and nothing written
+ * for one they do not), one and two stages, reversed, with every SIMD body
+ * this CPU runs, on rows of specials (NaNs of both signs, infinities, -0,
+ * denormals) and wide random values, unaligned, in place, lengths around the
+ * vector widths and the two-stage block. */
+static void test_f32_rows(void **state)
+{
+    static float x[1100], x2[1100], y[1100], z[1100];
+    static const float cs[] = {0.0f, -0.0f, 1.5f, -3.0e38f, 1e-40f};
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int i = 0; i < 1100; i++) {
+        x[i] = i < 40 ? tg_bits_f32((uint32_t[]){0x7fc00000u, 0xffc12345u, 0x7f800000u, 0xff800000u, 0x80000000u, 0,
+                                                 1, 0x807fffffu, 0x7f7fffffu, 0xff7fffffu}[i % 10])
+                      : rndf_wide() * (i % 7 == 0 ? 100.0f : 1.0f);
+        x2[i] = i % 13 == 0 ? x[(i * 7) % 40] : rndf_wide();
+    }
+    assert_int_equal(tg_alu_f32_row_op(TG_ALU_POWER), 0);
+    assert_int_equal(tg_alu_f32_row_op(TG_ALU_LESS), 0);
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        for (int o = 0; o < TG_ALU_COUNT; o++) {
+            tg_alu_op op = (tg_alu_op)o, op1 = (tg_alu_op)((o + 2) % TG_ALU_COUNT);
+            int ok = tg_alu_f32_row_op(op);
+            if (!tg_alu_f32_row_op(op1))
+                op1 = TG_ALU_SUBTRACT;
+            for (size_t n = 0; n < 1030; n += n < 20 ? 1 : 101) {
+                const size_t off = n % 3; /* byte offsets 0, 1, 2: any alignment */
+                uint8_t *d = (uint8_t *)y + off;
+                memset(y, 0x5a, sizeof y);
+                tg_tensor_tensor_f32_row(op, d, (const uint8_t *)x + off, (const uint8_t *)x2 + off, n);
+                for (size_t j = 0; j < n; j++) {
+                    float a, b, w;
+                    memcpy(&a, (const uint8_t *)x + off + 4 * j, 4);
+                    memcpy(&b, (const uint8_t *)x2 + off + 4 * j, 4);
+                    memcpy(&w, d + 4 * j, 4);
+                    assert_int_equal(tg_f32_bits(w), ok ? tg_f32_bits(tg_alu(op, a, b)) : 0x5a5a5a5au);
+                }
+                if (!ok)
+                    continue;
+                memcpy(z, x, sizeof z); /* in place, as both sources */
+                tg_tensor_tensor_f32_row(op, z, z, z, n);
+                for (size_t j = 0; j < n; j++)
+                    assert_int_equal(tg_f32_bits(z[j]), tg_f32_bits(tg_alu(op, x[j], x[j])));
+                for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++)
+                    for (int nst = 1; nst <= 2; nst++)
+                        for (int rv = 0; rv < 4; rv++) {
+                            const tg_alu_op ops[2] = {op, op1};
+                            const float cv[2] = {cs[k], cs[(k + 2) % 5]};
+                            const int rev[2] = {rv & 1, rv >> 1};
+                            memcpy(z, x, sizeof z);
+                            uint8_t *zd = (uint8_t *)z + off, *yd = (uint8_t *)y + off;
+                            tg_tensor_scalar_f32_row(yd, zd, n, nst, ops, cv, rev);
+                            tg_tensor_scalar_f32_row(zd, zd, n, nst, ops, cv, rev); /* in place */
+                            for (size_t j = 0; j < n; j++) {
+                                float v, w, u;
+                                memcpy(&v, (const uint8_t *)x + off + 4 * j, 4);
+                                for (int t = 0; t < nst; t++)
+                                    v = rev[t] ? tg_alu(ops[t], cv[t], v) : tg_alu(ops[t], v, cv[t]);
+                                memcpy(&w, yd + 4 * j, 4);
+                                memcpy(&u, zd + 4 * j, 4);
+                                assert_int_equal(tg_f32_bits(w), tg_f32_bits(v));
+                                assert_int_equal(tg_f32_bits(u), tg_f32_bits(v));
+                            }
+                        }
+            }
+        }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
 static _Alignas(16) uint8_t tr_src[40 * 40 * 2 * 4], tr_dst[40 * 40 * 4];
 
 /* tg_transpose of 1-, 2- and 4-byte elements against the plain definition,
@@ -1160,6 +1232,7 @@ int main(void)
         cmocka_unit_test(test_matmul_keep),
         cmocka_unit_test(test_matmul_range_edges),
         cmocka_unit_test(test_activation_rows),
+        cmocka_unit_test(test_f32_rows),
         cmocka_unit_test(test_lanes_stage),
         cmocka_unit_test(test_lanes_fold),
         cmocka_unit_test(test_reduce_key),
