@@ -234,12 +234,16 @@ static int to_hbm(F *f, IrAp *op, const IrAp *hbm)
     return 1;
 }
 
-/* Drop instruction id, the last user of tile t, with a note naming tensor h. */
+/* Drop instruction id, the last user of tile t, with a note naming tensor h;
+ * a gather (forward_load) is kept only for its index check (Fwd.check_only). */
 static int drop(F *f, int t, int id, const char *fmt, int h)
 {
     f->tw[t] = 0;
     f->tr[t] = 0;
-    f->cur[id] = NULL;
+    if (f->cur[id]->has_ind)
+        f->check[id] = 1; /* a gather stays where it was, to check its indices (TG_EBOUNDS) */
+    else
+        f->cur[id] = NULL;
     f->note[id] = arena_printf(f->arena, fmt, f->spec->tensors[h].name);
     return f->note[id] ? 0 : -1;
 }
@@ -363,15 +367,10 @@ static int forward_load(F *f, int t, int li)
             if (on_tile(ops[k].ap, t) && to_hbm(f, ops[k].ap, &hbm) != 1)
                 return -1; /* the HBM step is 1, so only memory can run out */
     }
-    if (!f->cur[li]->has_ind)
-        return drop(f, t, li, "forwarded: its readers read %s directly", hbm.index);
-    /* the gather stays where it was, to check its indices (TG_EBOUNDS) */
-    f->tw[t] = 0;
-    f->tr[t] = 0;
-    f->check[li] = 1;
-    f->note[li] = arena_printf(f->arena, "forwarded: its readers read %s directly at the indices it checks and keeps here",
-                               f->spec->tensors[hbm.index].name);
-    return f->note[li] ? 0 : -1;
+    return drop(f, t, li,
+                hbm.ixgather ? "forwarded: its readers read %s directly at the indices it checks and keeps here"
+                             : "forwarded: its readers read %s directly",
+                hbm.index);
 }
 
 /* ---- store sinking -------------------------------------------------------------- */

@@ -186,7 +186,7 @@ static int cross_entropy_body(tg_core *core, const int64_t tg_lo[3], const int64
                 tg_wr_f32(tg_d, 0, tg_alu_add(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
             }
             /* cross_entropy.yaml:57: dma.load forwarded: its readers read logits directly at the indices it checks and keeps here */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) { /* every index checked (TG_EBOUNDS), and kept */
+            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
                 tg_ix16[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 3648 + 3200, TG_INT32);
                 if (tg_ix16[tg_p] < 0 || tg_ix16[tg_p] >= 1000)
                     return TG_EBOUNDS;

@@ -124,7 +124,7 @@ static int moe_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
                 tg_wr_i32(tg_d, 0, tg_x);
             }
             /* moe_tkg.yaml:83: dma.load forwarded: its readers read affinities directly at the indices it checks and keeps here */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) { /* every index checked (TG_EBOUNDS), and kept */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 tg_ix10[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64, TG_INT32);
                 if (tg_ix10[tg_p] < 0 || tg_ix10[tg_p] >= 64)
                     return TG_EBOUNDS;

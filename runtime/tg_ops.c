@@ -574,9 +574,8 @@ TG_OPS_AVX2_END
  * takes the inline tg_alu.h op (IEEE, NaN made canonical) in its own lane,
  * nothing fused, so every body gives the element-by-element bits
  * (tests/unit/test_ops.c test_f32_rows). Built without -march, the generated
- * C's own loops are SSE2: y = 2x + 1 over 4000 x 512 fp32 ran 0.51 ms as
- * SSE2, 0.29 ms as AVX2 (numpy 0.45 ms). */
-#define TG_ROW_OPS TG_ALU_F32_ROW_OPS
+ * C's own loops are SSE2: y = 2x + 1 over 4096 x 512 fp32 ran 0.48-0.51 ms as
+ * SSE2, 0.32-0.36 ms through these rows (numpy 0.45 ms). */
 #define TG_TT_CASE(ID, id)                                       \
     case TG_ALU_##ID:                                            \
         for (size_t j = 0; j < n; j++) {                         \
@@ -608,7 +607,7 @@ TG_OPS_AVX2_END
     static void tg__tt_row_##SFX(tg_alu_op op, uint8_t *d, const uint8_t *a, const uint8_t *b, size_t n)     \
     {                                                                                                       \
         switch (op) {                                                                                       \
-            TG_ROW_OPS(TG_TT_CASE)                                                                          \
+            TG_ALU_F32_ROW_OPS(TG_TT_CASE)                                                                  \
         default:                                                                                            \
             break;                                                                                          \
         }                                                                                                   \
@@ -616,7 +615,7 @@ TG_OPS_AVX2_END
     static void tg__ts_row_##SFX(tg_alu_op op, uint8_t *d, const uint8_t *s, size_t n, float c, int rev)     \
     {                                                                                                       \
         switch (op) {                                                                                       \
-            TG_ROW_OPS(TG_TS_CASE)                                                                          \
+            TG_ALU_F32_ROW_OPS(TG_TS_CASE)                                                                  \
         default:                                                                                            \
             break;                                                                                          \
         }                                                                                                   \
@@ -664,7 +663,6 @@ void tg_tensor_scalar_f32_row(void *d, const void *s, size_t n, int nst, const t
 #undef TG_ROW_FNS
 #undef TG_TS_CASE
 #undef TG_TT_CASE
-#undef TG_ROW_OPS
 #undef TG_ROW_AVX2
 
 void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, float scale, float bias)
