@@ -8,8 +8,10 @@
  * reader of t is such a reader, each reads the input directly and the load
  * goes. A tile a print reads keeps its load (the print shows SBUF).
  *
- * Store sinking. Tile u is read by one instruction only, a raw store of the
- * whole tile to an output that no other instruction writes and none reads.
+ * Store sinking. Tile u is stored whole by a raw store to an output that no
+ * other instruction writes and none reads; any other reader of u runs in the
+ * store's loop after every writer (reads_final) and reads the output once
+ * the store sinks.
  * Every writer of u runs before the store in the same iteration of the
  * store's loop and writes the copy it stores; and in every iteration of that
  * loop the writers together write every element of u (proved by marking
@@ -276,6 +278,17 @@ static IrAp *written_on(IrInst *c, int u)
     return NULL;
 }
 
+/* 1 if instruction c reads or writes tile u. */
+static int uses_tile(IrInst *c, int u)
+{
+    IrOperand ops[IR_MAX_OPERANDS];
+    int n = ir_operands(c, ops);
+    for (int k = 0; k < n; k++)
+        if (on_tile(ops[k].ap, u))
+            return 1;
+    return 0;
+}
+
 /* ---- load forwarding ------------------------------------------------------------ */
 
 /* A row or element gather (indirect load) into tile t may be forwarded: it
@@ -457,6 +470,34 @@ static int covered(F *f, int u, const IrInst *S, int64_t elems, const IrLoop *co
     return 1;
 }
 
+/* 1 if every instruction that only reads tile u (other than its store, id
+ * si) reads the values the writers leave in an iteration of the store's loop:
+ * it runs in that loop after every writer, and no loop inside the store's
+ * runs both it and a writer (else it could run between two of a writer's
+ * iterations). Sunk, it reads them from the output: the writers wrote every
+ * element there in this iteration (covered), and nothing else writes it. */
+static int reads_final(F *f, int u, int si)
+{
+    const IrLoop *sl = f->cur[si]->loop;
+    for (int r = 0; r < f->ir->ninsts; r++) {
+        IrInst *R = f->cur[r];
+        if (r == si || !R || written_on(R, u) || !uses_tile(R, u))
+            continue;
+        if (!encloses(sl, R->loop))
+            return 0;
+        for (int w = 0; w < f->ir->ninsts; w++) {
+            if (!f->cur[w] || !written_on(f->cur[w], u))
+                continue;
+            if (w > r)
+                return 0;
+            for (const IrLoop *lp = R->loop; lp && lp != sl; lp = lp->parent)
+                if (encloses(lp, f->cur[w]->loop))
+                    return 0;
+        }
+    }
+    return 1;
+}
+
 /* 1 if tile u's store (id si) can be dropped: see the file comment. */
 static int store_sinkable(F *f, int u, int si)
 {
@@ -474,12 +515,22 @@ static int store_sinkable(F *f, int u, int si)
     const Expr *fc = S->src[0].free[0].num; /* ... and within them only elements [0, fc) (covered_once) */
     int64_t elems = tile_elems(f, u);
     int first = -1; /* the first instruction on the tile: a writer of all of it, at the store's loop level */
+    int prag = pc->kind != EXPR_INT, frag = fc->kind != EXPR_INT;
     for (int i = 0; i < f->ir->ninsts; i++) {
         IrInst *c = f->cur[i];
         if (i == si || !c)
             continue;
         IrOperand ops[IR_MAX_OPERANDS];
         int n = ir_operands(c, ops), nw = 0;
+        if (!written_on(c, u)) { /* a reader: see reads_final */
+            for (int k = 0; k < n; k++)
+                if (on_tile(ops[k].ap, u) &&
+                    (c->op == IR_OP_PRINT || !same(ops[k].ap->buf, S->src[0].buf) ||
+                     (prag && (!ir_expr_is(ops[k].ap->pstart, 0) || !same(ops[k].ap->pcount, pc))) ||
+                     (frag && !whole_rows(ops[k].ap, pc, fc))))
+                    return 0;
+            continue;
+        }
         for (int k = 0; k < n; k++) {
             if (!on_tile(ops[k].ap, u))
                 continue;
@@ -497,6 +548,8 @@ static int store_sinkable(F *f, int u, int si)
         if (nw > 1)
             return 0;
     }
+    if (!reads_final(f, u, si))
+        return 0;
     const IrLoop *chain[64];
     int n = 0;
     for (const IrLoop *lp = S->loop; lp; lp = lp->parent)
@@ -544,29 +597,41 @@ static int indirect_between(F *f, int u, int si)
     return 0;
 }
 
+/* Every access to tile u but the store's (id si) now takes the output. */
 static int sink_store(F *f, int u, int si)
 {
     const IrAp hbm = f->cur[si]->dst;
-    for (int i = 0; i < si; i++) {
-        if (!f->cur[i] || !written_on(f->cur[i], u))
+    int readers = 0;
+    for (int i = 0; i < f->ir->ninsts; i++) {
+        if (i == si || !f->cur[i] || !uses_tile(f->cur[i], u))
             continue;
+        readers += !written_on(f->cur[i], u);
         IrInst *c = mutable_inst(f, i);
-        if (!c || to_hbm(f, written_on(c, u), &hbm) != 1)
-            return -1; /* the HBM step is 1, so only memory can run out */
+        if (!c)
+            return -1;
+        IrOperand ops[IR_MAX_OPERANDS];
+        int n = ir_operands(c, ops);
+        for (int k = 0; k < n; k++)
+            if (on_tile(ops[k].ap, u) && to_hbm(f, ops[k].ap, &hbm) != 1)
+                return -1; /* the HBM step is 1, so only memory can run out */
     }
-    return drop(f, u, si, "sunk: its tile's writers write %s directly", hbm.index);
+    return drop(f, u, si,
+                readers ? "sunk: its tile's writers write %s directly, and its other readers read it there"
+                        : "sunk: its tile's writers write %s directly",
+                hbm.index);
 }
 
 /* ---- the pass ------------------------------------------------------------------- */
 
-/* The one instruction that reads tile u other than as an accumulating
- * matmul's dst (that reads back what the tile's writers wrote before it:
- * store_sinkable), or -1 (none, or more than one). */
+/* The one instruction that reads tile u (other than as an accumulating
+ * matmul's dst, which reads back what the tile's writers wrote before it:
+ * store_sinkable) and writes HBM, or -1 (none, or more than one); its other
+ * readers are store_sinkable's to check. */
 static int store_of(F *f, int u)
 {
     int found = -1;
     for (int i = 0; i < f->ir->ninsts; i++) {
-        if (!f->cur[i])
+        if (!f->cur[i] || f->cur[i]->dst.mem != IR_MEM_HBM)
             continue;
         IrOperand ops[IR_MAX_OPERANDS];
         int n = ir_operands(f->cur[i], ops), reads = 0;

@@ -53,7 +53,7 @@ static int cumsum_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_h
                     for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                         const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
                         (void)tg_p;
-                        tg_d[tg_l] = tg_sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048;
+                        tg_d[tg_l] = (uint8_t *)(y + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
                         tg_s0[tg_l] = tg_sbuf + (tg_p) * 10304 + 8192;
                         tg_s1[tg_l] = (const uint8_t *)(x + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
                         tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 10304 + 10240, 0);
@@ -86,19 +86,15 @@ static int cumsum_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_h
                         }
                     }
                 }
-
-                /* cumsum.yaml:32: dve.tensor_copy */
-                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+            }
+            /* partitions run the statements below in turn (all partition-local) */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                { /* cumsum.yaml:32: dve.tensor_copy */
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 10240;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048 + 2044;
+                    const uint8_t *tg_s0 = (const uint8_t *)(y + (((v_i * 262144) + (v_c * 512)) + 511) + tg_p * 2048);
                     memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
                 }
-                /* cumsum.yaml:33: dma.store */
-                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                    uint8_t *tg_d = (uint8_t *)(y + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10304 + 4096 + (tg_fmod(((v_i * 4) + v_c), 2)) * 2048;
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 2048);
-                }
+                /* cumsum.yaml:33: dma.store sunk: its tile's writers write y directly, and its other readers read it there */
             }
         }
     }

@@ -83,7 +83,7 @@ static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t
         }
         /* router_topk.yaml:57: dve.tensor_tensor */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1600;
+            uint8_t *tg_d = (uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
             const uint8_t *tg_s0 = tg_psum + (tg_p) * 2048;
             const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2240 + 1088;
             {
@@ -92,16 +92,11 @@ static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t
                 (void)tg_j0;
             }
         }
-        /* router_topk.yaml:58: dma.store */
-        for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
-            uint8_t *tg_d = (uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
-            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 256);
-        }
+        /* router_topk.yaml:58: dma.store sunk: its tile's writers write router_logits directly, and its other readers read it there */
         /* router_topk.yaml:60: dve.tensor_reduce */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
             uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 2112;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
+            const uint8_t *tg_s0 = (const uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
             /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
                -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
                values only, not on their order, so the loop vectorizes. */
@@ -120,7 +115,7 @@ static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t
             const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_t * 128))) - tg_pb, TG_LANES);
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1856;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
+                const uint8_t *tg_s0 = (const uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
                 const float tg_scale = 1.0f;
                 const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 2112, 0);
                 {

@@ -671,7 +671,9 @@ def _ref_forward(p, x):
     y8[128:256, 0:h] = v[128:256, h:]  # iteration 1's second load lands on [0:32]
     y8[128:256, h:] = v[0:128, h:]     # [32:64] still holds iteration 0's
     out = {"y1": v, "y2": 2 * v, "y3": v[128:256] + 1, "y4": v + x["g"], "y5": v, "y6": 3 * v,
-           "y7": v - 0.5, "y8": y8, "y9": x["w"].T @ v[0:128], "y10": v[:, 0::2] - v[:, 1::2]}
+           "y7": v - 0.5, "y8": y8, "y9": x["w"].T @ v[0:128], "y10": v[:, 0::2] - v[:, 1::2],
+           "y11": v + 1, "y12": 2 * (v + 1), "y13": v - 3, "y14": -(v - 3), "y15": v + 5,
+           "y16": 2 * (v[128:256] + 5)}
     return {k: (a, "exact") for k, a in out.items()}
 
 
@@ -1011,7 +1013,9 @@ TEST_KERNELS = {
                   [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y3", "float32", "128, F"),
                    ("y4", "float32", "N, F"), ("y5", "float32", "N, F"), ("y6", "float32", "N, F"),
                    ("y7", "float32", "N, F"), ("y8", "float32", "N, F"), ("y9", "float32", "128, F"),
-                   ("y10", "float32", "N, F / 2")],
+                   ("y10", "float32", "N, F / 2"), ("y11", "float32", "N, F"), ("y12", "float32", "N, F"),
+                   ("y13", "float32", "N, F"), ("y14", "float32", "N, F"), ("y15", "float32", "N, F"),
+                   ("y16", "float32", "128, F")],
                   _inputs_forward, _ref_forward),
     "introws": _k({"N": 256, "D": 200, "THR": 100},
                   [("a", "int32", "N, D"), ("b", "int32", "N, D"), ("m", "int32", "N, D")],
