@@ -4,6 +4,7 @@
 #include "tg_fp.h" /* first: no FMA contraction, whatever the flags */
 
 #include "tg_alu.h"
+#include "tg_simd.h"
 
 static const char *const tg_alu_names[TG_ALU_COUNT] = {
 #define TG_ALU_NAME(ID, id) #id,
@@ -215,85 +216,52 @@ static uint32_t tg__i32_bound_to(tg_alu_op op, tg_dtype dt)
     return op == TG_ALU_MULTIPLY && !int_dst ? 0 : tg__i32_bound(op);
 }
 
+#define TG_I32_FN(name) name##_base
+#include "tg_i32_rows.h"
+#undef TG_I32_FN
+#ifdef TG_SIMD_AVX2_BODY
+TG_SIMD_AVX2_BEGIN
+#define TG_I32_FN(name) name##_avx2
+#include "tg_i32_rows.h"
+#undef TG_I32_FN
+TG_SIMD_AVX2_END
+#endif
+
+static int tg__i32_cap = 2; /* tg_alu_isa's limit (tests) */
+
+int tg_alu_isa(int cap)
+{
+    if (cap >= 1)
+        tg__i32_cap = cap < 2 ? cap : 2;
+#ifdef TG_SIMD_DETECT
+    static int cached;
+    return tg_simd_level_capped(&cached, tg__i32_cap);
+#else
+    return 1;
+#endif
+}
+
 void tg_tensor_tensor_i32(tg_alu_op op, uint8_t *d, tg_dtype dt, const uint8_t *a, const uint8_t *b, int64_t n)
 {
-    const uint32_t bound = tg__i32_bound_to(op, dt);
-    const int64_t es = (int64_t)tg_dtype_size(dt), nb = n - n % TG_I32_BLOCK;
-    int64_t i = 0;
-    if (bound && (dt == TG_INT32 || dt == TG_UINT8) && tg__i32_in(a, nb, bound) && tg__i32_in(b, nb, bound)) {
-        if (dt == TG_INT32) {
-            TG_I32_OPS(op, nb, TG_ST_I32, tg__ld_i32(a, j), tg__ld_i32(b, j))
-        } else {
-            TG_I32_OPS(op, nb, TG_ST_U8, tg__ld_i32(a, j), tg__ld_i32(b, j))
-        }
-        i = nb;
+#ifdef TG_SIMD_AVX2_BODY
+    if (tg_alu_isa(0) >= 2) {
+        tg__tt_i32_avx2(op, d, dt, a, b, n);
+        return;
     }
-    for (; i < n; i += TG_I32_BLOCK) {
-        const int m = n - i < TG_I32_BLOCK ? (int)(n - i) : TG_I32_BLOCK;
-        int32_t x[TG_I32_BLOCK], y[TG_I32_BLOCK];
-        tg__i32_load(x, a + i * 4, m);
-        tg__i32_load(y, b + i * 4, m);
-        tg__tt_block(op, bound, d + i * es, dt, x, y, m);
-    }
+#endif
+    tg__tt_i32_base(op, d, dt, a, b, n);
 }
 
 void tg_tensor_scalar_i32(uint8_t *d, tg_dtype dt, const uint8_t *s, int64_t n, int nst, const tg_alu_op op[2],
                           const float c[2], const int rev[2])
 {
-    uint32_t bound[2] = {0, 0};
-    int32_t ci[2] = {0, 0};
-    int ok = nst >= 1 && nst <= 2;
-    for (int k = 0; k < nst && ok; k++) {
-        bound[k] = tg__i32_bound_to(op[k], dt);
-        ok = tg__c_in(c[k], bound[k]);
-        ci[k] = ok ? (int32_t)c[k] : 0;
+#ifdef TG_SIMD_AVX2_BODY
+    if (tg_alu_isa(0) >= 2) {
+        tg__ts_i32_avx2(d, dt, s, n, nst, op, c, rev);
+        return;
     }
-    const int64_t es = (int64_t)tg_dtype_size(dt), nb = n - n % TG_I32_BLOCK;
-    int64_t i = 0;
-    /* one stage, the row in range: straight from src to dst */
-    if (ok && nst == 1 && !rev[0] && (dt == TG_INT32 || dt == TG_UINT8) && tg__i32_in(s, nb, bound[0])) {
-        const int32_t y = ci[0];
-        if (dt == TG_INT32) {
-            TG_I32_OPS(op[0], nb, TG_ST_I32, tg__ld_i32(s, j), y)
-        } else {
-            TG_I32_OPS(op[0], nb, TG_ST_U8, tg__ld_i32(s, j), y)
-        }
-        i = nb;
-    }
-    for (; i < n; i += TG_I32_BLOCK) {
-        const int m = n - i < TG_I32_BLOCK ? (int)(n - i) : TG_I32_BLOCK;
-        int32_t x[TG_I32_BLOCK], r[TG_I32_BLOCK];
-        tg__i32_load(x, s + i * 4, m);
-        int fast = ok;
-        for (int k = 0; k < nst && fast; k++) {
-            const int32_t *v = k ? r : x;
-            fast = tg__i32_in((const uint8_t *)v, TG_I32_BLOCK, bound[k]);
-            if (!fast)
-                break;
-            const int32_t y = ci[k];
-            if (rev[k]) {
-                TG_I32_OPS(op[k], TG_I32_BLOCK, TG_ST_R, y, v[j])
-            } else {
-                TG_I32_OPS(op[k], TG_I32_BLOCK, TG_ST_R, v[j], y)
-            }
-        }
-        if (fast) {
-            tg__i32_store(d + i * es, dt, r, m);
-            continue;
-        }
-        float f[TG_I32_BLOCK];
-        for (int j = 0; j < TG_I32_BLOCK; j++)
-            f[j] = (float)x[j];
-        for (int k = 0; k < nst; k++) {
-            const float y = c[k];
-#define F32_X_ (rev[k] ? y : f[j])
-#define F32_Y_ (rev[k] ? f[j] : y)
-            TG_F32_OPS(op[k])
-#undef F32_X_
-#undef F32_Y_
-        }
-        tg_row_from_f32(d + i * es, dt, f, (size_t)m);
-    }
+#endif
+    tg__ts_i32_base(d, dt, s, n, nst, op, c, rev);
 }
 #undef TG_I32_OPS
 #undef TG_F32_OPS

@@ -89,6 +89,12 @@ void tg_tensor_tensor_i32(tg_alu_op op, uint8_t *d, tg_dtype dt, const uint8_t *
  * x instead: tensor_scalar's stages. */
 void tg_tensor_scalar_i32(uint8_t *d, tg_dtype dt, const uint8_t *s, int64_t n, int nst, const tg_alu_op op[2],
                           const float c[2], const int rev[2]);
+/* Which SIMD body the int32 rows run: 1 baseline, 2 AVX2 (x86-64 without
+ * -march: picked from the CPU at the first call), as tg_matmul_isa (tg_ops.h)
+ * for the rows there (here 2 at most). cap >= 1 limits it from then on
+ * (tests run every body; not thread-safe); cap <= 0 only asks. Returns the level in effect; every
+ * level gives the same bits. */
+int tg_alu_isa(int cap);
 
 /* ---- per-op functions ------------------------------------------------------ */
 /* tg_alu_raw_<op>: the op with whatever NaN the host makes; tg_alu_<op>: the

@@ -7,6 +7,7 @@
 #include "tg_mem.h"
 
 #include "tg_ops.h"
+#include "tg_simd.h"
 
 static float tg__nan(void) { return tg_bits_f32(0x7fc00000u); }
 
@@ -92,60 +93,28 @@ static inline float tg__mm_rd_e5m2(const uint8_t *r, ptrdiff_t i) { return tg_e5
 #include "tg_mm_impl.h"
 #undef TG_MM_FN
 
-#if defined(__GNUC__) && defined(__x86_64__) && TG_MM_BASE_VW < 16
-#include <cpuid.h>
+static int tg__simd_cap = 3; /* tg_matmul_isa's limit (tests) */
+
+#if defined(TG_SIMD_DETECT) && TG_MM_BASE_VW < 16
 #define TG_MM_DISPATCH 1
 
-/* Each wider body under its target, keeping tg_fp.h's rule: gcc's pragma
- * leaves fp-contract=off in force; clang gets no-fma with the new features. */
-
-/* The AVX2 bodies' region (the matmul's and the activation rows'). clang
- * gives a function under two pushed target attributes the outer one only,
- * so tg_fp.h's no-fma region is popped for it and pushed back after (as for
- * the AVX-512 body): else the "AVX2" body is SSE2 code. */
-#if defined(__clang__)
-#ifndef TG_FP_CLANG_PUSHED
-#error "tg_fp.h pushes no-fma on x86-64 clang"
-#endif
-#define TG_OPS_AVX2_BEGIN                                                                                \
-    _Pragma("clang attribute pop")                                                                       \
-    _Pragma("clang attribute push(__attribute__((target(\"avx2,no-fma\"))), apply_to = function)")
-#define TG_OPS_AVX2_END                                                                                  \
-    _Pragma("clang attribute pop")                                                                       \
-    _Pragma("clang attribute push(__attribute__((target(\"no-fma\"))), apply_to = function)")
-#else
-#define TG_OPS_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
-#define TG_OPS_AVX2_END _Pragma("GCC pop_options")
-#endif
-
-#if TG_MM_BASE_VW < 8
+#ifdef TG_SIMD_AVX2_BODY
 #define TG_MM_VW 8
 #define TG_MM_MR 6
 #define TG_MM_FN(name) name##_avx2
-TG_OPS_AVX2_BEGIN
+TG_SIMD_AVX2_BEGIN
 #include "tg_mm_impl.h"
-TG_OPS_AVX2_END
+TG_SIMD_AVX2_END
 #undef TG_MM_FN
 #endif
 
-/* The widest body this CPU and OS run: 1 baseline, 2 AVX2, 3 AVX-512F (the
- * matmul's and the activation rows'; tg_matmul_isa caps it for both). */
-static int tg__simd_cpu_level(void)
+/* The body to run: the CPU's widest, at most tg__simd_cap. (Defined here:
+ * clang's no-fma region, pushed back after the AVX2 body, must hold a
+ * function before the AVX-512 body pops it.) */
+static int tg__simd_level(void)
 {
-    unsigned a, b, c, d, xlo, xhi;
-    int level = 1;
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
-        return level;
-    __asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
-    (void)xhi;
-    if ((xlo & 0x6) != 0x6 || __get_cpuid_max(0, 0) < 7)
-        return level; /* the OS does not save the YMM state */
-    __cpuid_count(7, 0, a, b, c, d);
-    if (b & bit_AVX2)
-        level = 2;
-    if ((b & bit_AVX512F) && (xlo & 0xe6) == 0xe6)
-        level = 3; /* and the opmask and ZMM state */
-    return level;
+    static int cached;
+    return tg_simd_level_capped(&cached, tg__simd_cap);
 }
 
 /* clang: AVX-512F implies FMA (no-fma would take AVX-512F away again) and
@@ -175,21 +144,6 @@ static int tg__simd_cpu_level(void)
 #endif
 #undef TG_MM_FN
 
-#endif
-
-static int tg__simd_cap = 3; /* tg_matmul_isa's limit (tests) */
-
-#ifdef TG_MM_DISPATCH
-static int tg__simd_level(void)
-{
-    static int cached; /* 0 until the first call; every thread stores the same */
-    int l = __atomic_load_n(&cached, __ATOMIC_RELAXED);
-    if (!l) {
-        l = tg__simd_cpu_level();
-        __atomic_store_n(&cached, l, __ATOMIC_RELAXED);
-    }
-    return l < tg__simd_cap ? l : tg__simd_cap;
-}
 #endif
 
 int tg_matmul_isa(int cap)
@@ -559,10 +513,10 @@ void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const floa
         }                                                                                            \
     }
 TG_ACT_ROW_FN(tg__act_row_base)
-#if defined(TG_MM_DISPATCH) && TG_MM_BASE_VW < 8
-TG_OPS_AVX2_BEGIN
+#ifdef TG_SIMD_AVX2_BODY
+TG_SIMD_AVX2_BEGIN
 TG_ACT_ROW_FN(tg__act_row_avx2)
-TG_OPS_AVX2_END
+TG_SIMD_AVX2_END
 #endif
 #undef TG_ACT_ROW_FN
 #undef TG_ACT_ROW_CASE
@@ -621,10 +575,10 @@ TG_OPS_AVX2_END
         }                                                                                                   \
     }
 TG_ROW_FNS(base)
-#if defined(TG_MM_DISPATCH) && TG_MM_BASE_VW < 8
-TG_OPS_AVX2_BEGIN
+#ifdef TG_SIMD_AVX2_BODY
+TG_SIMD_AVX2_BEGIN
 TG_ROW_FNS(avx2)
-TG_OPS_AVX2_END
+TG_SIMD_AVX2_END
 #define TG_ROW_AVX2 (tg__simd_level() >= 2)
 #else
 #define TG_ROW_AVX2 0
@@ -667,7 +621,7 @@ void tg_tensor_scalar_f32_row(void *d, const void *s, size_t n, int nst, const t
 
 void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, float scale, float bias)
 {
-#if defined(TG_MM_DISPATCH) && TG_MM_BASE_VW < 8
+#ifdef TG_SIMD_AVX2_BODY
     if (tg__simd_level() >= 2) {
         tg__act_row_avx2(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias);
         return;
@@ -753,17 +707,17 @@ void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op o
         }                                                                                       \
     }
 TG_RK_FN(tg__reduce_key_base)
-#if defined(TG_MM_DISPATCH) && TG_MM_BASE_VW < 8
-TG_OPS_AVX2_BEGIN
+#ifdef TG_SIMD_AVX2_BODY
+TG_SIMD_AVX2_BEGIN
 TG_RK_FN(tg__reduce_key_avx2)
-TG_OPS_AVX2_END
+TG_SIMD_AVX2_END
 #endif
 #undef TG_RK_FN
 #undef TG_RK_LOOP
 
 void tg_reduce_key_f32(const uint8_t *row, int64_t n, int is_min, uint32_t *kx, uint32_t *nan)
 {
-#if defined(TG_MM_DISPATCH) && TG_MM_BASE_VW < 8
+#ifdef TG_SIMD_AVX2_BODY
     if (tg__simd_level() >= 2) {
         tg__reduce_key_avx2(row, n, is_min, kx, nan);
         return;

@@ -262,12 +262,11 @@ static void fill_i32(int32_t *v, int n)
 
 static const int row_lens[] = {1, 5, 63, 64, 65, 128, 200, 512};
 
-static void test_i32_tensor_tensor(void **state)
+static void i32_tensor_tensor_sweep(void)
 {
     enum { NMAX = 512 };
     int32_t a[NMAX], b[NMAX];
     uint8_t got[NMAX * 4 + 8], want[NMAX * 4];
-    (void)state;
     for (int op = 0; op < TG_ALU_COUNT; op++) {
         if (op == TG_ALU_POWER)
             continue; /* exact through the same tg_alu either way; slow to sweep */
@@ -295,13 +294,31 @@ static void test_i32_tensor_tensor(void **state)
             }
         }
     }
+}
+
+/* fn at every SIMD body this CPU runs (tg_alu_isa), then back to the widest. */
+static void every_body(void (*fn)(void))
+{
+    const int top = tg_alu_isa(0);
+    assert_true(top >= 1 && top <= 2);
+    for (int level = 1; level <= top; level++) {
+        assert_int_equal(tg_alu_isa(level), level);
+        fn();
+    }
+    assert_int_equal(tg_alu_isa(2), top);
+}
+
+static void test_i32_tensor_tensor(void **state)
+{
+    (void)state;
+    every_body(i32_tensor_tensor_sweep);
     assert_int_equal(tg_alu_i32_exact(TG_ALU_ADD), 1);
     assert_int_equal(tg_alu_i32_exact(TG_ALU_BITWISE_XOR), 1);
     assert_int_equal(tg_alu_i32_exact(TG_ALU_DIVIDE), 0);
     assert_int_equal(tg_alu_i32_exact(TG_ALU_LEFT_SHIFT), 0);
 }
 
-static void test_i32_tensor_scalar(void **state)
+static void i32_tensor_scalar_sweep(void)
 {
     enum { NMAX = 512 };
     static const float consts[] = {0.0f, 1.0f, -1.0f, 7.0f, 1000.0f, -2047.0f, 2048.0f, 8388607.0f, 8388608.0f,
@@ -309,7 +326,6 @@ static void test_i32_tensor_scalar(void **state)
     const int nc = (int)(sizeof consts / sizeof consts[0]);
     int32_t x[NMAX];
     uint8_t got[NMAX * 4 + 8], want[NMAX * 4];
-    (void)state;
     for (int rep = 0; rep < 6000; rep++) {
         const int n = row_lens[rnd32() % (sizeof row_lens / sizeof row_lens[0])];
         const int nst = 1 + (int)(rnd32() % 2);
@@ -340,6 +356,12 @@ static void test_i32_tensor_scalar(void **state)
         assert_memory_equal(got, want, bytes);
         assert_int_equal(got[bytes], 0xa5);
     }
+}
+
+static void test_i32_tensor_scalar(void **state)
+{
+    (void)state;
+    every_body(i32_tensor_scalar_sweep);
 }
 
 int main(void)

@@ -1,0 +1,90 @@
+/* tg_i32_rows.h — the int32 rows of tg_alu.c at one SIMD width, for
+ * tg_alu.c, which includes it once per body (x86-64 without -march: the
+ * baseline and AVX2, picked at run time, tg_simd.h; elsewhere one body).
+ * In:  TG_I32_FN(name) (the body's name for a function) and tg_alu.c's
+ *      helpers and TG_I32_OPS / TG_F32_OPS loops.
+ * Out: static TG_I32_FN(tg__tt_i32) and TG_I32_FN(tg__ts_i32), the bodies of
+ *      tg_tensor_tensor_i32 and tg_tensor_scalar_i32 (tg_alu.h). The loops
+ *      have constant trip counts and independent lanes, so each body gives
+ *      the same bits at its width (tests/unit/test_alu.c runs both). */
+
+static void TG_I32_FN(tg__tt_i32)(tg_alu_op op, uint8_t *d, tg_dtype dt, const uint8_t *a, const uint8_t *b, int64_t n)
+{
+    const uint32_t bound = tg__i32_bound_to(op, dt);
+    const int64_t es = (int64_t)tg_dtype_size(dt), nb = n - n % TG_I32_BLOCK;
+    int64_t i = 0;
+    if (bound && (dt == TG_INT32 || dt == TG_UINT8) && tg__i32_in(a, nb, bound) && tg__i32_in(b, nb, bound)) {
+        if (dt == TG_INT32) {
+            TG_I32_OPS(op, nb, TG_ST_I32, tg__ld_i32(a, j), tg__ld_i32(b, j))
+        } else {
+            TG_I32_OPS(op, nb, TG_ST_U8, tg__ld_i32(a, j), tg__ld_i32(b, j))
+        }
+        i = nb;
+    }
+    for (; i < n; i += TG_I32_BLOCK) {
+        const int m = n - i < TG_I32_BLOCK ? (int)(n - i) : TG_I32_BLOCK;
+        int32_t x[TG_I32_BLOCK], y[TG_I32_BLOCK];
+        tg__i32_load(x, a + i * 4, m);
+        tg__i32_load(y, b + i * 4, m);
+        tg__tt_block(op, bound, d + i * es, dt, x, y, m);
+    }
+}
+
+static void TG_I32_FN(tg__ts_i32)(uint8_t *d, tg_dtype dt, const uint8_t *s, int64_t n, int nst,
+                                  const tg_alu_op op[2], const float c[2], const int rev[2])
+{
+    uint32_t bound[2] = {0, 0};
+    int32_t ci[2] = {0, 0};
+    int ok = nst >= 1 && nst <= 2;
+    for (int k = 0; k < nst && ok; k++) {
+        bound[k] = tg__i32_bound_to(op[k], dt);
+        ok = tg__c_in(c[k], bound[k]);
+        ci[k] = ok ? (int32_t)c[k] : 0;
+    }
+    const int64_t es = (int64_t)tg_dtype_size(dt), nb = n - n % TG_I32_BLOCK;
+    int64_t i = 0;
+    /* one stage, the row in range: straight from src to dst */
+    if (ok && nst == 1 && !rev[0] && (dt == TG_INT32 || dt == TG_UINT8) && tg__i32_in(s, nb, bound[0])) {
+        const int32_t y = ci[0];
+        if (dt == TG_INT32) {
+            TG_I32_OPS(op[0], nb, TG_ST_I32, tg__ld_i32(s, j), y)
+        } else {
+            TG_I32_OPS(op[0], nb, TG_ST_U8, tg__ld_i32(s, j), y)
+        }
+        i = nb;
+    }
+    for (; i < n; i += TG_I32_BLOCK) {
+        const int m = n - i < TG_I32_BLOCK ? (int)(n - i) : TG_I32_BLOCK;
+        int32_t x[TG_I32_BLOCK], r[TG_I32_BLOCK];
+        tg__i32_load(x, s + i * 4, m);
+        int fast = ok;
+        for (int k = 0; k < nst && fast; k++) {
+            const int32_t *v = k ? r : x;
+            fast = tg__i32_in((const uint8_t *)v, TG_I32_BLOCK, bound[k]);
+            if (!fast)
+                break;
+            const int32_t y = ci[k];
+            if (rev[k]) {
+                TG_I32_OPS(op[k], TG_I32_BLOCK, TG_ST_R, y, v[j])
+            } else {
+                TG_I32_OPS(op[k], TG_I32_BLOCK, TG_ST_R, v[j], y)
+            }
+        }
+        if (fast) {
+            tg__i32_store(d + i * es, dt, r, m);
+            continue;
+        }
+        float f[TG_I32_BLOCK];
+        for (int j = 0; j < TG_I32_BLOCK; j++)
+            f[j] = (float)x[j];
+        for (int k = 0; k < nst; k++) {
+            const float y = c[k];
+#define F32_X_ (rev[k] ? y : f[j])
+#define F32_Y_ (rev[k] ? f[j] : y)
+            TG_F32_OPS(op[k])
+#undef F32_X_
+#undef F32_Y_
+        }
+        tg_row_from_f32(d + i * es, dt, f, (size_t)m);
+    }
+}

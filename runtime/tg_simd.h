@@ -1,0 +1,71 @@
+/* tg_simd.h — what the runtime's per-CPU bodies share (tg_ops.c: the
+ * matmul, activation and fp32 arithmetic rows; tg_alu.c: the int32 rows):
+ * the CPU's SIMD level on x86-64, and the region macros that build a body
+ * for AVX2 under tg_fp.h's no-FMA rule. Internal to the runtime; included
+ * after tg_fp.h. Built without -march flags (the default), x86-64 gets a
+ * baseline (SSE2) body and an AVX2 one, picked at the first call from CPUID
+ * and XGETBV (what the OS saves), so one binary is fast on a new CPU and
+ * runs on an old one or under valgrind. Every body gives the same bits. */
+#ifndef TG_SIMD_H
+#define TG_SIMD_H
+
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <cpuid.h>
+#define TG_SIMD_DETECT 1
+
+/* The widest body this CPU and OS run: 1 baseline, 2 AVX2, 3 AVX-512F. */
+static inline int tg_simd_cpu_level(void)
+{
+    unsigned a, b, c, d, xlo, xhi;
+    int level = 1;
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
+        return level;
+    __asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
+    (void)xhi;
+    if ((xlo & 0x6) != 0x6 || __get_cpuid_max(0, 0) < 7)
+        return level; /* the OS does not save the YMM state */
+    __cpuid_count(7, 0, a, b, c, d);
+    if (b & bit_AVX2)
+        level = 2;
+    if ((b & bit_AVX512F) && (xlo & 0xe6) == 0xe6)
+        level = 3; /* and the opmask and ZMM state */
+    return level;
+}
+
+/* The level in effect: the CPU's, asked once (*cached, 0 until then; every
+ * thread stores the same), at most cap. */
+static inline int tg_simd_level_capped(int *cached, int cap)
+{
+    int l = __atomic_load_n(cached, __ATOMIC_RELAXED);
+    if (!l) {
+        l = tg_simd_cpu_level();
+        __atomic_store_n(cached, l, __ATOMIC_RELAXED);
+    }
+    return l < cap ? l : cap;
+}
+#endif
+
+/* An AVX2 body is built where the flags give less than AVX (with -mavx or
+ * more, the baseline body is already that wide). The region: gcc's pragma
+ * leaves fp-contract=off in force. clang gives a function under two pushed
+ * target attributes the outer one only, so tg_fp.h's no-fma region is popped
+ * for it and pushed back after: else the "AVX2" body is SSE2 code. */
+#if defined(TG_SIMD_DETECT) && !defined(__AVX__)
+#define TG_SIMD_AVX2_BODY 1
+#if defined(__clang__)
+#ifndef TG_FP_CLANG_PUSHED
+#error "tg_fp.h pushes no-fma on x86-64 clang"
+#endif
+#define TG_SIMD_AVX2_BEGIN                                                                               \
+    _Pragma("clang attribute pop")                                                                       \
+    _Pragma("clang attribute push(__attribute__((target(\"avx2,no-fma\"))), apply_to = function)")
+#define TG_SIMD_AVX2_END                                                                                 \
+    _Pragma("clang attribute pop")                                                                       \
+    _Pragma("clang attribute push(__attribute__((target(\"no-fma\"))), apply_to = function)")
+#else
+#define TG_SIMD_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
+#define TG_SIMD_AVX2_END _Pragma("GCC pop_options")
+#endif
+#endif
+
+#endif
