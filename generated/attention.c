@@ -74,8 +74,12 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
         }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint64_t tg_rlw5[513]; /* s_m: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl5 = (uint8_t *)tg_rlw5;
+            uint64_t tg_rlw6[2]; /* nmx: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
             { /* attention.yaml:53: pool.affine_select */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 4096;
+                uint8_t *tg_d = tg_rl5;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
@@ -86,8 +90,8 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
                 }
             }
             { /* attention.yaml:54: dve.tensor_reduce */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 2048;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 4096;
+                uint8_t *tg_d = tg_rl6;
+                const uint8_t *tg_s0 = tg_rl5;
                 /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
                    -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
                    values only, not on their order, so the loop vectorizes. */
@@ -103,9 +107,9 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
             }
             { /* attention.yaml:55: act.activation */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 12352;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 4096;
+                const uint8_t *tg_s0 = tg_rl5;
                 const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 12352 + 2048, 0);
+                const float tg_bias = tg_rd_f32(tg_rl6, 0);
                 float tg_sum = -0.0f; /* the fold's exact identity */
                 for (int64_t tg_c = 0; tg_c < 1024; tg_c += 64) {
                     float tg_buf[64];
@@ -153,15 +157,17 @@ static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
 
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint64_t tg_rlw8[2]; /* rinv: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
             { /* attention.yaml:68: dve.reciprocal */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 512;
+                uint8_t *tg_d = tg_rl8;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 12288;
                 tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
             }
             { /* attention.yaml:69: dve.tensor_scalar */
                 uint8_t *tg_d = (uint8_t *)(o + (v_i * 16384) + tg_p * 128);
                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 12352 + 512, 0);
+                const float tg_c0 = tg_rd_f32(tg_rl8, 0);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                     float tg_x = tg_rd_f32(tg_s0, tg_j0);

@@ -82,6 +82,8 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
         }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint64_t tg_rlw5[2]; /* nmx: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl5 = (uint8_t *)tg_rlw5;
             { /* attention_causal.yaml:53: pool.affine_select */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + ((v_i * 128)) * 4;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + ((v_i * 128)) * 4;
@@ -94,7 +96,7 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
                 }
             }
             { /* attention_causal.yaml:54: dve.tensor_reduce */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 12288;
+                uint8_t *tg_d = tg_rl5;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416;
                 /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
                    -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
@@ -113,7 +115,7 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 10240;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416;
                 const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 12416 + 12288, 0);
+                const float tg_bias = tg_rd_f32(tg_rl5, 0);
                 float tg_sum = -0.0f; /* the fold's exact identity */
                 for (int64_t tg_c = 0; tg_c < 1024; tg_c += 64) {
                     float tg_buf[64];
@@ -169,15 +171,17 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
         }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint64_t tg_rlw7[2]; /* rinv: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl7 = (uint8_t *)tg_rlw7;
             { /* attention_causal.yaml:66: dve.reciprocal */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 10752;
+                uint8_t *tg_d = tg_rl7;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + 12352;
                 tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
             }
             { /* attention_causal.yaml:67: dve.tensor_scalar */
                 uint8_t *tg_d = (uint8_t *)(o + (v_i * 16384) + tg_p * 128);
                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 12416 + 10752, 0);
+                const float tg_c0 = tg_rd_f32(tg_rl7, 0);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                     float tg_x = tg_rd_f32(tg_s0, tg_j0);

@@ -130,8 +130,10 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
 
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
+            uint64_t tg_rlw8[2]; /* nmx: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
             { /* attention_tkg.yaml:87: dve.tensor_reduce */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 512;
+                uint8_t *tg_d = tg_rl8;
                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
                 /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
                    -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
@@ -149,7 +151,7 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
             { /* attention_tkg.yaml:88: dve.tensor_scalar */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2048;
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3328 + 512, 0);
+                const float tg_c0 = tg_rd_f32(tg_rl8, 0);
                 {
                     const int64_t tg_j0 = 0;
                     const tg_alu_op tg_op[2] = { TG_ALU_ADD, TG_ALU_ADD };
@@ -233,15 +235,17 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
         }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
+            uint64_t tg_rlw16[2]; /* rs: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl16 = (uint8_t *)tg_rlw16;
             { /* attention_tkg.yaml:101: dve.reciprocal */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 512;
+                uint8_t *tg_d = tg_rl16;
                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
                 tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
             }
             { /* attention_tkg.yaml:102: dve.tensor_scalar */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2048;
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3328 + 512, 0);
+                const float tg_c0 = tg_rd_f32(tg_rl16, 0);
                 {
                     const int64_t tg_j0 = 0;
                     const tg_alu_op tg_op[2] = { TG_ALU_ADD, TG_ALU_ADD };
@@ -262,15 +266,17 @@ static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64
 
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint64_t tg_rlw19[17]; /* rb: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl19 = (uint8_t *)tg_rlw19;
             { /* attention_tkg.yaml:104: dve.tensor_copy */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
+                uint8_t *tg_d = tg_rl19;
                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 128);
             }
             { /* attention_tkg.yaml:105: dve.tensor_tensor */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 128;
                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + 2048;
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3328;
+                const uint8_t *tg_s1 = tg_rl19;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
                     tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));

@@ -84,14 +84,22 @@ static int flash_attention_cte_body(tg_core *core, const int64_t tg_lo[3], const
 
                         /* partitions run the statements below in turn (all partition-local) */
                         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                            uint64_t tg_rlw5[129]; /* s_sb: partition tg_p's row, row-local (docs/ir.md) */
+                            uint8_t *const tg_rl5 = (uint8_t *)tg_rlw5;
+                            uint64_t tg_rlw6[2]; /* nbm: partition tg_p's row, row-local (docs/ir.md) */
+                            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
+                            uint64_t tg_rlw8[2]; /* nmn: partition tg_p's row, row-local (docs/ir.md) */
+                            uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
+                            uint64_t tg_rlw10[2]; /* rs: partition tg_p's row, row-local (docs/ir.md) */
+                            uint8_t *const tg_rl10 = (uint8_t *)tg_rlw10;
                             { /* flash_attention_cte.yaml:75: dve.tensor_copy */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 3072;
+                                uint8_t *tg_d = tg_rl5;
                                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
                                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 1024);
                             }
                             { /* flash_attention_cte.yaml:77: pool.affine_select */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 3072;
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 3072;
+                                uint8_t *tg_d = tg_rl5;
+                                const uint8_t *tg_s0 = tg_rl5;
                                 TG_IVDEP
                                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                                     const int64_t tg_f = tg_j0;
@@ -101,8 +109,8 @@ static int flash_attention_cte_body(tg_core *core, const int64_t tg_lo[3], const
                                 }
                             }
                             { /* flash_attention_cte.yaml:78: dve.tensor_reduce */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5120;
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 3072;
+                                uint8_t *tg_d = tg_rl6;
+                                const uint8_t *tg_s0 = tg_rl5;
                                 /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
                                    -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
                                    values only, not on their order, so the loop vectorizes. */
@@ -117,29 +125,29 @@ static int flash_attention_cte_body(tg_core *core, const int64_t tg_lo[3], const
                                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
                             }
                             { /* flash_attention_cte.yaml:79: dve.tensor_tensor */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 6016;
+                                uint8_t *tg_d = tg_rl8;
                                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5888;
-                                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6208 + 5120;
+                                const uint8_t *tg_s1 = tg_rl6;
                                 tg_wr_f32(tg_d, 0, tg_alu_minimum(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
                             }
                             { /* flash_attention_cte.yaml:80: act.activation */
                                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 6080;
                                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5888;
                                 const float tg_scale = -1.0f;
-                                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6208 + 6016, 0);
+                                const float tg_bias = tg_rd_f32(tg_rl8, 0);
                                 float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
                                 tg_wr_f32(tg_d, 0, tg_y);
                             }
                             { /* flash_attention_cte.yaml:81: dve.tensor_copy */
                                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5888;
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 6016;
+                                const uint8_t *tg_s0 = tg_rl8;
                                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
                             }
                             { /* flash_attention_cte.yaml:82: act.activation */
                                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5120;
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 3072;
+                                const uint8_t *tg_s0 = tg_rl5;
                                 const float tg_scale = 1.0f;
-                                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6208 + 6016, 0);
+                                const float tg_bias = tg_rd_f32(tg_rl8, 0);
                                 float tg_sum = -0.0f; /* the fold's exact identity */
                                 for (int64_t tg_c = 0; tg_c < 256; tg_c += 64) {
                                     float tg_buf[64];
@@ -152,12 +160,12 @@ static int flash_attention_cte_body(tg_core *core, const int64_t tg_lo[3], const
                                         tg_wr_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
                                     }
                                 }
-                                tg_wr_f32(tg_sbuf + (tg_p) * 6208 + 6144, 0, tg_nan_canon(tg_sum));
+                                tg_wr_f32(tg_rl10, 0, tg_nan_canon(tg_sum));
                             }
                             { /* flash_attention_cte.yaml:83: dve.scalar_tensor_tensor */
                                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5952;
                                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5952;
-                                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6208 + 6144;
+                                const uint8_t *tg_s1 = tg_rl10;
                                 const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6208 + 6080, 0);
                                 tg_wr_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_f32(tg_s1, 0)));
                             }
@@ -214,15 +222,17 @@ static int flash_attention_cte_body(tg_core *core, const int64_t tg_lo[3], const
                     }
                     /* partitions run the statements below in turn (all partition-local) */
                     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                        uint64_t tg_rlw12[2]; /* rl: partition tg_p's row, row-local (docs/ir.md) */
+                        uint8_t *const tg_rl12 = (uint8_t *)tg_rlw12;
                         { /* flash_attention_cte.yaml:93: dve.reciprocal */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 3328;
+                            uint8_t *tg_d = tg_rl12;
                             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5952;
                             tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
                         }
                         { /* flash_attention_cte.yaml:94: dve.tensor_scalar */
                             uint8_t *tg_d = (uint8_t *)(o + ((((v_program_id_0 * 262144) + (v_program_id_1 * 131072)) + (v_g * 65536)) + (v_i * 8192)) + tg_p * 64);
                             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5632;
-                            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6208 + 3328, 0);
+                            const float tg_c0 = tg_rd_f32(tg_rl12, 0);
                             TG_IVDEP
                             for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                                 float tg_x = tg_rd_f32(tg_s0, tg_j0);

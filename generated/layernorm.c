@@ -88,8 +88,12 @@ static int layernorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
 
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint64_t tg_rlw6[2]; /* rstd: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
+            uint64_t tg_rlw7[513]; /* xn: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl7 = (uint8_t *)tg_rlw7;
             { /* layernorm.yaml:42: act.activation */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 20544;
+                uint8_t *tg_d = tg_rl6;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 20480 + 4;
                 const float tg_scale = 1.0f;
                 const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 24640 + 24576, 0);
@@ -97,10 +101,10 @@ static int layernorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
                 tg_wr_f32(tg_d, 0, tg_y);
             }
             { /* layernorm.yaml:43: dve.tensor_scalar */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 16384;
+                uint8_t *tg_d = tg_rl7;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 131072) + tg_p * 1024);
                 const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 24640 + 20480, 0);
-                const float tg_c1 = tg_rd_f32(tg_sbuf + (tg_p) * 24640 + 20544, 0);
+                const float tg_c1 = tg_rd_f32(tg_rl6, 0);
                 {
                     const int64_t tg_j0 = 0;
                     const tg_alu_op tg_op[2] = { TG_ALU_SUBTRACT, TG_ALU_MULTIPLY,  };
@@ -112,7 +116,7 @@ static int layernorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t t
             }
             { /* layernorm.yaml:44: dve.tensor_tensor */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 20480;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 16384;
+                const uint8_t *tg_s0 = tg_rl7;
                 const uint8_t *tg_s1 = (const uint8_t *)(gamma + 0);
                 {
                     const int64_t tg_j0 = 0;

@@ -198,8 +198,10 @@ static int mlp_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
         }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint64_t tg_rlw14[129]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl14 = (uint8_t *)tg_rlw14;
             { /* mlp_rmsnorm.yaml:82: act.activation */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 9216;
+                uint8_t *tg_d = tg_rl14;
                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
@@ -210,7 +212,7 @@ static int mlp_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t
             }
             { /* mlp_rmsnorm.yaml:83: dve.tensor_tensor */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 6144 + ((v_f * 256)) * 2;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10240 + 9216;
+                const uint8_t *tg_s0 = tg_rl14;
                 const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {

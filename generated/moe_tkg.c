@@ -169,8 +169,10 @@ static int moe_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
                 }
                 /* partitions run the statements below in turn (all partition-local) */
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                    uint64_t tg_rlw12[2]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
+                    uint8_t *const tg_rl12 = (uint8_t *)tg_rlw12;
                     { /* moe_tkg.yaml:93: act.activation */
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6272;
+                        uint8_t *tg_d = tg_rl12;
                         const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
                         const float tg_scale = 1.0f;
                         const float tg_bias = 0.0f;
@@ -179,7 +181,7 @@ static int moe_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_
                     }
                     { /* moe_tkg.yaml:94: dve.tensor_tensor */
                         uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6656 + (v_ib) * 2;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + 6272;
+                        const uint8_t *tg_s0 = tg_rl12;
                         const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
                         tg_wr_bf16(tg_d, 0, tg_alu_multiply(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
                     }

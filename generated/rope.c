@@ -32,9 +32,13 @@ static int rope_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[
         for (int64_t v_h = 0; v_h < 4; v_h += 1) { /* rope.yaml:34 */
             /* partitions run the statements below in turn (all partition-local) */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                uint64_t tg_rlw3[33]; /* t1: partition tg_p's row, row-local (docs/ir.md) */
+                uint8_t *const tg_rl3 = (uint8_t *)tg_rlw3;
+                uint64_t tg_rlw4[33]; /* t2: partition tg_p's row, row-local (docs/ir.md) */
+                uint8_t *const tg_rl4 = (uint8_t *)tg_rlw4;
                 /* rope.yaml:36: dma.load forwarded: its readers read x directly */
                 { /* rope.yaml:37: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2048;
+                    uint8_t *tg_d = tg_rl3;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -43,7 +47,7 @@ static int rope_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[
                     }
                 }
                 { /* rope.yaml:38: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2304;
+                    uint8_t *tg_d = tg_rl4;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -53,8 +57,8 @@ static int rope_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[
                 }
                 { /* rope.yaml:39: dve.tensor_tensor */
                     uint8_t *tg_d = (uint8_t *)(y + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2560 + 2048;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2560 + 2304;
+                    const uint8_t *tg_s0 = tg_rl3;
+                    const uint8_t *tg_s1 = tg_rl4;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                         tg_wr_bf16(tg_d, tg_j0, tg_alu_subtract(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));

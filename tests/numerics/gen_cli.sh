@@ -139,6 +139,15 @@ check "raggedfwd: the loads of x, x6 and three gathers go, the stores of y1, y5,
    [ "$(grep -c "load forwarded" "$c")" = 5 ] &&
    [ "$(grep -c "store sunk: its tile.s writers write y[1567] directly" "$c")" = 4 ] &&
    [ "$(grep -c "store sunk" "$c")" = 4 ]'
+# Row-local tiles (gen/emit.c): the temporaries t1, t7a and t7b live on the
+# stack; t2, t3, t5 (a lanes region) and t8 (over the budget) keep SBUF.
+check "rowlocal: rowlocal.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" rowlocal >"$w/rowlocal.log" 2>&1'
+check "rowlocal: rowlocal.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" rowlocal >"$w/rowlocal-iss.log" 2>&1'
+check "rowlocal: t1, t7a and t7b row-local, no other tile" \
+  '"$TILEGEN" gen -o "$w/rowlocal-gen" "$here/specs/rowlocal.yaml" &&
+   [ "$(sed -n "s|.*/\* \([a-z0-9]*\): partition tg_p.s row, row-local (docs/ir.md) \*/|\1|p" "$w/rowlocal-gen/rowlocal.c" | tr "\n" " ")" = "t1 t7a t7b " ]'
 # Folds and scans in lanes over a ragged two-level free pattern, 100
 # partitions: numpy exact, the ISS bit for bit.
 check "lanes: lanes.yaml matches numpy" \

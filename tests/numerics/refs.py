@@ -569,6 +569,21 @@ def _ref_raggedfwd(p, x):
             "y5": (f32(g * 0.5), "exact"), "y6": (y6, "exact"), "y7": (f32(g * 2), "exact")}
 
 
+def _inputs_rowlocal(p, r):
+    # small integers: every op and row sum is exact in fp32
+    return {"x": r.integers(-8, 9, (p["N"], p["F"])).astype(np.float64),
+            "g": r.integers(-8, 9, (1, p["F"])).astype(np.float64),
+            "z": r.integers(-8, 9, (128, p["W"])).astype(np.float64)}
+
+
+def _ref_rowlocal(p, x):
+    v, h = x["x"], p["F"] // 2
+    y2 = np.concatenate([v[:, :h] * 2, v[:, h:] * 3], axis=1) + 1
+    out = {"y1": (v - x["g"]) * v, "y2": y2, "y3": 2 * v + 1, "y4": 2 * v[128:256] - 1,
+           "y5": (3 * v).sum(axis=1, keepdims=True), "y7": (2 * v + v) * (2 * v), "y8": 2 * x["z"] + 1}
+    return {k: (a, "exact") for k, a in out.items()}
+
+
 KERNELS = {
     "tensor_add": _k({"N": 512, "M": 2048},
                      [("a", "float32", "N, M"), ("b", "float32", "N, M")],
@@ -1046,6 +1061,12 @@ TEST_KERNELS = {
                  [("rows", "float32", "N, D"), ("rows16", "float32", "N, D"), ("rows8", "float32", "N, D"),
                   ("rowsu", "float32", "N, D"), ("rows3", "bfloat16", "N, 4, 8"), ("picked", "float32", "N, 1"),
                   ("scat", "float32", "N, D")], _inputs_gather, _ref_gather),
+    "rowlocal": _k({"N": 256, "F": 64, "W": 2100},
+                   [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("z", "float32", "128, W")],
+                   [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y3", "float32", "N, F"),
+                    ("y4", "float32", "128, F"), ("y5", "float32", "N, 1"), ("y7", "float32", "N, F"),
+                    ("y8", "float32", "128, W")],
+                   _inputs_rowlocal, _ref_rowlocal),
     "raggedfwd": _k({"N": 300, "D": 40, "V": 50, "F": 100},
                     [("x", "float32", "N, D"), ("x3", "float32", "N, D"), ("table", "float32", "V, D"),
                      ("ids", "int32", "N, 1"), ("x6", "float32", "128, F")],
