@@ -45,13 +45,20 @@ typedef float tg__vec;
 #define TG_MM_KCX 512
 #define TG_MM_SA 64                 /* without scratch: dst rows packed at once */
 #define TG_MM_SB 32                 /* and dst columns */
-/* Moving panels packed at once with scratch (a block of dst columns): each
- * stationary panel passes them in turn, so the kernels walk dst along its
+/* Moving panels packed at once with scratch (a block of dst columns): enough
+ * for a whole moving tile (TG_MATMUL_MOVING_FMAX columns), so each k row of
+ * the moving operand is widened in one walk along its partition, not a piece
+ * per block of columns (rows lie a partition apart: short pieces of them
+ * defeat the prefetchers). The NKI matmul at 2048 x 4096 x 2048 (make
+ * bench's nki-matmul with M=2048 K=4096 N=2048), interleaved runs: 384-408 ->
+ * 373-381 ms on the AVX2 body, 210-222 -> 205-213 ms on AVX-512, though the
+ * bigger pack leaves room for k blocks of 128 rows only. Each stationary panel
+ * passes the packed moving panels in turn, so the kernels walk dst along its
  * rows. Walking down a column of kernels instead (all stationary panels past
  * one moving panel) touched rows a dst stride apart one after another, and
  * PSUM's 4 KiB rows all share one L1 set: a bf16 128x128x512 call took 0.221
  * ms that way against 0.200. */
-#define TG_MM_QB 8
+#define TG_MM_QB ((TG_MATMUL_MOVING_FMAX + TG_MM_NR - 1) / TG_MM_NR)
 /* Floats from one packed panel of kc rows of W to the next: a cache line
  * more than the panel, so the panels a row is spread over (rows are packed
  * in order) do not all fall into one cache set. */
@@ -289,15 +296,14 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
             break;
         }
     }
-    /* resident: one k block, and the scratch holds every moving chunk side
-     * by side after the stationary (the layout depends only on K, M, N and
-     * the scratch's size); then an operand `keep` names (TG_MATMUL_KEEP_*)
+    /* resident: one k block, and the scratch holds every moving panel side
+     * by side after the stationary, chunk after chunk (the layout depends
+     * only on K, M, N and the scratch's size); then an operand `keep` names (TG_MATMUL_KEEP_*)
      * is already packed there by the previous call and is not packed again */
-    const int nchunks = (nall + nblk - 1) / nblk;
     const size_t aall_r = (size_t)TG_MM_PSTEP(K, TG_MM_MR) * (size_t)(mall / TG_MM_MR);
-    const size_t bblk_r = (size_t)TG_MM_PSTEP(K, TG_MM_NR) * (size_t)(nblk / TG_MM_NR);
+    const size_t bpan_r = (size_t)TG_MM_PSTEP(K, TG_MM_NR); /* one moving panel */
     const int resident = apack == scratch && K <= kcap && mcap == mall && ncap == nblk &&
-                         scratch_floats >= aall_r + (size_t)nchunks * bblk_r;
+                         scratch_floats >= aall_r + (size_t)(nall / TG_MM_NR) * bpan_r;
     if (!resident)
         keep = 0;
     int k0, m0, n0;
@@ -312,7 +318,7 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
             for (n0 = 0; n0 < N; n0 += ncap) {
                 int nc = N - n0 < ncap ? N - n0 : ncap, q;
                 if (resident)
-                    bpack = scratch + aall_r + (size_t)(n0 / ncap) * bblk_r;
+                    bpack = scratch + aall_r + (size_t)(n0 / TG_MM_NR) * bpan_r;
                 if (!(keep & TG_MATMUL_KEEP_MOV))
                     tg__mm_pack_b(bpack, b, k0, kc, n0, nc);
                 for (i = 0; i < np; i++) {
