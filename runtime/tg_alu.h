@@ -77,10 +77,15 @@ uint32_t tg_alu_bits(tg_alu_op op, uint32_t a, uint32_t b);
 int tg_alu_i32_exact(tg_alu_op op);
 
 /* The ops tg_tensor_tensor_f32_row and tg_tensor_scalar_f32_row run
- * (tg_ops.h): the arithmetic ones, X(ENUM_SUFFIX, spec_name) as TG_ALU_OPS. */
-#define TG_ALU_F32_ROW_OPS(X)                                                  \
-    X(ADD, add) X(SUBTRACT, subtract) X(MULTIPLY, multiply) X(DIVIDE, divide) \
-    X(MAXIMUM, maximum) X(MINIMUM, minimum)
+ * (tg_ops.h): every op but power (a libm-free pow per element, no SIMD
+ * form) and the bitvec ops (integer patterns), X(ENUM_SUFFIX, spec_name) as
+ * TG_ALU_OPS. */
+#define TG_ALU_F32_ROW_OPS(X)                                                         \
+    X(ADD, add) X(SUBTRACT, subtract) X(MULTIPLY, multiply) X(DIVIDE, divide)        \
+    X(MAXIMUM, maximum) X(MINIMUM, minimum) X(EQUAL, equal) X(NOT_EQUAL, not_equal)  \
+    X(GREATER, greater) X(GREATER_EQUAL, greater_equal) X(LESS, less)                \
+    X(LESS_EQUAL, less_equal) X(LOGICAL_AND, logical_and) X(LOGICAL_OR, logical_or)  \
+    X(LOGICAL_XOR, logical_xor) X(ABS, abs)
 /* 1 if `op` is one of them. */
 int tg_alu_f32_row_op(tg_alu_op op);
 /* d[j] = a[j] op b[j]: tensor_tensor. */

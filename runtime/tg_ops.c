@@ -523,7 +523,7 @@ TG_SIMD_AVX2_END
 
 /* ---- arithmetic rows ------------------------------------------------------------
  * tg_tensor_tensor_f32_row, tg_tensor_scalar_f32_row: the Vector engine's
- * arithmetic on contiguous fp32 rows, one loop per op so that each
+ * elementwise ops on contiguous fp32 rows (TG_ALU_F32_ROW_OPS), one loop per op so that each
  * vectorizes, built once per SIMD body like the activation rows. Each element
  * takes the inline tg_alu.h op (IEEE, NaN made canonical) in its own lane,
  * nothing fused, so every body gives the element-by-element bits

@@ -19,6 +19,19 @@ ok() { pass=$((pass+1)); echo "[       OK ] $1"; }
 ko() { fail=$((fail+1)); echo "[  FAILED  ] $1"; }
 check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
 
+# rows_checks K TT NT TS NS: tests/numerics/specs/K.yaml matches numpy, its C
+# simulation and the ISS agree bit for bit, and its generated C calls the
+# runtime rows TT NT times and TS NS times (every op of K through them).
+rows_checks() {
+  check "$1: $1.yaml matches numpy" \
+    "TILEGEN=\"\$TILEGEN\" PYTHON=\"\$PYTHON\" CC=\"\$CC\" BUILD=\"\$w\" SPECS=\"\$here/specs\" \"\$here/check.sh\" $1 >\"\$w/$1.log\" 2>&1"
+  check "$1: $1.yaml C simulation and ISS bit-identical" \
+    "TILEGEN=\"\$TILEGEN\" PYTHON=\"\$PYTHON\" CC=\"\$CC\" BUILD=\"\$w\" SPECS=\"\$here/specs\" \"\$here/iss_check.sh\" $1 >\"\$w/$1-iss.log\" 2>&1"
+  check "$1: every op through $2 / $4" \
+    "\"\$TILEGEN\" gen -o \"\$w/$1-gen\" \"\$here/specs/$1.yaml\" &&
+     [ \"\$(grep -c \"$2(\" \"\$w/$1-gen/$1.c\")\" = $3 ] && [ \"\$(grep -c \"$4(\" \"\$w/$1-gen/$1.c\")\" = $5 ]"
+}
+
 check "gen writes k.h and k.c" \
   '"$TILEGEN" gen -o "$w/out" "$root/specs/softmax.yaml" && [ -s "$w/out/softmax.h" ] && [ -s "$w/out/softmax.c" ]'
 check "banner names spec, template and version, no absolute path or date" \
@@ -90,14 +103,11 @@ check "kfold: four loops folded, two with the matmul before them, one left" \
 # Elementwise ops on int32 sources in int32 where exact (runtime/tg_alu.c):
 # all eight of introws.yaml's ops take the int32 rows; every output
 # numpy-exact (-0 products and minimum included) and ISS-identical.
-check "introws: introws.yaml matches numpy" \
-  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" introws >"$w/introws.log" 2>&1'
-check "introws: introws.yaml C simulation and ISS bit-identical" \
-  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" introws >"$w/introws-iss.log" 2>&1'
-check "introws: every op through tg_tensor_tensor_i32 / tg_tensor_scalar_i32" \
-  '"$TILEGEN" gen -o "$w/introws-gen" "$here/specs/introws.yaml" &&
-   [ "$(grep -c "tg_tensor_tensor_i32(" "$w/introws-gen/introws.c")" = 4 ] &&
-   [ "$(grep -c "tg_tensor_scalar_i32(" "$w/introws-gen/introws.c")" = 4 ]'
+rows_checks introws tg_tensor_tensor_i32 4 tg_tensor_scalar_i32 4
+# Comparisons, logical ops and abs on fp32 rows take the runtime's fp32 rows
+# (their AVX2 body; runtime/tg_ops.c): all ten of cmprows.yaml's ops, every
+# output numpy-exact and ISS-identical.
+rows_checks cmprows tg_tensor_tensor_f32_row 8 tg_tensor_scalar_f32_row 2
 # Loop-invariant matmul operands packed once (gen/emit.c put_keep): three
 # loops keep an operand (moving, moving under an outer loop that changes it,
 # stationary), the loop of two matmuls keeps nothing; numpy-exact (y2 shows

@@ -745,6 +745,24 @@ def _ref_kfold(p, x):
             "y5": run(0.0, [2] + fwd[1:])}
 
 
+def _inputs_cmprows(p, r):
+    x = r.standard_normal((128, p["D"]))
+    x[:, ::7] = 0.0  # zeros: false for the logical ops
+    y = r.standard_normal((128, p["D"]))
+    y[:, ::3] = x[:, ::3]  # a third equal to x
+    return {"x": x, "y": y}
+
+
+def _ref_cmprows(p, x):
+    # Comparisons give 1.0 or 0.0; the logical ops take nonzero as true; abs
+    # clears the sign. No rounding anywhere -> exact.
+    v, w = f32(x["x"]), f32(x["y"])
+    b = lambda c: (np.where(c, 1.0, 0.0), "exact")
+    lt = ~(v >= f32(0.25))  # (x >= 0.25) xor 1
+    return {"gt": b(v > w), "le": b((v == w) | (v < w)), "ne": b((v != w) & (v != 0)),
+            "lx": b(lt != (w != 0)), "ab": b(np.where(np.abs(v) <= f32(0.5), 1.0, 0.0) <= w)}
+
+
 def _inputs_fscale(p, r):
     return {"x": r.standard_normal((128, p["D"]))}
 
@@ -1048,6 +1066,9 @@ TEST_KERNELS = {
                  ("y4", "float32", "M, N"), ("y5", "float32", "M, N")], _inputs_kfold, _ref_kfold),
     "ragged_k": _k({}, [("a", "bfloat16", "300, 64"), ("b", "bfloat16", "300, 96")],
                    [("y", "float32", "64, 96")], _inputs_ragged_k, _ref_ragged_k),
+    "cmprows": _k({"D": 300}, [("x", "float32", "128, D"), ("y", "float32", "128, D")],
+                  [("gt", "float32", "128, D"), ("le", "float32", "128, D"), ("ne", "float32", "128, D"),
+                   ("lx", "float32", "128, D"), ("ab", "float32", "128, D")], _inputs_cmprows, _ref_cmprows),
     "fscale": _k({"D": 100}, [("x", "float32", "128, D")],
                  [("mean", "float32", "128, 1"), ("ys", "float32", "128, D"), ("yo", "float32", "128, D"),
                   ("yc", "float32", "128, D"), ("yl", "float32", "128, D")], _inputs_fscale, _ref_fscale),

@@ -1056,7 +1056,8 @@ static void test_f32_rows(void **state)
         x2[i] = i % 13 == 0 ? x[(i * 7) % 40] : rndf_wide();
     }
     assert_int_equal(tg_alu_f32_row_op(TG_ALU_POWER), 0);
-    assert_int_equal(tg_alu_f32_row_op(TG_ALU_LESS), 0);
+    assert_int_equal(tg_alu_f32_row_op(TG_ALU_BITWISE_AND), 0);
+    assert_int_equal(tg_alu_f32_row_op(TG_ALU_LESS), 1);
     for (int level = top; level >= 1; level--) {
         assert_int_equal(tg_matmul_isa(level), level);
         for (int o = 0; o < TG_ALU_COUNT; o++) {
