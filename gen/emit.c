@@ -71,7 +71,6 @@ typedef struct E {
     int errors;         /* unsupported constructs reported */
     int oom;            /* a value could not be built */
     int in_region;      /* building the statements of a partition region */
-    int region_lanes;   /* an instruction of the region being built runs in lanes */
     unsigned char *rowlocal; /* per tile: its rows live on the stack in the region being built */
     Fwd fwd;            /* HBM forwarding: what each instruction becomes */
     int64_t pe_floats;  /* PE staging the largest matmul/transpose needs (core->pe) */
@@ -1017,9 +1016,22 @@ static int tensor_engine(E *e, IrInst *in, tpl_value *m)
     return 1;
 }
 
+/* The most source elements per row bn_stats / bn_aggr `in` takes: its
+ * count, or when ragged a bound (bn_aggr's records: sema bounds them by the
+ * source tile's free size). row_call refuses more than the runtime takes. */
+static int64_t row_call_cap(const Spec *s, const IrInst *in)
+{
+    const SpecTile *t = &s->tiles[in->src[0].index];
+    int64_t ns = ir_ap_free_elems(&in->src[0]);
+    int64_t cap = ns >= 0 ? ns : in->op == IR_OP_BN_STATS ? TG_BN_STATS_FMAX : t->shape[1];
+    for (int d = 2; ns < 0 && d < t->rank; d++)
+        cap *= t->shape[d];
+    return cap;
+}
+
 /* bn_stats / bn_aggr: one row gathered to fp32, the runtime call, the
  * results scattered to dst. */
-static int row_call(E *e, IrInst *in, tpl_value *m, int *lanes)
+static int row_call(E *e, IrInst *in, tpl_value *m)
 {
     int64_t nd, ns;
     tpl_value *d = walk(e, &in->dst, 1, in->loc, &nd);
@@ -1027,10 +1039,7 @@ static int row_call(E *e, IrInst *in, tpl_value *m, int *lanes)
     if (!d || !a)
         return 0;
     int stats = in->op == IR_OP_BN_STATS;
-    /* bn_aggr's records: sema bounds them by the source tile's free size */
-    int64_t cap = ns >= 0 ? ns : stats ? TG_BN_STATS_FMAX : e->ir->spec->tiles[in->src[0].index].shape[1];
-    for (int dd = 2; ns < 0 && dd < e->ir->spec->tiles[in->src[0].index].rank; dd++)
-        cap *= e->ir->spec->tiles[in->src[0].index].shape[dd];
+    int64_t cap = row_call_cap(e->ir->spec, in);
     if (nd != (stats ? TG_BN_STATS_RECORD : 2) || (ns >= 0 && ns < 1) || cap > (stats ? TG_BN_STATS_FMAX : TG_BN_AGGR_FMAX) ||
         (!stats && ns >= 0 && ns % 3)) {
         unsupported(e, in->loc, "this operand shape is");
@@ -1042,8 +1051,6 @@ static int row_call(E *e, IrInst *in, tpl_value *m, int *lanes)
     put_str(e, m, "fn", stats ? "tg_bn_stats_f32" : "tg_bn_aggr_f32");
     put_str(e, m, "fn_lanes", stats ? "tg_bn_stats_lanes_f32" : "tg_bn_aggr_lanes_f32");
     put_int(e, m, "nout", nd);
-    /* in lanes, the rows are staged on the stack: TG_LANES · cap floats */
-    *lanes = cap <= EMIT_LANES_CAP;
     return 1;
 }
 
@@ -1149,12 +1156,6 @@ static tpl_value *dropped(E *e, const IrInst *in)
     return m;
 }
 
-/* A fold, scan or statistic (`fold`) over at least EMIT_LANES_MIN partitions
- * (or a count known only at run time) runs TG_LANES partition rows at once,
- * one row per lane, each lane with its own row's chain in the row's order
- * (templates/kernel.c.j2 `lanes`): the same operations in the same order per
- * row, so the same bits, and the chains no longer wait on each other's
- * latency. */
 /* Does a fold with `op` wait on its own latency? The fp add, subtract and
  * multiply chains do (several cycles each): those gain from lanes. A max or
  * min fold is a compare and a well-predicted branch per element, and in lanes
@@ -1165,13 +1166,42 @@ static int latency_bound(SpecAlu op)
     return op == SPEC_ALU_ADD || op == SPEC_ALU_SUBTRACT || op == SPEC_ALU_MULTIPLY;
 }
 
-static void put_lanes(E *e, const IrInst *in, tpl_value *m, int fold)
+/* 1 if instruction `in` (the forwarded one: current()) is a fold, scan or
+ * statistic that gains from lanes (in_lanes). */
+static int folds(const E *e, const IrInst *in)
+{
+    switch (in->op) {
+    case IR_OP_ACTIVATION: /* the lanes read the fp32 results back */
+        return in->has_reduce && in->dst.dtype == TG_FLOAT32 && latency_bound(in->reduce_op);
+    case IR_OP_TENSOR_REDUCE:
+        return latency_bound(in->alu[0]);
+    case IR_OP_TENSOR_TENSOR_SCAN:
+        return 1;
+    case IR_OP_BN_STATS:
+    case IR_OP_BN_AGGR: /* in lanes, the rows are staged on the stack: TG_LANES · cap floats */
+        return row_call_cap(e->ir->spec, in) <= EMIT_LANES_CAP;
+    default:
+        return 0;
+    }
+}
+
+/* A fold, scan or statistic (`fold`: folds()) over at least EMIT_LANES_MIN
+ * partitions (or a count known only at run time) runs TG_LANES partition rows
+ * at once, one row per lane, each lane with its own row's chain in the row's
+ * order (templates/kernel.c.j2 `lanes`): the same operations in the same
+ * order per row, so the same bits, and the chains no longer wait on each
+ * other's latency. The one rule for the instruction's own `lanes`
+ * (put_lanes) and for its region's, which rowlocal_scan decides before the
+ * region is built. */
+static int in_lanes(const IrInst *in, int fold)
 {
     int64_t pc;
-    int lanes = fold && (!ir_expr_const(in->dst.pcount, &pc) || pc >= EMIT_LANES_MIN);
-    put_bool(e, m, "lanes", lanes);
-    if (lanes && e->in_region)
-        e->region_lanes = 1;
+    return fold && (!ir_expr_const(in->dst.pcount, &pc) || pc >= EMIT_LANES_MIN);
+}
+
+static void put_lanes(E *e, const IrInst *in, tpl_value *m, int fold)
+{
+    put_bool(e, m, "lanes", in_lanes(in, fold));
 }
 
 /* An activation without a bias operand, with a constant scale, on a source
@@ -1258,7 +1288,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
     put_bool(e, m, "i32ops", 0);          /* put_rowops() replaces it */
     put_bool(e, m, "lanes", 0);           /* put_lanes() replaces it */
     put_bool(e, m, "has_reduce", 0);      /* reduce_fields() replaces it */
-    int ok = 1, fold = 0;                 /* fold: may run in lanes (put_lanes) */
+    int ok = 1;
     switch (in->op) {
     case IR_OP_LOAD:
     case IR_OP_STORE:
@@ -1369,8 +1399,6 @@ static tpl_value *inst_map(E *e, IrInst *in)
         if (in->has_bias)
             put(e, m, "bias", operand(e, &in->bias, NULL, 0, 0, 0));
         ok = reduce_fields(e, in, m);
-        /* the lanes read the fp32 results back */
-        fold = in->has_reduce && in->dst.dtype == TG_FLOAT32 && latency_bound(in->reduce_op);
         act_table(e, in, m);
         ok = ok && elementwise(e, in, m, 0);
         break;
@@ -1392,7 +1420,6 @@ static tpl_value *inst_map(E *e, IrInst *in)
         if (src)
             append(e, src, operand(e, &in->src[0], &nest, 0, 0, 0));
         put(e, m, "src", src);
-        fold = latency_bound(in->alu[0]);
         break;
     }
     case IR_OP_MATMUL:
@@ -1403,7 +1430,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
     case IR_OP_BN_STATS:
     case IR_OP_BN_AGGR:
         put_str(e, m, "op", "row_call");
-        ok = row_call(e, in, m, &fold);
+        ok = row_call(e, in, m);
         break;
     case IR_OP_PARTITION_REDUCE:
         /* dst[0, f] = src[0, f] op src[1, f] op ... (partitions in order) */
@@ -1418,7 +1445,6 @@ static tpl_value *inst_map(E *e, IrInst *in)
         put_str(e, m, "alu1", spec_alu_name(in->alu[1]));
         put(e, m, "initial", scalar(e, &in->scalar[0]));
         ok = elementwise(e, in, m, 0);
-        fold = 1;
         break;
     case IR_OP_MEMSET:
         put_str(e, m, "op", "memset");
@@ -1444,7 +1470,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
         return NULL;
     }
     if (ok)
-        put_lanes(e, in, m, fold);
+        put_lanes(e, in, m, folds(e, in));
     return ok ? m : NULL;
 }
 
@@ -1833,28 +1859,67 @@ static tpl_value *stmt(E *e, const IrStmt *st)
  * most EMIT_ROWLOCAL_BYTES of rows per region (the kernel's stack). */
 #define EMIT_ROWLOCAL_BYTES 8192
 
-/* 1 if ap takes every element of its tile's row: offset 0, the free dims
- * one contiguous row-major run. */
-static int whole_row(const E *e, const IrAp *ap)
+/* 1 if an instruction of statements st[0..n), those in their loops
+ * included, runs in lanes (in_lanes: the rule put_lanes applies to each as
+ * it is built). A dropped instruction runs nothing; a loop folded into one
+ * call (transpose_fold) holds a copy, which never folds. */
+static int stmts_in_lanes(const E *e, const IrStmt *st, int n)
 {
-    const SpecTile *t = &e->ir->spec->tiles[ap->index];
-    int64_t elems = 1, run = 1, num;
-    for (int d = 1; d < t->rank; d++)
-        elems *= t->shape[d];
-    if (!ir_expr_is(ap->offset, 0))
-        return 0;
-    for (int k = ap->nfree - 1; k >= 0; k--) {
-        if (!ir_expr_const(ap->free[k].num, &num) || (num > 1 && ap->free[k].step != run))
-            return 0;
-        run *= num;
+    for (int i = 0; i < n; i++) {
+        if (st[i].kind == IR_STMT_LOOP) {
+            if (stmts_in_lanes(e, st[i].loop->body, st[i].loop->nbody))
+                return 1;
+            continue;
+        }
+        const IrInst *c = current(e, st[i].inst);
+        if (c && in_lanes(c, folds(e, c)))
+            return 1;
     }
-    return run == elems;
+    return 0;
+}
+
+/* 1 if tile t may be row-local in the region whose instruction statements
+ * are marked in `in` (by id): see above. Only the tile's accesses, ids
+ * first..last of the lowering, are looked at: forwarding only takes tile
+ * operands away (its readers and writers take HBM instead). */
+static int rowlocal_tile(E *e, int t, const unsigned char *in)
+{
+    const IrTile *it = &e->ir->tiles[t];
+    const SpecTile *tile = &e->ir->spec->tiles[t];
+    const char *buf = NULL;
+    int first = 1; /* no access seen yet */
+    if (it->naccess == 0)
+        return 0; /* unused: first = last = -1 */
+    for (int id = it->first; id <= it->last; id++) {
+        IrInst *c = current(e, e->ir->insts[id]);
+        IrOperand ops[IR_MAX_OPERANDS];
+        int nops = c ? ir_operands(c, ops) : 0, touch = 0, reads = 0, writes = 0;
+        for (int k = 0; k < nops; k++) {
+            const IrAp *ap = ops[k].ap;
+            if (ap->mem == IR_MEM_HBM || ap->index != t)
+                continue;
+            const char *b = cx(e, ap->buf);
+            if (!in[id] || ap->mem != IR_MEM_SBUF || ap->dtype != tile->dtype || !b || (buf && strcmp(buf, b)) ||
+                (first && ops[k].is_write && !ir_ap_covers_row(e->ir->spec, ap)))
+                return 0;
+            buf = b;
+            touch = 1;
+            reads |= ops[k].is_read;
+            writes |= ops[k].is_write;
+        }
+        if (touch && first && (!writes || reads))
+            return 0; /* the first access must write the row and read none of it */
+        first = first && !touch;
+    }
+    return !first;
 }
 
 /* Mark the region's row-local tiles (e->rowlocal) and list them (the
- * template declares their buffers); returns the list, NULL when out of
- * memory. */
-static tpl_value *rowlocal_scan(E *e, const IrStmt *st, int n)
+ * template declares their buffers); *lanes gets whether an instruction of the
+ * region runs in lanes, and then there are none. Decided before anything of
+ * the region is built, so it is built once. Returns the list, NULL when out
+ * of memory. */
+static tpl_value *rowlocal_scan(E *e, const IrStmt *st, int n, int *lanes)
 {
     const Ir *ir = e->ir;
     tpl_value *l = new_list(e);
@@ -1864,42 +1929,17 @@ static tpl_value *rowlocal_scan(E *e, const IrStmt *st, int n)
     if (!l || !in || !e->rowlocal)
         return NULL;
     memset(e->rowlocal, 0, (size_t)ir->ntiles + 1);
+    *lanes = stmts_in_lanes(e, st, n);
+    if (*lanes)
+        return l; /* partitions in blocks of TG_LANES share no buffer */
     memset(in, 0, (size_t)ir->ninsts + 1);
     for (int i = 0; i < n; i++)
         if (st[i].kind == IR_STMT_INST)
             in[st[i].inst->id] = 1;
     int64_t left = EMIT_ROWLOCAL_BYTES;
     for (int t = 0; t < ir->ntiles; t++) {
-        const SpecTile *tile = &ir->spec->tiles[t];
-        const char *buf = NULL;
-        int ok = 1, first = 1;
-        for (int id = 0; ok && id < ir->ninsts; id++) {
-            IrInst *c = current(e, ir->insts[id]);
-            IrOperand ops[IR_MAX_OPERANDS];
-            int nops = c ? ir_operands(c, ops) : 0, reads = 0, touch = 0;
-            for (int k = 0; k < nops; k++) {
-                const IrAp *ap = ops[k].ap;
-                if (ap->mem == IR_MEM_HBM || ap->index != t)
-                    continue;
-                const char *b = cx(e, ap->buf);
-                touch = 1;
-                reads |= ops[k].is_read;
-                ok = ok && in[id] && ap->mem == IR_MEM_SBUF && ap->dtype == tile->dtype && b &&
-                     (!buf || !strcmp(buf, b)) && (!first || !ops[k].is_write || whole_row(e, ap));
-                buf = b;
-            }
-            if (touch && first) {
-                int wrote = 0;
-                for (int k = 0; k < nops; k++)
-                    wrote |= ops[k].ap->mem != IR_MEM_HBM && ops[k].ap->index == t && ops[k].is_write;
-                ok = ok && wrote && !reads;
-                first = 0;
-            }
-        }
-        int64_t bytes = (int64_t)tg_dtype_size(tile->dtype);
-        for (int d = 1; d < tile->rank; d++)
-            bytes *= tile->shape[d];
-        if (!ok || first || bytes + 8 > left)
+        int64_t bytes = e->plan->tiles[t].bytes;
+        if (bytes + 8 > left || !rowlocal_tile(e, t, in))
             continue;
         left -= bytes + 8;
         e->rowlocal[t] = 1;
@@ -1907,7 +1947,7 @@ static tpl_value *rowlocal_scan(E *e, const IrStmt *st, int n)
         if (!m)
             return NULL;
         put_int(e, m, "id", t);
-        put_str(e, m, "name", tile->name);
+        put_str(e, m, "name", ir->spec->tiles[t].name);
         put_int(e, m, "words", (bytes + 8 + 7) / 8); /* tg_rd_f32_even may read 4 bytes past the row */
         append(e, l, m);
     }
@@ -1916,34 +1956,23 @@ static tpl_value *rowlocal_scan(E *e, const IrStmt *st, int n)
 
 static tpl_value *region(E *e, const IrStmt *st, int n, int64_t pcount)
 {
-    tpl_value *m = new_map(e), *l = NULL, *rl = rowlocal_scan(e, st, n);
-    if (!m || !rl)
+    int lanes = 0;
+    tpl_value *m = new_map(e), *l = new_list(e), *rl = rowlocal_scan(e, st, n, &lanes);
+    if (!m || !l || !rl)
         return NULL;
     put_str(e, m, "kind", "region");
     put_int(e, m, "pcount", pcount);
-    for (int pass = 0; pass < 2; pass++) {
-        l = new_list(e);
-        if (!l)
-            return NULL;
-        e->in_region = 1;
-        e->region_lanes = 0;
-        for (int i = 0; i < n; i++) {
-            tpl_value *v = stmt(e, &st[i]);
-            if (v)
-                append(e, l, v);
-        }
-        e->in_region = 0;
-        if (!e->region_lanes || !tpl_len(rl))
-            break;
-        memset(e->rowlocal, 0, (size_t)e->ir->ntiles + 1); /* lanes: partitions share no buffer */
-        rl = new_list(e);
-        if (!rl)
-            return NULL;
+    e->in_region = 1;
+    for (int i = 0; i < n; i++) {
+        tpl_value *v = stmt(e, &st[i]);
+        if (v)
+            append(e, l, v);
     }
+    e->in_region = 0;
     memset(e->rowlocal, 0, (size_t)e->ir->ntiles + 1);
     put(e, m, "body", l);
     put(e, m, "rowlocal", rl);
-    put_bool(e, m, "lanes", e->region_lanes); /* partitions in blocks of TG_LANES */
+    put_bool(e, m, "lanes", lanes); /* partitions in blocks of TG_LANES */
     return m;
 }
 

@@ -202,8 +202,14 @@ int ir_expr_const(const Expr *e, int64_t *v);
 /* Elements one partition of the pattern covers when every num is constant;
  * -1 otherwise. */
 int64_t ir_ap_free_elems(const IrAp *ap);
-/* 1 if ap (a tile operand) is the whole tile: every partition, every free
- * element, in order (one contiguous free dim from offset 0). */
+/* 1 if ap (a tile operand) takes the whole row of each partition it
+ * touches: every free element, in order (one contiguous free dim from
+ * offset 0). The lowering merges contiguous dims and drops single-index
+ * ones, so a whole row is that one dim in any pattern but a print's (its
+ * region's own dims; it only reads). */
+int ir_ap_covers_row(const Spec *spec, const IrAp *ap);
+/* 1 if ap (a tile operand) is the whole tile: every partition, and the
+ * whole row of each (ir_ap_covers_row). */
 int ir_ap_covers_tile(const Spec *spec, const IrAp *ap);
 /* Print an access pattern: `sbuf:xt.(i%2)[0:+128] +0 float32 [[1,512]]`. */
 void ir_ap_format(const Ir *ir, const IrAp *ap, char *buf, size_t size);

@@ -793,14 +793,18 @@ static IrLoop *common_loop(IrLoop *a, IrLoop *b)
     return a == b ? a : NULL;
 }
 
-int ir_ap_covers_tile(const Spec *s, const IrAp *ap)
+int ir_ap_covers_row(const Spec *s, const IrAp *ap)
 {
     const SpecTile *t = &s->tiles[ap->index];
     int64_t elems = 1;
     for (int d = 1; d < t->rank; d++)
         elems *= t->shape[d];
-    return ir_expr_is(ap->pstart, 0) && ir_expr_is(ap->pcount, t->shape[0]) && ir_expr_is(ap->offset, 0) &&
-           ap->nfree == 1 && ap->free[0].step == 1 && ir_expr_is(ap->free[0].num, elems);
+    return ir_expr_is(ap->offset, 0) && ap->nfree == 1 && ap->free[0].step == 1 && ir_expr_is(ap->free[0].num, elems);
+}
+
+int ir_ap_covers_tile(const Spec *s, const IrAp *ap)
+{
+    return ir_expr_is(ap->pstart, 0) && ir_expr_is(ap->pcount, s->tiles[ap->index].shape[0]) && ir_ap_covers_row(s, ap);
 }
 
 /* Iterations of loop lp started before the current one, counted over the
