@@ -165,6 +165,19 @@ static int whole_tile(const F *f, const IrAp *ap)
            (fc->kind != EXPR_INT || fc->ival == tile_elems(f, ap->index));
 }
 
+/* 1 if ap, reading the tile `whole` transfers (a load's dst, a store's
+ * src: whole_tile), reads what that transfer moves: the same rotating copy,
+ * and on a ragged tile the same rows (any part of them when only the
+ * partition count is ragged) or the same elements (a ragged row). The one
+ * rule for a forwarded load's readers and a sunk store's other readers. */
+static int reads_rows(const IrAp *ap, const IrAp *whole)
+{
+    const Expr *pc = whole->pcount, *fc = whole->free[0].num;
+    return same(ap->buf, whole->buf) &&
+           (pc->kind == EXPR_INT || (ir_expr_is(ap->pstart, 0) && same(ap->pcount, pc))) &&
+           (fc->kind == EXPR_INT || whole_rows(ap, pc, fc));
+}
+
 /* What the counts key on: a tile, or an HBM tensor's storage (a view counts
  * as its base: SPEC.md §2.1). */
 static int key_of(const F *f, const IrAp *ap)
@@ -334,10 +347,6 @@ static int load_forwardable(F *f, int t, int li)
     if (ht->is_output || ht->is_scratch || f->hw[ht->base] || L->dst.dtype != h->dtype || h->nfree != 1 || h->free[0].step != 1 ||
         !whole_tile(f, &L->dst))
         return 0;
-    /* ragged: readers take the same rows (any part of them when only the
-     * partition count is ragged), or the same elements (a ragged row) */
-    const Expr *pc = L->dst.pcount, *fc = L->dst.free[0].num;
-    int prag = pc->kind != EXPR_INT, frag = fc->kind != EXPR_INT;
     for (int i = 0; i < f->ir->ninsts; i++) {
         if (i == li || !f->cur[i])
             continue;
@@ -349,8 +358,7 @@ static int load_forwardable(F *f, int t, int li)
             const IrAp *ap = ops[k].ap;
             if (f->cur[i]->op == IR_OP_PRINT)
                 return 0; /* a print shows the tile as the machine holds it */
-            if (ops[k].is_write || i < li || !encloses(L->loop, f->cur[i]->loop) || !same(ap->buf, L->dst.buf) ||
-                (prag && (!ir_expr_is(ap->pstart, 0) || !same(ap->pcount, pc))) || (frag && !whole_rows(ap, pc, fc)) ||
+            if (ops[k].is_write || i < li || !encloses(L->loop, f->cur[i]->loop) || !reads_rows(ap, &L->dst) ||
                 (gather && !gather_reader(f->cur[i], ap)))
                 return 0;
         }
@@ -515,7 +523,6 @@ static int store_sinkable(F *f, int u, int si)
     const Expr *fc = S->src[0].free[0].num; /* ... and within them only elements [0, fc) (covered_once) */
     int64_t elems = tile_elems(f, u);
     int first = -1; /* the first instruction on the tile: a writer of all of it, at the store's loop level */
-    int prag = pc->kind != EXPR_INT, frag = fc->kind != EXPR_INT;
     for (int i = 0; i < f->ir->ninsts; i++) {
         IrInst *c = f->cur[i];
         if (i == si || !c)
@@ -524,10 +531,7 @@ static int store_sinkable(F *f, int u, int si)
         int n = ir_operands(c, ops), nw = 0;
         if (!written_on(c, u)) { /* a reader: see reads_final */
             for (int k = 0; k < n; k++)
-                if (on_tile(ops[k].ap, u) &&
-                    (c->op == IR_OP_PRINT || !same(ops[k].ap->buf, S->src[0].buf) ||
-                     (prag && (!ir_expr_is(ops[k].ap->pstart, 0) || !same(ops[k].ap->pcount, pc))) ||
-                     (frag && !whole_rows(ops[k].ap, pc, fc))))
+                if (on_tile(ops[k].ap, u) && (c->op == IR_OP_PRINT || !reads_rows(ops[k].ap, &S->src[0])))
                     return 0;
             continue;
         }
