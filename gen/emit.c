@@ -693,16 +693,17 @@ static int row_ops(const IrInst *in, tg_dtype dt, int (*ok_op)(tg_alu_op))
     return ok;
 }
 
-/* The runtime rows a contiguous tensor_tensor or tensor_scalar may run as
- * (templates/kernel.c.j2 row_run). i32ops: every source int32 and every op
- * exact in int32 (tg_alu_i32_exact): tg_tensor_tensor_i32 or
- * tg_tensor_scalar_i32, which give the fp32 ops' values. f32ops: every
- * source and the dst fp32, every op one tg_alu_f32_row_op takes:
- * tg_tensor_tensor_f32_row or tg_tensor_scalar_f32_row, whose AVX2 body the
- * generated C's own loops (built for the baseline) cannot match. */
+/* The runtime rows a contiguous tensor_tensor, tensor_scalar or
+ * scalar_tensor_tensor may run as (templates/kernel.c.j2 row_run). i32ops
+ * (not scalar_tensor_tensor): every source int32 and every op exact in int32
+ * (tg_alu_i32_exact): tg_tensor_tensor_i32 or tg_tensor_scalar_i32, which
+ * give the fp32 ops' values. f32ops: every source and the dst fp32, every op
+ * one tg_alu_f32_row_op takes: tg_tensor_tensor_f32_row,
+ * tg_tensor_scalar_f32_row or tg_scalar_tensor_tensor_f32_row, whose AVX2
+ * body the generated C's own loops (built for the baseline) cannot match. */
 static void put_rowops(E *e, const IrInst *in, tpl_value *m)
 {
-    put_bool(e, m, "i32ops", row_ops(in, TG_INT32, tg_alu_i32_exact));
+    put_bool(e, m, "i32ops", in->op != IR_OP_SCALAR_TENSOR_TENSOR && row_ops(in, TG_INT32, tg_alu_i32_exact));
     put_bool(e, m, "f32ops", in->dst.dtype == TG_FLOAT32 && row_ops(in, TG_FLOAT32, tg_alu_f32_row_op));
 }
 
@@ -1352,6 +1353,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
         if (st)
             append(e, st, s);
         put(e, m, "stages", st);
+        put_rowops(e, in, m);
         ok = elementwise(e, in, m, 0);
         break;
     }

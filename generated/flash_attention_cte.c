@@ -214,9 +214,10 @@ static int flash_attention_cte_body(tg_core *core, const int64_t tg_lo[3], const
                             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5632;
                             const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
                             const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6208 + 6080, 0);
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                                tg_wr_f32(tg_d, tg_j0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, tg_j0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_f32(tg_s1, tg_j0)));
+                            {
+                                const int64_t tg_j0 = 0;
+                                tg_scalar_tensor_tensor_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 64, TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD);
+                                (void)tg_j0;
                             }
                         }
                     }

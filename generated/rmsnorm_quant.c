@@ -88,9 +88,10 @@ static int rmsnorm_quant_body(tg_core *core, const int64_t tg_lo[3], const int64
             const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
             const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
             const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 4224, 0);
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, tg_j0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_MULTIPLY, tg_rd_f32(tg_s1, tg_j0)));
+            {
+                const int64_t tg_j0 = 0;
+                tg_scalar_tensor_tensor_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 256, TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_MULTIPLY);
+                (void)tg_j0;
             }
         }
         /* rmsnorm_quant.yaml:46: dve.tensor_scalar */

@@ -614,6 +614,25 @@ void tg_tensor_scalar_f32_row(void *d, const void *s, size_t n, int nst, const t
         (wide ? tg__ts_row_avx2 : tg__ts_row_base)(op[1], dd + 4 * o, (const uint8_t *)buf, m, c[1], rev[1]);
     }
 }
+
+void tg_scalar_tensor_tensor_f32_row(void *d, const void *s, const void *b, size_t n, tg_alu_op op0, float c,
+                                     int rev0, tg_alu_op op1)
+{
+    uint8_t *dd = (uint8_t *)d;
+    const uint8_t *ss = (const uint8_t *)s, *bb = (const uint8_t *)b;
+    int wide = TG_ROW_AVX2;
+    /* the tensor_scalar stage a block at a time into a buffer that stays in
+     * L1, then the tensor_tensor stage from it (as two-stage tensor_scalar):
+     * each block of s is read before that block of d is written, so d may be
+     * s (or b, which the second stage reads at the element it writes) */
+    enum { B = 256 };
+    float buf[B];
+    for (size_t o = 0; o < n; o += B) {
+        size_t m = n - o < B ? n - o : B;
+        (wide ? tg__ts_row_avx2 : tg__ts_row_base)(op0, (uint8_t *)buf, ss + 4 * o, m, c, rev0);
+        (wide ? tg__tt_row_avx2 : tg__tt_row_base)(op1, dd + 4 * o, (const uint8_t *)buf, bb + 4 * o, m);
+    }
+}
 #undef TG_ROW_FNS
 #undef TG_TS_CASE
 #undef TG_TT_CASE

@@ -339,6 +339,13 @@ void tg_tensor_tensor_f32_row(tg_alu_op op, void *d, const void *a, const void *
 void tg_tensor_scalar_f32_row(void *d, const void *s, size_t n, int nst, const tg_alu_op op[2], const float c[2],
                               const int rev[2]);
 
+/* scalar_tensor_tensor of an fp32 row: d[j] = (s[j] op0 c) op1 b[j] (rev0:
+ * c op0 s[j]), the intermediate fp32, as tg_scalar_tensor_tensor; d equal
+ * to s or b or apart from both. Ops and bodies as
+ * tg_tensor_tensor_f32_row. */
+void tg_scalar_tensor_tensor_f32_row(void *d, const void *s, const void *b, size_t n, tg_alu_op op0, float c,
+                                     int rev0, tg_alu_op op1);
+
 /* tensor_tensor_scan of one row: r = initial; for j: r = (a[j] op0 r) op1
  * b[j]; dst[j] = r (r carried in fp32, not in dst's dtype). dst may equal a
  * or b. */

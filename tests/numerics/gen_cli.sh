@@ -19,17 +19,20 @@ ok() { pass=$((pass+1)); echo "[       OK ] $1"; }
 ko() { fail=$((fail+1)); echo "[  FAILED  ] $1"; }
 check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
 
-# rows_checks K TT NT TS NS: tests/numerics/specs/K.yaml matches numpy, its C
-# simulation and the ISS agree bit for bit, and its generated C calls the
-# runtime rows TT NT times and TS NS times (every op of K through them).
+# rows_checks K FN N [FN N]...: tests/numerics/specs/K.yaml matches numpy,
+# its C simulation and the ISS agree bit for bit, and its generated C calls
+# each runtime row FN N times (every op of K through them).
 rows_checks() {
-  check "$1: $1.yaml matches numpy" \
-    "TILEGEN=\"\$TILEGEN\" PYTHON=\"\$PYTHON\" CC=\"\$CC\" BUILD=\"\$w\" SPECS=\"\$here/specs\" \"\$here/check.sh\" $1 >\"\$w/$1.log\" 2>&1"
-  check "$1: $1.yaml C simulation and ISS bit-identical" \
-    "TILEGEN=\"\$TILEGEN\" PYTHON=\"\$PYTHON\" CC=\"\$CC\" BUILD=\"\$w\" SPECS=\"\$here/specs\" \"\$here/iss_check.sh\" $1 >\"\$w/$1-iss.log\" 2>&1"
-  check "$1: every op through $2 / $4" \
-    "\"\$TILEGEN\" gen -o \"\$w/$1-gen\" \"\$here/specs/$1.yaml\" &&
-     [ \"\$(grep -c \"$2(\" \"\$w/$1-gen/$1.c\")\" = $3 ] && [ \"\$(grep -c \"$4(\" \"\$w/$1-gen/$1.c\")\" = $5 ]"
+  k=$1; shift
+  check "$k: $k.yaml matches numpy" \
+    "TILEGEN=\"\$TILEGEN\" PYTHON=\"\$PYTHON\" CC=\"\$CC\" BUILD=\"\$w\" SPECS=\"\$here/specs\" \"\$here/check.sh\" $k >\"\$w/$k.log\" 2>&1"
+  check "$k: $k.yaml C simulation and ISS bit-identical" \
+    "TILEGEN=\"\$TILEGEN\" PYTHON=\"\$PYTHON\" CC=\"\$CC\" BUILD=\"\$w\" SPECS=\"\$here/specs\" \"\$here/iss_check.sh\" $k >\"\$w/$k-iss.log\" 2>&1"
+  calls= fns=
+  while [ $# -ge 2 ]; do
+    calls="$calls && [ \"\$(grep -c \"$1(\" \"\$w/$k-gen/$k.c\")\" = $2 ]"; fns="$fns${fns:+ / }$1"; shift 2
+  done
+  check "$k: every op through $fns" "\"\$TILEGEN\" gen -o \"\$w/$k-gen\" \"\$here/specs/$k.yaml\" $calls"
 }
 
 check "gen writes k.h and k.c" \
@@ -104,10 +107,10 @@ check "kfold: four loops folded, two with the matmul before them, one left" \
 # all eight of introws.yaml's ops take the int32 rows; every output
 # numpy-exact (-0 products and minimum included) and ISS-identical.
 rows_checks introws tg_tensor_tensor_i32 4 tg_tensor_scalar_i32 4
-# Comparisons, logical ops and abs on fp32 rows take the runtime's fp32 rows
-# (their AVX2 body; runtime/tg_ops.c): all ten of cmprows.yaml's ops, every
-# output numpy-exact and ISS-identical.
-rows_checks cmprows tg_tensor_tensor_f32_row 8 tg_tensor_scalar_f32_row 2
+# Comparisons, logical ops, abs and scalar_tensor_tensor on fp32 rows take
+# the runtime's fp32 rows (their AVX2 body; runtime/tg_ops.c): all twelve of
+# cmprows.yaml's elementwise ops, every output numpy-exact and ISS-identical.
+rows_checks cmprows tg_tensor_tensor_f32_row 8 tg_tensor_scalar_f32_row 2 tg_scalar_tensor_tensor_f32_row 2
 # Loop-invariant matmul operands packed once (gen/emit.c put_keep): three
 # loops keep an operand (moving, moving under an outer loop that changes it,
 # stationary), the loop of two matmuls keeps nothing; numpy-exact (y2 shows

@@ -755,12 +755,15 @@ def _inputs_cmprows(p, r):
 
 def _ref_cmprows(p, x):
     # Comparisons give 1.0 or 0.0; the logical ops take nonzero as true; abs
-    # clears the sign. No rounding anywhere -> exact.
+    # clears the sign. No rounding in those -> exact.
     v, w = f32(x["x"]), f32(x["y"])
     b = lambda c: (np.where(c, 1.0, 0.0), "exact")
     lt = ~(v >= f32(0.25))  # (x >= 0.25) xor 1
     return {"gt": b(v > w), "le": b((v == w) | (v < w)), "ne": b((v != w) & (v != 0)),
-            "lx": b(lt != (w != 0)), "ab": b(np.where(np.abs(v) <= f32(0.5), 1.0, 0.0) <= w)}
+            "lx": b(lt != (w != 0)), "ab": b(np.where(np.abs(v) <= f32(0.5), 1.0, 0.0) <= w),
+            # one fp32 rounding per op -> exact
+            "sa": (f32(f32(v * f32(0.75)) + w).astype(np.float64), "exact"),
+            "sd": (f32(f32(w.max(axis=1, keepdims=True) - v) / w).astype(np.float64), "exact")}
 
 
 def _inputs_fscale(p, r):
@@ -1068,7 +1071,8 @@ TEST_KERNELS = {
                    [("y", "float32", "64, 96")], _inputs_ragged_k, _ref_ragged_k),
     "cmprows": _k({"D": 300}, [("x", "float32", "128, D"), ("y", "float32", "128, D")],
                   [("gt", "float32", "128, D"), ("le", "float32", "128, D"), ("ne", "float32", "128, D"),
-                   ("lx", "float32", "128, D"), ("ab", "float32", "128, D")], _inputs_cmprows, _ref_cmprows),
+                   ("lx", "float32", "128, D"), ("ab", "float32", "128, D"), ("sa", "float32", "128, D"),
+                   ("sd", "float32", "128, D")], _inputs_cmprows, _ref_cmprows),
     "fscale": _k({"D": 100}, [("x", "float32", "128, D")],
                  [("mean", "float32", "128, 1"), ("ys", "float32", "128, D"), ("yo", "float32", "128, D"),
                   ("yc", "float32", "128, D"), ("yl", "float32", "128, D")], _inputs_fscale, _ref_fscale),

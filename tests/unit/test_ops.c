@@ -1037,15 +1037,16 @@ static void test_activation_rows(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
-/* tg_tensor_tensor_f32_row and tg_tensor_scalar_f32_row against tg_alu
- * element by element, bit for bit: every op they take (and nothing written
- * for one they do not), one and two stages, reversed, with every SIMD body
+/* tg_tensor_tensor_f32_row, tg_tensor_scalar_f32_row and
+ * tg_scalar_tensor_tensor_f32_row against tg_alu element by element, bit
+ * for bit: every op they take (and nothing written for one they do not), one
+ * and two stages, reversed, with every SIMD body
  * this CPU runs, on rows of specials (NaNs of both signs, infinities, -0,
  * denormals) and wide random values, unaligned, in place, lengths around the
  * vector widths and the two-stage block. */
 static void test_f32_rows(void **state)
 {
-    static float x[1100], x2[1100], y[1100], z[1100];
+    static float x[1100], x2[1100], y[1100], z[1100], w2[1100];
     static const float cs[] = {0.0f, -0.0f, 1.5f, -3.0e38f, 1e-40f};
     int top = tg_matmul_isa(0);
     (void)state;
@@ -1102,6 +1103,24 @@ static void test_f32_rows(void **state)
                                 memcpy(&u, zd + 4 * j, 4);
                                 assert_int_equal(tg_f32_bits(w), tg_f32_bits(v));
                                 assert_int_equal(tg_f32_bits(u), tg_f32_bits(v));
+                            }
+                        }
+                /* scalar_tensor_tensor: (x op c) op1 x2, apart and in place as either source */
+                for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++)
+                    for (int rv = 0; rv < 2; rv++)
+                        for (int place = 0; place < 3; place++) { /* d apart, d = s, d = b */
+                            uint8_t *sd = (uint8_t *)z + off, *bd = (uint8_t *)y + off;
+                            memcpy(z, x, sizeof z);
+                            memcpy(y, x2, sizeof y);
+                            uint8_t *dd = place == 1 ? sd : place == 2 ? bd : (uint8_t *)w2 + off;
+                            tg_scalar_tensor_tensor_f32_row(dd, sd, bd, n, op, cs[k], rv, op1);
+                            for (size_t j = 0; j < n; j++) {
+                                float a, b, r;
+                                memcpy(&a, (const uint8_t *)x + off + 4 * j, 4);
+                                memcpy(&b, (const uint8_t *)x2 + off + 4 * j, 4);
+                                memcpy(&r, dd + 4 * j, 4);
+                                assert_int_equal(tg_f32_bits(r),
+                                                 tg_f32_bits(tg_scalar_tensor_tensor(a, op, cs[k], rv, op1, b)));
                             }
                         }
             }
