@@ -490,7 +490,7 @@ void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const floa
  * tg_activation_f32_row: tg_activation over a contiguous fp32 row, built once
  * per SIMD body and picked as the matmul's (tg_matmul_isa): the baseline and,
  * on x86-64 without AVX in the build flags, an AVX2 body — 4 fp64 lanes for
- * exp, sigmoid and silu instead of SSE2's 2. The same inline function per
+ * exp, sigmoid and silu instead of SSE2's 2 — and with gcc an AVX-512F one. The same inline function per
  * element in each, lanes are independent elements and nothing is fused
  * (tg_fp.h; clang's body is no-fma), so every body gives the bits of the
  * element-by-element form (tests/unit/test_ops.c test_activation_rows). */
@@ -517,6 +517,17 @@ TG_ACT_ROW_FN(tg__act_row_base)
 TG_SIMD_AVX2_BEGIN
 TG_ACT_ROW_FN(tg__act_row_avx2)
 TG_SIMD_AVX2_END
+#endif
+/* gcc only, an AVX-512F body (8 fp64 lanes; p7's exp rows 2.05-2.39 -> 1.14-1.49
+ * ms): its fp-contract=off (tg_fp.h) holds in the target region. clang ignores
+ * its no-contraction pragma under -ffp-contract=fast and an AVX-512F function
+ * cannot be no-fma, so there the AVX2 body is the widest. */
+#if defined(TG_MM_DISPATCH) && !defined(__clang__)
+#define TG_ACT_AVX512_BODY 1
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+TG_ACT_ROW_FN(tg__act_row_avx512)
+#pragma GCC pop_options
 #endif
 #undef TG_ACT_ROW_FN
 #undef TG_ACT_ROW_CASE
@@ -640,6 +651,12 @@ void tg_scalar_tensor_tensor_f32_row(void *d, const void *s, const void *b, size
 
 void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, float scale, float bias)
 {
+#ifdef TG_ACT_AVX512_BODY
+    if (tg__simd_level() >= 3) {
+        tg__act_row_avx512(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias);
+        return;
+    }
+#endif
 #ifdef TG_SIMD_AVX2_BODY
     if (tg__simd_level() >= 2) {
         tg__act_row_avx2(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias);
