@@ -1,0 +1,551 @@
+#!/usr/bin/python3
+"""np_probes.py - the numpy side of the probe kernels in bench/probes/ (README.md).
+
+For every probe <name>.yaml a function <name>(**inputs) doing the same math in numpy,
+one thread, the way a numpy user would write it: inputs arrive in their .npy storage
+format (SPEC.md §3: bf16/fp16 as uint16 bits, fp8 as uint8 bits) and are decoded inside
+the function, outputs are encoded back to storage inside it, so the timed call pays for
+the dtype conversions as the C simulation does (tests/numerics/np_time.py does the same).
+Each output carries the tolerance its C output must meet against numpy's (exact where
+both sides make the same fp32 roundings), with its derivation next to it.
+
+A probe's tensors (names, dtypes, shapes) come from `tilegen gen --dump=ctx` of its
+spec, saved as DIR/ctx.json by run.sh, so no YAML parser is needed.
+
+    np_probes.py list                     the probes this module covers
+    np_probes.py inputs PROBE DIR [SEED]  write DIR/<input>.npy (seeded, deterministic)
+    np_probes.py run PROBE DIR [RUNS]     time numpy best of RUNS (default 5), print
+                                          "numpy_ms T", then check DIR/<output>.npy (the
+                                          C outputs) against numpy's: one line per
+                                          output; exit 0 all pass, 1 a mismatch, 2 error
+"""
+import json
+import os
+import sys
+import time
+import traceback
+import zlib
+
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "numerics"))
+from np_time import dec as bf16_dec  # noqa: E402
+from np_time import enc as bf16_enc  # noqa: E402
+from reflib import TINY, U32, from_storage, to_storage  # noqa: E402
+
+
+# --- storage codecs used inside the timed calls --------------------------------
+# bf16 comes from np_time.py (bit shifts); fp16 is numpy's own float16 (its casts
+# round to nearest even, as the runtime's). fpformat.encode is exact for every
+# format but takes ~0.5 s for 2 M elements, which would time the encoder rather than
+# the math; fp8_e4m3_enc is the bit-trick encoder a numpy user would write, and the
+# exact check of r04 compares its output with the C simulation's bit for bit.
+
+def f16_dec(a):
+    return a.view(np.float16).astype(np.float32)
+
+
+def f16_enc(x):
+    return x.astype(np.float16).view(np.uint16)
+
+
+def fp8_e4m3_enc(x):
+    """fp32 -> float8_e4m3 bits (bias 7, IEEE-style: 240 max, >= 248 -> inf), round to
+    nearest even; no NaN inputs."""
+    u = x.view(np.uint32)
+    mag = u & np.uint32(0x7FFFFFFF)
+    # normal range: round the fp32 bits to 3 mantissa bits, then re-bias 127 -> 7
+    # (a carry out of the mantissa lands in the exponent, as it should)
+    normal = ((mag + np.uint32(0x7FFFF) + ((mag >> 20) & 1)) >> 20).astype(np.int32) - ((127 - 7) << 3)
+    # below 2^-6 the quantum is 2^-9: rint counts quanta (8 of them is the first normal)
+    sub = np.rint(np.abs(x) * np.float32(512)).astype(np.int32)
+    bits = np.where(mag < np.uint32(0x3C800000), sub, np.minimum(normal, 0x78))
+    return (bits | ((u >> 24) & 0x80).astype(np.int32)).astype(np.uint8)
+
+
+# --- tolerances -------------------------------------------------------------------
+
+class Tol:
+    """What an output of the C simulation must meet against numpy's: bit equality
+    (EXACT), or |c - numpy| <= bound(x, ref) + ulps * spacing(ref), with x the probe's
+    inputs as fp64 and ref numpy's output as fp64, spacing the distance between
+    adjacent values of the output's dtype at ref (one rounding of a value both sides
+    computed slightly differently in fp32 can land on either neighbour)."""
+
+    def __init__(self, ulps=0, bound=None, why=""):
+        self.ulps, self.bound, self.why = ulps, bound, why
+
+    @property
+    def exact(self):
+        return self.ulps == 0 and self.bound is None
+
+
+EXACT = Tol()
+
+# mantissa bits and least normal exponent of each float dtype, for spacing()
+_FLOAT_FORMATS = {"float32": (23, -126), "bfloat16": (7, -126), "float16": (10, -14),
+                  "float8_e4m3": (3, -6), "float8_e5m2": (2, -14)}
+
+
+def spacing(v, dtype):
+    """Distance between adjacent `dtype` values at |v| (the upper one at a power of two)."""
+    mbits, emin = _FLOAT_FORMATS[dtype]
+    _, e = np.frexp(np.abs(v))              # |v| = f * 2^e, f in [0.5, 1)
+    return np.ldexp(1.0, np.maximum(e - 1, emin) - mbits)
+
+
+def rel(k):
+    """bound: k fp32 unit roundoffs of |ref| (k derived per probe)."""
+    return lambda x, ref: k * U32 * np.abs(ref)
+
+
+# numpy's SIMD float32 exp is within 2.52 ulp of the true value (the bound numpy 1.17's
+# release notes give for its AVX2/AVX-512F exp; 2.45 seen over 25 M inputs here), the
+# runtime's within 1 (docs/numerics.md): two fp32 results at most 3.52 ulp apart.
+EXP_ULPS = 4
+
+
+def matmul_bound(a, b):
+    """|C - numpy| of the fp32-accumulated product a @ b over K = a's last dim: the C
+    simulation sums in increasing k (gamma_K * sum|a||b|; products of <= 16-bit values
+    are exact, fp32 ones rounded once), BLAS in its own blocked order, with or without
+    FMA (also within gamma_K): together (2K + 2) u * (|a| @ |b|)."""
+    k = a.shape[-1]
+    return (2 * k + 2) * U32 * np.matmul(np.abs(a), np.abs(b))
+
+
+def row_sum_bound(x):
+    """|C - numpy| of fp32 row sums: the C simulation folds left to right (gamma_D),
+    numpy sums pairwise (within gamma_D too): (2D + 2) u * sum|x|."""
+    d = x.shape[1]
+    return (2 * d + 2) * U32 * np.abs(x).sum(axis=1, keepdims=True)
+
+
+def layernorm_bound(x, gamma, beta):
+    """|C - numpy| of a layernorm before its bf16 rounding. refs.py's layernorm bound
+    (C against the exact value: mean off by gamma_D mean|x|, bn_stats/bn_aggr's variance
+    and rsqrt by ~gamma_D relative, propagated to y) is (2D + 64) u * mag; numpy's
+    two-pass fp32 mean and variance are within the same, hence twice it."""
+    d = x.shape[1]
+    mean = x.mean(axis=1, keepdims=True)
+    rstd = 1.0 / np.sqrt(x.var(axis=1, keepdims=True) + 1e-5)
+    mag = np.abs(gamma) * (np.abs(x - mean) * rstd + np.abs(x).mean(axis=1, keepdims=True) * rstd) + np.abs(beta)
+    return 2 * (2 * d + 64) * U32 * mag
+
+
+# a layernorm's bf16 output (inputs x, gamma, beta)
+LAYERNORM_TOL = Tol(ulps=1, bound=lambda x, ref: layernorm_bound(x["x"], x["gamma"], x["beta"]),
+                    why="mean and variance in another order")
+
+
+def matmul_tol(a, b, a_transposed=False):
+    """The fp32 output of inputs a @ b (a^T @ b with a_transposed)."""
+    def bound(x, ref):
+        return matmul_bound(x[a].T if a_transposed else x[a], x[b])
+    return Tol(bound=bound, why="fp32 sums in another order")
+
+
+def gelu_tanh_bound(x, ref):
+    """numpy's x / (1 + exp(-2u)), u = c (x + 0.044715 x^3), in fp32: u carries ~7
+    roundings (constants included; all its terms have x's sign), so exp's argument -2u
+    is off by up to 14|u| u, a relative error of exp as large; exp adds 2.52 ulp, the
+    add and the divide a rounding each; the runtime is within 1 ulp: (16|u| + 12) u."""
+    u = 0.7978845608028654 * (x + 0.044715 * x ** 3)
+    return (16 * np.abs(u) + 12) * U32 * np.abs(ref)
+
+
+def gelu_erf_bound(x, ref):
+    """numpy's x * Phi(x) by Numerical Recipes' erfc (fractional error < 1.2e-7, ~2 u):
+    its exp argument -z^2 - 1.27 + t*poly(t), z^2 = x^2/2, is evaluated in fp32 with a
+    few roundings of its own size (~8u * (x^2/2 + 2) absolute, i.e. relative in exp),
+    the products add 3u; the runtime is within 1 ulp: (4x^2 + 32) u * |ref|."""
+    return (4 * x * x + 32) * U32 * np.abs(ref)
+
+
+# --- the probes -------------------------------------------------------------------
+
+PROBES = {}
+
+
+def probe(tols, make=None):
+    """Register a probe: tols {output: Tol}; make(shapes, rng) -> {input: values} for the
+    inputs that need more than standard normal floats (integer inputs always do)."""
+    def reg(fn):
+        PROBES[fn.__name__] = (fn, tols, make)
+        return fn
+    return reg
+
+
+def _layernorm_inputs(shapes, r):
+    # rows with their own offset and scale (refs.py's layernorm inputs): the mean
+    # subtraction and the variance both matter
+    n, d = shapes["x"]
+    x = r.uniform(-1, 1, (n, 1)) + r.uniform(0.5, 2, (n, 1)) * r.standard_normal((n, d))
+    return {"x": x, "gamma": r.uniform(0.5, 1.5, (1, d)), "beta": 0.5 * r.standard_normal((1, d))}
+
+
+def _ids_inputs(shapes, r):
+    # token ids anywhere in the table (a gather's index is one row of `table`)
+    return {"ids": r.integers(0, shapes["table"][0], shapes["ids"])}
+
+
+@probe({"c": matmul_tol("a", "b")})
+def p1a_mm_dmaT(a, b):
+    return {"c": bf16_dec(a) @ bf16_dec(b)}
+
+
+@probe({"c": matmul_tol("a", "b")})
+def p1b_mm_peT(a, b):
+    # the Tensor-engine transpose of A moves bf16 values through fp32 PSUM: exact
+    return {"c": bf16_dec(a) @ bf16_dec(b)}
+
+
+@probe({"y": EXACT})
+def p2_pe_transpose(x):
+    return {"y": np.ascontiguousarray(x.T)}
+
+
+@probe({"out": EXACT})
+def p3_fma_mixed(a, b):
+    # fp16 x bf16 has 19 significant bits: exact in fp32; the add rounds once in
+    # fp32, then once to bf16, on both sides
+    af = f16_dec(a)
+    return {"out": bf16_enc(af * bf16_dec(b) + af)}
+
+
+def _erfc(z):
+    """erfc for z >= 0 in fp32 (Numerical Recipes' erfcc: fractional error < 1.2e-7):
+    numpy has no erf, and 1 - erf would lose GELU's negative tail."""
+    t = np.float32(1) / (np.float32(1) + np.float32(0.5) * z)
+    poly = np.float32(0.17087277)
+    for c in (-0.82215223, 1.48851587, -1.13520398, 0.27886807, -0.18628806, 0.09678418, 0.37409196,
+              1.00002368, -1.26551223):
+        poly = poly * t + np.float32(c)
+    return t * np.exp(-z * z + poly)
+
+
+@probe({"y": Tol(ulps=1, bound=lambda x, ref: gelu_erf_bound(x["x"], ref), why="erf by a polynomial")})
+def p4_gelu(x):
+    # gelu(x) = x * Phi(x) = x * erfc(-x / sqrt 2) / 2, the tail of erfc kept relative
+    v = bf16_dec(x)
+    w = v * np.float32(-0.7071067811865476)
+    e = _erfc(np.abs(w))
+    phi = np.float32(0.5) * np.where(w >= 0, e, np.float32(2) - e)
+    return {"y": bf16_enc(v * phi)}
+
+
+def _gelu_tanh(v):
+    # 0.5 x (1 + tanh(u)) = x * sigmoid(2u), written so that the negative tail does not
+    # cancel (1 + tanh(u) is 0 in fp32 below u ~ -9, where the result is ~1e-8 x)
+    u = np.float32(0.7978845608028654) * (v + np.float32(0.044715) * (v * v * v))
+    return v / (np.float32(1) + np.exp(np.float32(-2) * u))
+
+
+@probe({"y": Tol(ulps=1, bound=lambda x, ref: gelu_tanh_bound(x["x"], ref), why="fp32 tanh form")})
+def p4b_gelu_tanh(x):
+    return {"y": bf16_enc(_gelu_tanh(bf16_dec(x)))}
+
+
+@probe({"rmax": EXACT, "rsum": Tol(bound=lambda x, ref: row_sum_bound(x["x"]), why="pairwise vs left fold")})
+def p5_rowstats(x):
+    return {"rmax": x.max(axis=1, keepdims=True), "rsum": x.sum(axis=1, keepdims=True)}
+
+
+@probe({"y": EXACT})
+def p6_cumsum(x):
+    # the scan is r = 1 * r + x (1 * r exact), numpy's fp32 cumsum the same left fold
+    return {"y": np.cumsum(x, axis=1, dtype=np.float32)}
+
+
+@probe({"y": Tol(ulps=EXP_ULPS + 1, why="numpy's exp, then one multiply")})
+def p7_exp_rowscale(x, s):
+    return {"y": np.exp(x) * s}
+
+
+def _layernorm_bf16(x, gamma, beta, gamma_first):
+    """bf16 layernorm, eps 1e-5, fp32 in between: (x - mean) * rstd * gamma + beta, or
+    with gamma_first ((x - mean) * gamma) * rstd + beta (each spec's own order)."""
+    v = bf16_dec(x)
+    xc = v - v.mean(axis=1, keepdims=True)
+    rstd = np.float32(1) / np.sqrt(v.var(axis=1, keepdims=True) + np.float32(1e-5))
+    y = xc * gamma * rstd if gamma_first else xc * rstd * gamma
+    return {"y": bf16_enc(y + beta)}
+
+
+@probe({"y": LAYERNORM_TOL}, make=_layernorm_inputs)
+def p8_layernorm_bf16(x, gamma, beta):
+    return _layernorm_bf16(x, gamma, beta, gamma_first=False)
+
+
+def _softmax_inputs(shapes, r):
+    # logit-like rows with their own offsets (refs.py's softmax inputs)
+    n, d = shapes["x"]
+    return {"x": 3.0 * r.standard_normal((n, d)) + r.uniform(-20, 20, (n, 1))}
+
+
+@probe({"y": Tol(ulps=1, bound=lambda x, ref: (2 * x["x"].shape[1] + 16) * U32 * np.abs(ref),
+                 why="exp and the row sum")}, make=_softmax_inputs)
+def q01_softmax_bf16(x):
+    # exp within 3.52 ulp of each other (7u), the row sum gamma_D each side, the
+    # reciprocal and the product one rounding each: (2D + 16) u before the bf16 rounding
+    v = bf16_dec(x)
+    e = np.exp(v - v.max(axis=1, keepdims=True))
+    return {"y": bf16_enc(e * (np.float32(1) / e.sum(axis=1, keepdims=True)))}
+
+
+def _rmsnorm_inputs(shapes, r):
+    n, d = shapes["x"]
+    return {"x": r.standard_normal((n, d)) * r.uniform(0.5, 4, (n, 1)), "w": r.uniform(0.5, 1.5, (1, d))}
+
+
+@probe({"y": Tol(ulps=1, bound=lambda x, ref: (x["x"].shape[1] + 16) * U32 * np.abs(ref),
+                 why="the sum of squares in another order")}, make=_rmsnorm_inputs)
+def q02_rmsnorm_bf16(x, w):
+    # sum of D squares gamma_D each side (2D u), mean and eps 2u each side; rsqrt
+    # halves that and adds 1 ulp (numpy's 1/sqrt 2 roundings); two products: (D + 16) u
+    v = bf16_dec(x)
+    ms = (v * v).mean(axis=1, keepdims=True) + np.float32(1e-6)
+    return {"y": bf16_enc(v * (np.float32(1) / np.sqrt(ms)) * bf16_dec(w))}
+
+
+@probe({"y": EXACT})
+def q03_bcast_affine(x, w, b):
+    return {"y": x * w + b}
+
+
+@probe({"vals": EXACT, "idx": EXACT})
+def q04_top8(x):
+    # the 8 largest per row (argpartition), ordered descending; equal values keep
+    # index order (nc_find_index8 pairs the k copies of a value with its first k
+    # occurrences), hence indices sorted first and a stable sort by value
+    top = np.sort(np.argpartition(x, -8, axis=1)[:, -8:], axis=1)
+    vals = np.take_along_axis(x, top, axis=1)
+    order = np.argsort(-vals, axis=1, kind="stable")
+    return {"vals": np.take_along_axis(vals, order, axis=1),
+            "idx": np.take_along_axis(top, order, axis=1).astype(np.uint32)}
+
+
+@probe({"out": EXACT}, make=_ids_inputs)
+def q05_embed_gather(table, ids):
+    return {"out": table[ids] * np.float32(16)}
+
+
+@probe({"out": Tol(ulps=1, bound=rel(16), why="numpy's exp in silu")})
+def q06_swiglu_bf16(x, y):
+    # silu = x / (1 + exp(-x)): exp 2.52 ulp, the add and the divide one rounding each,
+    # the runtime 1 ulp, the product one rounding each side: within 16 u
+    v = bf16_dec(x)
+    return {"out": bf16_enc(v / (np.float32(1) + np.exp(-v)) * bf16_dec(y))}
+
+
+@probe({"c": matmul_tol("aT", "b", a_transposed=True)})
+def q07_mm_m128(aT, b):
+    return {"c": bf16_dec(aT).T @ bf16_dec(b)}
+
+
+@probe({"out": EXACT})
+def q08_store_transpose(x):
+    return {"out": np.ascontiguousarray(x.T)}
+
+
+def _int_mask_inputs(shapes, r):
+    # int32 values around the spec's THR (1000), so that the mask has both values;
+    # their sums are exact in fp32 as the engines compute
+    return {n: r.integers(-2000, 2001, shapes[n]) for n in ("a", "b")}
+
+
+@probe({"s": EXACT, "mask": EXACT}, make=_int_mask_inputs)
+def q09_int_mask(a, b):
+    s = a + b
+    return {"s": s, "mask": (s > 1000).astype(np.uint8)}  # 1000: the spec's THR
+
+
+@probe({"y": EXACT})
+def q10_ts_chain_f16(x, s, t):
+    return {"y": f16_dec(x) * s + t}
+
+
+@probe({"y": LAYERNORM_TOL}, make=_layernorm_inputs)
+def r01_layernorm_bf16_d1000(x, gamma, beta):
+    return _layernorm_bf16(x, gamma, beta, gamma_first=True)
+
+
+def _rope_inputs(shapes, r):
+    # cos/sin of the usual rotary angles (position times 10000^(-2j/D))
+    s, h = shapes["cos"]
+    ang = np.arange(s)[:, None] * 10000.0 ** (-np.arange(h) / h)[None, :]
+    return {"cos": np.cos(ang), "sin": np.sin(ang)}
+
+
+@probe({"y": EXACT}, make=_rope_inputs)
+def r02_rope_interleaved(q, cos, sin):
+    # each product and the sum or difference rounded in fp32 on both sides
+    v = bf16_dec(q)
+    xe, xo = v[:, 0::2], v[:, 1::2]
+    y = np.empty_like(v)
+    y[:, 0::2] = xe * cos - xo * sin
+    y[:, 1::2] = xe * sin + xo * cos
+    return {"y": bf16_enc(y)}
+
+
+@probe({"p": Tol(ulps=EXP_ULPS, why="numpy's exp")})
+def r03_causal_mask_exp(s):
+    n = s.shape[0]
+    keep = np.arange(n)[:, None] >= np.arange(n)[None, :]
+    return {"p": np.exp(np.where(keep, s, np.float32(-np.inf)))}
+
+
+@probe({"q": EXACT, "scale": EXACT})
+def r04_quant_fp8(x):
+    # absmax and 240 / absmax exact alike; x * scale rounded once in fp32, then to fp8
+    sc = np.float32(240) / np.abs(x).max(axis=1, keepdims=True)
+    return {"q": fp8_e4m3_enc(x * sc), "scale": sc}
+
+
+@probe({"y": Tol(ulps=1, bound=lambda x, ref: gelu_tanh_bound(x["x"], ref), why="fp32 tanh form")})
+def r05_gelu_tanh_f32(x):
+    return {"y": _gelu_tanh(x)}
+
+
+@probe({"c": matmul_tol("a", "w")})
+def r06_bmm_grid(a, w):
+    return {"c": np.matmul(bf16_dec(a), bf16_dec(w))}
+
+
+@probe({"out": EXACT})
+def r07_sub_mul_3in(a, b, c):
+    return {"out": (a - b) * c}
+
+
+@probe({"y": EXACT})
+def r08_meanpool4(x):
+    # the spec's order: ((x0 + x1) + x2) + x3, then * 0.25
+    g = x.reshape(x.shape[0], -1, 4)
+    return {"y": (((g[:, :, 0] + g[:, :, 1]) + g[:, :, 2]) + g[:, :, 3]) * np.float32(0.25)}
+
+
+@probe({"y": EXACT})
+def r09_colsum_preduce(x):
+    # partition_reduce folds partitions 0, 1, ... in fp32; numpy's sum over an axis
+    # that is not the innermost adds whole rows into the result in order, the same fold
+    return {"y": x.reshape(-1, 128, x.shape[1]).sum(axis=1)}
+
+
+@probe({"y": EXACT})
+def r10_cumsum_bf16(x):
+    return {"y": bf16_enc(np.cumsum(bf16_dec(x), axis=1, dtype=np.float32))}
+
+
+@probe({"y": matmul_tol("x", "w")})
+def s01_linear(x, w):
+    return {"y": x @ w}
+
+
+@probe({"out": EXACT}, make=_ids_inputs)
+def s02_embed_lookup(table, ids):
+    return {"out": table[ids]}
+
+
+@probe({"y": EXACT})
+def s03_ragged_affine(x):
+    return {"y": x * np.float32(2) + np.float32(1)}
+
+
+# --- inputs, timing and the check ---------------------------------------------------
+
+def tensors(directory):
+    """[(name, spec dtype, shape, is_output)] of the probe's HBM tensors (DIR/ctx.json,
+    `tilegen gen --dump=ctx`), scratch left out."""
+    with open(os.path.join(directory, "ctx.json"), encoding="utf-8") as f:
+        ctx = json.load(f)
+    return [(t["name"], t["spec_dtype"], tuple(t["dims"]), t["is_output"])
+            for t in ctx["tensors"] if not t["is_scratch"]]
+
+
+def write_inputs(name, directory, seed):
+    """Seeded inputs in storage format: the probe's own for the inputs it names,
+    standard normal floats for the rest; an integer input needs the probe's rule
+    (indices must be in range)."""
+    _, _, make = PROBES[name]
+    ins = [(n, dt, sh) for n, dt, sh, out in tensors(directory) if not out]
+    r = np.random.default_rng([seed, zlib.crc32(name.encode())])
+    vals = make({n: sh for n, _, sh in ins}, r) if make else {}
+    for n, dt, sh in ins:
+        if n not in vals:
+            if dt not in _FLOAT_FORMATS and dt != "tfloat32":
+                raise ValueError("%s: integer input %s has no generator" % (name, n))
+            vals[n] = r.standard_normal(sh)
+        v = np.asarray(vals[n])
+        if v.shape != sh:
+            raise ValueError("%s: input %s has shape %s, want %s" % (name, n, v.shape, sh))
+        np.save(os.path.join(directory, n + ".npy"), to_storage(v.astype(np.float32) if v.dtype.kind == "f" else v, dt))
+
+
+def best_of(fn, args, runs):
+    """Best wall time (ms) of runs calls, and the outputs of the last."""
+    best, out = None, None
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        out = fn(**args)
+        dt = (time.perf_counter() - t0) * 1e3
+        best = dt if best is None or dt < best else best
+    return best, out
+
+
+def compare(dtype, shape, tol, got, want, x):
+    """(ok, detail) of the C output `got` against numpy's `want` (both storage)."""
+    if want.shape != shape or want.dtype != got.dtype:
+        return False, "numpy gave %s %s, the kernel %s %s" % (want.dtype, want.shape, got.dtype, got.shape)
+    if tol.exact:  # bit patterns (a float's NaN and -0 included)
+        bits = np.dtype("u%d" % got.itemsize)
+        bad = int(np.sum(got.view(bits) != want.view(bits)))
+        return bad == 0, "exact, %d of %d differ" % (bad, got.size)
+    g, w = from_storage(got, dtype), from_storage(want, dtype)
+    allowed = tol.ulps * spacing(w, dtype) + (tol.bound(x, w) if tol.bound else 0.0)
+    diff = np.where(g == w, 0.0, np.abs(g - w))   # equal infinities give inf - inf
+    diff = np.where(np.isnan(diff), np.inf, diff)
+    ratio = diff / np.maximum(allowed, TINY * TINY)  # 0 / 0 where nothing is allowed and nothing differs
+    worst = float(ratio.max())
+    return worst <= 1.0, "max |diff| %.3g, worst diff/tol %.3g (%s)" % (float(diff.max()), worst, tol.why)
+
+
+def run(name, directory, runs):
+    fn, tols, _ = PROBES[name]
+    ts = tensors(directory)
+    args = {n: np.load(os.path.join(directory, n + ".npy")) for n, _, _, out in ts if not out}
+    ms, outs = best_of(fn, args, runs)
+    print("numpy_ms %.3f" % ms)
+    x = {n: from_storage(args[n], dt) for n, dt, _, out in ts if not out}  # for the bounds
+    ok = True
+    for n, dt, sh, out in ts:
+        if not out:
+            continue
+        got = np.load(os.path.join(directory, n + ".npy"))
+        good, detail = compare(dt, sh, tols[n], got, np.asarray(outs[n]), x)
+        ok = ok and good
+        print("%s %s: %s" % ("ok" if good else "FAIL", n, detail))
+    return 0 if ok else 1
+
+
+def main(argv):
+    if argv[:1] == ["list"]:
+        print("\n".join(sorted(PROBES)))
+        return 0
+    if len(argv) < 3 or argv[0] not in ("inputs", "run"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    if argv[1] not in PROBES:
+        print("np_probes.py: no numpy function for probe %s" % argv[1], file=sys.stderr)
+        return 2
+    try:
+        if argv[0] == "inputs":
+            write_inputs(argv[1], argv[2], int(argv[3]) if len(argv) > 3 else 0)
+            return 0
+        return run(argv[1], argv[2], int(argv[3]) if len(argv) > 3 else 5)
+    except Exception:  # noqa: BLE001 - a crash is exit 2, never a mismatch (exit 1)
+        traceback.print_exc()
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
