@@ -36,6 +36,14 @@ BENCHES += nki-matmul
 bench-nki-matmul: $(TILEGEN)
 	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) CC="$(CC)" BUILD=$(BUILD) tests/numerics/nki_matmul_bench.sh
 
+# The probe kernels of bench/probes/ (specs written as NKI authors write them) against
+# numpy doing the same math, one thread, each C output checked against numpy's
+# (~1 min; env BENCH_N runs, default 5, and PROBES, a subset).
+BENCHES += probes
+.PHONY: bench-probes
+bench-probes: $(TILEGEN)
+	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) CC="$(CC)" BUILD=$(BUILD) bench/probes/run.sh
+
 # Differential fuzzer (tests/numerics/fuzz_diff.sh): random valid specs, C
 # simulation vs ISS bit for bit, and every phase after check must accept them.
 # The suite (make test) is a quick smoke of FUZZ_DIFF_N seeds from
