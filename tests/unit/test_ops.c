@@ -1037,6 +1037,33 @@ static void test_activation_rows(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
+/* exp rows (each SIMD body vectorizes tg_math_exp_dv: table lookups, 64-bit
+ * integer lanes, selects at the end) against tg_activation element by
+ * element over a sweep of every fp32 class: one bit pattern in
+ * 4099 of all 2^32 (both signs, subnormals, the ±1000 cut-offs' region,
+ * infinities, NaNs), at scale 1 and at a scale and bias, every body. */
+static void test_exp_rows_sweep(void **state)
+{
+    enum { N = 4096 };
+    static float x[N], y[N];
+    static const float sb[][2] = {{1.0f, 0.0f}, {0.088388346f, -1.5f}};
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        for (size_t k = 0; k < sizeof sb / sizeof sb[0]; k++)
+            for (uint64_t u0 = 0; u0 < ((uint64_t)1 << 32); u0 += (uint64_t)4099 * N) {
+                size_t n = 0;
+                for (uint64_t u = u0; n < N && u < ((uint64_t)1 << 32); u += 4099)
+                    x[n++] = tg_bits_f32((uint32_t)u);
+                tg_activation_f32_row(TG_ACT_EXP, y, x, n, sb[k][0], sb[k][1]);
+                for (size_t j = 0; j < n; j++)
+                    assert_int_equal(tg_f32_bits(y[j]), tg_f32_bits(tg_activation(TG_ACT_EXP, x[j], sb[k][0], sb[k][1])));
+            }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
 /* tg_tensor_tensor_f32_row, tg_tensor_scalar_f32_row and
  * tg_scalar_tensor_tensor_f32_row against tg_alu element by element, bit
  * for bit: every op they take (and nothing written for one they do not), one
@@ -1252,6 +1279,7 @@ int main(void)
         cmocka_unit_test(test_matmul_keep),
         cmocka_unit_test(test_matmul_range_edges),
         cmocka_unit_test(test_activation_rows),
+        cmocka_unit_test(test_exp_rows_sweep),
         cmocka_unit_test(test_f32_rows),
         cmocka_unit_test(test_lanes_stage),
         cmocka_unit_test(test_lanes_fold),
