@@ -18,9 +18,11 @@ pass=0; fail=0
 ok() { pass=$((pass+1)); echo "[       OK ] $1"; }
 ko() { fail=$((fail+1)); echo "[  FAILED  ] $1"; }
 check() { if eval "$2"; then ok "$1"; else ko "$1"; fi; }
-# body_count PATTERN FILE: lines of generated FILE's baseline kernel body
-# matching PATTERN (on x86-64 the same body follows for AVX2; kernel.c.j2).
-body_count() { sed -n '/^static int [A-Za-z0-9_]*_body_base(/,/^}/p' "$2" | grep -c "$1"; }
+# base_body FILE: generated FILE's baseline kernel body (on x86-64 the same
+# body follows for AVX2; kernel.c.j2). body_count PATTERN FILE: its lines
+# matching PATTERN.
+base_body() { sed -n '/^static int [A-Za-z0-9_]*_body_base(/,/^}/p' "$1"; }
+body_count() { base_body "$2" | grep -c "$1"; }
 
 # rows_checks K FN N [FN N]...: tests/numerics/specs/K.yaml matches numpy,
 # its C simulation and the ISS agree bit for bit, and its generated C calls
@@ -163,7 +165,7 @@ check "rowlocal: rowlocal.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" rowlocal >"$w/rowlocal-iss.log" 2>&1'
 check "rowlocal: t1, t7a and t7b row-local, no other tile" \
   '"$TILEGEN" gen -o "$w/rowlocal-gen" "$here/specs/rowlocal.yaml" &&
-   [ "$(sed -n "s|.*/\* \([a-z0-9]*\): partition tg_p.s row, row-local (docs/ir.md) \*/|\1|p" "$w/rowlocal-gen/rowlocal.c" | tr "\n" " ")" = "t1 t7a t7b " ]'
+   [ "$(base_body "$w/rowlocal-gen/rowlocal.c" | sed -n "s|.*/\* \([a-z0-9]*\): partition tg_p.s row, row-local (docs/ir.md) \*/|\1|p" | tr "\n" " ")" = "t1 t7a t7b " ]'
 # Folds and scans in lanes over a ragged two-level free pattern, 100
 # partitions: numpy exact, the ISS bit for bit.
 check "lanes: lanes.yaml matches numpy" \
@@ -176,7 +178,7 @@ check "lanes: lanes.yaml C simulation and ISS bit-identical" \
 # the values against numpy, and the ISS (which runs every DMA) bit for bit.
 check "HBM forwarding: forward.yaml drops exactly the expected loads, stores and copies" \
   '"$TILEGEN" gen -o "$w/out" "$here/specs/forward.yaml" &&
-   sed -n "s|^ */\* \(forward.yaml:[0-9]*: [a-z]*\.[a-z_]* [a-z]*: .*\) \*/$|\1|p" "$w/out/forward.c" | diff -u "$here/forward.notes" - >"$w/forward.diff"'
+   base_body "$w/out/forward.c" | sed -n "s|^ */\* \(forward.yaml:[0-9]*: [a-z]*\.[a-z_]* [a-z]*: .*\) \*/$|\1|p" | diff -u "$here/forward.notes" - >"$w/forward.diff"'
 check "HBM forwarding: forward.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" forward >"$w/forward.log" 2>&1'
 check "HBM forwarding: forward.yaml C simulation and ISS bit-identical" \
