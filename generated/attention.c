@@ -11,361 +11,174 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int attention_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)q;
-    (void)k;
-    (void)v;
-    (void)o;
-    /* attention.yaml:39: dma.load, transposed: one blocked tg_transpose */
-    {
-        const int64_t tg_p = 0;
-        tg_transpose(tg_sbuf + (tg_p) * 12352 + 8192, 6176, (const uint8_t *)(k + tg_p * 1), 128, 1024, (int)(128), 2);
-        (void)tg_p;
-    }
-
-    for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:40 */
-        /* attention.yaml:42: dma.load */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2;
-            const uint8_t *tg_s0 = (const uint8_t *)(v + (v_j * 16384) + tg_p * 128);
-            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
-        }
-    }
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* attention.yaml:43 */
-        /* attention.yaml:45: dma.load, transposed: one blocked tg_transpose */
-        {
-            const int64_t tg_p = 0;
-            tg_transpose(tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256, 6176, (const uint8_t *)(q + (v_i * 16384) + tg_p * 1), 128, 128, (int)(128), 2);
-            (void)tg_p;
-        }
-
-        for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* attention.yaml:48 */
-            /* attention.yaml:50: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256, 12352, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 8192 + ((v_c * 512)) * 2, 12352, 1, TG_BFLOAT16 };
-                /* the stationary the same at every iteration: packed once, kept */
-                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 512, 0, tg_pe, 147456, v_c != 0 ? 1 : 0);
-                (void)tg_p;
-            }
-
-            /* attention.yaml:51: act.activation */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + ((v_c * 512)) * 4;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048;
-                const float tg_scale = 0.088388346f;
-                const float tg_bias = 0.0f;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_COPY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
-                }
-            }
-        }
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw5[513]; /* s_m: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl5 = (uint8_t *)tg_rlw5;
-            uint64_t tg_rlw6[2]; /* nmx: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
-            { /* attention.yaml:53: pool.affine_select */
-                uint8_t *tg_d = tg_rl5;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    const int64_t tg_f = tg_j0;
-                    const float tg_x = tg_rd_f32(tg_s0, tg_j0); /* read either way: a select, so the loop vectorizes */
-                    (void)tg_f;
-                    tg_wr_f32(tg_d, tg_j0, (tg_p + (v_i * 128)) >= tg_f ? tg_x : tg_bits_f32(0xff800000u));
-                }
-            }
-            { /* attention.yaml:54: dve.tensor_reduce */
-                uint8_t *tg_d = tg_rl6;
-                const uint8_t *tg_s0 = tg_rl5;
-                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-                   values only, not on their order, so the loop vectorizes. */
-                uint32_t tg_kx = 0u, tg_nan = 0;
-                int64_t tg_k = 0;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 1024, 0, &tg_kx, &tg_nan);
-                    tg_k += 1024;
-                }
-                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
-                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
-            }
-            { /* attention.yaml:55: act.activation */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352;
-                const uint8_t *tg_s0 = tg_rl5;
-                const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_rl6, 0);
-                float tg_sum = -0.0f; /* the fold's exact identity */
-                for (int64_t tg_c = 0; tg_c < 1024; tg_c += 64) {
-                    float tg_buf[64];
-                    {
-                        const int64_t tg_j0 = tg_c;
-                        tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
-                    }
-                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                        tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
-                        tg_wr_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
-                    }
-                }
-                tg_wr_f32(tg_sbuf + (tg_p) * 12352 + 12288, 0, tg_nan_canon(tg_sum));
-            }
-        }
-        for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:57 */
-            /* attention.yaml:59: pe.transpose */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
-                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1024, tg_a, 128, 128);
-                (void)tg_p;
-            }
-
-            /* attention.yaml:60: dve.tensor_copy */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 2048 + ((v_j * 128)) * 2;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
-                }
-            }
-        }
-        /* attention.yaml:67: pe.matmul, loop j (attention.yaml:65) folded with the matmul before it: 8 K blocks in one call */
-        {
-            const int64_t v_j = 0; /* the first block's operands */
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 2048 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
-            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 8, 256, 256, 0, tg_pe, 49152);
-            (void)v_j;
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw8[2]; /* rinv: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
-            { /* attention.yaml:68: dve.reciprocal */
-                uint8_t *tg_d = tg_rl8;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 12288;
-                tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-            }
-            { /* attention.yaml:69: dve.tensor_scalar */
-                uint8_t *tg_d = (uint8_t *)(o + (v_i * 16384) + tg_p * 128);
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
-                const float tg_c0 = tg_rd_f32(tg_rl8, 0);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                    tg_x = tg_alu_multiply(tg_x, tg_c0);
-                    tg_wr_bf16(tg_d, tg_j0, tg_x);
-                }
-            }
-            /* attention.yaml:70: dma.store sunk: its tile's writers write o directly */
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int attention_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)q;
-    (void)k;
-    (void)v;
-    (void)o;
-    /* attention.yaml:39: dma.load, transposed: one blocked tg_transpose */
-    {
-        const int64_t tg_p = 0;
-        tg_transpose(tg_sbuf + (tg_p) * 12352 + 8192, 6176, (const uint8_t *)(k + tg_p * 1), 128, 1024, (int)(128), 2);
-        (void)tg_p;
-    }
-
-    for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:40 */
-        /* attention.yaml:42: dma.load */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2;
-            const uint8_t *tg_s0 = (const uint8_t *)(v + (v_j * 16384) + tg_p * 128);
-            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
-        }
-    }
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* attention.yaml:43 */
-        /* attention.yaml:45: dma.load, transposed: one blocked tg_transpose */
-        {
-            const int64_t tg_p = 0;
-            tg_transpose(tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256, 6176, (const uint8_t *)(q + (v_i * 16384) + tg_p * 1), 128, 128, (int)(128), 2);
-            (void)tg_p;
-        }
-
-        for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* attention.yaml:48 */
-            /* attention.yaml:50: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256, 12352, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 8192 + ((v_c * 512)) * 2, 12352, 1, TG_BFLOAT16 };
-                /* the stationary the same at every iteration: packed once, kept */
-                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 512, 0, tg_pe, 147456, v_c != 0 ? 1 : 0);
-                (void)tg_p;
-            }
-
-            /* attention.yaml:51: act.activation */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + ((v_c * 512)) * 4;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048;
-                const float tg_scale = 0.088388346f;
-                const float tg_bias = 0.0f;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_COPY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
-                }
-            }
-        }
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw5[513]; /* s_m: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl5 = (uint8_t *)tg_rlw5;
-            uint64_t tg_rlw6[2]; /* nmx: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
-            { /* attention.yaml:53: pool.affine_select */
-                uint8_t *tg_d = tg_rl5;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    const int64_t tg_f = tg_j0;
-                    const float tg_x = tg_rd_f32(tg_s0, tg_j0); /* read either way: a select, so the loop vectorizes */
-                    (void)tg_f;
-                    tg_wr_f32(tg_d, tg_j0, (tg_p + (v_i * 128)) >= tg_f ? tg_x : tg_bits_f32(0xff800000u));
-                }
-            }
-            { /* attention.yaml:54: dve.tensor_reduce */
-                uint8_t *tg_d = tg_rl6;
-                const uint8_t *tg_s0 = tg_rl5;
-                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-                   values only, not on their order, so the loop vectorizes. */
-                uint32_t tg_kx = 0u, tg_nan = 0;
-                int64_t tg_k = 0;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 1024, 0, &tg_kx, &tg_nan);
-                    tg_k += 1024;
-                }
-                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
-                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
-            }
-            { /* attention.yaml:55: act.activation */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352;
-                const uint8_t *tg_s0 = tg_rl5;
-                const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_rl6, 0);
-                float tg_sum = -0.0f; /* the fold's exact identity */
-                for (int64_t tg_c = 0; tg_c < 1024; tg_c += 64) {
-                    float tg_buf[64];
-                    {
-                        const int64_t tg_j0 = tg_c;
-                        tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
-                    }
-                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                        tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
-                        tg_wr_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
-                    }
-                }
-                tg_wr_f32(tg_sbuf + (tg_p) * 12352 + 12288, 0, tg_nan_canon(tg_sum));
-            }
-        }
-        for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:57 */
-            /* attention.yaml:59: pe.transpose */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
-                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1024, tg_a, 128, 128);
-                (void)tg_p;
-            }
-
-            /* attention.yaml:60: dve.tensor_copy */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 2048 + ((v_j * 128)) * 2;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
-                }
-            }
-        }
-        /* attention.yaml:67: pe.matmul, loop j (attention.yaml:65) folded with the matmul before it: 8 K blocks in one call */
-        {
-            const int64_t v_j = 0; /* the first block's operands */
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 2048 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
-            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 8, 256, 256, 0, tg_pe, 49152);
-            (void)v_j;
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw8[2]; /* rinv: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
-            { /* attention.yaml:68: dve.reciprocal */
-                uint8_t *tg_d = tg_rl8;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 12288;
-                tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-            }
-            { /* attention.yaml:69: dve.tensor_scalar */
-                uint8_t *tg_d = (uint8_t *)(o + (v_i * 16384) + tg_p * 128);
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
-                const float tg_c0 = tg_rd_f32(tg_rl8, 0);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                    tg_x = tg_alu_multiply(tg_x, tg_c0);
-                    tg_wr_bf16(tg_d, tg_j0, tg_x);
-                }
-            }
-            /* attention.yaml:70: dma.store sunk: its tile's writers write o directly */
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int attention_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return attention_body_avx2(core, tg_lo, tg_hi, q, k, v, o);
-#endif
-    return attention_body_base(core, tg_lo, tg_hi, q, k, v, o);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)q;
+    (void)k;
+    (void)v;
+    (void)o;
+    /* attention.yaml:39: dma.load, transposed: one blocked tg_transpose */
+    {
+        const int64_t tg_p = 0;
+        tg_transpose(tg_sbuf + (tg_p) * 12352 + 8192, 6176, (const uint8_t *)(k + tg_p * 1), 128, 1024, (int)(128), 2);
+        (void)tg_p;
+    }
+
+    for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:40 */
+        /* attention.yaml:42: dma.load */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2;
+            const uint8_t *tg_s0 = (const uint8_t *)(v + (v_j * 16384) + tg_p * 128);
+            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
+        }
+    }
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* attention.yaml:43 */
+        /* attention.yaml:45: dma.load, transposed: one blocked tg_transpose */
+        {
+            const int64_t tg_p = 0;
+            tg_transpose(tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256, 6176, (const uint8_t *)(q + (v_i * 16384) + tg_p * 1), 128, 128, (int)(128), 2);
+            (void)tg_p;
+        }
+
+        for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* attention.yaml:48 */
+            /* attention.yaml:50: pe.matmul */
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256, 12352, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 8192 + ((v_c * 512)) * 2, 12352, 1, TG_BFLOAT16 };
+                /* the stationary the same at every iteration: packed once, kept */
+                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 512, 0, tg_pe, 147456, v_c != 0 ? 1 : 0);
+                (void)tg_p;
+            }
+
+            /* attention.yaml:51: act.activation */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + ((v_c * 512)) * 4;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048;
+                const float tg_scale = 0.088388346f;
+                const float tg_bias = 0.0f;
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_activation_f32_row(TG_ACT_COPY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
+                }
+            }
+        }
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint64_t tg_rlw5[513]; /* s_m: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl5 = (uint8_t *)tg_rlw5;
+            uint64_t tg_rlw6[2]; /* nmx: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
+            { /* attention.yaml:53: pool.affine_select */
+                uint8_t *tg_d = tg_rl5;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
+                    const int64_t tg_f = tg_j0;
+                    const float tg_x = tg_rd_f32(tg_s0, tg_j0); /* read either way: a select, so the loop vectorizes */
+                    (void)tg_f;
+                    tg_wr_f32(tg_d, tg_j0, (tg_p + (v_i * 128)) >= tg_f ? tg_x : tg_bits_f32(0xff800000u));
+                }
+            }
+            { /* attention.yaml:54: dve.tensor_reduce */
+                uint8_t *tg_d = tg_rl6;
+                const uint8_t *tg_s0 = tg_rl5;
+                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
+                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
+                   values only, not on their order, so the loop vectorizes. */
+                uint32_t tg_kx = 0u, tg_nan = 0;
+                int64_t tg_k = 0;
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 1024, 0, &tg_kx, &tg_nan);
+                    tg_k += 1024;
+                }
+                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
+                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
+            }
+            { /* attention.yaml:55: act.activation */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352;
+                const uint8_t *tg_s0 = tg_rl5;
+                const float tg_scale = 1.0f;
+                const float tg_bias = tg_rd_f32(tg_rl6, 0);
+                float tg_sum = -0.0f; /* the fold's exact identity */
+                for (int64_t tg_c = 0; tg_c < 1024; tg_c += 64) {
+                    float tg_buf[64];
+                    {
+                        const int64_t tg_j0 = tg_c;
+                        tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
+                    }
+                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
+                        tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
+                        tg_wr_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
+                    }
+                }
+                tg_wr_f32(tg_sbuf + (tg_p) * 12352 + 12288, 0, tg_nan_canon(tg_sum));
+            }
+        }
+        for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:57 */
+            /* attention.yaml:59: pe.transpose */
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
+                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1024, tg_a, 128, 128);
+                (void)tg_p;
+            }
+
+            /* attention.yaml:60: dve.tensor_copy */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 2048 + ((v_j * 128)) * 2;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
+                    tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
+                }
+            }
+        }
+        /* attention.yaml:67: pe.matmul, loop j (attention.yaml:65) folded with the matmul before it: 8 K blocks in one call */
+        {
+            const int64_t v_j = 0; /* the first block's operands */
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 2048 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
+            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 8, 256, 256, 0, tg_pe, 49152);
+            (void)v_j;
+            (void)tg_p;
+        }
+
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint64_t tg_rlw8[2]; /* rinv: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
+            { /* attention.yaml:68: dve.reciprocal */
+                uint8_t *tg_d = tg_rl8;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 12288;
+                tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+            }
+            { /* attention.yaml:69: dve.tensor_scalar */
+                uint8_t *tg_d = (uint8_t *)(o + (v_i * 16384) + tg_p * 128);
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
+                const float tg_c0 = tg_rd_f32(tg_rl8, 0);
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
+                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                    tg_x = tg_alu_multiply(tg_x, tg_c0);
+                    tg_wr_bf16(tg_d, tg_j0, tg_x);
+                }
+            }
+            /* attention.yaml:70: dma.store sunk: its tile's writers write o directly */
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

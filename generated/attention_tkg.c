@@ -11,589 +11,288 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int attention_tkg_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *q, const uint16_t *k_active, const uint16_t *tg_t_v_active, const uint16_t *k_prior, const uint16_t *tg_t_v_prior, const uint8_t *mask, uint16_t *out)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)q;
-    (void)k_active;
-    (void)tg_t_v_active;
-    (void)k_prior;
-    (void)tg_t_v_prior;
-    (void)mask;
-    (void)out;
-    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* attention_tkg.yaml:31 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            /* attention_tkg.yaml:65: dma.load forwarded: its readers read q directly */
-            { /* attention_tkg.yaml:67: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                const uint8_t *tg_s0 = (const uint8_t *)(k_prior + (v_program_id_0 * 65536) + tg_p * 512);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-            }
-            { /* attention_tkg.yaml:68: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 1016;
-                const uint8_t *tg_s0 = (const uint8_t *)(k_active + (v_program_id_0 * 512) + tg_p * 4);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 8);
-            }
-        }
-        for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* attention_tkg.yaml:69 */
-            /* partitions run the statements below in turn (all partition-local) */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                { /* attention_tkg.yaml:71: dma.load */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 1024 + ((v_t * 128)) * 2;
-                    const uint8_t *tg_s0 = (const uint8_t *)(tg_t_v_prior + ((v_program_id_0 * 65536) + (v_t * 16384)) + tg_p * 128);
-                    memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
-                }
-                { /* attention_tkg.yaml:72: dma.load */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 3072 + ((v_t * 32));
-                    const uint8_t *tg_s0 = (const uint8_t *)(mask + ((v_program_id_0 * 32) + (v_t * 8192)) + tg_p * 64);
-                    memcpy(tg_d + (0) * 1, tg_s0 + (0) * 1, 32);
-                }
-            }
-        }
-        /* attention_tkg.yaml:73: dma.load */
-        for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (124 + tg_p) * 3328 + 1024 + 768;
-            const uint8_t *tg_s0 = (const uint8_t *)(tg_t_v_active + (v_program_id_0 * 512) + tg_p * 128);
-            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
-        }
-        /* attention_tkg.yaml:74: dve.memset */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 3264;
-            tg_wr_bf16(tg_d, 0, 1.0f);
-        }
-        /* attention_tkg.yaml:75: dve.memset */
-        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 2048;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, 0.0f);
-            }
-        }
-        for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* attention_tkg.yaml:77 */
-            /* attention_tkg.yaml:79: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + ((v_t * 128)) * 2, 3328, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { (const uint8_t *)(q + (v_program_id_0 * 4096) + tg_p * 32), 64, 1, TG_BFLOAT16 };
-                /* the moving operand the same at every iteration: packed once, kept */
-                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664, v_t != 0 ? 2 : 0);
-                (void)tg_p;
-            }
-
-            /* attention_tkg.yaml:80: dve.select */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 3072 + ((v_t * 32));
-                const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_where(tg_rd_u8(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0), tg_bits_f32(0xff800000u)));
-                }
-            }
-        }
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* attention_tkg.yaml:82: dve.tensor_copy */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2560;
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 128);
-            }
-            for (int64_t v_t = 1; v_t < 4; v_t += 1) { /* attention_tkg.yaml:83, carried */
-                { /* attention_tkg.yaml:85: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
-                    {
-                        const int64_t tg_j0 = 0;
-                        tg_tensor_tensor_f32_row(TG_ALU_MAXIMUM, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 32);
-                        (void)tg_j0;
-                    }
-                }
-            }
-        }
-        /* attention_tkg.yaml:86: pe.transpose */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
-            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 128, 32);
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-            uint64_t tg_rlw8[2]; /* nmx: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
-            { /* attention_tkg.yaml:87: dve.tensor_reduce */
-                uint8_t *tg_d = tg_rl8;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
-                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-                   values only, not on their order, so the loop vectorizes. */
-                uint32_t tg_kx = 0u, tg_nan = 0;
-                int64_t tg_k = 0;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 128, 0, &tg_kx, &tg_nan);
-                    tg_k += 128;
-                }
-                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
-                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
-            }
-            { /* attention_tkg.yaml:88: dve.tensor_scalar */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2048;
-                const float tg_c0 = tg_rd_f32(tg_rl8, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    const tg_alu_op tg_op[2] = { TG_ALU_ADD, TG_ALU_ADD };
-                    const float tg_cv[2] = { tg_c0, 0.0f };
-                    const int tg_rv[2] = { 0, 0 };
-                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 128, 1, tg_op, tg_cv, tg_rv);
-                    (void)tg_j0;
-                }
-            }
-        }
-        /* attention_tkg.yaml:89: pe.transpose */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
-            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 32, 128);
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* attention_tkg.yaml:90 */
-                { /* attention_tkg.yaml:92: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + ((v_t * 32)) * 4;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
-                    const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096;
-                    {
-                        const int64_t tg_j0 = 0;
-                        tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 32);
-                        (void)tg_j0;
-                    }
-                }
-            }
-            { /* attention_tkg.yaml:93: act.activation */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 512;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328;
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                    tg_wr_bf16(tg_d, tg_j0, tg_y);
-                }
-            }
-        }
-        /* attention_tkg.yaml:95: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 512, 3328, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 3264, 3328, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, tg_b, 128, 32, 1, 0, tg_pe, 11376);
-            (void)tg_p;
-        }
-
-        /* attention_tkg.yaml:96: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 1024, 3328, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 512, 3328, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + 2048), 1024, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664);
-            (void)tg_p;
-        }
-
-        for (int64_t v_t = 1; v_t < 4; v_t += 1) { /* attention_tkg.yaml:97, carried */
-            /* attention_tkg.yaml:99: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 512 + ((v_t * 32)) * 2, 3328, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 3264, 3328, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, tg_b, 128, 32, 1, 1, tg_pe, 11376);
-                (void)tg_p;
-            }
-
-            /* attention_tkg.yaml:100: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 1024 + ((v_t * 128)) * 2, 3328, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 512 + ((v_t * 32)) * 2, 3328, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + 2048), 1024, tg_a, tg_b, 128, 128, 32, 1, tg_pe, 29664);
-                (void)tg_p;
-            }
-        }
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-            uint64_t tg_rlw16[2]; /* rs: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl16 = (uint8_t *)tg_rlw16;
-            { /* attention_tkg.yaml:101: dve.reciprocal */
-                uint8_t *tg_d = tg_rl16;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
-                tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-            }
-            { /* attention_tkg.yaml:102: dve.tensor_scalar */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2048;
-                const float tg_c0 = tg_rd_f32(tg_rl16, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    const tg_alu_op tg_op[2] = { TG_ALU_ADD, TG_ALU_ADD };
-                    const float tg_cv[2] = { tg_c0, 0.0f };
-                    const int tg_rv[2] = { 0, 0 };
-                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 128, 1, tg_op, tg_cv, tg_rv);
-                    (void)tg_j0;
-                }
-            }
-        }
-        /* attention_tkg.yaml:103: pe.transpose */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
-            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 32, 128);
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw19[17]; /* rb: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl19 = (uint8_t *)tg_rlw19;
-            { /* attention_tkg.yaml:104: dve.tensor_copy */
-                uint8_t *tg_d = tg_rl19;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 128);
-            }
-            { /* attention_tkg.yaml:105: dve.tensor_tensor */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 128;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + 2048;
-                const uint8_t *tg_s1 = tg_rl19;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                }
-            }
-        }
-        for (int64_t v_h = 0; v_h < 8; v_h += 1) { /* attention_tkg.yaml:106 */
-            /* attention_tkg.yaml:108: dma.store */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = (uint8_t *)(out + ((v_program_id_0 * 4096) + (v_h * 512)) + tg_p * 4);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 128 + ((v_h * 4)) * 2;
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 8);
-            }
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int attention_tkg_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *q, const uint16_t *k_active, const uint16_t *tg_t_v_active, const uint16_t *k_prior, const uint16_t *tg_t_v_prior, const uint8_t *mask, uint16_t *out)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)q;
-    (void)k_active;
-    (void)tg_t_v_active;
-    (void)k_prior;
-    (void)tg_t_v_prior;
-    (void)mask;
-    (void)out;
-    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* attention_tkg.yaml:31 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            /* attention_tkg.yaml:65: dma.load forwarded: its readers read q directly */
-            { /* attention_tkg.yaml:67: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                const uint8_t *tg_s0 = (const uint8_t *)(k_prior + (v_program_id_0 * 65536) + tg_p * 512);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-            }
-            { /* attention_tkg.yaml:68: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 1016;
-                const uint8_t *tg_s0 = (const uint8_t *)(k_active + (v_program_id_0 * 512) + tg_p * 4);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 8);
-            }
-        }
-        for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* attention_tkg.yaml:69 */
-            /* partitions run the statements below in turn (all partition-local) */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                { /* attention_tkg.yaml:71: dma.load */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 1024 + ((v_t * 128)) * 2;
-                    const uint8_t *tg_s0 = (const uint8_t *)(tg_t_v_prior + ((v_program_id_0 * 65536) + (v_t * 16384)) + tg_p * 128);
-                    memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
-                }
-                { /* attention_tkg.yaml:72: dma.load */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 3072 + ((v_t * 32));
-                    const uint8_t *tg_s0 = (const uint8_t *)(mask + ((v_program_id_0 * 32) + (v_t * 8192)) + tg_p * 64);
-                    memcpy(tg_d + (0) * 1, tg_s0 + (0) * 1, 32);
-                }
-            }
-        }
-        /* attention_tkg.yaml:73: dma.load */
-        for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (124 + tg_p) * 3328 + 1024 + 768;
-            const uint8_t *tg_s0 = (const uint8_t *)(tg_t_v_active + (v_program_id_0 * 512) + tg_p * 128);
-            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
-        }
-        /* attention_tkg.yaml:74: dve.memset */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 3264;
-            tg_wr_bf16(tg_d, 0, 1.0f);
-        }
-        /* attention_tkg.yaml:75: dve.memset */
-        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 2048;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, 0.0f);
-            }
-        }
-        for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* attention_tkg.yaml:77 */
-            /* attention_tkg.yaml:79: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + ((v_t * 128)) * 2, 3328, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { (const uint8_t *)(q + (v_program_id_0 * 4096) + tg_p * 32), 64, 1, TG_BFLOAT16 };
-                /* the moving operand the same at every iteration: packed once, kept */
-                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664, v_t != 0 ? 2 : 0);
-                (void)tg_p;
-            }
-
-            /* attention_tkg.yaml:80: dve.select */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 3072 + ((v_t * 32));
-                const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_where(tg_rd_u8(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0), tg_bits_f32(0xff800000u)));
-                }
-            }
-        }
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* attention_tkg.yaml:82: dve.tensor_copy */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2560;
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 128);
-            }
-            for (int64_t v_t = 1; v_t < 4; v_t += 1) { /* attention_tkg.yaml:83, carried */
-                { /* attention_tkg.yaml:85: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
-                    {
-                        const int64_t tg_j0 = 0;
-                        tg_tensor_tensor_f32_row(TG_ALU_MAXIMUM, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 32);
-                        (void)tg_j0;
-                    }
-                }
-            }
-        }
-        /* attention_tkg.yaml:86: pe.transpose */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
-            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 128, 32);
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-            uint64_t tg_rlw8[2]; /* nmx: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
-            { /* attention_tkg.yaml:87: dve.tensor_reduce */
-                uint8_t *tg_d = tg_rl8;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
-                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-                   values only, not on their order, so the loop vectorizes. */
-                uint32_t tg_kx = 0u, tg_nan = 0;
-                int64_t tg_k = 0;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 128, 0, &tg_kx, &tg_nan);
-                    tg_k += 128;
-                }
-                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
-                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
-            }
-            { /* attention_tkg.yaml:88: dve.tensor_scalar */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2048;
-                const float tg_c0 = tg_rd_f32(tg_rl8, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    const tg_alu_op tg_op[2] = { TG_ALU_ADD, TG_ALU_ADD };
-                    const float tg_cv[2] = { tg_c0, 0.0f };
-                    const int tg_rv[2] = { 0, 0 };
-                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 128, 1, tg_op, tg_cv, tg_rv);
-                    (void)tg_j0;
-                }
-            }
-        }
-        /* attention_tkg.yaml:89: pe.transpose */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
-            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 32, 128);
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* attention_tkg.yaml:90 */
-                { /* attention_tkg.yaml:92: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + ((v_t * 32)) * 4;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
-                    const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096;
-                    {
-                        const int64_t tg_j0 = 0;
-                        tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 32);
-                        (void)tg_j0;
-                    }
-                }
-            }
-            { /* attention_tkg.yaml:93: act.activation */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 512;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328;
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                    tg_wr_bf16(tg_d, tg_j0, tg_y);
-                }
-            }
-        }
-        /* attention_tkg.yaml:95: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 512, 3328, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 3264, 3328, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, tg_b, 128, 32, 1, 0, tg_pe, 11376);
-            (void)tg_p;
-        }
-
-        /* attention_tkg.yaml:96: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 1024, 3328, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 512, 3328, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + 2048), 1024, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664);
-            (void)tg_p;
-        }
-
-        for (int64_t v_t = 1; v_t < 4; v_t += 1) { /* attention_tkg.yaml:97, carried */
-            /* attention_tkg.yaml:99: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 512 + ((v_t * 32)) * 2, 3328, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 3264, 3328, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, tg_b, 128, 32, 1, 1, tg_pe, 11376);
-                (void)tg_p;
-            }
-
-            /* attention_tkg.yaml:100: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 1024 + ((v_t * 128)) * 2, 3328, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 512 + ((v_t * 32)) * 2, 3328, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + 2048), 1024, tg_a, tg_b, 128, 128, 32, 1, tg_pe, 29664);
-                (void)tg_p;
-            }
-        }
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-            uint64_t tg_rlw16[2]; /* rs: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl16 = (uint8_t *)tg_rlw16;
-            { /* attention_tkg.yaml:101: dve.reciprocal */
-                uint8_t *tg_d = tg_rl16;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
-                tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-            }
-            { /* attention_tkg.yaml:102: dve.tensor_scalar */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2048;
-                const float tg_c0 = tg_rd_f32(tg_rl16, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    const tg_alu_op tg_op[2] = { TG_ALU_ADD, TG_ALU_ADD };
-                    const float tg_cv[2] = { tg_c0, 0.0f };
-                    const int tg_rv[2] = { 0, 0 };
-                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 128, 1, tg_op, tg_cv, tg_rv);
-                    (void)tg_j0;
-                }
-            }
-        }
-        /* attention_tkg.yaml:103: pe.transpose */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
-            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 32, 128);
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw19[17]; /* rb: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl19 = (uint8_t *)tg_rlw19;
-            { /* attention_tkg.yaml:104: dve.tensor_copy */
-                uint8_t *tg_d = tg_rl19;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 128);
-            }
-            { /* attention_tkg.yaml:105: dve.tensor_tensor */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 128;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + 2048;
-                const uint8_t *tg_s1 = tg_rl19;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                }
-            }
-        }
-        for (int64_t v_h = 0; v_h < 8; v_h += 1) { /* attention_tkg.yaml:106 */
-            /* attention_tkg.yaml:108: dma.store */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = (uint8_t *)(out + ((v_program_id_0 * 4096) + (v_h * 512)) + tg_p * 4);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 128 + ((v_h * 4)) * 2;
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 8);
-            }
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int attention_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *q, const uint16_t *k_active, const uint16_t *tg_t_v_active, const uint16_t *k_prior, const uint16_t *tg_t_v_prior, const uint8_t *mask, uint16_t *out)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return attention_tkg_body_avx2(core, tg_lo, tg_hi, q, k_active, tg_t_v_active, k_prior, tg_t_v_prior, mask, out);
-#endif
-    return attention_tkg_body_base(core, tg_lo, tg_hi, q, k_active, tg_t_v_active, k_prior, tg_t_v_prior, mask, out);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)q;
+    (void)k_active;
+    (void)tg_t_v_active;
+    (void)k_prior;
+    (void)tg_t_v_prior;
+    (void)mask;
+    (void)out;
+    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* attention_tkg.yaml:31 */
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            /* attention_tkg.yaml:65: dma.load forwarded: its readers read q directly */
+            { /* attention_tkg.yaml:67: dma.load */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
+                const uint8_t *tg_s0 = (const uint8_t *)(k_prior + (v_program_id_0 * 65536) + tg_p * 512);
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
+            }
+            { /* attention_tkg.yaml:68: dma.load */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 1016;
+                const uint8_t *tg_s0 = (const uint8_t *)(k_active + (v_program_id_0 * 512) + tg_p * 4);
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 8);
+            }
+        }
+        for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* attention_tkg.yaml:69 */
+            /* partitions run the statements below in turn (all partition-local) */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                { /* attention_tkg.yaml:71: dma.load */
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 1024 + ((v_t * 128)) * 2;
+                    const uint8_t *tg_s0 = (const uint8_t *)(tg_t_v_prior + ((v_program_id_0 * 65536) + (v_t * 16384)) + tg_p * 128);
+                    memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
+                }
+                { /* attention_tkg.yaml:72: dma.load */
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 3072 + ((v_t * 32));
+                    const uint8_t *tg_s0 = (const uint8_t *)(mask + ((v_program_id_0 * 32) + (v_t * 8192)) + tg_p * 64);
+                    memcpy(tg_d + (0) * 1, tg_s0 + (0) * 1, 32);
+                }
+            }
+        }
+        /* attention_tkg.yaml:73: dma.load */
+        for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (124 + tg_p) * 3328 + 1024 + 768;
+            const uint8_t *tg_s0 = (const uint8_t *)(tg_t_v_active + (v_program_id_0 * 512) + tg_p * 128);
+            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
+        }
+        /* attention_tkg.yaml:74: dve.memset */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 3264;
+            tg_wr_bf16(tg_d, 0, 1.0f);
+        }
+        /* attention_tkg.yaml:75: dve.memset */
+        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 2048;
+            TG_IVDEP
+            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
+                tg_wr_f32(tg_d, tg_j0, 0.0f);
+            }
+        }
+        for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* attention_tkg.yaml:77 */
+            /* attention_tkg.yaml:79: pe.matmul */
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + ((v_t * 128)) * 2, 3328, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { (const uint8_t *)(q + (v_program_id_0 * 4096) + tg_p * 32), 64, 1, TG_BFLOAT16 };
+                /* the moving operand the same at every iteration: packed once, kept */
+                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664, v_t != 0 ? 2 : 0);
+                (void)tg_p;
+            }
+
+            /* attention_tkg.yaml:80: dve.select */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 3072 + ((v_t * 32));
+                const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
+                    tg_wr_f32(tg_d, tg_j0, tg_where(tg_rd_u8(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0), tg_bits_f32(0xff800000u)));
+                }
+            }
+        }
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            { /* attention_tkg.yaml:82: dve.tensor_copy */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2560;
+                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 128);
+            }
+            for (int64_t v_t = 1; v_t < 4; v_t += 1) { /* attention_tkg.yaml:83, carried */
+                { /* attention_tkg.yaml:85: dve.tensor_tensor */
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
+                    {
+                        const int64_t tg_j0 = 0;
+                        tg_tensor_tensor_f32_row(TG_ALU_MAXIMUM, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 32);
+                        (void)tg_j0;
+                    }
+                }
+            }
+        }
+        /* attention_tkg.yaml:86: pe.transpose */
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
+            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 128, 32);
+            (void)tg_p;
+        }
+
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
+            uint64_t tg_rlw8[2]; /* nmx: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
+            { /* attention_tkg.yaml:87: dve.tensor_reduce */
+                uint8_t *tg_d = tg_rl8;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
+                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
+                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
+                   values only, not on their order, so the loop vectorizes. */
+                uint32_t tg_kx = 0u, tg_nan = 0;
+                int64_t tg_k = 0;
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 128, 0, &tg_kx, &tg_nan);
+                    tg_k += 128;
+                }
+                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
+                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
+            }
+            { /* attention_tkg.yaml:88: dve.tensor_scalar */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2048;
+                const float tg_c0 = tg_rd_f32(tg_rl8, 0);
+                {
+                    const int64_t tg_j0 = 0;
+                    const tg_alu_op tg_op[2] = { TG_ALU_ADD, TG_ALU_ADD };
+                    const float tg_cv[2] = { tg_c0, 0.0f };
+                    const int tg_rv[2] = { 0, 0 };
+                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 128, 1, tg_op, tg_cv, tg_rv);
+                    (void)tg_j0;
+                }
+            }
+        }
+        /* attention_tkg.yaml:89: pe.transpose */
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
+            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 32, 128);
+            (void)tg_p;
+        }
+
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* attention_tkg.yaml:90 */
+                { /* attention_tkg.yaml:92: dve.tensor_tensor */
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + ((v_t * 32)) * 4;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
+                    const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096;
+                    {
+                        const int64_t tg_j0 = 0;
+                        tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 32);
+                        (void)tg_j0;
+                    }
+                }
+            }
+            { /* attention_tkg.yaml:93: act.activation */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 512;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328;
+                const float tg_scale = 1.0f;
+                const float tg_bias = 0.0f;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
+                    float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
+                    tg_wr_bf16(tg_d, tg_j0, tg_y);
+                }
+            }
+        }
+        /* attention_tkg.yaml:95: pe.matmul */
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 512, 3328, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 3264, 3328, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, tg_b, 128, 32, 1, 0, tg_pe, 11376);
+            (void)tg_p;
+        }
+
+        /* attention_tkg.yaml:96: pe.matmul */
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 1024, 3328, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 512, 3328, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + 2048), 1024, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664);
+            (void)tg_p;
+        }
+
+        for (int64_t v_t = 1; v_t < 4; v_t += 1) { /* attention_tkg.yaml:97, carried */
+            /* attention_tkg.yaml:99: pe.matmul */
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 512 + ((v_t * 32)) * 2, 3328, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 3264, 3328, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, tg_b, 128, 32, 1, 1, tg_pe, 11376);
+                (void)tg_p;
+            }
+
+            /* attention_tkg.yaml:100: pe.matmul */
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 1024 + ((v_t * 128)) * 2, 3328, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 512 + ((v_t * 32)) * 2, 3328, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + 2048), 1024, tg_a, tg_b, 128, 128, 32, 1, tg_pe, 29664);
+                (void)tg_p;
+            }
+        }
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
+            uint64_t tg_rlw16[2]; /* rs: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl16 = (uint8_t *)tg_rlw16;
+            { /* attention_tkg.yaml:101: dve.reciprocal */
+                uint8_t *tg_d = tg_rl16;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
+                tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+            }
+            { /* attention_tkg.yaml:102: dve.tensor_scalar */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2048;
+                const float tg_c0 = tg_rd_f32(tg_rl16, 0);
+                {
+                    const int64_t tg_j0 = 0;
+                    const tg_alu_op tg_op[2] = { TG_ALU_ADD, TG_ALU_ADD };
+                    const float tg_cv[2] = { tg_c0, 0.0f };
+                    const int tg_rv[2] = { 0, 0 };
+                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 128, 1, tg_op, tg_cv, tg_rv);
+                    (void)tg_j0;
+                }
+            }
+        }
+        /* attention_tkg.yaml:103: pe.transpose */
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
+            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 32, 128);
+            (void)tg_p;
+        }
+
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint64_t tg_rlw19[17]; /* rb: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl19 = (uint8_t *)tg_rlw19;
+            { /* attention_tkg.yaml:104: dve.tensor_copy */
+                uint8_t *tg_d = tg_rl19;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
+                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 128);
+            }
+            { /* attention_tkg.yaml:105: dve.tensor_tensor */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 128;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + 2048;
+                const uint8_t *tg_s1 = tg_rl19;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
+                    tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                }
+            }
+        }
+        for (int64_t v_h = 0; v_h < 8; v_h += 1) { /* attention_tkg.yaml:106 */
+            /* attention_tkg.yaml:108: dma.store */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                uint8_t *tg_d = (uint8_t *)(out + ((v_program_id_0 * 4096) + (v_h * 512)) + tg_p * 4);
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 128 + ((v_h * 4)) * 2;
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 8);
+            }
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

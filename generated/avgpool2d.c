@@ -11,151 +11,69 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int avgpool2d_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)y;
-    /* avgpool2d.yaml:23: pool.iota */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 36864;
-        const int64_t tg_f = 0;
-        (void)tg_f;
-        (void)tg_iota_cast(tg_d, TG_FLOAT32, (size_t)(0), 4);
-    }
-    for (int64_t v_c = (0 + tg_lo[0] * 1); v_c < (0 + tg_hi[0] * 1); v_c += 1) { /* avgpool2d.yaml:24 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            /* avgpool2d.yaml:26: dma.load forwarded: its readers read x directly */
-            { /* avgpool2d.yaml:27: dve.memset */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 32768;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, 0.0f);
-                }
-            }
-            for (int64_t v_a = 0; v_a < 2; v_a += 1) { /* avgpool2d.yaml:30, carried */
-                for (int64_t v_b = 0; v_b < 2; v_b += 1) { /* avgpool2d.yaml:32, carried */
-                    { /* avgpool2d.yaml:34: dve.tensor_tensor */
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 32768;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 36928 + 32768;
-                        const uint8_t *tg_s1 = (const uint8_t *)(x + ((v_c * 524288) + ((v_a * 64) + v_b)) + tg_p * 4096);
-                        for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                            TG_IVDEP
-                            for (int64_t tg_j1 = 0; tg_j1 < 32; tg_j1++) {
-                                tg_wr_f32(tg_d, tg_j0 * 32 + tg_j1, tg_alu_add(tg_rd_f32(tg_s0, tg_j0 * 32 + tg_j1), tg_rd_f32(tg_s1, tg_j0 * 128 + tg_j1 * 2)));
-                            }
-                        }
-                    }
-                }
-            }
-            { /* avgpool2d.yaml:35: dve.tensor_scalar */
-                uint8_t *tg_d = (uint8_t *)(y + (v_c * 131072) + tg_p * 1024);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 36928 + 32768;
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 36928 + 36864, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    const tg_alu_op tg_op[2] = { TG_ALU_DIVIDE, TG_ALU_ADD };
-                    const float tg_cv[2] = { tg_c0, 0.0f };
-                    const int tg_rv[2] = { 0, 0 };
-                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 1024, 1, tg_op, tg_cv, tg_rv);
-                    (void)tg_j0;
-                }
-            }
-            /* avgpool2d.yaml:36: dma.store sunk: its tile's writers write y directly */
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int avgpool2d_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)y;
-    /* avgpool2d.yaml:23: pool.iota */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 36864;
-        const int64_t tg_f = 0;
-        (void)tg_f;
-        (void)tg_iota_cast(tg_d, TG_FLOAT32, (size_t)(0), 4);
-    }
-    for (int64_t v_c = (0 + tg_lo[0] * 1); v_c < (0 + tg_hi[0] * 1); v_c += 1) { /* avgpool2d.yaml:24 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            /* avgpool2d.yaml:26: dma.load forwarded: its readers read x directly */
-            { /* avgpool2d.yaml:27: dve.memset */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 32768;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, 0.0f);
-                }
-            }
-            for (int64_t v_a = 0; v_a < 2; v_a += 1) { /* avgpool2d.yaml:30, carried */
-                for (int64_t v_b = 0; v_b < 2; v_b += 1) { /* avgpool2d.yaml:32, carried */
-                    { /* avgpool2d.yaml:34: dve.tensor_tensor */
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 32768;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 36928 + 32768;
-                        const uint8_t *tg_s1 = (const uint8_t *)(x + ((v_c * 524288) + ((v_a * 64) + v_b)) + tg_p * 4096);
-                        for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                            TG_IVDEP
-                            for (int64_t tg_j1 = 0; tg_j1 < 32; tg_j1++) {
-                                tg_wr_f32(tg_d, tg_j0 * 32 + tg_j1, tg_alu_add(tg_rd_f32(tg_s0, tg_j0 * 32 + tg_j1), tg_rd_f32(tg_s1, tg_j0 * 128 + tg_j1 * 2)));
-                            }
-                        }
-                    }
-                }
-            }
-            { /* avgpool2d.yaml:35: dve.tensor_scalar */
-                uint8_t *tg_d = (uint8_t *)(y + (v_c * 131072) + tg_p * 1024);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 36928 + 32768;
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 36928 + 36864, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    const tg_alu_op tg_op[2] = { TG_ALU_DIVIDE, TG_ALU_ADD };
-                    const float tg_cv[2] = { tg_c0, 0.0f };
-                    const int tg_rv[2] = { 0, 0 };
-                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 1024, 1, tg_op, tg_cv, tg_rv);
-                    (void)tg_j0;
-                }
-            }
-            /* avgpool2d.yaml:36: dma.store sunk: its tile's writers write y directly */
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int avgpool2d_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return avgpool2d_body_avx2(core, tg_lo, tg_hi, x, y);
-#endif
-    return avgpool2d_body_base(core, tg_lo, tg_hi, x, y);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)y;
+    /* avgpool2d.yaml:23: pool.iota */
+    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 36864;
+        const int64_t tg_f = 0;
+        (void)tg_f;
+        (void)tg_iota_cast(tg_d, TG_FLOAT32, (size_t)(0), 4);
+    }
+    for (int64_t v_c = (0 + tg_lo[0] * 1); v_c < (0 + tg_hi[0] * 1); v_c += 1) { /* avgpool2d.yaml:24 */
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            /* avgpool2d.yaml:26: dma.load forwarded: its readers read x directly */
+            { /* avgpool2d.yaml:27: dve.memset */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 32768;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
+                    tg_wr_f32(tg_d, tg_j0, 0.0f);
+                }
+            }
+            for (int64_t v_a = 0; v_a < 2; v_a += 1) { /* avgpool2d.yaml:30, carried */
+                for (int64_t v_b = 0; v_b < 2; v_b += 1) { /* avgpool2d.yaml:32, carried */
+                    { /* avgpool2d.yaml:34: dve.tensor_tensor */
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 32768;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 36928 + 32768;
+                        const uint8_t *tg_s1 = (const uint8_t *)(x + ((v_c * 524288) + ((v_a * 64) + v_b)) + tg_p * 4096);
+                        for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
+                            TG_IVDEP
+                            for (int64_t tg_j1 = 0; tg_j1 < 32; tg_j1++) {
+                                tg_wr_f32(tg_d, tg_j0 * 32 + tg_j1, tg_alu_add(tg_rd_f32(tg_s0, tg_j0 * 32 + tg_j1), tg_rd_f32(tg_s1, tg_j0 * 128 + tg_j1 * 2)));
+                            }
+                        }
+                    }
+                }
+            }
+            { /* avgpool2d.yaml:35: dve.tensor_scalar */
+                uint8_t *tg_d = (uint8_t *)(y + (v_c * 131072) + tg_p * 1024);
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 36928 + 32768;
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 36928 + 36864, 0);
+                {
+                    const int64_t tg_j0 = 0;
+                    const tg_alu_op tg_op[2] = { TG_ALU_DIVIDE, TG_ALU_ADD };
+                    const float tg_cv[2] = { tg_c0, 0.0f };
+                    const int tg_rv[2] = { 0, 0 };
+                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 1024, 1, tg_op, tg_cv, tg_rv);
+                    (void)tg_j0;
+                }
+            }
+            /* avgpool2d.yaml:36: dma.store sunk: its tile's writers write y directly */
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

@@ -11,239 +11,113 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int conv1d_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *filters, const float *bias, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)filters;
-    (void)bias;
-    (void)y;
-    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* conv1d.yaml:33 */
-        /* conv1d.yaml:51: dve.memset */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 12864 + 12416;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 96; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, 0.0f);
-            }
-        }
-        for (int64_t v_ko = 0; v_ko < 2; v_ko += 1) { /* conv1d.yaml:52 */
-            for (int64_t v_r = 0; v_r < tg_min(4, (5 - (v_ko * 4))); v_r += 1) { /* conv1d.yaml:54 */
-                /* conv1d.yaml:56: dma.load */
-                for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (((v_r * 32)) + tg_p) * 12864 + 12416 + ((v_ko * 48)) * 4;
-                    const uint8_t *tg_s0 = (const uint8_t *)(filters + (((v_program_id_0 * 48) + (v_ko * 12288)) + (v_r * 3072)) + tg_p * 96);
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 192);
-                }
-            }
-        }
-        /* conv1d.yaml:57: dma.load forwarded: its readers read bias directly */
-        for (int64_t v_b = 0; v_b < 2; v_b += 1) { /* conv1d.yaml:58 */
-            for (int64_t v_lt = 0; v_lt < 2; v_lt += 1) { /* conv1d.yaml:60 */
-                /* conv1d.yaml:62: dma.load */
-                for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 12864 + 8192 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2112;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_b * 19200) + (tg_max(0, ((v_lt * 512) - 2)) * 1)) + tg_p * 600);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < (((tg_min(600, tg_min(((v_lt * 512) + 514), 602)) - tg_max(0, ((v_lt * 512) - 2))) - 0)); tg_j0++) {
-                        memcpy(tg_d + ((tg_j0) * 1) * 4, tg_s0 + ((tg_j0) * 1) * 4, 4);
-                    }
-                }
-                /* conv1d.yaml:63: dve.memset */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096;
-                    for (int64_t tg_j0 = 0; tg_j0 < 2; tg_j0++) {
-                        TG_IVDEP
-                        for (int64_t tg_j1 = 0; tg_j1 < tg_min(512, (600 - (v_lt * 512))); tg_j1++) {
-                            tg_wr_f32(tg_d, tg_j0 * 512 + tg_j1, 0.0f);
-                        }
-                    }
-                }
-                for (int64_t v_ko = 0; v_ko < 2; v_ko += 1) { /* conv1d.yaml:64 */
-                    for (int64_t v_r = 0; v_r < tg_min(4, (5 - (v_ko * 4))); v_r += 1) { /* conv1d.yaml:66 */
-                        /* conv1d.yaml:70: dve.tensor_copy */
-                        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-                            uint8_t *tg_d = tg_sbuf + (((v_r * 32)) + tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096 + (((v_ko * 512) + (tg_min(tg_min(512, (600 - (v_lt * 512))), tg_max(0, (((2 - (v_lt * 512)) - (v_ko * 4)) - v_r))) * 1))) * 4;
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12864 + 8192 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2112 + ((0 + ((tg_min(tg_min(((((v_lt * 512) + (v_ko * 4)) + v_r) + 510), (((v_ko * 4) + v_r) + 598)), tg_max(((((v_lt * 512) + (v_ko * 4)) + v_r) - 2), 0)) - tg_max(0, ((v_lt * 512) - 2))) * 1))) * 4;
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < ((tg_max(0, tg_min(tg_min(512, (600 - (v_lt * 512))), (((602 - (v_lt * 512)) - (v_ko * 4)) - v_r))) - tg_min(tg_min(512, (600 - (v_lt * 512))), tg_max(0, (((2 - (v_lt * 512)) - (v_ko * 4)) - v_r))))); tg_j0++) {
-                                memcpy(tg_d + ((tg_j0) * 1) * 4, tg_s0 + ((tg_j0) * 1) * 4, 4);
-                            }
-                        }
-                    }
-                }
-                /* conv1d.yaml:74: pe.matmul */
-                {
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12864 + 12416, 12864, 1, TG_FLOAT32 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096, 12864, 1, TG_FLOAT32 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048), 1024, tg_a, tg_b, 128, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 0, tg_pe, 96256);
-                    (void)tg_p;
-                }
-
-                for (int64_t v_ko = 1; v_ko < 2; v_ko += 1) { /* conv1d.yaml:75, carried */
-                    /* conv1d.yaml:77: pe.matmul */
-                    {
-                        const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12864 + 12416 + ((v_ko * 48)) * 4, 12864, 1, TG_FLOAT32 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096 + ((v_ko * 512)) * 4, 12864, 1, TG_FLOAT32 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048), 1024, tg_a, tg_b, 32, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 1, tg_pe, 42496);
-                        (void)tg_p;
-                    }
-                }
-                /* partitions run the statements below in turn (all partition-local) */
-                for (int64_t tg_p = 0; tg_p < 48; tg_p++) {
-                    { /* conv1d.yaml:78: dve.tensor_scalar */
-                        uint8_t *tg_d = (uint8_t *)(y + (((v_program_id_0 * 28800) + (v_b * 57600)) + (v_lt * 512)) + tg_p * 600);
-                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048;
-                        const float tg_c0 = tg_rd_f32((const uint8_t *)(bias + (v_program_id_0 * 48) + tg_p * 1), 0);
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (600 - (v_lt * 512))); tg_j0++) {
-                            float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                            tg_x = tg_alu_add(tg_x, tg_c0);
-                            tg_wr_f32(tg_d, tg_j0, tg_x);
-                        }
-                    }
-                    /* conv1d.yaml:79: dma.store sunk: its tile's writers write y directly */
-                }
-            }
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int conv1d_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *filters, const float *bias, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)filters;
-    (void)bias;
-    (void)y;
-    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* conv1d.yaml:33 */
-        /* conv1d.yaml:51: dve.memset */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 12864 + 12416;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 96; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, 0.0f);
-            }
-        }
-        for (int64_t v_ko = 0; v_ko < 2; v_ko += 1) { /* conv1d.yaml:52 */
-            for (int64_t v_r = 0; v_r < tg_min(4, (5 - (v_ko * 4))); v_r += 1) { /* conv1d.yaml:54 */
-                /* conv1d.yaml:56: dma.load */
-                for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (((v_r * 32)) + tg_p) * 12864 + 12416 + ((v_ko * 48)) * 4;
-                    const uint8_t *tg_s0 = (const uint8_t *)(filters + (((v_program_id_0 * 48) + (v_ko * 12288)) + (v_r * 3072)) + tg_p * 96);
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 192);
-                }
-            }
-        }
-        /* conv1d.yaml:57: dma.load forwarded: its readers read bias directly */
-        for (int64_t v_b = 0; v_b < 2; v_b += 1) { /* conv1d.yaml:58 */
-            for (int64_t v_lt = 0; v_lt < 2; v_lt += 1) { /* conv1d.yaml:60 */
-                /* conv1d.yaml:62: dma.load */
-                for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 12864 + 8192 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2112;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_b * 19200) + (tg_max(0, ((v_lt * 512) - 2)) * 1)) + tg_p * 600);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < (((tg_min(600, tg_min(((v_lt * 512) + 514), 602)) - tg_max(0, ((v_lt * 512) - 2))) - 0)); tg_j0++) {
-                        memcpy(tg_d + ((tg_j0) * 1) * 4, tg_s0 + ((tg_j0) * 1) * 4, 4);
-                    }
-                }
-                /* conv1d.yaml:63: dve.memset */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096;
-                    for (int64_t tg_j0 = 0; tg_j0 < 2; tg_j0++) {
-                        TG_IVDEP
-                        for (int64_t tg_j1 = 0; tg_j1 < tg_min(512, (600 - (v_lt * 512))); tg_j1++) {
-                            tg_wr_f32(tg_d, tg_j0 * 512 + tg_j1, 0.0f);
-                        }
-                    }
-                }
-                for (int64_t v_ko = 0; v_ko < 2; v_ko += 1) { /* conv1d.yaml:64 */
-                    for (int64_t v_r = 0; v_r < tg_min(4, (5 - (v_ko * 4))); v_r += 1) { /* conv1d.yaml:66 */
-                        /* conv1d.yaml:70: dve.tensor_copy */
-                        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-                            uint8_t *tg_d = tg_sbuf + (((v_r * 32)) + tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096 + (((v_ko * 512) + (tg_min(tg_min(512, (600 - (v_lt * 512))), tg_max(0, (((2 - (v_lt * 512)) - (v_ko * 4)) - v_r))) * 1))) * 4;
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12864 + 8192 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2112 + ((0 + ((tg_min(tg_min(((((v_lt * 512) + (v_ko * 4)) + v_r) + 510), (((v_ko * 4) + v_r) + 598)), tg_max(((((v_lt * 512) + (v_ko * 4)) + v_r) - 2), 0)) - tg_max(0, ((v_lt * 512) - 2))) * 1))) * 4;
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < ((tg_max(0, tg_min(tg_min(512, (600 - (v_lt * 512))), (((602 - (v_lt * 512)) - (v_ko * 4)) - v_r))) - tg_min(tg_min(512, (600 - (v_lt * 512))), tg_max(0, (((2 - (v_lt * 512)) - (v_ko * 4)) - v_r))))); tg_j0++) {
-                                memcpy(tg_d + ((tg_j0) * 1) * 4, tg_s0 + ((tg_j0) * 1) * 4, 4);
-                            }
-                        }
-                    }
-                }
-                /* conv1d.yaml:74: pe.matmul */
-                {
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12864 + 12416, 12864, 1, TG_FLOAT32 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096, 12864, 1, TG_FLOAT32 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048), 1024, tg_a, tg_b, 128, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 0, tg_pe, 96256);
-                    (void)tg_p;
-                }
-
-                for (int64_t v_ko = 1; v_ko < 2; v_ko += 1) { /* conv1d.yaml:75, carried */
-                    /* conv1d.yaml:77: pe.matmul */
-                    {
-                        const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12864 + 12416 + ((v_ko * 48)) * 4, 12864, 1, TG_FLOAT32 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096 + ((v_ko * 512)) * 4, 12864, 1, TG_FLOAT32 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048), 1024, tg_a, tg_b, 32, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 1, tg_pe, 42496);
-                        (void)tg_p;
-                    }
-                }
-                /* partitions run the statements below in turn (all partition-local) */
-                for (int64_t tg_p = 0; tg_p < 48; tg_p++) {
-                    { /* conv1d.yaml:78: dve.tensor_scalar */
-                        uint8_t *tg_d = (uint8_t *)(y + (((v_program_id_0 * 28800) + (v_b * 57600)) + (v_lt * 512)) + tg_p * 600);
-                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048;
-                        const float tg_c0 = tg_rd_f32((const uint8_t *)(bias + (v_program_id_0 * 48) + tg_p * 1), 0);
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (600 - (v_lt * 512))); tg_j0++) {
-                            float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                            tg_x = tg_alu_add(tg_x, tg_c0);
-                            tg_wr_f32(tg_d, tg_j0, tg_x);
-                        }
-                    }
-                    /* conv1d.yaml:79: dma.store sunk: its tile's writers write y directly */
-                }
-            }
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int conv1d_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *filters, const float *bias, float *y)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return conv1d_body_avx2(core, tg_lo, tg_hi, x, filters, bias, y);
-#endif
-    return conv1d_body_base(core, tg_lo, tg_hi, x, filters, bias, y);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)filters;
+    (void)bias;
+    (void)y;
+    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* conv1d.yaml:33 */
+        /* conv1d.yaml:51: dve.memset */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 12864 + 12416;
+            TG_IVDEP
+            for (int64_t tg_j0 = 0; tg_j0 < 96; tg_j0++) {
+                tg_wr_f32(tg_d, tg_j0, 0.0f);
+            }
+        }
+        for (int64_t v_ko = 0; v_ko < 2; v_ko += 1) { /* conv1d.yaml:52 */
+            for (int64_t v_r = 0; v_r < tg_min(4, (5 - (v_ko * 4))); v_r += 1) { /* conv1d.yaml:54 */
+                /* conv1d.yaml:56: dma.load */
+                for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (((v_r * 32)) + tg_p) * 12864 + 12416 + ((v_ko * 48)) * 4;
+                    const uint8_t *tg_s0 = (const uint8_t *)(filters + (((v_program_id_0 * 48) + (v_ko * 12288)) + (v_r * 3072)) + tg_p * 96);
+                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 192);
+                }
+            }
+        }
+        /* conv1d.yaml:57: dma.load forwarded: its readers read bias directly */
+        for (int64_t v_b = 0; v_b < 2; v_b += 1) { /* conv1d.yaml:58 */
+            for (int64_t v_lt = 0; v_lt < 2; v_lt += 1) { /* conv1d.yaml:60 */
+                /* conv1d.yaml:62: dma.load */
+                for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 12864 + 8192 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2112;
+                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_b * 19200) + (tg_max(0, ((v_lt * 512) - 2)) * 1)) + tg_p * 600);
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < (((tg_min(600, tg_min(((v_lt * 512) + 514), 602)) - tg_max(0, ((v_lt * 512) - 2))) - 0)); tg_j0++) {
+                        memcpy(tg_d + ((tg_j0) * 1) * 4, tg_s0 + ((tg_j0) * 1) * 4, 4);
+                    }
+                }
+                /* conv1d.yaml:63: dve.memset */
+                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096;
+                    for (int64_t tg_j0 = 0; tg_j0 < 2; tg_j0++) {
+                        TG_IVDEP
+                        for (int64_t tg_j1 = 0; tg_j1 < tg_min(512, (600 - (v_lt * 512))); tg_j1++) {
+                            tg_wr_f32(tg_d, tg_j0 * 512 + tg_j1, 0.0f);
+                        }
+                    }
+                }
+                for (int64_t v_ko = 0; v_ko < 2; v_ko += 1) { /* conv1d.yaml:64 */
+                    for (int64_t v_r = 0; v_r < tg_min(4, (5 - (v_ko * 4))); v_r += 1) { /* conv1d.yaml:66 */
+                        /* conv1d.yaml:70: dve.tensor_copy */
+                        for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
+                            uint8_t *tg_d = tg_sbuf + (((v_r * 32)) + tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096 + (((v_ko * 512) + (tg_min(tg_min(512, (600 - (v_lt * 512))), tg_max(0, (((2 - (v_lt * 512)) - (v_ko * 4)) - v_r))) * 1))) * 4;
+                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12864 + 8192 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2112 + ((0 + ((tg_min(tg_min(((((v_lt * 512) + (v_ko * 4)) + v_r) + 510), (((v_ko * 4) + v_r) + 598)), tg_max(((((v_lt * 512) + (v_ko * 4)) + v_r) - 2), 0)) - tg_max(0, ((v_lt * 512) - 2))) * 1))) * 4;
+                            TG_IVDEP
+                            for (int64_t tg_j0 = 0; tg_j0 < ((tg_max(0, tg_min(tg_min(512, (600 - (v_lt * 512))), (((602 - (v_lt * 512)) - (v_ko * 4)) - v_r))) - tg_min(tg_min(512, (600 - (v_lt * 512))), tg_max(0, (((2 - (v_lt * 512)) - (v_ko * 4)) - v_r))))); tg_j0++) {
+                                memcpy(tg_d + ((tg_j0) * 1) * 4, tg_s0 + ((tg_j0) * 1) * 4, 4);
+                            }
+                        }
+                    }
+                }
+                /* conv1d.yaml:74: pe.matmul */
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12864 + 12416, 12864, 1, TG_FLOAT32 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096, 12864, 1, TG_FLOAT32 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048), 1024, tg_a, tg_b, 128, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 0, tg_pe, 96256);
+                    (void)tg_p;
+                }
+
+                for (int64_t v_ko = 1; v_ko < 2; v_ko += 1) { /* conv1d.yaml:75, carried */
+                    /* conv1d.yaml:77: pe.matmul */
+                    {
+                        const int64_t tg_p = 0;
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12864 + 12416 + ((v_ko * 48)) * 4, 12864, 1, TG_FLOAT32 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096 + ((v_ko * 512)) * 4, 12864, 1, TG_FLOAT32 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048), 1024, tg_a, tg_b, 32, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 1, tg_pe, 42496);
+                        (void)tg_p;
+                    }
+                }
+                /* partitions run the statements below in turn (all partition-local) */
+                for (int64_t tg_p = 0; tg_p < 48; tg_p++) {
+                    { /* conv1d.yaml:78: dve.tensor_scalar */
+                        uint8_t *tg_d = (uint8_t *)(y + (((v_program_id_0 * 28800) + (v_b * 57600)) + (v_lt * 512)) + tg_p * 600);
+                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048;
+                        const float tg_c0 = tg_rd_f32((const uint8_t *)(bias + (v_program_id_0 * 48) + tg_p * 1), 0);
+                        TG_IVDEP
+                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (600 - (v_lt * 512))); tg_j0++) {
+                            float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                            tg_x = tg_alu_add(tg_x, tg_c0);
+                            tg_wr_f32(tg_d, tg_j0, tg_x);
+                        }
+                    }
+                    /* conv1d.yaml:79: dma.store sunk: its tile's writers write y directly */
+                }
+            }
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

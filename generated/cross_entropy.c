@@ -11,419 +11,203 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int cross_entropy_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *logits, const int32_t *targets, float *loss, float *lse)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)logits;
-    (void)targets;
-    (void)loss;
-    (void)lse;
-    int64_t tg_ix16[TG_PARTITIONS]; /* the indices gather 16 checked, for its readers */
-    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* cross_entropy.yaml:22 */
-        for (int64_t v_b = 0; v_b < tg_fdiv((((tg_fdiv(101, 2) + (v_program_id_0 * tg_fmod(101, 2))) + 32) - 1), 32); v_b += 1) { /* cross_entropy.yaml:37 */
-            /* cross_entropy.yaml:39: dve.memset */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3072;
-                tg_wr_f32(tg_d, 0, tg_bits_f32(0xff800000u));
-            }
-            /* cross_entropy.yaml:40: dve.memset */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3136;
-                tg_wr_f32(tg_d, 0, 0.0f);
-            }
-            /* cross_entropy.yaml:41: dma.load */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3200;
-                const uint8_t *tg_s0 = (const uint8_t *)(targets + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-            }
-            for (int64_t v_c = 0; v_c < 4; v_c += 1) { /* cross_entropy.yaml:42, carried */
-                /* cross_entropy.yaml:44: dma.load forwarded: its readers read logits directly */
-                /* cross_entropy.yaml:45: dve.tensor_reduce */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3264;
-                    const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
-                    /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-                       -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-                       values only, not on their order, so the loop vectorizes. */
-                    uint32_t tg_kx = 0u, tg_nan = 0;
-                    int64_t tg_k = 0;
-                    {
-                        const int64_t tg_j0 = 0;
-                        tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, tg_min(256, (1000 - (v_c * 256))), 0, &tg_kx, &tg_nan);
-                        tg_k += tg_min(256, (1000 - (v_c * 256)));
-                    }
-                    const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
-                    tg_wr_f32(tg_d, 0, tg_nan_canon(tg_r));
-                }
-                /* cross_entropy.yaml:46: dve.tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3328;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3072;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3264;
-                    tg_wr_f32(tg_d, 0, tg_alu_maximum(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-                }
-                /* cross_entropy.yaml:47: dve.tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3392;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3072;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3328;
-                    tg_wr_f32(tg_d, 0, tg_alu_subtract(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-                }
-                /* cross_entropy.yaml:48: act.activation */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3456;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3392;
-                    const float tg_scale = 1.0f;
-                    const float tg_bias = 0.0f;
-                    float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                    tg_wr_f32(tg_d, 0, tg_y);
-                }
-                /* cross_entropy.yaml:49: dve.tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3520;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3136;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3456;
-                    tg_wr_f32(tg_d, 0, tg_alu_multiply(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-                }
-                /* cross_entropy.yaml:50: dve.tensor_scalar */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 2048;
-                    const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
-                    const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3648 + 3328, 0);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
-                        float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                        tg_x = tg_alu_subtract(tg_x, tg_c0);
-                        tg_wr_f32(tg_d, tg_j0, tg_x);
-                    }
-                }
-                /* cross_entropy.yaml:51: act.activation */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 2048;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 2048;
-                    const float tg_scale = 1.0f;
-                    const float tg_bias = 0.0f;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
-                        float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                        tg_wr_f32(tg_d, tg_j0, tg_y);
-                    }
-                }
-                /* cross_entropy.yaml:52: dve.tensor_reduce */
-                for (int64_t tg_pb = 0; tg_pb < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_pb += TG_LANES) {
-                    const int64_t tg_pn = tg_min(tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))) - tg_pb, TG_LANES);
-                    {
-                        uint8_t *tg_d[TG_LANES];
-                        const uint8_t *tg_s0[TG_LANES];
-                        float tg_r[TG_LANES];
-                        int64_t tg_k = 0;
-                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                            const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                            (void)tg_p;
-                            tg_d[tg_l] = tg_sbuf + (tg_p) * 3648 + 3584;
-                            tg_s0[tg_l] = tg_sbuf + (tg_p) * 3648 + 2048;
-                            tg_r[tg_l] = 0.0f;
-                        }
-                        for (int64_t tg_jb = 0; tg_jb < tg_min(256, (1000 - (v_c * 256))); tg_jb += TG_LANE_BLOCK) {
-                            const int64_t tg_jn = tg_min(tg_min(256, (1000 - (v_c * 256))) - tg_jb, TG_LANE_BLOCK);
-                            float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                            {
-                                const int64_t tg_j0 = tg_jb;
-                                (void)tg_j0;
-                                tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                            }
-                            if (tg_k) {
-                                tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                            } else { /* the row's first element starts each lane's fold */
-                                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
-                                    tg_r[tg_l] = tg_t0[tg_l];
-                                tg_lanes_fold_f32(tg_r, tg_t0 + TG_LANES, tg_jn - 1, TG_ALU_ADD);
-                            }
-                            tg_k += tg_jn;
-                        }
-                        for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                            tg_wr_f32(tg_d[tg_l], 0, tg_nan_canon(tg_r[tg_l]));
-                        }
-                    }
-                }
-                /* cross_entropy.yaml:53: dve.tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3136;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3520;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3584;
-                    tg_wr_f32(tg_d, 0, tg_alu_add(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-                }
-                /* cross_entropy.yaml:54: dve.tensor_copy */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3072;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3328;
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                }
-            }
-            /* cross_entropy.yaml:55: act.activation */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3136;
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                float tg_y = tg_activation(TG_ACT_LOG, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                tg_wr_f32(tg_d, 0, tg_y);
-            }
-            /* cross_entropy.yaml:56: dve.tensor_tensor */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 64;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3072;
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648;
-                tg_wr_f32(tg_d, 0, tg_alu_add(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-            }
-            /* cross_entropy.yaml:57: dma.load forwarded: its readers read logits directly at the indices it checks and keeps here */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                tg_ix16[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 3648 + 3200, TG_INT32);
-                if (tg_ix16[tg_p] < 0 || tg_ix16[tg_p] >= 1000)
-                    return TG_EBOUNDS;
-            }
-            /* cross_entropy.yaml:58: dve.tensor_tensor */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = (uint8_t *)(loss + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 64;
-                const uint8_t *tg_s1 = (const uint8_t *)(logits + ((v_program_id_0 * 50000) + (v_b * 32000)) + tg_p * 1000 + tg_ix16[tg_p] * 1);
-                tg_wr_f32(tg_d, 0, tg_alu_subtract(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-            }
-            /* cross_entropy.yaml:59: dma.store */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = (uint8_t *)(lse + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 64;
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-            }
-            /* cross_entropy.yaml:60: dma.store sunk: its tile's writers write loss directly */
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int cross_entropy_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *logits, const int32_t *targets, float *loss, float *lse)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)logits;
-    (void)targets;
-    (void)loss;
-    (void)lse;
-    int64_t tg_ix16[TG_PARTITIONS]; /* the indices gather 16 checked, for its readers */
-    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* cross_entropy.yaml:22 */
-        for (int64_t v_b = 0; v_b < tg_fdiv((((tg_fdiv(101, 2) + (v_program_id_0 * tg_fmod(101, 2))) + 32) - 1), 32); v_b += 1) { /* cross_entropy.yaml:37 */
-            /* cross_entropy.yaml:39: dve.memset */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3072;
-                tg_wr_f32(tg_d, 0, tg_bits_f32(0xff800000u));
-            }
-            /* cross_entropy.yaml:40: dve.memset */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3136;
-                tg_wr_f32(tg_d, 0, 0.0f);
-            }
-            /* cross_entropy.yaml:41: dma.load */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3200;
-                const uint8_t *tg_s0 = (const uint8_t *)(targets + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-            }
-            for (int64_t v_c = 0; v_c < 4; v_c += 1) { /* cross_entropy.yaml:42, carried */
-                /* cross_entropy.yaml:44: dma.load forwarded: its readers read logits directly */
-                /* cross_entropy.yaml:45: dve.tensor_reduce */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3264;
-                    const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
-                    /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-                       -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-                       values only, not on their order, so the loop vectorizes. */
-                    uint32_t tg_kx = 0u, tg_nan = 0;
-                    int64_t tg_k = 0;
-                    {
-                        const int64_t tg_j0 = 0;
-                        tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, tg_min(256, (1000 - (v_c * 256))), 0, &tg_kx, &tg_nan);
-                        tg_k += tg_min(256, (1000 - (v_c * 256)));
-                    }
-                    const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
-                    tg_wr_f32(tg_d, 0, tg_nan_canon(tg_r));
-                }
-                /* cross_entropy.yaml:46: dve.tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3328;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3072;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3264;
-                    tg_wr_f32(tg_d, 0, tg_alu_maximum(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-                }
-                /* cross_entropy.yaml:47: dve.tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3392;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3072;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3328;
-                    tg_wr_f32(tg_d, 0, tg_alu_subtract(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-                }
-                /* cross_entropy.yaml:48: act.activation */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3456;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3392;
-                    const float tg_scale = 1.0f;
-                    const float tg_bias = 0.0f;
-                    float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                    tg_wr_f32(tg_d, 0, tg_y);
-                }
-                /* cross_entropy.yaml:49: dve.tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3520;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3136;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3456;
-                    tg_wr_f32(tg_d, 0, tg_alu_multiply(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-                }
-                /* cross_entropy.yaml:50: dve.tensor_scalar */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 2048;
-                    const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
-                    const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3648 + 3328, 0);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
-                        float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                        tg_x = tg_alu_subtract(tg_x, tg_c0);
-                        tg_wr_f32(tg_d, tg_j0, tg_x);
-                    }
-                }
-                /* cross_entropy.yaml:51: act.activation */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 2048;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 2048;
-                    const float tg_scale = 1.0f;
-                    const float tg_bias = 0.0f;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
-                        float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                        tg_wr_f32(tg_d, tg_j0, tg_y);
-                    }
-                }
-                /* cross_entropy.yaml:52: dve.tensor_reduce */
-                for (int64_t tg_pb = 0; tg_pb < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_pb += TG_LANES) {
-                    const int64_t tg_pn = tg_min(tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))) - tg_pb, TG_LANES);
-                    {
-                        uint8_t *tg_d[TG_LANES];
-                        const uint8_t *tg_s0[TG_LANES];
-                        float tg_r[TG_LANES];
-                        int64_t tg_k = 0;
-                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                            const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                            (void)tg_p;
-                            tg_d[tg_l] = tg_sbuf + (tg_p) * 3648 + 3584;
-                            tg_s0[tg_l] = tg_sbuf + (tg_p) * 3648 + 2048;
-                            tg_r[tg_l] = 0.0f;
-                        }
-                        for (int64_t tg_jb = 0; tg_jb < tg_min(256, (1000 - (v_c * 256))); tg_jb += TG_LANE_BLOCK) {
-                            const int64_t tg_jn = tg_min(tg_min(256, (1000 - (v_c * 256))) - tg_jb, TG_LANE_BLOCK);
-                            float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                            {
-                                const int64_t tg_j0 = tg_jb;
-                                (void)tg_j0;
-                                tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                            }
-                            if (tg_k) {
-                                tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                            } else { /* the row's first element starts each lane's fold */
-                                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
-                                    tg_r[tg_l] = tg_t0[tg_l];
-                                tg_lanes_fold_f32(tg_r, tg_t0 + TG_LANES, tg_jn - 1, TG_ALU_ADD);
-                            }
-                            tg_k += tg_jn;
-                        }
-                        for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                            tg_wr_f32(tg_d[tg_l], 0, tg_nan_canon(tg_r[tg_l]));
-                        }
-                    }
-                }
-                /* cross_entropy.yaml:53: dve.tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3136;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3520;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3584;
-                    tg_wr_f32(tg_d, 0, tg_alu_add(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-                }
-                /* cross_entropy.yaml:54: dve.tensor_copy */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3072;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3328;
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                }
-            }
-            /* cross_entropy.yaml:55: act.activation */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3136;
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                float tg_y = tg_activation(TG_ACT_LOG, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                tg_wr_f32(tg_d, 0, tg_y);
-            }
-            /* cross_entropy.yaml:56: dve.tensor_tensor */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 64;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3072;
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648;
-                tg_wr_f32(tg_d, 0, tg_alu_add(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-            }
-            /* cross_entropy.yaml:57: dma.load forwarded: its readers read logits directly at the indices it checks and keeps here */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                tg_ix16[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 3648 + 3200, TG_INT32);
-                if (tg_ix16[tg_p] < 0 || tg_ix16[tg_p] >= 1000)
-                    return TG_EBOUNDS;
-            }
-            /* cross_entropy.yaml:58: dve.tensor_tensor */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = (uint8_t *)(loss + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 64;
-                const uint8_t *tg_s1 = (const uint8_t *)(logits + ((v_program_id_0 * 50000) + (v_b * 32000)) + tg_p * 1000 + tg_ix16[tg_p] * 1);
-                tg_wr_f32(tg_d, 0, tg_alu_subtract(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-            }
-            /* cross_entropy.yaml:59: dma.store */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = (uint8_t *)(lse + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 64;
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-            }
-            /* cross_entropy.yaml:60: dma.store sunk: its tile's writers write loss directly */
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int cross_entropy_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *logits, const int32_t *targets, float *loss, float *lse)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return cross_entropy_body_avx2(core, tg_lo, tg_hi, logits, targets, loss, lse);
-#endif
-    return cross_entropy_body_base(core, tg_lo, tg_hi, logits, targets, loss, lse);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)logits;
+    (void)targets;
+    (void)loss;
+    (void)lse;
+    int64_t tg_ix16[TG_PARTITIONS]; /* the indices gather 16 checked, for its readers */
+    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* cross_entropy.yaml:22 */
+        for (int64_t v_b = 0; v_b < tg_fdiv((((tg_fdiv(101, 2) + (v_program_id_0 * tg_fmod(101, 2))) + 32) - 1), 32); v_b += 1) { /* cross_entropy.yaml:37 */
+            /* cross_entropy.yaml:39: dve.memset */
+            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3072;
+                tg_wr_f32(tg_d, 0, tg_bits_f32(0xff800000u));
+            }
+            /* cross_entropy.yaml:40: dve.memset */
+            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3136;
+                tg_wr_f32(tg_d, 0, 0.0f);
+            }
+            /* cross_entropy.yaml:41: dma.load */
+            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3200;
+                const uint8_t *tg_s0 = (const uint8_t *)(targets + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
+                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
+            }
+            for (int64_t v_c = 0; v_c < 4; v_c += 1) { /* cross_entropy.yaml:42, carried */
+                /* cross_entropy.yaml:44: dma.load forwarded: its readers read logits directly */
+                /* cross_entropy.yaml:45: dve.tensor_reduce */
+                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3264;
+                    const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
+                    /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
+                       -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
+                       values only, not on their order, so the loop vectorizes. */
+                    uint32_t tg_kx = 0u, tg_nan = 0;
+                    int64_t tg_k = 0;
+                    {
+                        const int64_t tg_j0 = 0;
+                        tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, tg_min(256, (1000 - (v_c * 256))), 0, &tg_kx, &tg_nan);
+                        tg_k += tg_min(256, (1000 - (v_c * 256)));
+                    }
+                    const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
+                    tg_wr_f32(tg_d, 0, tg_nan_canon(tg_r));
+                }
+                /* cross_entropy.yaml:46: dve.tensor_tensor */
+                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3328;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3072;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3264;
+                    tg_wr_f32(tg_d, 0, tg_alu_maximum(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                }
+                /* cross_entropy.yaml:47: dve.tensor_tensor */
+                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3392;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3072;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3328;
+                    tg_wr_f32(tg_d, 0, tg_alu_subtract(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                }
+                /* cross_entropy.yaml:48: act.activation */
+                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3456;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3392;
+                    const float tg_scale = 1.0f;
+                    const float tg_bias = 0.0f;
+                    float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+                    tg_wr_f32(tg_d, 0, tg_y);
+                }
+                /* cross_entropy.yaml:49: dve.tensor_tensor */
+                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3520;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3136;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3456;
+                    tg_wr_f32(tg_d, 0, tg_alu_multiply(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                }
+                /* cross_entropy.yaml:50: dve.tensor_scalar */
+                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 2048;
+                    const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
+                    const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3648 + 3328, 0);
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
+                        float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                        tg_x = tg_alu_subtract(tg_x, tg_c0);
+                        tg_wr_f32(tg_d, tg_j0, tg_x);
+                    }
+                }
+                /* cross_entropy.yaml:51: act.activation */
+                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 2048;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 2048;
+                    const float tg_scale = 1.0f;
+                    const float tg_bias = 0.0f;
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
+                        float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
+                        tg_wr_f32(tg_d, tg_j0, tg_y);
+                    }
+                }
+                /* cross_entropy.yaml:52: dve.tensor_reduce */
+                for (int64_t tg_pb = 0; tg_pb < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_pb += TG_LANES) {
+                    const int64_t tg_pn = tg_min(tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))) - tg_pb, TG_LANES);
+                    {
+                        uint8_t *tg_d[TG_LANES];
+                        const uint8_t *tg_s0[TG_LANES];
+                        float tg_r[TG_LANES];
+                        int64_t tg_k = 0;
+                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                            const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                            (void)tg_p;
+                            tg_d[tg_l] = tg_sbuf + (tg_p) * 3648 + 3584;
+                            tg_s0[tg_l] = tg_sbuf + (tg_p) * 3648 + 2048;
+                            tg_r[tg_l] = 0.0f;
+                        }
+                        for (int64_t tg_jb = 0; tg_jb < tg_min(256, (1000 - (v_c * 256))); tg_jb += TG_LANE_BLOCK) {
+                            const int64_t tg_jn = tg_min(tg_min(256, (1000 - (v_c * 256))) - tg_jb, TG_LANE_BLOCK);
+                            float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                            {
+                                const int64_t tg_j0 = tg_jb;
+                                (void)tg_j0;
+                                tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                            }
+                            if (tg_k) {
+                                tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
+                            } else { /* the row's first element starts each lane's fold */
+                                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
+                                    tg_r[tg_l] = tg_t0[tg_l];
+                                tg_lanes_fold_f32(tg_r, tg_t0 + TG_LANES, tg_jn - 1, TG_ALU_ADD);
+                            }
+                            tg_k += tg_jn;
+                        }
+                        for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                            tg_wr_f32(tg_d[tg_l], 0, tg_nan_canon(tg_r[tg_l]));
+                        }
+                    }
+                }
+                /* cross_entropy.yaml:53: dve.tensor_tensor */
+                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3136;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3520;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3584;
+                    tg_wr_f32(tg_d, 0, tg_alu_add(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                }
+                /* cross_entropy.yaml:54: dve.tensor_copy */
+                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3072;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3328;
+                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
+                }
+            }
+            /* cross_entropy.yaml:55: act.activation */
+            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3136;
+                const float tg_scale = 1.0f;
+                const float tg_bias = 0.0f;
+                float tg_y = tg_activation(TG_ACT_LOG, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+                tg_wr_f32(tg_d, 0, tg_y);
+            }
+            /* cross_entropy.yaml:56: dve.tensor_tensor */
+            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 64;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3072;
+                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648;
+                tg_wr_f32(tg_d, 0, tg_alu_add(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+            }
+            /* cross_entropy.yaml:57: dma.load forwarded: its readers read logits directly at the indices it checks and keeps here */
+            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                tg_ix16[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 3648 + 3200, TG_INT32);
+                if (tg_ix16[tg_p] < 0 || tg_ix16[tg_p] >= 1000)
+                    return TG_EBOUNDS;
+            }
+            /* cross_entropy.yaml:58: dve.tensor_tensor */
+            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                uint8_t *tg_d = (uint8_t *)(loss + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 64;
+                const uint8_t *tg_s1 = (const uint8_t *)(logits + ((v_program_id_0 * 50000) + (v_b * 32000)) + tg_p * 1000 + tg_ix16[tg_p] * 1);
+                tg_wr_f32(tg_d, 0, tg_alu_subtract(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+            }
+            /* cross_entropy.yaml:59: dma.store */
+            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
+                uint8_t *tg_d = (uint8_t *)(lse + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 64;
+                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
+            }
+            /* cross_entropy.yaml:60: dma.store sunk: its tile's writers write loss directly */
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

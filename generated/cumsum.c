@@ -11,201 +11,94 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int cumsum_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)y;
-    /* cumsum.yaml:23: dve.memset */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 8192;
-        TG_IVDEP
-        for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-            tg_wr_f32(tg_d, tg_j0, 1.0f);
-        }
-    }
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* cumsum.yaml:24 */
-        /* cumsum.yaml:26: dve.memset */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 10240;
-            tg_wr_f32(tg_d, 0, 0.0f);
-        }
-        for (int64_t v_c = 0; v_c < 4; v_c += 1) { /* cumsum.yaml:28, carried */
-            /* blocks of TG_LANES partitions run the statements below in turn (all
-               partition-local) */
-            for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
-                const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-                /* cumsum.yaml:30: dma.load forwarded: its readers read x directly */
-                /* cumsum.yaml:31: dve.tensor_tensor_scan */
-                {
-                    uint8_t *tg_d[TG_LANES];
-                    const uint8_t *tg_s0[TG_LANES];
-                    const uint8_t *tg_s1[TG_LANES];
-                    float tg_r[TG_LANES];
-                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                        const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                        (void)tg_p;
-                        tg_d[tg_l] = (uint8_t *)(y + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
-                        tg_s0[tg_l] = tg_sbuf + (tg_p) * 10304 + 8192;
-                        tg_s1[tg_l] = (const uint8_t *)(x + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
-                        tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 10304 + 10240, 0);
-                    }
-                    for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
-                        const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
-                        float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                        float tg_t1[TG_LANE_BLOCK * TG_LANES];
-                        float tg_tr[TG_LANE_BLOCK * TG_LANES];
-                        {
-                            const int64_t tg_j0 = tg_jb;
-                            (void)tg_j0;
-                            tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                        }
-                        {
-                            const int64_t tg_j0 = tg_jb;
-                            (void)tg_j0;
-                            tg_lanes_stage_f32(tg_t1, tg_s1, tg_j0, tg_jn);
-                        }
-                        for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
-                            for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                                tg_r[tg_l] = tg_alu_raw_add(tg_alu_raw_multiply(tg_t0[tg_jj * TG_LANES + tg_l], tg_r[tg_l]), tg_t1[tg_jj * TG_LANES + tg_l]);
-                                tg_tr[tg_jj * TG_LANES + tg_l] = tg_nan_canon(tg_r[tg_l]);
-                            }
-                        }
-                        {
-                            const int64_t tg_j0 = tg_jb;
-                            (void)tg_j0;
-                            tg_lanes_unstage_f32(tg_d, tg_j0, tg_tr, tg_jn, tg_pn);
-                        }
-                    }
-                }
-            }
-            /* partitions run the statements below in turn (all partition-local) */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                { /* cumsum.yaml:32: dve.tensor_copy */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 10240;
-                    const uint8_t *tg_s0 = (const uint8_t *)(y + (((v_i * 262144) + (v_c * 512)) + 511) + tg_p * 2048);
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                }
-                /* cumsum.yaml:33: dma.store sunk: its tile's writers write y directly, and its other readers read it there */
-            }
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int cumsum_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)y;
-    /* cumsum.yaml:23: dve.memset */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 8192;
-        TG_IVDEP
-        for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
-            tg_wr_f32(tg_d, tg_j0, 1.0f);
-        }
-    }
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* cumsum.yaml:24 */
-        /* cumsum.yaml:26: dve.memset */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 10240;
-            tg_wr_f32(tg_d, 0, 0.0f);
-        }
-        for (int64_t v_c = 0; v_c < 4; v_c += 1) { /* cumsum.yaml:28, carried */
-            /* blocks of TG_LANES partitions run the statements below in turn (all
-               partition-local) */
-            for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
-                const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-                /* cumsum.yaml:30: dma.load forwarded: its readers read x directly */
-                /* cumsum.yaml:31: dve.tensor_tensor_scan */
-                {
-                    uint8_t *tg_d[TG_LANES];
-                    const uint8_t *tg_s0[TG_LANES];
-                    const uint8_t *tg_s1[TG_LANES];
-                    float tg_r[TG_LANES];
-                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                        const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                        (void)tg_p;
-                        tg_d[tg_l] = (uint8_t *)(y + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
-                        tg_s0[tg_l] = tg_sbuf + (tg_p) * 10304 + 8192;
-                        tg_s1[tg_l] = (const uint8_t *)(x + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
-                        tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 10304 + 10240, 0);
-                    }
-                    for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
-                        const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
-                        float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                        float tg_t1[TG_LANE_BLOCK * TG_LANES];
-                        float tg_tr[TG_LANE_BLOCK * TG_LANES];
-                        {
-                            const int64_t tg_j0 = tg_jb;
-                            (void)tg_j0;
-                            tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                        }
-                        {
-                            const int64_t tg_j0 = tg_jb;
-                            (void)tg_j0;
-                            tg_lanes_stage_f32(tg_t1, tg_s1, tg_j0, tg_jn);
-                        }
-                        for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
-                            for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                                tg_r[tg_l] = tg_alu_raw_add(tg_alu_raw_multiply(tg_t0[tg_jj * TG_LANES + tg_l], tg_r[tg_l]), tg_t1[tg_jj * TG_LANES + tg_l]);
-                                tg_tr[tg_jj * TG_LANES + tg_l] = tg_nan_canon(tg_r[tg_l]);
-                            }
-                        }
-                        {
-                            const int64_t tg_j0 = tg_jb;
-                            (void)tg_j0;
-                            tg_lanes_unstage_f32(tg_d, tg_j0, tg_tr, tg_jn, tg_pn);
-                        }
-                    }
-                }
-            }
-            /* partitions run the statements below in turn (all partition-local) */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                { /* cumsum.yaml:32: dve.tensor_copy */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 10240;
-                    const uint8_t *tg_s0 = (const uint8_t *)(y + (((v_i * 262144) + (v_c * 512)) + 511) + tg_p * 2048);
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                }
-                /* cumsum.yaml:33: dma.store sunk: its tile's writers write y directly, and its other readers read it there */
-            }
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int cumsum_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return cumsum_body_avx2(core, tg_lo, tg_hi, x, y);
-#endif
-    return cumsum_body_base(core, tg_lo, tg_hi, x, y);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)y;
+    /* cumsum.yaml:23: dve.memset */
+    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 8192;
+        TG_IVDEP
+        for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
+            tg_wr_f32(tg_d, tg_j0, 1.0f);
+        }
+    }
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* cumsum.yaml:24 */
+        /* cumsum.yaml:26: dve.memset */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 10240;
+            tg_wr_f32(tg_d, 0, 0.0f);
+        }
+        for (int64_t v_c = 0; v_c < 4; v_c += 1) { /* cumsum.yaml:28, carried */
+            /* blocks of TG_LANES partitions run the statements below in turn (all
+               partition-local) */
+            for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
+                const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
+                /* cumsum.yaml:30: dma.load forwarded: its readers read x directly */
+                /* cumsum.yaml:31: dve.tensor_tensor_scan */
+                {
+                    uint8_t *tg_d[TG_LANES];
+                    const uint8_t *tg_s0[TG_LANES];
+                    const uint8_t *tg_s1[TG_LANES];
+                    float tg_r[TG_LANES];
+                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                        const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                        (void)tg_p;
+                        tg_d[tg_l] = (uint8_t *)(y + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
+                        tg_s0[tg_l] = tg_sbuf + (tg_p) * 10304 + 8192;
+                        tg_s1[tg_l] = (const uint8_t *)(x + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
+                        tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 10304 + 10240, 0);
+                    }
+                    for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
+                        const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
+                        float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                        float tg_t1[TG_LANE_BLOCK * TG_LANES];
+                        float tg_tr[TG_LANE_BLOCK * TG_LANES];
+                        {
+                            const int64_t tg_j0 = tg_jb;
+                            (void)tg_j0;
+                            tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                        }
+                        {
+                            const int64_t tg_j0 = tg_jb;
+                            (void)tg_j0;
+                            tg_lanes_stage_f32(tg_t1, tg_s1, tg_j0, tg_jn);
+                        }
+                        for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
+                            for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                                tg_r[tg_l] = tg_alu_raw_add(tg_alu_raw_multiply(tg_t0[tg_jj * TG_LANES + tg_l], tg_r[tg_l]), tg_t1[tg_jj * TG_LANES + tg_l]);
+                                tg_tr[tg_jj * TG_LANES + tg_l] = tg_nan_canon(tg_r[tg_l]);
+                            }
+                        }
+                        {
+                            const int64_t tg_j0 = tg_jb;
+                            (void)tg_j0;
+                            tg_lanes_unstage_f32(tg_d, tg_j0, tg_tr, tg_jn, tg_pn);
+                        }
+                    }
+                }
+            }
+            /* partitions run the statements below in turn (all partition-local) */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                { /* cumsum.yaml:32: dve.tensor_copy */
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 10240;
+                    const uint8_t *tg_s0 = (const uint8_t *)(y + (((v_i * 262144) + (v_c * 512)) + 511) + tg_p * 2048);
+                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
+                }
+                /* cumsum.yaml:33: dma.store sunk: its tile's writers write y directly, and its other readers read it there */
+            }
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

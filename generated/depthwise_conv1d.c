@@ -11,161 +11,74 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int depthwise_conv1d_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *img, const float *filter, float *out)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)img;
-    (void)filter;
-    (void)out;
-    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* depthwise_conv1d.yaml:27 */
-        for (int64_t v_n = 0; v_n < 2; v_n += 1) { /* depthwise_conv1d.yaml:41 */
-            /* depthwise_conv1d.yaml:44: dma.load forwarded: its readers read filter directly */
-            /* depthwise_conv1d.yaml:45: pe.transpose */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { (const uint8_t *)(filter + (v_program_id_0 * 32) + tg_p * 4), 16, 1, TG_FLOAT32 };
-                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 8, 4);
-                (void)tg_p;
-            }
-
-            /* depthwise_conv1d.yaml:46: dve.tensor_copy */
-            for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 9792 + 9728;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 32);
-            }
-            for (int64_t v_ch = 0; v_ch < 8; v_ch += 1) { /* depthwise_conv1d.yaml:47 */
-                /* depthwise_conv1d.yaml:49: dve.memset */
-                for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 700; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, 0.0f);
-                    }
-                }
-                for (int64_t v_s = 0; v_s < 4; v_s += 1) { /* depthwise_conv1d.yaml:50 */
-                    /* depthwise_conv1d.yaml:52: dma.load */
-                    for (int64_t tg_p = 0; tg_p < 1; tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + ((v_s) + tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816 + ((0 + (tg_max(0, (2 - v_s)) * 1))) * 4;
-                        const uint8_t *tg_s0 = (const uint8_t *)(img + ((((v_program_id_0 * 5600) + (v_n * 11200)) + (v_ch * 700)) + (tg_max(0, (v_s - 2)) * 1)) + tg_p * 700);
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < ((tg_min(700, (702 - v_s)) - tg_max(0, (2 - v_s)))); tg_j0++) {
-                            memcpy(tg_d + ((tg_j0) * 1) * 4, tg_s0 + ((tg_j0) * 1) * 4, 4);
-                        }
-                    }
-                }
-                for (int64_t v_qt = 0; v_qt < 2; v_qt += 1) { /* depthwise_conv1d.yaml:53 */
-                    /* depthwise_conv1d.yaml:55: pe.matmul */
-                    {
-                        const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 9792 + 9728 + (v_ch) * 4, 9792, 1, TG_FLOAT32 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816 + ((v_qt * 512)) * 4, 9792, 1, TG_FLOAT32 };
-                        tg_matmul((float *)(void *)((uint8_t *)(out + ((((v_program_id_0 * 5600) + (v_n * 11200)) + (v_ch * 700)) + (v_qt * 512)) + tg_p * 700)), 700, tg_a, tg_b, 4, 1, (int)((tg_min(512, (700 - (v_qt * 512))))), 0, tg_pe, 11180);
-                        (void)tg_p;
-                    }
-
-                    /* depthwise_conv1d.yaml:56: dve.tensor_copy sunk: its tile's writers write out directly */
-                    /* depthwise_conv1d.yaml:57: dma.store sunk: its tile's writers write out directly */
-                }
-            }
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int depthwise_conv1d_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *img, const float *filter, float *out)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)img;
-    (void)filter;
-    (void)out;
-    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* depthwise_conv1d.yaml:27 */
-        for (int64_t v_n = 0; v_n < 2; v_n += 1) { /* depthwise_conv1d.yaml:41 */
-            /* depthwise_conv1d.yaml:44: dma.load forwarded: its readers read filter directly */
-            /* depthwise_conv1d.yaml:45: pe.transpose */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { (const uint8_t *)(filter + (v_program_id_0 * 32) + tg_p * 4), 16, 1, TG_FLOAT32 };
-                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 8, 4);
-                (void)tg_p;
-            }
-
-            /* depthwise_conv1d.yaml:46: dve.tensor_copy */
-            for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 9792 + 9728;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 32);
-            }
-            for (int64_t v_ch = 0; v_ch < 8; v_ch += 1) { /* depthwise_conv1d.yaml:47 */
-                /* depthwise_conv1d.yaml:49: dve.memset */
-                for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 700; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, 0.0f);
-                    }
-                }
-                for (int64_t v_s = 0; v_s < 4; v_s += 1) { /* depthwise_conv1d.yaml:50 */
-                    /* depthwise_conv1d.yaml:52: dma.load */
-                    for (int64_t tg_p = 0; tg_p < 1; tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + ((v_s) + tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816 + ((0 + (tg_max(0, (2 - v_s)) * 1))) * 4;
-                        const uint8_t *tg_s0 = (const uint8_t *)(img + ((((v_program_id_0 * 5600) + (v_n * 11200)) + (v_ch * 700)) + (tg_max(0, (v_s - 2)) * 1)) + tg_p * 700);
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < ((tg_min(700, (702 - v_s)) - tg_max(0, (2 - v_s)))); tg_j0++) {
-                            memcpy(tg_d + ((tg_j0) * 1) * 4, tg_s0 + ((tg_j0) * 1) * 4, 4);
-                        }
-                    }
-                }
-                for (int64_t v_qt = 0; v_qt < 2; v_qt += 1) { /* depthwise_conv1d.yaml:53 */
-                    /* depthwise_conv1d.yaml:55: pe.matmul */
-                    {
-                        const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 9792 + 9728 + (v_ch) * 4, 9792, 1, TG_FLOAT32 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816 + ((v_qt * 512)) * 4, 9792, 1, TG_FLOAT32 };
-                        tg_matmul((float *)(void *)((uint8_t *)(out + ((((v_program_id_0 * 5600) + (v_n * 11200)) + (v_ch * 700)) + (v_qt * 512)) + tg_p * 700)), 700, tg_a, tg_b, 4, 1, (int)((tg_min(512, (700 - (v_qt * 512))))), 0, tg_pe, 11180);
-                        (void)tg_p;
-                    }
-
-                    /* depthwise_conv1d.yaml:56: dve.tensor_copy sunk: its tile's writers write out directly */
-                    /* depthwise_conv1d.yaml:57: dma.store sunk: its tile's writers write out directly */
-                }
-            }
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int depthwise_conv1d_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *img, const float *filter, float *out)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return depthwise_conv1d_body_avx2(core, tg_lo, tg_hi, img, filter, out);
-#endif
-    return depthwise_conv1d_body_base(core, tg_lo, tg_hi, img, filter, out);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)img;
+    (void)filter;
+    (void)out;
+    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* depthwise_conv1d.yaml:27 */
+        for (int64_t v_n = 0; v_n < 2; v_n += 1) { /* depthwise_conv1d.yaml:41 */
+            /* depthwise_conv1d.yaml:44: dma.load forwarded: its readers read filter directly */
+            /* depthwise_conv1d.yaml:45: pe.transpose */
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { (const uint8_t *)(filter + (v_program_id_0 * 32) + tg_p * 4), 16, 1, TG_FLOAT32 };
+                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 8, 4);
+                (void)tg_p;
+            }
+
+            /* depthwise_conv1d.yaml:46: dve.tensor_copy */
+            for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 9792 + 9728;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
+                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 32);
+            }
+            for (int64_t v_ch = 0; v_ch < 8; v_ch += 1) { /* depthwise_conv1d.yaml:47 */
+                /* depthwise_conv1d.yaml:49: dve.memset */
+                for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816;
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 700; tg_j0++) {
+                        tg_wr_f32(tg_d, tg_j0, 0.0f);
+                    }
+                }
+                for (int64_t v_s = 0; v_s < 4; v_s += 1) { /* depthwise_conv1d.yaml:50 */
+                    /* depthwise_conv1d.yaml:52: dma.load */
+                    for (int64_t tg_p = 0; tg_p < 1; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + ((v_s) + tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816 + ((0 + (tg_max(0, (2 - v_s)) * 1))) * 4;
+                        const uint8_t *tg_s0 = (const uint8_t *)(img + ((((v_program_id_0 * 5600) + (v_n * 11200)) + (v_ch * 700)) + (tg_max(0, (v_s - 2)) * 1)) + tg_p * 700);
+                        TG_IVDEP
+                        for (int64_t tg_j0 = 0; tg_j0 < ((tg_min(700, (702 - v_s)) - tg_max(0, (2 - v_s)))); tg_j0++) {
+                            memcpy(tg_d + ((tg_j0) * 1) * 4, tg_s0 + ((tg_j0) * 1) * 4, 4);
+                        }
+                    }
+                }
+                for (int64_t v_qt = 0; v_qt < 2; v_qt += 1) { /* depthwise_conv1d.yaml:53 */
+                    /* depthwise_conv1d.yaml:55: pe.matmul */
+                    {
+                        const int64_t tg_p = 0;
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 9792 + 9728 + (v_ch) * 4, 9792, 1, TG_FLOAT32 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816 + ((v_qt * 512)) * 4, 9792, 1, TG_FLOAT32 };
+                        tg_matmul((float *)(void *)((uint8_t *)(out + ((((v_program_id_0 * 5600) + (v_n * 11200)) + (v_ch * 700)) + (v_qt * 512)) + tg_p * 700)), 700, tg_a, tg_b, 4, 1, (int)((tg_min(512, (700 - (v_qt * 512))))), 0, tg_pe, 11180);
+                        (void)tg_p;
+                    }
+
+                    /* depthwise_conv1d.yaml:56: dve.tensor_copy sunk: its tile's writers write out directly */
+                    /* depthwise_conv1d.yaml:57: dma.store sunk: its tile's writers write out directly */
+                }
+            }
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

@@ -11,499 +11,243 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int flash_attention_cte_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)q;
-    (void)k;
-    (void)v;
-    (void)o;
-    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* flash_attention_cte.yaml:31 */
-        for (int64_t v_program_id_1 = tg_lo[1]; v_program_id_1 < tg_hi[1]; v_program_id_1 += 1) { /* flash_attention_cte.yaml:31 */
-            /* flash_attention_cte.yaml:59: dma.load forwarded: its readers read k directly */
-            for (int64_t v_c = 0; v_c < 8; v_c += 1) { /* flash_attention_cte.yaml:60 */
-                /* flash_attention_cte.yaml:62: dma.load */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 2048 + ((v_c * 64)) * 2;
-                    const uint8_t *tg_s0 = (const uint8_t *)(v + (((v_program_id_0 * 131072) + (v_program_id_1 * 65536)) + (v_c * 8192)) + tg_p * 64);
-                    memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 128);
-                }
-            }
-            for (int64_t v_g = 0; v_g < 2; v_g += 1) { /* flash_attention_cte.yaml:63 */
-                for (int64_t v_i = 0; v_i < 8; v_i += 1) { /* flash_attention_cte.yaml:65 */
-                    /* partitions run the statements below in turn (all partition-local) */
-                    for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
-                        /* flash_attention_cte.yaml:67: dma.load forwarded: its readers read q directly */
-                        { /* flash_attention_cte.yaml:68: dve.tensor_scalar */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_program_id_1 * 16)) + (v_g * 8)) + v_i), 2)) * 256;
-                            const uint8_t *tg_s0 = (const uint8_t *)(q + ((((v_program_id_0 * 262144) + (v_program_id_1 * 131072)) + (v_g * 65536)) + (v_i * 128)) + tg_p * 1024);
-                            const float tg_c0 = 0.125f;
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                                float tg_x = tg_rd_bf16(tg_s0, tg_j0);
-                                tg_x = tg_alu_multiply(tg_x, tg_c0);
-                                tg_wr_bf16(tg_d, tg_j0, tg_x);
-                            }
-                        }
-                    }
-                    /* partitions run the statements below in turn (all partition-local) */
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        { /* flash_attention_cte.yaml:69: dve.memset */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5888;
-                            tg_wr_f32(tg_d, 0, 3.4028235e+38f);
-                        }
-                        { /* flash_attention_cte.yaml:70: dve.memset */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5952;
-                            tg_wr_f32(tg_d, 0, 0.0f);
-                        }
-                        { /* flash_attention_cte.yaml:71: dve.memset */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5632;
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                                tg_wr_f32(tg_d, tg_j0, 0.0f);
-                            }
-                        }
-                    }
-                    for (int64_t v_j = 0; v_j < (tg_fdiv((v_i * 128), 256) + 1); v_j += 1) { /* flash_attention_cte.yaml:72, carried */
-                        /* flash_attention_cte.yaml:74: pe.matmul */
-                        {
-                            const int64_t tg_p = 0;
-                            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_program_id_1 * 16)) + (v_g * 8)) + v_i), 2)) * 256, 6208, 1, TG_BFLOAT16 };
-                            const tg_pe_src tg_b = { (const uint8_t *)(k + (((v_program_id_0 * 131072) + (v_program_id_1 * 65536)) + (v_j * 256)) + tg_p * 1024), 2048, 1, TG_BFLOAT16 };
-                            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 256, 0, tg_pe, 57344);
-                            (void)tg_p;
-                        }
-
-                        /* partitions run the statements below in turn (all partition-local) */
-                        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                            uint64_t tg_rlw5[129]; /* s_sb: partition tg_p's row, row-local (docs/ir.md) */
-                            uint8_t *const tg_rl5 = (uint8_t *)tg_rlw5;
-                            uint64_t tg_rlw6[2]; /* nbm: partition tg_p's row, row-local (docs/ir.md) */
-                            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
-                            uint64_t tg_rlw8[2]; /* nmn: partition tg_p's row, row-local (docs/ir.md) */
-                            uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
-                            uint64_t tg_rlw10[2]; /* rs: partition tg_p's row, row-local (docs/ir.md) */
-                            uint8_t *const tg_rl10 = (uint8_t *)tg_rlw10;
-                            { /* flash_attention_cte.yaml:75: dve.tensor_copy */
-                                uint8_t *tg_d = tg_rl5;
-                                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
-                                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 1024);
-                            }
-                            { /* flash_attention_cte.yaml:77: pool.affine_select */
-                                uint8_t *tg_d = tg_rl5;
-                                const uint8_t *tg_s0 = tg_rl5;
-                                TG_IVDEP
-                                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                                    const int64_t tg_f = tg_j0;
-                                    const float tg_x = tg_rd_f32(tg_s0, tg_j0); /* read either way: a select, so the loop vectorizes */
-                                    (void)tg_f;
-                                    tg_wr_f32(tg_d, tg_j0, (tg_p + (v_i * 128)) >= (tg_f + (v_j * 256)) ? tg_x : tg_bits_f32(0xff800000u));
-                                }
-                            }
-                            { /* flash_attention_cte.yaml:78: dve.tensor_reduce */
-                                uint8_t *tg_d = tg_rl6;
-                                const uint8_t *tg_s0 = tg_rl5;
-                                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-                                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-                                   values only, not on their order, so the loop vectorizes. */
-                                uint32_t tg_kx = 0u, tg_nan = 0;
-                                int64_t tg_k = 0;
-                                {
-                                    const int64_t tg_j0 = 0;
-                                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 256, 0, &tg_kx, &tg_nan);
-                                    tg_k += 256;
-                                }
-                                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
-                                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
-                            }
-                            { /* flash_attention_cte.yaml:79: dve.tensor_tensor */
-                                uint8_t *tg_d = tg_rl8;
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5888;
-                                const uint8_t *tg_s1 = tg_rl6;
-                                tg_wr_f32(tg_d, 0, tg_alu_minimum(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-                            }
-                            { /* flash_attention_cte.yaml:80: act.activation */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 6080;
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5888;
-                                const float tg_scale = -1.0f;
-                                const float tg_bias = tg_rd_f32(tg_rl8, 0);
-                                float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                                tg_wr_f32(tg_d, 0, tg_y);
-                            }
-                            { /* flash_attention_cte.yaml:81: dve.tensor_copy */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5888;
-                                const uint8_t *tg_s0 = tg_rl8;
-                                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                            }
-                            { /* flash_attention_cte.yaml:82: act.activation */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5120;
-                                const uint8_t *tg_s0 = tg_rl5;
-                                const float tg_scale = 1.0f;
-                                const float tg_bias = tg_rd_f32(tg_rl8, 0);
-                                float tg_sum = -0.0f; /* the fold's exact identity */
-                                for (int64_t tg_c = 0; tg_c < 256; tg_c += 64) {
-                                    float tg_buf[64];
-                                    {
-                                        const int64_t tg_j0 = tg_c;
-                                        tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
-                                    }
-                                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                                        tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
-                                        tg_wr_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
-                                    }
-                                }
-                                tg_wr_f32(tg_rl10, 0, tg_nan_canon(tg_sum));
-                            }
-                            { /* flash_attention_cte.yaml:83: dve.scalar_tensor_tensor */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5952;
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5952;
-                                const uint8_t *tg_s1 = tg_rl10;
-                                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6208 + 6080, 0);
-                                tg_wr_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_f32(tg_s1, 0)));
-                            }
-                        }
-                        for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* flash_attention_cte.yaml:84 */
-                            /* flash_attention_cte.yaml:86: pe.transpose */
-                            {
-                                const int64_t tg_p = 0;
-                                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 5120 + ((v_c * 128)) * 2, 6208, 1, TG_BFLOAT16 };
-                                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((((((v_program_id_0 * 256) + (v_program_id_1 * 128)) + (v_g * 64)) + (v_i * 8)) + (v_j * 2)) + v_c), 2)) * 2048), 1024, tg_a, 128, 128);
-                                (void)tg_p;
-                            }
-
-                            /* flash_attention_cte.yaml:87: dve.tensor_copy */
-                            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 4608 + ((v_c * 128)) * 2;
-                                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((((((v_program_id_0 * 256) + (v_program_id_1 * 128)) + (v_g * 64)) + (v_i * 8)) + (v_j * 2)) + v_c), 2)) * 2048;
-                                TG_IVDEP
-                                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                                    tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
-                                }
-                            }
-                        }
-                        /* flash_attention_cte.yaml:88: pe.matmul */
-                        {
-                            const int64_t tg_p = 0;
-                            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4608, 6208, 1, TG_BFLOAT16 };
-                            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6208 + 2048 + ((v_j * 128)) * 2, 6208, 1, TG_BFLOAT16 };
-                            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 64, 0, tg_pe, 34272);
-                            (void)tg_p;
-                        }
-
-                        for (int64_t v_c = 1; v_c < 2; v_c += 1) { /* flash_attention_cte.yaml:89, carried */
-                            /* flash_attention_cte.yaml:91: pe.matmul */
-                            {
-                                const int64_t tg_p = 0;
-                                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4608 + ((v_c * 128)) * 2, 6208, 1, TG_BFLOAT16 };
-                                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6208 + 2048 + (((v_j * 128) + (v_c * 64))) * 2, 6208, 1, TG_BFLOAT16 };
-                                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 64, 1, tg_pe, 34272);
-                                (void)tg_p;
-                            }
-                        }
-                        /* flash_attention_cte.yaml:92: dve.scalar_tensor_tensor */
-                        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5632;
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5632;
-                            const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
-                            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6208 + 6080, 0);
-                            {
-                                const int64_t tg_j0 = 0;
-                                tg_scalar_tensor_tensor_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 64, TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD);
-                                (void)tg_j0;
-                            }
-                        }
-                    }
-                    /* partitions run the statements below in turn (all partition-local) */
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint64_t tg_rlw12[2]; /* rl: partition tg_p's row, row-local (docs/ir.md) */
-                        uint8_t *const tg_rl12 = (uint8_t *)tg_rlw12;
-                        { /* flash_attention_cte.yaml:93: dve.reciprocal */
-                            uint8_t *tg_d = tg_rl12;
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5952;
-                            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-                        }
-                        { /* flash_attention_cte.yaml:94: dve.tensor_scalar */
-                            uint8_t *tg_d = (uint8_t *)(o + ((((v_program_id_0 * 262144) + (v_program_id_1 * 131072)) + (v_g * 65536)) + (v_i * 8192)) + tg_p * 64);
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5632;
-                            const float tg_c0 = tg_rd_f32(tg_rl12, 0);
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                                float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                                tg_x = tg_alu_multiply(tg_x, tg_c0);
-                                tg_wr_bf16(tg_d, tg_j0, tg_x);
-                            }
-                        }
-                        /* flash_attention_cte.yaml:95: dma.store sunk: its tile's writers write o directly */
-                    }
-                }
-            }
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int flash_attention_cte_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)q;
-    (void)k;
-    (void)v;
-    (void)o;
-    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* flash_attention_cte.yaml:31 */
-        for (int64_t v_program_id_1 = tg_lo[1]; v_program_id_1 < tg_hi[1]; v_program_id_1 += 1) { /* flash_attention_cte.yaml:31 */
-            /* flash_attention_cte.yaml:59: dma.load forwarded: its readers read k directly */
-            for (int64_t v_c = 0; v_c < 8; v_c += 1) { /* flash_attention_cte.yaml:60 */
-                /* flash_attention_cte.yaml:62: dma.load */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 2048 + ((v_c * 64)) * 2;
-                    const uint8_t *tg_s0 = (const uint8_t *)(v + (((v_program_id_0 * 131072) + (v_program_id_1 * 65536)) + (v_c * 8192)) + tg_p * 64);
-                    memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 128);
-                }
-            }
-            for (int64_t v_g = 0; v_g < 2; v_g += 1) { /* flash_attention_cte.yaml:63 */
-                for (int64_t v_i = 0; v_i < 8; v_i += 1) { /* flash_attention_cte.yaml:65 */
-                    /* partitions run the statements below in turn (all partition-local) */
-                    for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
-                        /* flash_attention_cte.yaml:67: dma.load forwarded: its readers read q directly */
-                        { /* flash_attention_cte.yaml:68: dve.tensor_scalar */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_program_id_1 * 16)) + (v_g * 8)) + v_i), 2)) * 256;
-                            const uint8_t *tg_s0 = (const uint8_t *)(q + ((((v_program_id_0 * 262144) + (v_program_id_1 * 131072)) + (v_g * 65536)) + (v_i * 128)) + tg_p * 1024);
-                            const float tg_c0 = 0.125f;
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                                float tg_x = tg_rd_bf16(tg_s0, tg_j0);
-                                tg_x = tg_alu_multiply(tg_x, tg_c0);
-                                tg_wr_bf16(tg_d, tg_j0, tg_x);
-                            }
-                        }
-                    }
-                    /* partitions run the statements below in turn (all partition-local) */
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        { /* flash_attention_cte.yaml:69: dve.memset */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5888;
-                            tg_wr_f32(tg_d, 0, 3.4028235e+38f);
-                        }
-                        { /* flash_attention_cte.yaml:70: dve.memset */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5952;
-                            tg_wr_f32(tg_d, 0, 0.0f);
-                        }
-                        { /* flash_attention_cte.yaml:71: dve.memset */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5632;
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                                tg_wr_f32(tg_d, tg_j0, 0.0f);
-                            }
-                        }
-                    }
-                    for (int64_t v_j = 0; v_j < (tg_fdiv((v_i * 128), 256) + 1); v_j += 1) { /* flash_attention_cte.yaml:72, carried */
-                        /* flash_attention_cte.yaml:74: pe.matmul */
-                        {
-                            const int64_t tg_p = 0;
-                            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_program_id_1 * 16)) + (v_g * 8)) + v_i), 2)) * 256, 6208, 1, TG_BFLOAT16 };
-                            const tg_pe_src tg_b = { (const uint8_t *)(k + (((v_program_id_0 * 131072) + (v_program_id_1 * 65536)) + (v_j * 256)) + tg_p * 1024), 2048, 1, TG_BFLOAT16 };
-                            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 256, 0, tg_pe, 57344);
-                            (void)tg_p;
-                        }
-
-                        /* partitions run the statements below in turn (all partition-local) */
-                        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                            uint64_t tg_rlw5[129]; /* s_sb: partition tg_p's row, row-local (docs/ir.md) */
-                            uint8_t *const tg_rl5 = (uint8_t *)tg_rlw5;
-                            uint64_t tg_rlw6[2]; /* nbm: partition tg_p's row, row-local (docs/ir.md) */
-                            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
-                            uint64_t tg_rlw8[2]; /* nmn: partition tg_p's row, row-local (docs/ir.md) */
-                            uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
-                            uint64_t tg_rlw10[2]; /* rs: partition tg_p's row, row-local (docs/ir.md) */
-                            uint8_t *const tg_rl10 = (uint8_t *)tg_rlw10;
-                            { /* flash_attention_cte.yaml:75: dve.tensor_copy */
-                                uint8_t *tg_d = tg_rl5;
-                                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
-                                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 1024);
-                            }
-                            { /* flash_attention_cte.yaml:77: pool.affine_select */
-                                uint8_t *tg_d = tg_rl5;
-                                const uint8_t *tg_s0 = tg_rl5;
-                                TG_IVDEP
-                                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                                    const int64_t tg_f = tg_j0;
-                                    const float tg_x = tg_rd_f32(tg_s0, tg_j0); /* read either way: a select, so the loop vectorizes */
-                                    (void)tg_f;
-                                    tg_wr_f32(tg_d, tg_j0, (tg_p + (v_i * 128)) >= (tg_f + (v_j * 256)) ? tg_x : tg_bits_f32(0xff800000u));
-                                }
-                            }
-                            { /* flash_attention_cte.yaml:78: dve.tensor_reduce */
-                                uint8_t *tg_d = tg_rl6;
-                                const uint8_t *tg_s0 = tg_rl5;
-                                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-                                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-                                   values only, not on their order, so the loop vectorizes. */
-                                uint32_t tg_kx = 0u, tg_nan = 0;
-                                int64_t tg_k = 0;
-                                {
-                                    const int64_t tg_j0 = 0;
-                                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 256, 0, &tg_kx, &tg_nan);
-                                    tg_k += 256;
-                                }
-                                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
-                                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
-                            }
-                            { /* flash_attention_cte.yaml:79: dve.tensor_tensor */
-                                uint8_t *tg_d = tg_rl8;
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5888;
-                                const uint8_t *tg_s1 = tg_rl6;
-                                tg_wr_f32(tg_d, 0, tg_alu_minimum(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-                            }
-                            { /* flash_attention_cte.yaml:80: act.activation */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 6080;
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5888;
-                                const float tg_scale = -1.0f;
-                                const float tg_bias = tg_rd_f32(tg_rl8, 0);
-                                float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                                tg_wr_f32(tg_d, 0, tg_y);
-                            }
-                            { /* flash_attention_cte.yaml:81: dve.tensor_copy */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5888;
-                                const uint8_t *tg_s0 = tg_rl8;
-                                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                            }
-                            { /* flash_attention_cte.yaml:82: act.activation */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5120;
-                                const uint8_t *tg_s0 = tg_rl5;
-                                const float tg_scale = 1.0f;
-                                const float tg_bias = tg_rd_f32(tg_rl8, 0);
-                                float tg_sum = -0.0f; /* the fold's exact identity */
-                                for (int64_t tg_c = 0; tg_c < 256; tg_c += 64) {
-                                    float tg_buf[64];
-                                    {
-                                        const int64_t tg_j0 = tg_c;
-                                        tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
-                                    }
-                                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                                        tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
-                                        tg_wr_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
-                                    }
-                                }
-                                tg_wr_f32(tg_rl10, 0, tg_nan_canon(tg_sum));
-                            }
-                            { /* flash_attention_cte.yaml:83: dve.scalar_tensor_tensor */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5952;
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5952;
-                                const uint8_t *tg_s1 = tg_rl10;
-                                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6208 + 6080, 0);
-                                tg_wr_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_f32(tg_s1, 0)));
-                            }
-                        }
-                        for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* flash_attention_cte.yaml:84 */
-                            /* flash_attention_cte.yaml:86: pe.transpose */
-                            {
-                                const int64_t tg_p = 0;
-                                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 5120 + ((v_c * 128)) * 2, 6208, 1, TG_BFLOAT16 };
-                                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((((((v_program_id_0 * 256) + (v_program_id_1 * 128)) + (v_g * 64)) + (v_i * 8)) + (v_j * 2)) + v_c), 2)) * 2048), 1024, tg_a, 128, 128);
-                                (void)tg_p;
-                            }
-
-                            /* flash_attention_cte.yaml:87: dve.tensor_copy */
-                            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 4608 + ((v_c * 128)) * 2;
-                                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((((((v_program_id_0 * 256) + (v_program_id_1 * 128)) + (v_g * 64)) + (v_i * 8)) + (v_j * 2)) + v_c), 2)) * 2048;
-                                TG_IVDEP
-                                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                                    tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
-                                }
-                            }
-                        }
-                        /* flash_attention_cte.yaml:88: pe.matmul */
-                        {
-                            const int64_t tg_p = 0;
-                            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4608, 6208, 1, TG_BFLOAT16 };
-                            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6208 + 2048 + ((v_j * 128)) * 2, 6208, 1, TG_BFLOAT16 };
-                            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 64, 0, tg_pe, 34272);
-                            (void)tg_p;
-                        }
-
-                        for (int64_t v_c = 1; v_c < 2; v_c += 1) { /* flash_attention_cte.yaml:89, carried */
-                            /* flash_attention_cte.yaml:91: pe.matmul */
-                            {
-                                const int64_t tg_p = 0;
-                                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4608 + ((v_c * 128)) * 2, 6208, 1, TG_BFLOAT16 };
-                                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6208 + 2048 + (((v_j * 128) + (v_c * 64))) * 2, 6208, 1, TG_BFLOAT16 };
-                                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 64, 1, tg_pe, 34272);
-                                (void)tg_p;
-                            }
-                        }
-                        /* flash_attention_cte.yaml:92: dve.scalar_tensor_tensor */
-                        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5632;
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5632;
-                            const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
-                            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6208 + 6080, 0);
-                            {
-                                const int64_t tg_j0 = 0;
-                                tg_scalar_tensor_tensor_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 64, TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD);
-                                (void)tg_j0;
-                            }
-                        }
-                    }
-                    /* partitions run the statements below in turn (all partition-local) */
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint64_t tg_rlw12[2]; /* rl: partition tg_p's row, row-local (docs/ir.md) */
-                        uint8_t *const tg_rl12 = (uint8_t *)tg_rlw12;
-                        { /* flash_attention_cte.yaml:93: dve.reciprocal */
-                            uint8_t *tg_d = tg_rl12;
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5952;
-                            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-                        }
-                        { /* flash_attention_cte.yaml:94: dve.tensor_scalar */
-                            uint8_t *tg_d = (uint8_t *)(o + ((((v_program_id_0 * 262144) + (v_program_id_1 * 131072)) + (v_g * 65536)) + (v_i * 8192)) + tg_p * 64);
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5632;
-                            const float tg_c0 = tg_rd_f32(tg_rl12, 0);
-                            TG_IVDEP
-                            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                                float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                                tg_x = tg_alu_multiply(tg_x, tg_c0);
-                                tg_wr_bf16(tg_d, tg_j0, tg_x);
-                            }
-                        }
-                        /* flash_attention_cte.yaml:95: dma.store sunk: its tile's writers write o directly */
-                    }
-                }
-            }
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int flash_attention_cte_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return flash_attention_cte_body_avx2(core, tg_lo, tg_hi, q, k, v, o);
-#endif
-    return flash_attention_cte_body_base(core, tg_lo, tg_hi, q, k, v, o);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)q;
+    (void)k;
+    (void)v;
+    (void)o;
+    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* flash_attention_cte.yaml:31 */
+        for (int64_t v_program_id_1 = tg_lo[1]; v_program_id_1 < tg_hi[1]; v_program_id_1 += 1) { /* flash_attention_cte.yaml:31 */
+            /* flash_attention_cte.yaml:59: dma.load forwarded: its readers read k directly */
+            for (int64_t v_c = 0; v_c < 8; v_c += 1) { /* flash_attention_cte.yaml:60 */
+                /* flash_attention_cte.yaml:62: dma.load */
+                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 2048 + ((v_c * 64)) * 2;
+                    const uint8_t *tg_s0 = (const uint8_t *)(v + (((v_program_id_0 * 131072) + (v_program_id_1 * 65536)) + (v_c * 8192)) + tg_p * 64);
+                    memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 128);
+                }
+            }
+            for (int64_t v_g = 0; v_g < 2; v_g += 1) { /* flash_attention_cte.yaml:63 */
+                for (int64_t v_i = 0; v_i < 8; v_i += 1) { /* flash_attention_cte.yaml:65 */
+                    /* partitions run the statements below in turn (all partition-local) */
+                    for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
+                        /* flash_attention_cte.yaml:67: dma.load forwarded: its readers read q directly */
+                        { /* flash_attention_cte.yaml:68: dve.tensor_scalar */
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_program_id_1 * 16)) + (v_g * 8)) + v_i), 2)) * 256;
+                            const uint8_t *tg_s0 = (const uint8_t *)(q + ((((v_program_id_0 * 262144) + (v_program_id_1 * 131072)) + (v_g * 65536)) + (v_i * 128)) + tg_p * 1024);
+                            const float tg_c0 = 0.125f;
+                            TG_IVDEP
+                            for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
+                                float tg_x = tg_rd_bf16(tg_s0, tg_j0);
+                                tg_x = tg_alu_multiply(tg_x, tg_c0);
+                                tg_wr_bf16(tg_d, tg_j0, tg_x);
+                            }
+                        }
+                    }
+                    /* partitions run the statements below in turn (all partition-local) */
+                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                        { /* flash_attention_cte.yaml:69: dve.memset */
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5888;
+                            tg_wr_f32(tg_d, 0, 3.4028235e+38f);
+                        }
+                        { /* flash_attention_cte.yaml:70: dve.memset */
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5952;
+                            tg_wr_f32(tg_d, 0, 0.0f);
+                        }
+                        { /* flash_attention_cte.yaml:71: dve.memset */
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5632;
+                            TG_IVDEP
+                            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
+                                tg_wr_f32(tg_d, tg_j0, 0.0f);
+                            }
+                        }
+                    }
+                    for (int64_t v_j = 0; v_j < (tg_fdiv((v_i * 128), 256) + 1); v_j += 1) { /* flash_attention_cte.yaml:72, carried */
+                        /* flash_attention_cte.yaml:74: pe.matmul */
+                        {
+                            const int64_t tg_p = 0;
+                            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_program_id_1 * 16)) + (v_g * 8)) + v_i), 2)) * 256, 6208, 1, TG_BFLOAT16 };
+                            const tg_pe_src tg_b = { (const uint8_t *)(k + (((v_program_id_0 * 131072) + (v_program_id_1 * 65536)) + (v_j * 256)) + tg_p * 1024), 2048, 1, TG_BFLOAT16 };
+                            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 256, 0, tg_pe, 57344);
+                            (void)tg_p;
+                        }
+
+                        /* partitions run the statements below in turn (all partition-local) */
+                        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                            uint64_t tg_rlw5[129]; /* s_sb: partition tg_p's row, row-local (docs/ir.md) */
+                            uint8_t *const tg_rl5 = (uint8_t *)tg_rlw5;
+                            uint64_t tg_rlw6[2]; /* nbm: partition tg_p's row, row-local (docs/ir.md) */
+                            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
+                            uint64_t tg_rlw8[2]; /* nmn: partition tg_p's row, row-local (docs/ir.md) */
+                            uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
+                            uint64_t tg_rlw10[2]; /* rs: partition tg_p's row, row-local (docs/ir.md) */
+                            uint8_t *const tg_rl10 = (uint8_t *)tg_rlw10;
+                            { /* flash_attention_cte.yaml:75: dve.tensor_copy */
+                                uint8_t *tg_d = tg_rl5;
+                                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
+                                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 1024);
+                            }
+                            { /* flash_attention_cte.yaml:77: pool.affine_select */
+                                uint8_t *tg_d = tg_rl5;
+                                const uint8_t *tg_s0 = tg_rl5;
+                                TG_IVDEP
+                                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
+                                    const int64_t tg_f = tg_j0;
+                                    const float tg_x = tg_rd_f32(tg_s0, tg_j0); /* read either way: a select, so the loop vectorizes */
+                                    (void)tg_f;
+                                    tg_wr_f32(tg_d, tg_j0, (tg_p + (v_i * 128)) >= (tg_f + (v_j * 256)) ? tg_x : tg_bits_f32(0xff800000u));
+                                }
+                            }
+                            { /* flash_attention_cte.yaml:78: dve.tensor_reduce */
+                                uint8_t *tg_d = tg_rl6;
+                                const uint8_t *tg_s0 = tg_rl5;
+                                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
+                                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
+                                   values only, not on their order, so the loop vectorizes. */
+                                uint32_t tg_kx = 0u, tg_nan = 0;
+                                int64_t tg_k = 0;
+                                {
+                                    const int64_t tg_j0 = 0;
+                                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 256, 0, &tg_kx, &tg_nan);
+                                    tg_k += 256;
+                                }
+                                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
+                                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
+                            }
+                            { /* flash_attention_cte.yaml:79: dve.tensor_tensor */
+                                uint8_t *tg_d = tg_rl8;
+                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5888;
+                                const uint8_t *tg_s1 = tg_rl6;
+                                tg_wr_f32(tg_d, 0, tg_alu_minimum(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                            }
+                            { /* flash_attention_cte.yaml:80: act.activation */
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 6080;
+                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5888;
+                                const float tg_scale = -1.0f;
+                                const float tg_bias = tg_rd_f32(tg_rl8, 0);
+                                float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+                                tg_wr_f32(tg_d, 0, tg_y);
+                            }
+                            { /* flash_attention_cte.yaml:81: dve.tensor_copy */
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5888;
+                                const uint8_t *tg_s0 = tg_rl8;
+                                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
+                            }
+                            { /* flash_attention_cte.yaml:82: act.activation */
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5120;
+                                const uint8_t *tg_s0 = tg_rl5;
+                                const float tg_scale = 1.0f;
+                                const float tg_bias = tg_rd_f32(tg_rl8, 0);
+                                float tg_sum = -0.0f; /* the fold's exact identity */
+                                for (int64_t tg_c = 0; tg_c < 256; tg_c += 64) {
+                                    float tg_buf[64];
+                                    {
+                                        const int64_t tg_j0 = tg_c;
+                                        tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
+                                    }
+                                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
+                                        tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
+                                        tg_wr_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
+                                    }
+                                }
+                                tg_wr_f32(tg_rl10, 0, tg_nan_canon(tg_sum));
+                            }
+                            { /* flash_attention_cte.yaml:83: dve.scalar_tensor_tensor */
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5952;
+                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5952;
+                                const uint8_t *tg_s1 = tg_rl10;
+                                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6208 + 6080, 0);
+                                tg_wr_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_f32(tg_s1, 0)));
+                            }
+                        }
+                        for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* flash_attention_cte.yaml:84 */
+                            /* flash_attention_cte.yaml:86: pe.transpose */
+                            {
+                                const int64_t tg_p = 0;
+                                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 5120 + ((v_c * 128)) * 2, 6208, 1, TG_BFLOAT16 };
+                                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((((((v_program_id_0 * 256) + (v_program_id_1 * 128)) + (v_g * 64)) + (v_i * 8)) + (v_j * 2)) + v_c), 2)) * 2048), 1024, tg_a, 128, 128);
+                                (void)tg_p;
+                            }
+
+                            /* flash_attention_cte.yaml:87: dve.tensor_copy */
+                            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 4608 + ((v_c * 128)) * 2;
+                                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((((((v_program_id_0 * 256) + (v_program_id_1 * 128)) + (v_g * 64)) + (v_i * 8)) + (v_j * 2)) + v_c), 2)) * 2048;
+                                TG_IVDEP
+                                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
+                                    tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
+                                }
+                            }
+                        }
+                        /* flash_attention_cte.yaml:88: pe.matmul */
+                        {
+                            const int64_t tg_p = 0;
+                            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4608, 6208, 1, TG_BFLOAT16 };
+                            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6208 + 2048 + ((v_j * 128)) * 2, 6208, 1, TG_BFLOAT16 };
+                            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 64, 0, tg_pe, 34272);
+                            (void)tg_p;
+                        }
+
+                        for (int64_t v_c = 1; v_c < 2; v_c += 1) { /* flash_attention_cte.yaml:89, carried */
+                            /* flash_attention_cte.yaml:91: pe.matmul */
+                            {
+                                const int64_t tg_p = 0;
+                                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4608 + ((v_c * 128)) * 2, 6208, 1, TG_BFLOAT16 };
+                                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6208 + 2048 + (((v_j * 128) + (v_c * 64))) * 2, 6208, 1, TG_BFLOAT16 };
+                                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 64, 1, tg_pe, 34272);
+                                (void)tg_p;
+                            }
+                        }
+                        /* flash_attention_cte.yaml:92: dve.scalar_tensor_tensor */
+                        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5632;
+                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5632;
+                            const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
+                            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6208 + 6080, 0);
+                            {
+                                const int64_t tg_j0 = 0;
+                                tg_scalar_tensor_tensor_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 64, TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD);
+                                (void)tg_j0;
+                            }
+                        }
+                    }
+                    /* partitions run the statements below in turn (all partition-local) */
+                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                        uint64_t tg_rlw12[2]; /* rl: partition tg_p's row, row-local (docs/ir.md) */
+                        uint8_t *const tg_rl12 = (uint8_t *)tg_rlw12;
+                        { /* flash_attention_cte.yaml:93: dve.reciprocal */
+                            uint8_t *tg_d = tg_rl12;
+                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5952;
+                            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+                        }
+                        { /* flash_attention_cte.yaml:94: dve.tensor_scalar */
+                            uint8_t *tg_d = (uint8_t *)(o + ((((v_program_id_0 * 262144) + (v_program_id_1 * 131072)) + (v_g * 65536)) + (v_i * 8192)) + tg_p * 64);
+                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5632;
+                            const float tg_c0 = tg_rd_f32(tg_rl12, 0);
+                            TG_IVDEP
+                            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
+                                float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                                tg_x = tg_alu_multiply(tg_x, tg_c0);
+                                tg_wr_bf16(tg_d, tg_j0, tg_x);
+                            }
+                        }
+                        /* flash_attention_cte.yaml:95: dma.store sunk: its tile's writers write o directly */
+                    }
+                }
+            }
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

@@ -11,279 +11,133 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int layernorm_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *gamma, const float *beta, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)gamma;
-    (void)beta;
-    (void)y;
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        /* layernorm.yaml:31: dma.load forwarded: its readers read gamma directly */
-        /* layernorm.yaml:32: dma.load forwarded: its readers read beta directly */
-        { /* layernorm.yaml:33: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 24576;
-            tg_wr_f32(tg_d, 0, 1e-05f);
-        }
-    }
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* layernorm.yaml:34 */
-        /* layernorm.yaml:36: dma.load forwarded: its readers read x directly */
-        for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* layernorm.yaml:37 */
-            /* layernorm.yaml:39: dve.bn_stats */
-            for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
-                const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-                float tg_row[512 * TG_LANES], tg_out[6 * TG_LANES];
-                const uint8_t *tg_rows[TG_LANES];
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    tg_rows[tg_l] = (const uint8_t *)(x + ((v_i * 131072) + (v_c * 512)) + tg_p * 1024);
-                }
-                for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_j0 = tg_jb;
-                    tg_lanes_stage_f32(tg_row + tg_jb * TG_LANES, tg_rows, tg_j0, tg_min(512 - tg_jb, TG_LANE_BLOCK));
-                }
-                (void)tg_bn_stats_lanes_f32(tg_out, tg_row, 512);
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    const int64_t tg_p = tg_pb + tg_l;
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 16384 + ((v_c * 6)) * 4;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 6; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_out[tg_l * 6 + tg_j0]);
-                    }
-                }
-            }
-        }
-        /* layernorm.yaml:40: dve.bn_aggr */
-        for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-            float tg_row[12 * TG_LANES], tg_out[2 * TG_LANES];
-            const uint8_t *tg_rows[TG_LANES];
-            for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                tg_rows[tg_l] = tg_sbuf + (tg_p) * 24640 + 16384;
-            }
-            for (int64_t tg_jb = 0; tg_jb < 12; tg_jb += TG_LANE_BLOCK) {
-                const int64_t tg_j0 = tg_jb;
-                tg_lanes_stage_f32(tg_row + tg_jb * TG_LANES, tg_rows, tg_j0, tg_min(12 - tg_jb, TG_LANE_BLOCK));
-            }
-            (void)tg_bn_aggr_lanes_f32(tg_out, tg_row, 12);
-            for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                const int64_t tg_p = tg_pb + tg_l;
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 20480;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 2; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_out[tg_l * 2 + tg_j0]);
-                }
-            }
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw6[2]; /* rstd: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
-            uint64_t tg_rlw7[513]; /* xn: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl7 = (uint8_t *)tg_rlw7;
-            { /* layernorm.yaml:42: act.activation */
-                uint8_t *tg_d = tg_rl6;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 20480 + 4;
-                const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 24640 + 24576, 0);
-                float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                tg_wr_f32(tg_d, 0, tg_y);
-            }
-            { /* layernorm.yaml:43: dve.tensor_scalar */
-                uint8_t *tg_d = tg_rl7;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 131072) + tg_p * 1024);
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 24640 + 20480, 0);
-                const float tg_c1 = tg_rd_f32(tg_rl6, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    const tg_alu_op tg_op[2] = { TG_ALU_SUBTRACT, TG_ALU_MULTIPLY,  };
-                    const float tg_cv[2] = { tg_c0, tg_c1,  };
-                    const int tg_rv[2] = { 0, 0,  };
-                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 1024, 2, tg_op, tg_cv, tg_rv);
-                    (void)tg_j0;
-                }
-            }
-            { /* layernorm.yaml:44: dve.tensor_tensor */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 20480;
-                const uint8_t *tg_s0 = tg_rl7;
-                const uint8_t *tg_s1 = (const uint8_t *)(gamma + 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 1024);
-                    (void)tg_j0;
-                }
-            }
-            { /* layernorm.yaml:45: dve.tensor_tensor */
-                uint8_t *tg_d = (uint8_t *)(y + (v_i * 131072) + tg_p * 1024);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 20480;
-                const uint8_t *tg_s1 = (const uint8_t *)(beta + 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 1024);
-                    (void)tg_j0;
-                }
-            }
-            /* layernorm.yaml:46: dma.store sunk: its tile's writers write y directly */
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int layernorm_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *gamma, const float *beta, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)gamma;
-    (void)beta;
-    (void)y;
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        /* layernorm.yaml:31: dma.load forwarded: its readers read gamma directly */
-        /* layernorm.yaml:32: dma.load forwarded: its readers read beta directly */
-        { /* layernorm.yaml:33: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 24576;
-            tg_wr_f32(tg_d, 0, 1e-05f);
-        }
-    }
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* layernorm.yaml:34 */
-        /* layernorm.yaml:36: dma.load forwarded: its readers read x directly */
-        for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* layernorm.yaml:37 */
-            /* layernorm.yaml:39: dve.bn_stats */
-            for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
-                const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-                float tg_row[512 * TG_LANES], tg_out[6 * TG_LANES];
-                const uint8_t *tg_rows[TG_LANES];
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    tg_rows[tg_l] = (const uint8_t *)(x + ((v_i * 131072) + (v_c * 512)) + tg_p * 1024);
-                }
-                for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_j0 = tg_jb;
-                    tg_lanes_stage_f32(tg_row + tg_jb * TG_LANES, tg_rows, tg_j0, tg_min(512 - tg_jb, TG_LANE_BLOCK));
-                }
-                (void)tg_bn_stats_lanes_f32(tg_out, tg_row, 512);
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    const int64_t tg_p = tg_pb + tg_l;
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 16384 + ((v_c * 6)) * 4;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 6; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_out[tg_l * 6 + tg_j0]);
-                    }
-                }
-            }
-        }
-        /* layernorm.yaml:40: dve.bn_aggr */
-        for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-            float tg_row[12 * TG_LANES], tg_out[2 * TG_LANES];
-            const uint8_t *tg_rows[TG_LANES];
-            for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                tg_rows[tg_l] = tg_sbuf + (tg_p) * 24640 + 16384;
-            }
-            for (int64_t tg_jb = 0; tg_jb < 12; tg_jb += TG_LANE_BLOCK) {
-                const int64_t tg_j0 = tg_jb;
-                tg_lanes_stage_f32(tg_row + tg_jb * TG_LANES, tg_rows, tg_j0, tg_min(12 - tg_jb, TG_LANE_BLOCK));
-            }
-            (void)tg_bn_aggr_lanes_f32(tg_out, tg_row, 12);
-            for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                const int64_t tg_p = tg_pb + tg_l;
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 20480;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 2; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, tg_out[tg_l * 2 + tg_j0]);
-                }
-            }
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw6[2]; /* rstd: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
-            uint64_t tg_rlw7[513]; /* xn: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl7 = (uint8_t *)tg_rlw7;
-            { /* layernorm.yaml:42: act.activation */
-                uint8_t *tg_d = tg_rl6;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 20480 + 4;
-                const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 24640 + 24576, 0);
-                float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                tg_wr_f32(tg_d, 0, tg_y);
-            }
-            { /* layernorm.yaml:43: dve.tensor_scalar */
-                uint8_t *tg_d = tg_rl7;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 131072) + tg_p * 1024);
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 24640 + 20480, 0);
-                const float tg_c1 = tg_rd_f32(tg_rl6, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    const tg_alu_op tg_op[2] = { TG_ALU_SUBTRACT, TG_ALU_MULTIPLY,  };
-                    const float tg_cv[2] = { tg_c0, tg_c1,  };
-                    const int tg_rv[2] = { 0, 0,  };
-                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 1024, 2, tg_op, tg_cv, tg_rv);
-                    (void)tg_j0;
-                }
-            }
-            { /* layernorm.yaml:44: dve.tensor_tensor */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 20480;
-                const uint8_t *tg_s0 = tg_rl7;
-                const uint8_t *tg_s1 = (const uint8_t *)(gamma + 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 1024);
-                    (void)tg_j0;
-                }
-            }
-            { /* layernorm.yaml:45: dve.tensor_tensor */
-                uint8_t *tg_d = (uint8_t *)(y + (v_i * 131072) + tg_p * 1024);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 20480;
-                const uint8_t *tg_s1 = (const uint8_t *)(beta + 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 1024);
-                    (void)tg_j0;
-                }
-            }
-            /* layernorm.yaml:46: dma.store sunk: its tile's writers write y directly */
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int layernorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *gamma, const float *beta, float *y)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return layernorm_body_avx2(core, tg_lo, tg_hi, x, gamma, beta, y);
-#endif
-    return layernorm_body_base(core, tg_lo, tg_hi, x, gamma, beta, y);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)gamma;
+    (void)beta;
+    (void)y;
+    /* partitions run the statements below in turn (all partition-local) */
+    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+        /* layernorm.yaml:31: dma.load forwarded: its readers read gamma directly */
+        /* layernorm.yaml:32: dma.load forwarded: its readers read beta directly */
+        { /* layernorm.yaml:33: dve.memset */
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 24576;
+            tg_wr_f32(tg_d, 0, 1e-05f);
+        }
+    }
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* layernorm.yaml:34 */
+        /* layernorm.yaml:36: dma.load forwarded: its readers read x directly */
+        for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* layernorm.yaml:37 */
+            /* layernorm.yaml:39: dve.bn_stats */
+            for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
+                const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
+                float tg_row[512 * TG_LANES], tg_out[6 * TG_LANES];
+                const uint8_t *tg_rows[TG_LANES];
+                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                    tg_rows[tg_l] = (const uint8_t *)(x + ((v_i * 131072) + (v_c * 512)) + tg_p * 1024);
+                }
+                for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
+                    const int64_t tg_j0 = tg_jb;
+                    tg_lanes_stage_f32(tg_row + tg_jb * TG_LANES, tg_rows, tg_j0, tg_min(512 - tg_jb, TG_LANE_BLOCK));
+                }
+                (void)tg_bn_stats_lanes_f32(tg_out, tg_row, 512);
+                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                    const int64_t tg_p = tg_pb + tg_l;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 16384 + ((v_c * 6)) * 4;
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 6; tg_j0++) {
+                        tg_wr_f32(tg_d, tg_j0, tg_out[tg_l * 6 + tg_j0]);
+                    }
+                }
+            }
+        }
+        /* layernorm.yaml:40: dve.bn_aggr */
+        for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
+            float tg_row[12 * TG_LANES], tg_out[2 * TG_LANES];
+            const uint8_t *tg_rows[TG_LANES];
+            for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                tg_rows[tg_l] = tg_sbuf + (tg_p) * 24640 + 16384;
+            }
+            for (int64_t tg_jb = 0; tg_jb < 12; tg_jb += TG_LANE_BLOCK) {
+                const int64_t tg_j0 = tg_jb;
+                tg_lanes_stage_f32(tg_row + tg_jb * TG_LANES, tg_rows, tg_j0, tg_min(12 - tg_jb, TG_LANE_BLOCK));
+            }
+            (void)tg_bn_aggr_lanes_f32(tg_out, tg_row, 12);
+            for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                const int64_t tg_p = tg_pb + tg_l;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 20480;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 2; tg_j0++) {
+                    tg_wr_f32(tg_d, tg_j0, tg_out[tg_l * 2 + tg_j0]);
+                }
+            }
+        }
+
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint64_t tg_rlw6[2]; /* rstd: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
+            uint64_t tg_rlw7[513]; /* xn: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl7 = (uint8_t *)tg_rlw7;
+            { /* layernorm.yaml:42: act.activation */
+                uint8_t *tg_d = tg_rl6;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 20480 + 4;
+                const float tg_scale = 1.0f;
+                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 24640 + 24576, 0);
+                float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+                tg_wr_f32(tg_d, 0, tg_y);
+            }
+            { /* layernorm.yaml:43: dve.tensor_scalar */
+                uint8_t *tg_d = tg_rl7;
+                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 131072) + tg_p * 1024);
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 24640 + 20480, 0);
+                const float tg_c1 = tg_rd_f32(tg_rl6, 0);
+                {
+                    const int64_t tg_j0 = 0;
+                    const tg_alu_op tg_op[2] = { TG_ALU_SUBTRACT, TG_ALU_MULTIPLY,  };
+                    const float tg_cv[2] = { tg_c0, tg_c1,  };
+                    const int tg_rv[2] = { 0, 0,  };
+                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 1024, 2, tg_op, tg_cv, tg_rv);
+                    (void)tg_j0;
+                }
+            }
+            { /* layernorm.yaml:44: dve.tensor_tensor */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 20480;
+                const uint8_t *tg_s0 = tg_rl7;
+                const uint8_t *tg_s1 = (const uint8_t *)(gamma + 0);
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 1024);
+                    (void)tg_j0;
+                }
+            }
+            { /* layernorm.yaml:45: dve.tensor_tensor */
+                uint8_t *tg_d = (uint8_t *)(y + (v_i * 131072) + tg_p * 1024);
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 20480;
+                const uint8_t *tg_s1 = (const uint8_t *)(beta + 0);
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 1024);
+                    (void)tg_j0;
+                }
+            }
+            /* layernorm.yaml:46: dma.store sunk: its tile's writers write y directly */
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

@@ -11,337 +11,162 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int mamba_body_base(tg_core *core, const float *delta, const float *u, const float *A, const float *B, const float *C, float *out)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)delta;
-    (void)u;
-    (void)A;
-    (void)B;
-    (void)C;
-    (void)out;
-    for (int64_t v_b = 0; v_b < 1; v_b += 1) { /* mamba.yaml:42 */
-        for (int64_t v_ct = 0; v_ct < 2; v_ct += 1) { /* mamba.yaml:44 */
-            /* mamba.yaml:46: dve.memset */
-            for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 30848;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, 0.0f);
-                }
-            }
-            /* mamba.yaml:47: dma.load forwarded: its readers read delta directly */
-            /* mamba.yaml:48: dma.load forwarded: its readers read u directly */
-            for (int64_t v_n = 0; v_n < 8; v_n += 1) { /* mamba.yaml:50, carried */
-                /* mamba.yaml:52: dma.load forwarded: its readers read A directly */
-                /* mamba.yaml:53: dve.memset */
-                for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 30784;
-                    tg_wr_f32(tg_d, 0, 0.0f);
-                }
-                for (int64_t v_s = 0; v_s < 2; v_s += 1) { /* mamba.yaml:55, carried */
-                    /* mamba.yaml:58: act.activation */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 20480;
-                        const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
-                        const float tg_scale = tg_rd_f32((const uint8_t *)(A + ((v_ct * 1024) + v_n) + tg_p * 8), 0);
-                        const float tg_bias = 0.0f;
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
-                        }
-                    }
-                    /* mamba.yaml:60: dma.load forwarded: its readers read B directly */
-                    /* mamba.yaml:61: dve.tensor_tensor */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 22528;
-                        const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
-                        const uint8_t *tg_s1 = (const uint8_t *)(u + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                            (void)tg_j0;
-                        }
-                    }
-                    /* mamba.yaml:62: dve.tensor_tensor */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 24576;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 22528;
-                        const uint8_t *tg_s1 = (const uint8_t *)(B + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                            (void)tg_j0;
-                        }
-                    }
-                    /* mamba.yaml:64: dve.tensor_tensor_scan */
-                    for (int64_t tg_pb = 0; tg_pb < tg_min(128, (200 - (v_ct * 128))); tg_pb += TG_LANES) {
-                        const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_ct * 128))) - tg_pb, TG_LANES);
-                        {
-                            uint8_t *tg_d[TG_LANES];
-                            const uint8_t *tg_s0[TG_LANES];
-                            const uint8_t *tg_s1[TG_LANES];
-                            float tg_r[TG_LANES];
-                            for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                                const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                                (void)tg_p;
-                                tg_d[tg_l] = tg_sbuf + (tg_p) * 30848 + 26624;
-                                tg_s0[tg_l] = tg_sbuf + (tg_p) * 30848 + 20480;
-                                tg_s1[tg_l] = tg_sbuf + (tg_p) * 30848 + 24576;
-                                tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 30848 + 30784, 0);
-                            }
-                            for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
-                                const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
-                                float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                                float tg_t1[TG_LANE_BLOCK * TG_LANES];
-                                float tg_tr[TG_LANE_BLOCK * TG_LANES];
-                                {
-                                    const int64_t tg_j0 = tg_jb;
-                                    (void)tg_j0;
-                                    tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                                }
-                                {
-                                    const int64_t tg_j0 = tg_jb;
-                                    (void)tg_j0;
-                                    tg_lanes_stage_f32(tg_t1, tg_s1, tg_j0, tg_jn);
-                                }
-                                for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
-                                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                                        tg_r[tg_l] = tg_alu_raw_add(tg_alu_raw_multiply(tg_t0[tg_jj * TG_LANES + tg_l], tg_r[tg_l]), tg_t1[tg_jj * TG_LANES + tg_l]);
-                                        tg_tr[tg_jj * TG_LANES + tg_l] = tg_nan_canon(tg_r[tg_l]);
-                                    }
-                                }
-                                {
-                                    const int64_t tg_j0 = tg_jb;
-                                    (void)tg_j0;
-                                    tg_lanes_unstage_f32(tg_d, tg_j0, tg_tr, tg_jn, tg_pn);
-                                }
-                            }
-                        }
-                    }
-                    /* mamba.yaml:65: dve.tensor_copy */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 30784;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 26624 + 2044;
-                        memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                    }
-                    /* mamba.yaml:67: dma.load forwarded: its readers read C directly */
-                    /* mamba.yaml:68: dve.tensor_tensor */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 28672;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 26624;
-                        const uint8_t *tg_s1 = (const uint8_t *)(C + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                            (void)tg_j0;
-                        }
-                    }
-                    /* mamba.yaml:69: dve.tensor_tensor */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + ((v_s * 512)) * 4;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + ((v_s * 512)) * 4;
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 30848 + 28672;
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                            (void)tg_j0;
-                        }
-                    }
-                }
-            }
-            /* mamba.yaml:70: dma.store */
-            for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_ct * 128)), 128); tg_p++) {
-                uint8_t *tg_d = (uint8_t *)(out + ((v_b * 204800) + (v_ct * 131072)) + tg_p * 1024);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848;
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4096);
-            }
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int mamba_body_avx2(tg_core *core, const float *delta, const float *u, const float *A, const float *B, const float *C, float *out)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)delta;
-    (void)u;
-    (void)A;
-    (void)B;
-    (void)C;
-    (void)out;
-    for (int64_t v_b = 0; v_b < 1; v_b += 1) { /* mamba.yaml:42 */
-        for (int64_t v_ct = 0; v_ct < 2; v_ct += 1) { /* mamba.yaml:44 */
-            /* mamba.yaml:46: dve.memset */
-            for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 30848;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, 0.0f);
-                }
-            }
-            /* mamba.yaml:47: dma.load forwarded: its readers read delta directly */
-            /* mamba.yaml:48: dma.load forwarded: its readers read u directly */
-            for (int64_t v_n = 0; v_n < 8; v_n += 1) { /* mamba.yaml:50, carried */
-                /* mamba.yaml:52: dma.load forwarded: its readers read A directly */
-                /* mamba.yaml:53: dve.memset */
-                for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 30784;
-                    tg_wr_f32(tg_d, 0, 0.0f);
-                }
-                for (int64_t v_s = 0; v_s < 2; v_s += 1) { /* mamba.yaml:55, carried */
-                    /* mamba.yaml:58: act.activation */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 20480;
-                        const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
-                        const float tg_scale = tg_rd_f32((const uint8_t *)(A + ((v_ct * 1024) + v_n) + tg_p * 8), 0);
-                        const float tg_bias = 0.0f;
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
-                        }
-                    }
-                    /* mamba.yaml:60: dma.load forwarded: its readers read B directly */
-                    /* mamba.yaml:61: dve.tensor_tensor */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 22528;
-                        const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
-                        const uint8_t *tg_s1 = (const uint8_t *)(u + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                            (void)tg_j0;
-                        }
-                    }
-                    /* mamba.yaml:62: dve.tensor_tensor */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 24576;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 22528;
-                        const uint8_t *tg_s1 = (const uint8_t *)(B + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                            (void)tg_j0;
-                        }
-                    }
-                    /* mamba.yaml:64: dve.tensor_tensor_scan */
-                    for (int64_t tg_pb = 0; tg_pb < tg_min(128, (200 - (v_ct * 128))); tg_pb += TG_LANES) {
-                        const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_ct * 128))) - tg_pb, TG_LANES);
-                        {
-                            uint8_t *tg_d[TG_LANES];
-                            const uint8_t *tg_s0[TG_LANES];
-                            const uint8_t *tg_s1[TG_LANES];
-                            float tg_r[TG_LANES];
-                            for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                                const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                                (void)tg_p;
-                                tg_d[tg_l] = tg_sbuf + (tg_p) * 30848 + 26624;
-                                tg_s0[tg_l] = tg_sbuf + (tg_p) * 30848 + 20480;
-                                tg_s1[tg_l] = tg_sbuf + (tg_p) * 30848 + 24576;
-                                tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 30848 + 30784, 0);
-                            }
-                            for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
-                                const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
-                                float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                                float tg_t1[TG_LANE_BLOCK * TG_LANES];
-                                float tg_tr[TG_LANE_BLOCK * TG_LANES];
-                                {
-                                    const int64_t tg_j0 = tg_jb;
-                                    (void)tg_j0;
-                                    tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                                }
-                                {
-                                    const int64_t tg_j0 = tg_jb;
-                                    (void)tg_j0;
-                                    tg_lanes_stage_f32(tg_t1, tg_s1, tg_j0, tg_jn);
-                                }
-                                for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
-                                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                                        tg_r[tg_l] = tg_alu_raw_add(tg_alu_raw_multiply(tg_t0[tg_jj * TG_LANES + tg_l], tg_r[tg_l]), tg_t1[tg_jj * TG_LANES + tg_l]);
-                                        tg_tr[tg_jj * TG_LANES + tg_l] = tg_nan_canon(tg_r[tg_l]);
-                                    }
-                                }
-                                {
-                                    const int64_t tg_j0 = tg_jb;
-                                    (void)tg_j0;
-                                    tg_lanes_unstage_f32(tg_d, tg_j0, tg_tr, tg_jn, tg_pn);
-                                }
-                            }
-                        }
-                    }
-                    /* mamba.yaml:65: dve.tensor_copy */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 30784;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 26624 + 2044;
-                        memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                    }
-                    /* mamba.yaml:67: dma.load forwarded: its readers read C directly */
-                    /* mamba.yaml:68: dve.tensor_tensor */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 28672;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 26624;
-                        const uint8_t *tg_s1 = (const uint8_t *)(C + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                            (void)tg_j0;
-                        }
-                    }
-                    /* mamba.yaml:69: dve.tensor_tensor */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + ((v_s * 512)) * 4;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + ((v_s * 512)) * 4;
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 30848 + 28672;
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                            (void)tg_j0;
-                        }
-                    }
-                }
-            }
-            /* mamba.yaml:70: dma.store */
-            for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_ct * 128)), 128); tg_p++) {
-                uint8_t *tg_d = (uint8_t *)(out + ((v_b * 204800) + (v_ct * 131072)) + tg_p * 1024);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848;
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4096);
-            }
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int mamba_body(tg_core *core, const float *delta, const float *u, const float *A, const float *B, const float *C, float *out)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return mamba_body_avx2(core, delta, u, A, B, C, out);
-#endif
-    return mamba_body_base(core, delta, u, A, B, C, out);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)delta;
+    (void)u;
+    (void)A;
+    (void)B;
+    (void)C;
+    (void)out;
+    for (int64_t v_b = 0; v_b < 1; v_b += 1) { /* mamba.yaml:42 */
+        for (int64_t v_ct = 0; v_ct < 2; v_ct += 1) { /* mamba.yaml:44 */
+            /* mamba.yaml:46: dve.memset */
+            for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 30848;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
+                    tg_wr_f32(tg_d, tg_j0, 0.0f);
+                }
+            }
+            /* mamba.yaml:47: dma.load forwarded: its readers read delta directly */
+            /* mamba.yaml:48: dma.load forwarded: its readers read u directly */
+            for (int64_t v_n = 0; v_n < 8; v_n += 1) { /* mamba.yaml:50, carried */
+                /* mamba.yaml:52: dma.load forwarded: its readers read A directly */
+                /* mamba.yaml:53: dve.memset */
+                for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 30784;
+                    tg_wr_f32(tg_d, 0, 0.0f);
+                }
+                for (int64_t v_s = 0; v_s < 2; v_s += 1) { /* mamba.yaml:55, carried */
+                    /* mamba.yaml:58: act.activation */
+                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 20480;
+                        const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
+                        const float tg_scale = tg_rd_f32((const uint8_t *)(A + ((v_ct * 1024) + v_n) + tg_p * 8), 0);
+                        const float tg_bias = 0.0f;
+                        {
+                            const int64_t tg_j0 = 0;
+                            tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
+                        }
+                    }
+                    /* mamba.yaml:60: dma.load forwarded: its readers read B directly */
+                    /* mamba.yaml:61: dve.tensor_tensor */
+                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 22528;
+                        const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
+                        const uint8_t *tg_s1 = (const uint8_t *)(u + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
+                        {
+                            const int64_t tg_j0 = 0;
+                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                            (void)tg_j0;
+                        }
+                    }
+                    /* mamba.yaml:62: dve.tensor_tensor */
+                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 24576;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 22528;
+                        const uint8_t *tg_s1 = (const uint8_t *)(B + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
+                        {
+                            const int64_t tg_j0 = 0;
+                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                            (void)tg_j0;
+                        }
+                    }
+                    /* mamba.yaml:64: dve.tensor_tensor_scan */
+                    for (int64_t tg_pb = 0; tg_pb < tg_min(128, (200 - (v_ct * 128))); tg_pb += TG_LANES) {
+                        const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_ct * 128))) - tg_pb, TG_LANES);
+                        {
+                            uint8_t *tg_d[TG_LANES];
+                            const uint8_t *tg_s0[TG_LANES];
+                            const uint8_t *tg_s1[TG_LANES];
+                            float tg_r[TG_LANES];
+                            for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                                const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                                (void)tg_p;
+                                tg_d[tg_l] = tg_sbuf + (tg_p) * 30848 + 26624;
+                                tg_s0[tg_l] = tg_sbuf + (tg_p) * 30848 + 20480;
+                                tg_s1[tg_l] = tg_sbuf + (tg_p) * 30848 + 24576;
+                                tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 30848 + 30784, 0);
+                            }
+                            for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
+                                const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
+                                float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                                float tg_t1[TG_LANE_BLOCK * TG_LANES];
+                                float tg_tr[TG_LANE_BLOCK * TG_LANES];
+                                {
+                                    const int64_t tg_j0 = tg_jb;
+                                    (void)tg_j0;
+                                    tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                                }
+                                {
+                                    const int64_t tg_j0 = tg_jb;
+                                    (void)tg_j0;
+                                    tg_lanes_stage_f32(tg_t1, tg_s1, tg_j0, tg_jn);
+                                }
+                                for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
+                                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                                        tg_r[tg_l] = tg_alu_raw_add(tg_alu_raw_multiply(tg_t0[tg_jj * TG_LANES + tg_l], tg_r[tg_l]), tg_t1[tg_jj * TG_LANES + tg_l]);
+                                        tg_tr[tg_jj * TG_LANES + tg_l] = tg_nan_canon(tg_r[tg_l]);
+                                    }
+                                }
+                                {
+                                    const int64_t tg_j0 = tg_jb;
+                                    (void)tg_j0;
+                                    tg_lanes_unstage_f32(tg_d, tg_j0, tg_tr, tg_jn, tg_pn);
+                                }
+                            }
+                        }
+                    }
+                    /* mamba.yaml:65: dve.tensor_copy */
+                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 30784;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 26624 + 2044;
+                        memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
+                    }
+                    /* mamba.yaml:67: dma.load forwarded: its readers read C directly */
+                    /* mamba.yaml:68: dve.tensor_tensor */
+                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 28672;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 26624;
+                        const uint8_t *tg_s1 = (const uint8_t *)(C + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
+                        {
+                            const int64_t tg_j0 = 0;
+                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                            (void)tg_j0;
+                        }
+                    }
+                    /* mamba.yaml:69: dve.tensor_tensor */
+                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + ((v_s * 512)) * 4;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + ((v_s * 512)) * 4;
+                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 30848 + 28672;
+                        {
+                            const int64_t tg_j0 = 0;
+                            tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                            (void)tg_j0;
+                        }
+                    }
+                }
+            }
+            /* mamba.yaml:70: dma.store */
+            for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_ct * 128)), 128); tg_p++) {
+                uint8_t *tg_d = (uint8_t *)(out + ((v_b * 204800) + (v_ct * 131072)) + tg_p * 1024);
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848;
+                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4096);
+            }
+        }
+    }
+    return TG_OK;
 }
 
 int mamba(tg_core *core, const float *delta, const float *u, const float *A, const float *B, const float *C, float *out)

@@ -11,121 +11,54 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int matmul_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *lhsT, const uint16_t *rhs, float *result)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)lhsT;
-    (void)rhs;
-    (void)result;
-    for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:29 */
-        /* matmul.yaml:31: dma.load */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + 16384 + ((v_k * 512)) * 2;
-            const uint8_t *tg_s0 = (const uint8_t *)(lhsT + (v_k * 65536) + tg_p * 512);
-            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-        }
-    }
-    for (int64_t v_n = (0 + tg_lo[0] * 1); v_n < (0 + tg_hi[0] * 1); v_n += 1) { /* matmul.yaml:32 */
-        for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:34 */
-            /* matmul.yaml:36: dma.load */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(rhs + ((v_n * 512) + (v_k * 131072)) + tg_p * 1024);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-            }
-        }
-        for (int64_t v_m = 0; v_m < 4; v_m += 1) { /* matmul.yaml:37 */
-            /* matmul.yaml:44: pe.matmul, loop k (matmul.yaml:42) folded with the matmul before it: 8 K blocks in one call */
-            {
-                const int64_t v_k = 0; /* the first block's operands */
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 28672 + 16384 + (((v_m * 128) + (v_k * 512))) * 2, 28672, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2, 28672, 1, TG_BFLOAT16 };
-                tg_matmul_blocks((float *)(void *)((uint8_t *)(result + ((v_n * 512) + (v_m * 131072)) + tg_p * 1024)), 1024, tg_a, tg_b, 128, 128, 512, 8, 1024, 1024, 0, tg_pe, 147456);
-                (void)v_k;
-                (void)tg_p;
-            }
-
-            /* matmul.yaml:45: dve.tensor_copy sunk: its tile's writers write result directly */
-            /* matmul.yaml:46: dma.store sunk: its tile's writers write result directly */
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int matmul_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *lhsT, const uint16_t *rhs, float *result)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)lhsT;
-    (void)rhs;
-    (void)result;
-    for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:29 */
-        /* matmul.yaml:31: dma.load */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + 16384 + ((v_k * 512)) * 2;
-            const uint8_t *tg_s0 = (const uint8_t *)(lhsT + (v_k * 65536) + tg_p * 512);
-            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-        }
-    }
-    for (int64_t v_n = (0 + tg_lo[0] * 1); v_n < (0 + tg_hi[0] * 1); v_n += 1) { /* matmul.yaml:32 */
-        for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:34 */
-            /* matmul.yaml:36: dma.load */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(rhs + ((v_n * 512) + (v_k * 131072)) + tg_p * 1024);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-            }
-        }
-        for (int64_t v_m = 0; v_m < 4; v_m += 1) { /* matmul.yaml:37 */
-            /* matmul.yaml:44: pe.matmul, loop k (matmul.yaml:42) folded with the matmul before it: 8 K blocks in one call */
-            {
-                const int64_t v_k = 0; /* the first block's operands */
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 28672 + 16384 + (((v_m * 128) + (v_k * 512))) * 2, 28672, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2, 28672, 1, TG_BFLOAT16 };
-                tg_matmul_blocks((float *)(void *)((uint8_t *)(result + ((v_n * 512) + (v_m * 131072)) + tg_p * 1024)), 1024, tg_a, tg_b, 128, 128, 512, 8, 1024, 1024, 0, tg_pe, 147456);
-                (void)v_k;
-                (void)tg_p;
-            }
-
-            /* matmul.yaml:45: dve.tensor_copy sunk: its tile's writers write result directly */
-            /* matmul.yaml:46: dma.store sunk: its tile's writers write result directly */
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int matmul_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *lhsT, const uint16_t *rhs, float *result)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return matmul_body_avx2(core, tg_lo, tg_hi, lhsT, rhs, result);
-#endif
-    return matmul_body_base(core, tg_lo, tg_hi, lhsT, rhs, result);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)lhsT;
+    (void)rhs;
+    (void)result;
+    for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:29 */
+        /* matmul.yaml:31: dma.load */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + 16384 + ((v_k * 512)) * 2;
+            const uint8_t *tg_s0 = (const uint8_t *)(lhsT + (v_k * 65536) + tg_p * 512);
+            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
+        }
+    }
+    for (int64_t v_n = (0 + tg_lo[0] * 1); v_n < (0 + tg_hi[0] * 1); v_n += 1) { /* matmul.yaml:32 */
+        for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:34 */
+            /* matmul.yaml:36: dma.load */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2;
+                const uint8_t *tg_s0 = (const uint8_t *)(rhs + ((v_n * 512) + (v_k * 131072)) + tg_p * 1024);
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
+            }
+        }
+        for (int64_t v_m = 0; v_m < 4; v_m += 1) { /* matmul.yaml:37 */
+            /* matmul.yaml:44: pe.matmul, loop k (matmul.yaml:42) folded with the matmul before it: 8 K blocks in one call */
+            {
+                const int64_t v_k = 0; /* the first block's operands */
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 28672 + 16384 + (((v_m * 128) + (v_k * 512))) * 2, 28672, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2, 28672, 1, TG_BFLOAT16 };
+                tg_matmul_blocks((float *)(void *)((uint8_t *)(result + ((v_n * 512) + (v_m * 131072)) + tg_p * 1024)), 1024, tg_a, tg_b, 128, 128, 512, 8, 1024, 1024, 0, tg_pe, 147456);
+                (void)v_k;
+                (void)tg_p;
+            }
+
+            /* matmul.yaml:45: dve.tensor_copy sunk: its tile's writers write result directly */
+            /* matmul.yaml:46: dma.store sunk: its tile's writers write result directly */
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

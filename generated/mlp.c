@@ -11,295 +11,141 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int mlp_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)wg;
-    (void)wu;
-    (void)wd;
-    (void)y;
-    for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp.yaml:37 */
-        /* mlp.yaml:39: dma.load, transposed: one blocked tg_transpose */
-        {
-            const int64_t tg_p = 0;
-            tg_transpose(tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 9216, (const uint8_t *)(x + (v_k * 128) + tg_p * 1), 256, 256, (int)(128), 2);
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* mlp.yaml:40: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + ((v_k * 1024)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(wg + (v_k * 131072) + tg_p * 1024);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 2048);
-            }
-            { /* mlp.yaml:41: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 4096 + ((v_k * 1024)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(wu + (v_k * 131072) + tg_p * 1024);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 2048);
-            }
-        }
-    }
-    for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:42 */
-        /* mlp.yaml:44: dma.load */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2;
-            const uint8_t *tg_s0 = (const uint8_t *)(wd + (v_f * 32768) + tg_p * 256);
-            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
-        }
-    }
-    for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:46 */
-        /* mlp.yaml:48: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + ((v_f * 128)) * 2, 18432, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384, 18432, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
-            (void)tg_p;
-        }
-
-        /* mlp.yaml:49: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 4096 + ((v_f * 128)) * 2, 18432, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384, 18432, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
-            (void)tg_p;
-        }
-
-        for (int64_t v_k = 1; v_k < 2; v_k += 1) { /* mlp.yaml:50, carried */
-            /* mlp.yaml:52: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + (((v_f * 128) + (v_k * 1024))) * 2, 18432, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 18432, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
-                (void)tg_p;
-            }
-
-            /* mlp.yaml:53: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 4096 + (((v_f * 128) + (v_k * 1024))) * 2, 18432, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 18432, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
-                (void)tg_p;
-            }
-        }
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw6[129]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
-            { /* mlp.yaml:56: act.activation */
-                uint8_t *tg_d = tg_rl6;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_SILU, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 256, tg_scale, tg_bias);
-                }
-            }
-            { /* mlp.yaml:57: dve.tensor_tensor */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 12288 + ((v_f * 256)) * 2;
-                const uint8_t *tg_s0 = tg_rl6;
-                const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                }
-            }
-        }
-    }
-    for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* mlp.yaml:59 */
-        /* mlp.yaml:64: pe.matmul, loop f (mlp.yaml:62) folded with the matmul before it: 8 K blocks in one call */
-        {
-            const int64_t v_f = 0; /* the first block's operands */
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 12288 + (((v_t * 128) + (v_f * 256))) * 2, 18432, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2, 18432, 1, TG_BFLOAT16 };
-            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 8, 512, 512, 0, tg_pe, 81920);
-            (void)v_f;
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* mlp.yaml:65: dve.tensor_copy */
-                uint8_t *tg_d = (uint8_t *)(y + (v_t * 32768) + tg_p * 256);
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
-                }
-            }
-            /* mlp.yaml:66: dma.store sunk: its tile's writers write y directly */
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int mlp_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)wg;
-    (void)wu;
-    (void)wd;
-    (void)y;
-    for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp.yaml:37 */
-        /* mlp.yaml:39: dma.load, transposed: one blocked tg_transpose */
-        {
-            const int64_t tg_p = 0;
-            tg_transpose(tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 9216, (const uint8_t *)(x + (v_k * 128) + tg_p * 1), 256, 256, (int)(128), 2);
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* mlp.yaml:40: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + ((v_k * 1024)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(wg + (v_k * 131072) + tg_p * 1024);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 2048);
-            }
-            { /* mlp.yaml:41: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 4096 + ((v_k * 1024)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(wu + (v_k * 131072) + tg_p * 1024);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 2048);
-            }
-        }
-    }
-    for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:42 */
-        /* mlp.yaml:44: dma.load */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2;
-            const uint8_t *tg_s0 = (const uint8_t *)(wd + (v_f * 32768) + tg_p * 256);
-            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
-        }
-    }
-    for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:46 */
-        /* mlp.yaml:48: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + ((v_f * 128)) * 2, 18432, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384, 18432, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
-            (void)tg_p;
-        }
-
-        /* mlp.yaml:49: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 4096 + ((v_f * 128)) * 2, 18432, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384, 18432, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
-            (void)tg_p;
-        }
-
-        for (int64_t v_k = 1; v_k < 2; v_k += 1) { /* mlp.yaml:50, carried */
-            /* mlp.yaml:52: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + (((v_f * 128) + (v_k * 1024))) * 2, 18432, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 18432, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
-                (void)tg_p;
-            }
-
-            /* mlp.yaml:53: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 4096 + (((v_f * 128) + (v_k * 1024))) * 2, 18432, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 18432, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
-                (void)tg_p;
-            }
-        }
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw6[129]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
-            { /* mlp.yaml:56: act.activation */
-                uint8_t *tg_d = tg_rl6;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_SILU, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 256, tg_scale, tg_bias);
-                }
-            }
-            { /* mlp.yaml:57: dve.tensor_tensor */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 12288 + ((v_f * 256)) * 2;
-                const uint8_t *tg_s0 = tg_rl6;
-                const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                }
-            }
-        }
-    }
-    for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* mlp.yaml:59 */
-        /* mlp.yaml:64: pe.matmul, loop f (mlp.yaml:62) folded with the matmul before it: 8 K blocks in one call */
-        {
-            const int64_t v_f = 0; /* the first block's operands */
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 12288 + (((v_t * 128) + (v_f * 256))) * 2, 18432, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2, 18432, 1, TG_BFLOAT16 };
-            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 8, 512, 512, 0, tg_pe, 81920);
-            (void)v_f;
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* mlp.yaml:65: dve.tensor_copy */
-                uint8_t *tg_d = (uint8_t *)(y + (v_t * 32768) + tg_p * 256);
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
-                }
-            }
-            /* mlp.yaml:66: dma.store sunk: its tile's writers write y directly */
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int mlp_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return mlp_body_avx2(core, tg_lo, tg_hi, x, wg, wu, wd, y);
-#endif
-    return mlp_body_base(core, tg_lo, tg_hi, x, wg, wu, wd, y);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)wg;
+    (void)wu;
+    (void)wd;
+    (void)y;
+    for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp.yaml:37 */
+        /* mlp.yaml:39: dma.load, transposed: one blocked tg_transpose */
+        {
+            const int64_t tg_p = 0;
+            tg_transpose(tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 9216, (const uint8_t *)(x + (v_k * 128) + tg_p * 1), 256, 256, (int)(128), 2);
+            (void)tg_p;
+        }
+
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            { /* mlp.yaml:40: dma.load */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + ((v_k * 1024)) * 2;
+                const uint8_t *tg_s0 = (const uint8_t *)(wg + (v_k * 131072) + tg_p * 1024);
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 2048);
+            }
+            { /* mlp.yaml:41: dma.load */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 4096 + ((v_k * 1024)) * 2;
+                const uint8_t *tg_s0 = (const uint8_t *)(wu + (v_k * 131072) + tg_p * 1024);
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 2048);
+            }
+        }
+    }
+    for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:42 */
+        /* mlp.yaml:44: dma.load */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2;
+            const uint8_t *tg_s0 = (const uint8_t *)(wd + (v_f * 32768) + tg_p * 256);
+            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
+        }
+    }
+    for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:46 */
+        /* mlp.yaml:48: pe.matmul */
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + ((v_f * 128)) * 2, 18432, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384, 18432, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            (void)tg_p;
+        }
+
+        /* mlp.yaml:49: pe.matmul */
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 4096 + ((v_f * 128)) * 2, 18432, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384, 18432, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            (void)tg_p;
+        }
+
+        for (int64_t v_k = 1; v_k < 2; v_k += 1) { /* mlp.yaml:50, carried */
+            /* mlp.yaml:52: pe.matmul */
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + (((v_f * 128) + (v_k * 1024))) * 2, 18432, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 18432, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                (void)tg_p;
+            }
+
+            /* mlp.yaml:53: pe.matmul */
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 4096 + (((v_f * 128) + (v_k * 1024))) * 2, 18432, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 18432, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                (void)tg_p;
+            }
+        }
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint64_t tg_rlw6[129]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
+            { /* mlp.yaml:56: act.activation */
+                uint8_t *tg_d = tg_rl6;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
+                const float tg_scale = 1.0f;
+                const float tg_bias = 0.0f;
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_activation_f32_row(TG_ACT_SILU, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 256, tg_scale, tg_bias);
+                }
+            }
+            { /* mlp.yaml:57: dve.tensor_tensor */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 12288 + ((v_f * 256)) * 2;
+                const uint8_t *tg_s0 = tg_rl6;
+                const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
+                    tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                }
+            }
+        }
+    }
+    for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* mlp.yaml:59 */
+        /* mlp.yaml:64: pe.matmul, loop f (mlp.yaml:62) folded with the matmul before it: 8 K blocks in one call */
+        {
+            const int64_t v_f = 0; /* the first block's operands */
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 12288 + (((v_t * 128) + (v_f * 256))) * 2, 18432, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2, 18432, 1, TG_BFLOAT16 };
+            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 8, 512, 512, 0, tg_pe, 81920);
+            (void)v_f;
+            (void)tg_p;
+        }
+
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            { /* mlp.yaml:65: dve.tensor_copy */
+                uint8_t *tg_d = (uint8_t *)(y + (v_t * 32768) + tg_p * 256);
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
+                    tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
+                }
+            }
+            /* mlp.yaml:66: dma.store sunk: its tile's writers write y directly */
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

@@ -11,497 +11,242 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int mlp_rmsnorm_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *gamma, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)gamma;
-    (void)wg;
-    (void)wu;
-    (void)wd;
-    (void)y;
-    int tg_built0 = 0; /* activation table 0 built (in core->pe) */
-    /* mlp_rmsnorm.yaml:53: dve.memset */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 9216;
-        tg_wr_f32(tg_d, 0, 1e-06f);
-    }
-    for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:54 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* mlp_rmsnorm.yaml:56: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 9280 + (v_k) * 4;
-                const uint8_t *tg_s0 = (const uint8_t *)(gamma + (v_k * 128) + tg_p * 1);
-                tg_wr_f32(tg_d, 0, tg_rd_bf16(tg_s0, 0));
-            }
-            { /* mlp_rmsnorm.yaml:57: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + ((v_k * 512)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(wg + (v_k * 65536) + tg_p * 512);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-            }
-            { /* mlp_rmsnorm.yaml:58: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 2048 + ((v_k * 512)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(wu + (v_k * 65536) + tg_p * 512);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-            }
-        }
-    }
-    for (int64_t v_f = 0; v_f < 4; v_f += 1) { /* mlp_rmsnorm.yaml:59 */
-        /* mlp_rmsnorm.yaml:61: dma.load */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2;
-            const uint8_t *tg_s0 = (const uint8_t *)(wd + (v_f * 32768) + tg_p * 256);
-            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
-        }
-    }
-    for (int64_t v_t = 0; v_t < 2; v_t += 1) { /* mlp_rmsnorm.yaml:63 */
-        /* blocks of TG_LANES partitions run the statements below in turn (all
-           partition-local) */
-        for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-            /* mlp_rmsnorm.yaml:65: dma.load forwarded: its readers read x directly */
-            /* mlp_rmsnorm.yaml:66: act.activation */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 7168;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_t * 32768) + tg_p * 256);
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                float *const tg_tab = tg_pe + 81920;
-                if (!tg_built0) { /* once per run: f(every encoding) */
-                    for (uint32_t tg_u = 0; tg_u < 65536u; tg_u++) {
-                        const uint16_t tg_e = (uint16_t)tg_u;
-                        tg_tab[tg_u] = tg_activation(TG_ACT_SQUARE, tg_rd_bf16((const uint8_t *)&tg_e, 0), tg_scale, tg_bias);
-                    }
-                    tg_built0 = 1;
-                }
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    float tg_y = tg_tab[tg_key16(tg_s0, tg_j0)];
-                    tg_wr_f32(tg_d, tg_j0, tg_y);
-                }
-            }
-            {
-                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
-                float tg_r[TG_LANES];
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 10240 + 7168;
-                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
-                }
-                for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
-                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    {
-                        const int64_t tg_j0 = tg_jb;
-                        (void)tg_j0;
-                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                    }
-                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 10240 + 9344, 0, tg_nan_canon(tg_r[tg_l]));
-                }
-            }
-
-            /* mlp_rmsnorm.yaml:67: act.activation */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 7680;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10240 + 9344;
-                const float tg_scale = 0.00390625f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 10240 + 9216, 0);
-                float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                tg_wr_f32(tg_d, 0, tg_y);
-            }
-            /* mlp_rmsnorm.yaml:68: act.activation */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 7168;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_t * 32768) + tg_p * 256);
-                const float tg_scale = tg_rd_f32(tg_sbuf + (tg_p) * 10240 + 7680, 0);
-                const float tg_bias = 0.0f;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    float tg_y = tg_activation(TG_ACT_COPY, tg_rd_bf16(tg_s0, tg_j0), tg_scale, tg_bias);
-                    tg_wr_bf16(tg_d, tg_j0, tg_y);
-                }
-            }
-        }
-        for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:69 */
-            /* mlp_rmsnorm.yaml:71: pe.transpose */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 7168 + ((v_k * 128)) * 2, 10240, 1, TG_BFLOAT16 };
-                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(((v_t * 2) + v_k), 2)) * 2048), 2048, tg_a, 128, 128);
-                (void)tg_p;
-            }
-
-            /* mlp_rmsnorm.yaml:72: dve.tensor_scalar */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 8192 + (((v_t * 128) + (v_k * 256))) * 2;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(((v_t * 2) + v_k), 2)) * 2048;
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 10240 + 9280 + (v_k) * 4, 0);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                    tg_x = tg_alu_multiply(tg_x, tg_c0);
-                    tg_wr_bf16(tg_d, tg_j0, tg_x);
-                }
-            }
-        }
-    }
-    for (int64_t v_f = 0; v_f < 4; v_f += 1) { /* mlp_rmsnorm.yaml:74 */
-        /* mlp_rmsnorm.yaml:76: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + ((v_f * 128)) * 2, 10240, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192, 10240, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
-            (void)tg_p;
-        }
-
-        /* mlp_rmsnorm.yaml:77: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 2048 + ((v_f * 128)) * 2, 10240, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192, 10240, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
-            (void)tg_p;
-        }
-
-        for (int64_t v_k = 1; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:78, carried */
-            /* mlp_rmsnorm.yaml:80: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + (((v_f * 128) + (v_k * 512))) * 2, 10240, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192 + ((v_k * 256)) * 2, 10240, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
-                (void)tg_p;
-            }
-
-            /* mlp_rmsnorm.yaml:81: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 2048 + (((v_f * 128) + (v_k * 512))) * 2, 10240, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192 + ((v_k * 256)) * 2, 10240, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
-                (void)tg_p;
-            }
-        }
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw14[129]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl14 = (uint8_t *)tg_rlw14;
-            { /* mlp_rmsnorm.yaml:82: act.activation */
-                uint8_t *tg_d = tg_rl14;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_SILU, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 256, tg_scale, tg_bias);
-                }
-            }
-            { /* mlp_rmsnorm.yaml:83: dve.tensor_tensor */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 6144 + ((v_f * 256)) * 2;
-                const uint8_t *tg_s0 = tg_rl14;
-                const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                }
-            }
-        }
-    }
-    for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* mlp_rmsnorm.yaml:85 */
-        /* mlp_rmsnorm.yaml:90: pe.matmul, loop f (mlp_rmsnorm.yaml:88) folded with the matmul before it: 4 K blocks in one call */
-        {
-            const int64_t v_f = 0; /* the first block's operands */
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 6144 + (((v_t * 128) + (v_f * 256))) * 2, 10240, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2, 10240, 1, TG_BFLOAT16 };
-            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 4, 512, 512, 0, tg_pe, 81920);
-            (void)v_f;
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* mlp_rmsnorm.yaml:91: dve.tensor_copy */
-                uint8_t *tg_d = (uint8_t *)(y + (v_t * 32768) + tg_p * 256);
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
-                }
-            }
-            /* mlp_rmsnorm.yaml:92: dma.store sunk: its tile's writers write y directly */
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int mlp_rmsnorm_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *gamma, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)gamma;
-    (void)wg;
-    (void)wu;
-    (void)wd;
-    (void)y;
-    int tg_built0 = 0; /* activation table 0 built (in core->pe) */
-    /* mlp_rmsnorm.yaml:53: dve.memset */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 9216;
-        tg_wr_f32(tg_d, 0, 1e-06f);
-    }
-    for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:54 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* mlp_rmsnorm.yaml:56: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 9280 + (v_k) * 4;
-                const uint8_t *tg_s0 = (const uint8_t *)(gamma + (v_k * 128) + tg_p * 1);
-                tg_wr_f32(tg_d, 0, tg_rd_bf16(tg_s0, 0));
-            }
-            { /* mlp_rmsnorm.yaml:57: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + ((v_k * 512)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(wg + (v_k * 65536) + tg_p * 512);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-            }
-            { /* mlp_rmsnorm.yaml:58: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 2048 + ((v_k * 512)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(wu + (v_k * 65536) + tg_p * 512);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-            }
-        }
-    }
-    for (int64_t v_f = 0; v_f < 4; v_f += 1) { /* mlp_rmsnorm.yaml:59 */
-        /* mlp_rmsnorm.yaml:61: dma.load */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2;
-            const uint8_t *tg_s0 = (const uint8_t *)(wd + (v_f * 32768) + tg_p * 256);
-            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
-        }
-    }
-    for (int64_t v_t = 0; v_t < 2; v_t += 1) { /* mlp_rmsnorm.yaml:63 */
-        /* blocks of TG_LANES partitions run the statements below in turn (all
-           partition-local) */
-        for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-            /* mlp_rmsnorm.yaml:65: dma.load forwarded: its readers read x directly */
-            /* mlp_rmsnorm.yaml:66: act.activation */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 7168;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_t * 32768) + tg_p * 256);
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                float *const tg_tab = tg_pe + 81920;
-                if (!tg_built0) { /* once per run: f(every encoding) */
-                    for (uint32_t tg_u = 0; tg_u < 65536u; tg_u++) {
-                        const uint16_t tg_e = (uint16_t)tg_u;
-                        tg_tab[tg_u] = tg_activation(TG_ACT_SQUARE, tg_rd_bf16((const uint8_t *)&tg_e, 0), tg_scale, tg_bias);
-                    }
-                    tg_built0 = 1;
-                }
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    float tg_y = tg_tab[tg_key16(tg_s0, tg_j0)];
-                    tg_wr_f32(tg_d, tg_j0, tg_y);
-                }
-            }
-            {
-                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
-                float tg_r[TG_LANES];
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 10240 + 7168;
-                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
-                }
-                for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
-                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    {
-                        const int64_t tg_j0 = tg_jb;
-                        (void)tg_j0;
-                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                    }
-                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 10240 + 9344, 0, tg_nan_canon(tg_r[tg_l]));
-                }
-            }
-
-            /* mlp_rmsnorm.yaml:67: act.activation */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 7680;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10240 + 9344;
-                const float tg_scale = 0.00390625f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 10240 + 9216, 0);
-                float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                tg_wr_f32(tg_d, 0, tg_y);
-            }
-            /* mlp_rmsnorm.yaml:68: act.activation */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 7168;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_t * 32768) + tg_p * 256);
-                const float tg_scale = tg_rd_f32(tg_sbuf + (tg_p) * 10240 + 7680, 0);
-                const float tg_bias = 0.0f;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    float tg_y = tg_activation(TG_ACT_COPY, tg_rd_bf16(tg_s0, tg_j0), tg_scale, tg_bias);
-                    tg_wr_bf16(tg_d, tg_j0, tg_y);
-                }
-            }
-        }
-        for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:69 */
-            /* mlp_rmsnorm.yaml:71: pe.transpose */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 7168 + ((v_k * 128)) * 2, 10240, 1, TG_BFLOAT16 };
-                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(((v_t * 2) + v_k), 2)) * 2048), 2048, tg_a, 128, 128);
-                (void)tg_p;
-            }
-
-            /* mlp_rmsnorm.yaml:72: dve.tensor_scalar */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 8192 + (((v_t * 128) + (v_k * 256))) * 2;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(((v_t * 2) + v_k), 2)) * 2048;
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 10240 + 9280 + (v_k) * 4, 0);
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                    tg_x = tg_alu_multiply(tg_x, tg_c0);
-                    tg_wr_bf16(tg_d, tg_j0, tg_x);
-                }
-            }
-        }
-    }
-    for (int64_t v_f = 0; v_f < 4; v_f += 1) { /* mlp_rmsnorm.yaml:74 */
-        /* mlp_rmsnorm.yaml:76: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + ((v_f * 128)) * 2, 10240, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192, 10240, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
-            (void)tg_p;
-        }
-
-        /* mlp_rmsnorm.yaml:77: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 2048 + ((v_f * 128)) * 2, 10240, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192, 10240, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
-            (void)tg_p;
-        }
-
-        for (int64_t v_k = 1; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:78, carried */
-            /* mlp_rmsnorm.yaml:80: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + (((v_f * 128) + (v_k * 512))) * 2, 10240, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192 + ((v_k * 256)) * 2, 10240, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
-                (void)tg_p;
-            }
-
-            /* mlp_rmsnorm.yaml:81: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 2048 + (((v_f * 128) + (v_k * 512))) * 2, 10240, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192 + ((v_k * 256)) * 2, 10240, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
-                (void)tg_p;
-            }
-        }
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw14[129]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl14 = (uint8_t *)tg_rlw14;
-            { /* mlp_rmsnorm.yaml:82: act.activation */
-                uint8_t *tg_d = tg_rl14;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_SILU, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 256, tg_scale, tg_bias);
-                }
-            }
-            { /* mlp_rmsnorm.yaml:83: dve.tensor_tensor */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 6144 + ((v_f * 256)) * 2;
-                const uint8_t *tg_s0 = tg_rl14;
-                const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                }
-            }
-        }
-    }
-    for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* mlp_rmsnorm.yaml:85 */
-        /* mlp_rmsnorm.yaml:90: pe.matmul, loop f (mlp_rmsnorm.yaml:88) folded with the matmul before it: 4 K blocks in one call */
-        {
-            const int64_t v_f = 0; /* the first block's operands */
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 6144 + (((v_t * 128) + (v_f * 256))) * 2, 10240, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2, 10240, 1, TG_BFLOAT16 };
-            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 4, 512, 512, 0, tg_pe, 81920);
-            (void)v_f;
-            (void)tg_p;
-        }
-
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* mlp_rmsnorm.yaml:91: dve.tensor_copy */
-                uint8_t *tg_d = (uint8_t *)(y + (v_t * 32768) + tg_p * 256);
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
-                }
-            }
-            /* mlp_rmsnorm.yaml:92: dma.store sunk: its tile's writers write y directly */
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int mlp_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *gamma, const uint16_t *wg, const uint16_t *wu, const uint16_t *wd, uint16_t *y)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return mlp_rmsnorm_body_avx2(core, tg_lo, tg_hi, x, gamma, wg, wu, wd, y);
-#endif
-    return mlp_rmsnorm_body_base(core, tg_lo, tg_hi, x, gamma, wg, wu, wd, y);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)gamma;
+    (void)wg;
+    (void)wu;
+    (void)wd;
+    (void)y;
+    int tg_built0 = 0; /* activation table 0 built (in core->pe) */
+    /* mlp_rmsnorm.yaml:53: dve.memset */
+    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 9216;
+        tg_wr_f32(tg_d, 0, 1e-06f);
+    }
+    for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:54 */
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            { /* mlp_rmsnorm.yaml:56: dma.load */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 9280 + (v_k) * 4;
+                const uint8_t *tg_s0 = (const uint8_t *)(gamma + (v_k * 128) + tg_p * 1);
+                tg_wr_f32(tg_d, 0, tg_rd_bf16(tg_s0, 0));
+            }
+            { /* mlp_rmsnorm.yaml:57: dma.load */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + ((v_k * 512)) * 2;
+                const uint8_t *tg_s0 = (const uint8_t *)(wg + (v_k * 65536) + tg_p * 512);
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
+            }
+            { /* mlp_rmsnorm.yaml:58: dma.load */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 2048 + ((v_k * 512)) * 2;
+                const uint8_t *tg_s0 = (const uint8_t *)(wu + (v_k * 65536) + tg_p * 512);
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
+            }
+        }
+    }
+    for (int64_t v_f = 0; v_f < 4; v_f += 1) { /* mlp_rmsnorm.yaml:59 */
+        /* mlp_rmsnorm.yaml:61: dma.load */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2;
+            const uint8_t *tg_s0 = (const uint8_t *)(wd + (v_f * 32768) + tg_p * 256);
+            memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
+        }
+    }
+    for (int64_t v_t = 0; v_t < 2; v_t += 1) { /* mlp_rmsnorm.yaml:63 */
+        /* blocks of TG_LANES partitions run the statements below in turn (all
+           partition-local) */
+        for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
+            /* mlp_rmsnorm.yaml:65: dma.load forwarded: its readers read x directly */
+            /* mlp_rmsnorm.yaml:66: act.activation */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 7168;
+                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_t * 32768) + tg_p * 256);
+                const float tg_scale = 1.0f;
+                const float tg_bias = 0.0f;
+                float *const tg_tab = tg_pe + 81920;
+                if (!tg_built0) { /* once per run: f(every encoding) */
+                    for (uint32_t tg_u = 0; tg_u < 65536u; tg_u++) {
+                        const uint16_t tg_e = (uint16_t)tg_u;
+                        tg_tab[tg_u] = tg_activation(TG_ACT_SQUARE, tg_rd_bf16((const uint8_t *)&tg_e, 0), tg_scale, tg_bias);
+                    }
+                    tg_built0 = 1;
+                }
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
+                    float tg_y = tg_tab[tg_key16(tg_s0, tg_j0)];
+                    tg_wr_f32(tg_d, tg_j0, tg_y);
+                }
+            }
+            {
+                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
+                float tg_r[TG_LANES];
+                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                    (void)tg_p;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 10240 + 7168;
+                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
+                }
+                for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
+                    const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
+                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                    {
+                        const int64_t tg_j0 = tg_jb;
+                        (void)tg_j0;
+                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                    }
+                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
+                }
+                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                    const int64_t tg_p = tg_pb + tg_l;
+                    tg_wr_f32(tg_sbuf + (tg_p) * 10240 + 9344, 0, tg_nan_canon(tg_r[tg_l]));
+                }
+            }
+
+            /* mlp_rmsnorm.yaml:67: act.activation */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 7680;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10240 + 9344;
+                const float tg_scale = 0.00390625f;
+                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 10240 + 9216, 0);
+                float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+                tg_wr_f32(tg_d, 0, tg_y);
+            }
+            /* mlp_rmsnorm.yaml:68: act.activation */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 7168;
+                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_t * 32768) + tg_p * 256);
+                const float tg_scale = tg_rd_f32(tg_sbuf + (tg_p) * 10240 + 7680, 0);
+                const float tg_bias = 0.0f;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
+                    float tg_y = tg_activation(TG_ACT_COPY, tg_rd_bf16(tg_s0, tg_j0), tg_scale, tg_bias);
+                    tg_wr_bf16(tg_d, tg_j0, tg_y);
+                }
+            }
+        }
+        for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:69 */
+            /* mlp_rmsnorm.yaml:71: pe.transpose */
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 7168 + ((v_k * 128)) * 2, 10240, 1, TG_BFLOAT16 };
+                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(((v_t * 2) + v_k), 2)) * 2048), 2048, tg_a, 128, 128);
+                (void)tg_p;
+            }
+
+            /* mlp_rmsnorm.yaml:72: dve.tensor_scalar */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 8192 + (((v_t * 128) + (v_k * 256))) * 2;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(((v_t * 2) + v_k), 2)) * 2048;
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 10240 + 9280 + (v_k) * 4, 0);
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
+                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                    tg_x = tg_alu_multiply(tg_x, tg_c0);
+                    tg_wr_bf16(tg_d, tg_j0, tg_x);
+                }
+            }
+        }
+    }
+    for (int64_t v_f = 0; v_f < 4; v_f += 1) { /* mlp_rmsnorm.yaml:74 */
+        /* mlp_rmsnorm.yaml:76: pe.matmul */
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + ((v_f * 128)) * 2, 10240, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192, 10240, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            (void)tg_p;
+        }
+
+        /* mlp_rmsnorm.yaml:77: pe.matmul */
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 2048 + ((v_f * 128)) * 2, 10240, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192, 10240, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            (void)tg_p;
+        }
+
+        for (int64_t v_k = 1; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:78, carried */
+            /* mlp_rmsnorm.yaml:80: pe.matmul */
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + (((v_f * 128) + (v_k * 512))) * 2, 10240, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192 + ((v_k * 256)) * 2, 10240, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                (void)tg_p;
+            }
+
+            /* mlp_rmsnorm.yaml:81: pe.matmul */
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 2048 + (((v_f * 128) + (v_k * 512))) * 2, 10240, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192 + ((v_k * 256)) * 2, 10240, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                (void)tg_p;
+            }
+        }
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint64_t tg_rlw14[129]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
+            uint8_t *const tg_rl14 = (uint8_t *)tg_rlw14;
+            { /* mlp_rmsnorm.yaml:82: act.activation */
+                uint8_t *tg_d = tg_rl14;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
+                const float tg_scale = 1.0f;
+                const float tg_bias = 0.0f;
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_activation_f32_row(TG_ACT_SILU, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 256, tg_scale, tg_bias);
+                }
+            }
+            { /* mlp_rmsnorm.yaml:83: dve.tensor_tensor */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 6144 + ((v_f * 256)) * 2;
+                const uint8_t *tg_s0 = tg_rl14;
+                const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
+                    tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                }
+            }
+        }
+    }
+    for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* mlp_rmsnorm.yaml:85 */
+        /* mlp_rmsnorm.yaml:90: pe.matmul, loop f (mlp_rmsnorm.yaml:88) folded with the matmul before it: 4 K blocks in one call */
+        {
+            const int64_t v_f = 0; /* the first block's operands */
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 6144 + (((v_t * 128) + (v_f * 256))) * 2, 10240, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2, 10240, 1, TG_BFLOAT16 };
+            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 4, 512, 512, 0, tg_pe, 81920);
+            (void)v_f;
+            (void)tg_p;
+        }
+
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            { /* mlp_rmsnorm.yaml:91: dve.tensor_copy */
+                uint8_t *tg_d = (uint8_t *)(y + (v_t * 32768) + tg_p * 256);
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
+                    tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
+                }
+            }
+            /* mlp_rmsnorm.yaml:92: dma.store sunk: its tile's writers write y directly */
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

@@ -11,475 +11,231 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int moe_tkg_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *w_gate_up, const uint16_t *w_down, const float *affinities, const uint32_t *expert_index, uint16_t *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)w_gate_up;
-    (void)w_down;
-    (void)affinities;
-    (void)expert_index;
-    (void)y;
-    int64_t tg_ix10[TG_PARTITIONS]; /* the indices gather 10 checked, for its readers */
-    for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:60 */
-        /* moe_tkg.yaml:62: dma.load, transposed: one blocked tg_transpose */
-        {
-            const int64_t tg_p = 0;
-            tg_transpose(tg_sbuf + (tg_p) * 6720 + 6400 + ((v_hb * 4)) * 2, 3360, (const uint8_t *)(x + (v_hb * 128) + tg_p * 1), 256, 4, (int)(128), 2);
-            (void)tg_p;
-        }
-
-        /* moe_tkg.yaml:63: pool.iota */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6464 + (v_hb) * 4;
-            const int64_t tg_f = 0;
-            (void)tg_f;
-            (void)tg_iota_cast(tg_d, TG_INT32, (size_t)(0), (tg_p + (v_hb * 128)));
-        }
-    }
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:64 */
-            { /* moe_tkg.yaml:66: pool.iota */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6528 + (v_ib) * 4;
-                const int64_t tg_f = 0;
-                (void)tg_f;
-                (void)tg_iota_cast(tg_d, TG_INT32, (size_t)(0), (tg_p + (v_ib * 128)));
-            }
-        }
-        { /* moe_tkg.yaml:67: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6592;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, 0.0f);
-            }
-        }
-    }
-    for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* moe_tkg.yaml:68 */
-        for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* moe_tkg.yaml:70, carried */
-            /* moe_tkg.yaml:73: dma.load forwarded: its readers read expert_index directly */
-            for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:74 */
-                /* moe_tkg.yaml:76: dve.scalar_tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 64 + (v_hb) * 4;
-                    const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6464 + (v_hb) * 4;
-                    const float tg_c0 = 256.0f;
-                    tg_wr_i32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_u32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_i32(tg_s1, 0)));
-                }
-                /* moe_tkg.yaml:77: dma.load */
-                { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
-                    int64_t tg_ix[TG_PARTITIONS];
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 64 + (v_hb) * 4, TG_INT32);
-                        if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 4096)
-                            return TG_EBOUNDS;
-                    }
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((v_hb * 512)) * 2;
-                        const uint8_t *tg_s0 = (const uint8_t *)(w_gate_up + tg_ix[tg_p] * 512);
-                        memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-                    }
-                }
-            }
-            for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:78 */
-                /* moe_tkg.yaml:80: dve.scalar_tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 64 + (v_ib) * 4;
-                    const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6528 + (v_ib) * 4;
-                    const float tg_c0 = 256.0f;
-                    tg_wr_i32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_u32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_i32(tg_s1, 0)));
-                }
-                /* moe_tkg.yaml:81: dma.load */
-                { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
-                    int64_t tg_ix[TG_PARTITIONS];
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 64 + (v_ib) * 4, TG_INT32);
-                        if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 4096)
-                            return TG_EBOUNDS;
-                    }
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + ((v_ib * 256)) * 2;
-                        const uint8_t *tg_s0 = (const uint8_t *)(w_down + tg_ix[tg_p] * 256);
-                        memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
-                    }
-                }
-            }
-            /* moe_tkg.yaml:82: dve.tensor_scalar */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64;
-                const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
-                const float tg_c0 = ((float)(((double)v_t * (double)(16))));
-                float tg_x = tg_rd_u32(tg_s0, 0);
-                tg_x = tg_alu_add(tg_x, tg_c0);
-                tg_wr_i32(tg_d, 0, tg_x);
-            }
-            /* moe_tkg.yaml:83: dma.load forwarded: its readers read affinities directly at the indices it checks and keeps here */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                tg_ix10[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64, TG_INT32);
-                if (tg_ix10[tg_p] < 0 || tg_ix10[tg_p] >= 64)
-                    return TG_EBOUNDS;
-            }
-            for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:85 */
-                /* moe_tkg.yaml:87: pe.matmul */
-                {
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((v_ib * 128)) * 2, 6720, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + (v_t) * 2, 6720, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
-                    (void)tg_p;
-                }
-
-                /* moe_tkg.yaml:88: pe.matmul */
-                {
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + 256)) * 2, 6720, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + (v_t) * 2, 6720, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
-                    (void)tg_p;
-                }
-
-                for (int64_t v_hb = 1; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:89, carried */
-                    /* moe_tkg.yaml:91: pe.matmul */
-                    {
-                        const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + (v_hb * 512))) * 2, 6720, 1, TG_BFLOAT16 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + ((v_t + (v_hb * 4))) * 2, 6720, 1, TG_BFLOAT16 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
-                        (void)tg_p;
-                    }
-
-                    /* moe_tkg.yaml:92: pe.matmul */
-                    {
-                        const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((((v_ib * 128) + (v_hb * 512)) + 256)) * 2, 6720, 1, TG_BFLOAT16 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + ((v_t + (v_hb * 4))) * 2, 6720, 1, TG_BFLOAT16 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
-                        (void)tg_p;
-                    }
-                }
-                /* partitions run the statements below in turn (all partition-local) */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint64_t tg_rlw12[2]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
-                    uint8_t *const tg_rl12 = (uint8_t *)tg_rlw12;
-                    { /* moe_tkg.yaml:93: act.activation */
-                        uint8_t *tg_d = tg_rl12;
-                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
-                        const float tg_scale = 1.0f;
-                        const float tg_bias = 0.0f;
-                        float tg_y = tg_activation(TG_ACT_SILU, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                        tg_wr_f32(tg_d, 0, tg_y);
-                    }
-                    { /* moe_tkg.yaml:94: dve.tensor_tensor */
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6656 + (v_ib) * 2;
-                        const uint8_t *tg_s0 = tg_rl12;
-                        const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
-                        tg_wr_bf16(tg_d, 0, tg_alu_multiply(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-                    }
-                }
-            }
-            for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:96 */
-                /* moe_tkg.yaml:98: pe.matmul */
-                {
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + ((v_hb * 128)) * 2, 6720, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6656, 6720, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
-                    (void)tg_p;
-                }
-
-                for (int64_t v_ib = 1; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:99, carried */
-                    /* moe_tkg.yaml:101: pe.matmul */
-                    {
-                        const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + (((v_hb * 128) + (v_ib * 256))) * 2, 6720, 1, TG_BFLOAT16 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6656 + (v_ib) * 2, 6720, 1, TG_BFLOAT16 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
-                        (void)tg_p;
-                    }
-                }
-                /* moe_tkg.yaml:102: dve.scalar_tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_t + (v_hb * 4))) * 4;
-                    const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_t + (v_hb * 4))) * 4;
-                    const float tg_c0 = tg_rd_f32((const uint8_t *)(affinities + tg_ix10[tg_p] * 1), 0);
-                    tg_wr_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_f32(tg_s1, 0)));
-                }
-            }
-        }
-    }
-    for (int64_t v_hb = (0 + tg_lo[0] * 1); v_hb < (0 + tg_hi[0] * 1); v_hb += 1) { /* moe_tkg.yaml:103 */
-        /* moe_tkg.yaml:105: dve.tensor_copy */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_hb, 2)) * 64;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_hb * 4)) * 4;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 4; tg_j0++) {
-                tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
-            }
-        }
-        /* moe_tkg.yaml:106: dma.store, transposed: one blocked tg_transpose */
-        {
-            const int64_t tg_p = 0;
-            tg_transpose((uint8_t *)(y + (v_hb * 128) + tg_p * 1), 256, tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_hb, 2)) * 64, 3360, (int)(128), 4, 2);
-            (void)tg_p;
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int moe_tkg_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *w_gate_up, const uint16_t *w_down, const float *affinities, const uint32_t *expert_index, uint16_t *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)w_gate_up;
-    (void)w_down;
-    (void)affinities;
-    (void)expert_index;
-    (void)y;
-    int64_t tg_ix10[TG_PARTITIONS]; /* the indices gather 10 checked, for its readers */
-    for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:60 */
-        /* moe_tkg.yaml:62: dma.load, transposed: one blocked tg_transpose */
-        {
-            const int64_t tg_p = 0;
-            tg_transpose(tg_sbuf + (tg_p) * 6720 + 6400 + ((v_hb * 4)) * 2, 3360, (const uint8_t *)(x + (v_hb * 128) + tg_p * 1), 256, 4, (int)(128), 2);
-            (void)tg_p;
-        }
-
-        /* moe_tkg.yaml:63: pool.iota */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6464 + (v_hb) * 4;
-            const int64_t tg_f = 0;
-            (void)tg_f;
-            (void)tg_iota_cast(tg_d, TG_INT32, (size_t)(0), (tg_p + (v_hb * 128)));
-        }
-    }
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:64 */
-            { /* moe_tkg.yaml:66: pool.iota */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6528 + (v_ib) * 4;
-                const int64_t tg_f = 0;
-                (void)tg_f;
-                (void)tg_iota_cast(tg_d, TG_INT32, (size_t)(0), (tg_p + (v_ib * 128)));
-            }
-        }
-        { /* moe_tkg.yaml:67: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6592;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, 0.0f);
-            }
-        }
-    }
-    for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* moe_tkg.yaml:68 */
-        for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* moe_tkg.yaml:70, carried */
-            /* moe_tkg.yaml:73: dma.load forwarded: its readers read expert_index directly */
-            for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:74 */
-                /* moe_tkg.yaml:76: dve.scalar_tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 64 + (v_hb) * 4;
-                    const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6464 + (v_hb) * 4;
-                    const float tg_c0 = 256.0f;
-                    tg_wr_i32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_u32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_i32(tg_s1, 0)));
-                }
-                /* moe_tkg.yaml:77: dma.load */
-                { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
-                    int64_t tg_ix[TG_PARTITIONS];
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 64 + (v_hb) * 4, TG_INT32);
-                        if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 4096)
-                            return TG_EBOUNDS;
-                    }
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((v_hb * 512)) * 2;
-                        const uint8_t *tg_s0 = (const uint8_t *)(w_gate_up + tg_ix[tg_p] * 512);
-                        memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
-                    }
-                }
-            }
-            for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:78 */
-                /* moe_tkg.yaml:80: dve.scalar_tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 64 + (v_ib) * 4;
-                    const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6528 + (v_ib) * 4;
-                    const float tg_c0 = 256.0f;
-                    tg_wr_i32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_u32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_i32(tg_s1, 0)));
-                }
-                /* moe_tkg.yaml:81: dma.load */
-                { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
-                    int64_t tg_ix[TG_PARTITIONS];
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 64 + (v_ib) * 4, TG_INT32);
-                        if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 4096)
-                            return TG_EBOUNDS;
-                    }
-                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + ((v_ib * 256)) * 2;
-                        const uint8_t *tg_s0 = (const uint8_t *)(w_down + tg_ix[tg_p] * 256);
-                        memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
-                    }
-                }
-            }
-            /* moe_tkg.yaml:82: dve.tensor_scalar */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64;
-                const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
-                const float tg_c0 = ((float)(((double)v_t * (double)(16))));
-                float tg_x = tg_rd_u32(tg_s0, 0);
-                tg_x = tg_alu_add(tg_x, tg_c0);
-                tg_wr_i32(tg_d, 0, tg_x);
-            }
-            /* moe_tkg.yaml:83: dma.load forwarded: its readers read affinities directly at the indices it checks and keeps here */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                tg_ix10[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64, TG_INT32);
-                if (tg_ix10[tg_p] < 0 || tg_ix10[tg_p] >= 64)
-                    return TG_EBOUNDS;
-            }
-            for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:85 */
-                /* moe_tkg.yaml:87: pe.matmul */
-                {
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((v_ib * 128)) * 2, 6720, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + (v_t) * 2, 6720, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
-                    (void)tg_p;
-                }
-
-                /* moe_tkg.yaml:88: pe.matmul */
-                {
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + 256)) * 2, 6720, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + (v_t) * 2, 6720, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
-                    (void)tg_p;
-                }
-
-                for (int64_t v_hb = 1; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:89, carried */
-                    /* moe_tkg.yaml:91: pe.matmul */
-                    {
-                        const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + (v_hb * 512))) * 2, 6720, 1, TG_BFLOAT16 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + ((v_t + (v_hb * 4))) * 2, 6720, 1, TG_BFLOAT16 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
-                        (void)tg_p;
-                    }
-
-                    /* moe_tkg.yaml:92: pe.matmul */
-                    {
-                        const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((((v_ib * 128) + (v_hb * 512)) + 256)) * 2, 6720, 1, TG_BFLOAT16 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + ((v_t + (v_hb * 4))) * 2, 6720, 1, TG_BFLOAT16 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
-                        (void)tg_p;
-                    }
-                }
-                /* partitions run the statements below in turn (all partition-local) */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint64_t tg_rlw12[2]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
-                    uint8_t *const tg_rl12 = (uint8_t *)tg_rlw12;
-                    { /* moe_tkg.yaml:93: act.activation */
-                        uint8_t *tg_d = tg_rl12;
-                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
-                        const float tg_scale = 1.0f;
-                        const float tg_bias = 0.0f;
-                        float tg_y = tg_activation(TG_ACT_SILU, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                        tg_wr_f32(tg_d, 0, tg_y);
-                    }
-                    { /* moe_tkg.yaml:94: dve.tensor_tensor */
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6656 + (v_ib) * 2;
-                        const uint8_t *tg_s0 = tg_rl12;
-                        const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
-                        tg_wr_bf16(tg_d, 0, tg_alu_multiply(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
-                    }
-                }
-            }
-            for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:96 */
-                /* moe_tkg.yaml:98: pe.matmul */
-                {
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + ((v_hb * 128)) * 2, 6720, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6656, 6720, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
-                    (void)tg_p;
-                }
-
-                for (int64_t v_ib = 1; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:99, carried */
-                    /* moe_tkg.yaml:101: pe.matmul */
-                    {
-                        const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + (((v_hb * 128) + (v_ib * 256))) * 2, 6720, 1, TG_BFLOAT16 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6656 + (v_ib) * 2, 6720, 1, TG_BFLOAT16 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
-                        (void)tg_p;
-                    }
-                }
-                /* moe_tkg.yaml:102: dve.scalar_tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_t + (v_hb * 4))) * 4;
-                    const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_t + (v_hb * 4))) * 4;
-                    const float tg_c0 = tg_rd_f32((const uint8_t *)(affinities + tg_ix10[tg_p] * 1), 0);
-                    tg_wr_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_f32(tg_s1, 0)));
-                }
-            }
-        }
-    }
-    for (int64_t v_hb = (0 + tg_lo[0] * 1); v_hb < (0 + tg_hi[0] * 1); v_hb += 1) { /* moe_tkg.yaml:103 */
-        /* moe_tkg.yaml:105: dve.tensor_copy */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_hb, 2)) * 64;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_hb * 4)) * 4;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 4; tg_j0++) {
-                tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
-            }
-        }
-        /* moe_tkg.yaml:106: dma.store, transposed: one blocked tg_transpose */
-        {
-            const int64_t tg_p = 0;
-            tg_transpose((uint8_t *)(y + (v_hb * 128) + tg_p * 1), 256, tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_hb, 2)) * 64, 3360, (int)(128), 4, 2);
-            (void)tg_p;
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int moe_tkg_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *w_gate_up, const uint16_t *w_down, const float *affinities, const uint32_t *expert_index, uint16_t *y)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return moe_tkg_body_avx2(core, tg_lo, tg_hi, x, w_gate_up, w_down, affinities, expert_index, y);
-#endif
-    return moe_tkg_body_base(core, tg_lo, tg_hi, x, w_gate_up, w_down, affinities, expert_index, y);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)w_gate_up;
+    (void)w_down;
+    (void)affinities;
+    (void)expert_index;
+    (void)y;
+    int64_t tg_ix10[TG_PARTITIONS]; /* the indices gather 10 checked, for its readers */
+    for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:60 */
+        /* moe_tkg.yaml:62: dma.load, transposed: one blocked tg_transpose */
+        {
+            const int64_t tg_p = 0;
+            tg_transpose(tg_sbuf + (tg_p) * 6720 + 6400 + ((v_hb * 4)) * 2, 3360, (const uint8_t *)(x + (v_hb * 128) + tg_p * 1), 256, 4, (int)(128), 2);
+            (void)tg_p;
+        }
+
+        /* moe_tkg.yaml:63: pool.iota */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6464 + (v_hb) * 4;
+            const int64_t tg_f = 0;
+            (void)tg_f;
+            (void)tg_iota_cast(tg_d, TG_INT32, (size_t)(0), (tg_p + (v_hb * 128)));
+        }
+    }
+    /* partitions run the statements below in turn (all partition-local) */
+    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+        for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:64 */
+            { /* moe_tkg.yaml:66: pool.iota */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6528 + (v_ib) * 4;
+                const int64_t tg_f = 0;
+                (void)tg_f;
+                (void)tg_iota_cast(tg_d, TG_INT32, (size_t)(0), (tg_p + (v_ib * 128)));
+            }
+        }
+        { /* moe_tkg.yaml:67: dve.memset */
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6592;
+            TG_IVDEP
+            for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
+                tg_wr_f32(tg_d, tg_j0, 0.0f);
+            }
+        }
+    }
+    for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* moe_tkg.yaml:68 */
+        for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* moe_tkg.yaml:70, carried */
+            /* moe_tkg.yaml:73: dma.load forwarded: its readers read expert_index directly */
+            for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:74 */
+                /* moe_tkg.yaml:76: dve.scalar_tensor_tensor */
+                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 64 + (v_hb) * 4;
+                    const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6464 + (v_hb) * 4;
+                    const float tg_c0 = 256.0f;
+                    tg_wr_i32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_u32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_i32(tg_s1, 0)));
+                }
+                /* moe_tkg.yaml:77: dma.load */
+                { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
+                    int64_t tg_ix[TG_PARTITIONS];
+                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                        tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 64 + (v_hb) * 4, TG_INT32);
+                        if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 4096)
+                            return TG_EBOUNDS;
+                    }
+                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((v_hb * 512)) * 2;
+                        const uint8_t *tg_s0 = (const uint8_t *)(w_gate_up + tg_ix[tg_p] * 512);
+                        memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
+                    }
+                }
+            }
+            for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:78 */
+                /* moe_tkg.yaml:80: dve.scalar_tensor_tensor */
+                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 64 + (v_ib) * 4;
+                    const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6528 + (v_ib) * 4;
+                    const float tg_c0 = 256.0f;
+                    tg_wr_i32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_u32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_i32(tg_s1, 0)));
+                }
+                /* moe_tkg.yaml:81: dma.load */
+                { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
+                    int64_t tg_ix[TG_PARTITIONS];
+                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                        tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 64 + (v_ib) * 4, TG_INT32);
+                        if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 4096)
+                            return TG_EBOUNDS;
+                    }
+                    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + ((v_ib * 256)) * 2;
+                        const uint8_t *tg_s0 = (const uint8_t *)(w_down + tg_ix[tg_p] * 256);
+                        memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
+                    }
+                }
+            }
+            /* moe_tkg.yaml:82: dve.tensor_scalar */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64;
+                const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
+                const float tg_c0 = ((float)(((double)v_t * (double)(16))));
+                float tg_x = tg_rd_u32(tg_s0, 0);
+                tg_x = tg_alu_add(tg_x, tg_c0);
+                tg_wr_i32(tg_d, 0, tg_x);
+            }
+            /* moe_tkg.yaml:83: dma.load forwarded: its readers read affinities directly at the indices it checks and keeps here */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                tg_ix10[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64, TG_INT32);
+                if (tg_ix10[tg_p] < 0 || tg_ix10[tg_p] >= 64)
+                    return TG_EBOUNDS;
+            }
+            for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:85 */
+                /* moe_tkg.yaml:87: pe.matmul */
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((v_ib * 128)) * 2, 6720, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + (v_t) * 2, 6720, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
+                    (void)tg_p;
+                }
+
+                /* moe_tkg.yaml:88: pe.matmul */
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + 256)) * 2, 6720, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + (v_t) * 2, 6720, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
+                    (void)tg_p;
+                }
+
+                for (int64_t v_hb = 1; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:89, carried */
+                    /* moe_tkg.yaml:91: pe.matmul */
+                    {
+                        const int64_t tg_p = 0;
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + (v_hb * 512))) * 2, 6720, 1, TG_BFLOAT16 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + ((v_t + (v_hb * 4))) * 2, 6720, 1, TG_BFLOAT16 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
+                        (void)tg_p;
+                    }
+
+                    /* moe_tkg.yaml:92: pe.matmul */
+                    {
+                        const int64_t tg_p = 0;
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((((v_ib * 128) + (v_hb * 512)) + 256)) * 2, 6720, 1, TG_BFLOAT16 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + ((v_t + (v_hb * 4))) * 2, 6720, 1, TG_BFLOAT16 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
+                        (void)tg_p;
+                    }
+                }
+                /* partitions run the statements below in turn (all partition-local) */
+                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                    uint64_t tg_rlw12[2]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
+                    uint8_t *const tg_rl12 = (uint8_t *)tg_rlw12;
+                    { /* moe_tkg.yaml:93: act.activation */
+                        uint8_t *tg_d = tg_rl12;
+                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
+                        const float tg_scale = 1.0f;
+                        const float tg_bias = 0.0f;
+                        float tg_y = tg_activation(TG_ACT_SILU, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+                        tg_wr_f32(tg_d, 0, tg_y);
+                    }
+                    { /* moe_tkg.yaml:94: dve.tensor_tensor */
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6656 + (v_ib) * 2;
+                        const uint8_t *tg_s0 = tg_rl12;
+                        const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
+                        tg_wr_bf16(tg_d, 0, tg_alu_multiply(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                    }
+                }
+            }
+            for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:96 */
+                /* moe_tkg.yaml:98: pe.matmul */
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + ((v_hb * 128)) * 2, 6720, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6656, 6720, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
+                    (void)tg_p;
+                }
+
+                for (int64_t v_ib = 1; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:99, carried */
+                    /* moe_tkg.yaml:101: pe.matmul */
+                    {
+                        const int64_t tg_p = 0;
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + (((v_hb * 128) + (v_ib * 256))) * 2, 6720, 1, TG_BFLOAT16 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6656 + (v_ib) * 2, 6720, 1, TG_BFLOAT16 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
+                        (void)tg_p;
+                    }
+                }
+                /* moe_tkg.yaml:102: dve.scalar_tensor_tensor */
+                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_t + (v_hb * 4))) * 4;
+                    const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_t + (v_hb * 4))) * 4;
+                    const float tg_c0 = tg_rd_f32((const uint8_t *)(affinities + tg_ix10[tg_p] * 1), 0);
+                    tg_wr_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_f32(tg_s1, 0)));
+                }
+            }
+        }
+    }
+    for (int64_t v_hb = (0 + tg_lo[0] * 1); v_hb < (0 + tg_hi[0] * 1); v_hb += 1) { /* moe_tkg.yaml:103 */
+        /* moe_tkg.yaml:105: dve.tensor_copy */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_hb, 2)) * 64;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_hb * 4)) * 4;
+            TG_IVDEP
+            for (int64_t tg_j0 = 0; tg_j0 < 4; tg_j0++) {
+                tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
+            }
+        }
+        /* moe_tkg.yaml:106: dma.store, transposed: one blocked tg_transpose */
+        {
+            const int64_t tg_p = 0;
+            tg_transpose((uint8_t *)(y + (v_hb * 128) + tg_p * 1), 256, tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_hb, 2)) * 64, 3360, (int)(128), 4, 2);
+            (void)tg_p;
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

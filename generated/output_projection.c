@@ -11,167 +11,77 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int output_projection_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *attention, const uint16_t *weight, const uint16_t *bias, uint16_t *out)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)attention;
-    (void)weight;
-    (void)bias;
-    (void)out;
-    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* output_projection.yaml:24 */
-        for (int64_t v_n = 0; v_n < 4; v_n += 1) { /* output_projection.yaml:38 */
-            /* output_projection.yaml:40: dma.load */
-            for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(weight + ((v_program_id_0 * 384) + (v_n * 49152)) + tg_p * 768);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 768);
-            }
-        }
-        /* output_projection.yaml:41: dma.load */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + 5120;
-            const uint8_t *tg_s0 = (const uint8_t *)(bias + (v_program_id_0 * 384));
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_rd_bf16(tg_s0, tg_j0));
-            }
-        }
-        for (int64_t v_b = 0; v_b < 2; v_b += 1) { /* output_projection.yaml:42 */
-            for (int64_t v_s = 0; v_s < 2; v_s += 1) { /* output_projection.yaml:44 */
-                for (int64_t v_n = 0; v_n < 4; v_n += 1) { /* output_projection.yaml:46 */
-                    /* output_projection.yaml:48: dma.load */
-                    for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2;
-                        const uint8_t *tg_s0 = (const uint8_t *)(attention + (((v_b * 65536) + (v_s * 128)) + (v_n * 16384)) + tg_p * 256);
-                        memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
-                    }
-                }
-                /* output_projection.yaml:52: pe.matmul, loop n (output_projection.yaml:50) folded with the matmul before it: 4 K blocks in one call */
-                {
-                    const int64_t v_n = 0; /* the first block's operands */
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2, 6656, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2, 6656, 1, TG_BFLOAT16 };
-                    tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 384, 4, 256, 768, 0, tg_pe, 81920);
-                    (void)v_n;
-                    (void)tg_p;
-                }
-
-                /* partitions run the statements below in turn (all partition-local) */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    { /* output_projection.yaml:53: dve.tensor_tensor */
-                        uint8_t *tg_d = (uint8_t *)(out + (((v_program_id_0 * 384) + (v_b * 196608)) + (v_s * 98304)) + tg_p * 768);
-                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048;
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6656 + 5120;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
-                            tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                        }
-                    }
-                    /* output_projection.yaml:54: dma.store sunk: its tile's writers write out directly */
-                }
-            }
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int output_projection_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *attention, const uint16_t *weight, const uint16_t *bias, uint16_t *out)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)attention;
-    (void)weight;
-    (void)bias;
-    (void)out;
-    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* output_projection.yaml:24 */
-        for (int64_t v_n = 0; v_n < 4; v_n += 1) { /* output_projection.yaml:38 */
-            /* output_projection.yaml:40: dma.load */
-            for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(weight + ((v_program_id_0 * 384) + (v_n * 49152)) + tg_p * 768);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 768);
-            }
-        }
-        /* output_projection.yaml:41: dma.load */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + 5120;
-            const uint8_t *tg_s0 = (const uint8_t *)(bias + (v_program_id_0 * 384));
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_rd_bf16(tg_s0, tg_j0));
-            }
-        }
-        for (int64_t v_b = 0; v_b < 2; v_b += 1) { /* output_projection.yaml:42 */
-            for (int64_t v_s = 0; v_s < 2; v_s += 1) { /* output_projection.yaml:44 */
-                for (int64_t v_n = 0; v_n < 4; v_n += 1) { /* output_projection.yaml:46 */
-                    /* output_projection.yaml:48: dma.load */
-                    for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2;
-                        const uint8_t *tg_s0 = (const uint8_t *)(attention + (((v_b * 65536) + (v_s * 128)) + (v_n * 16384)) + tg_p * 256);
-                        memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
-                    }
-                }
-                /* output_projection.yaml:52: pe.matmul, loop n (output_projection.yaml:50) folded with the matmul before it: 4 K blocks in one call */
-                {
-                    const int64_t v_n = 0; /* the first block's operands */
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2, 6656, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2, 6656, 1, TG_BFLOAT16 };
-                    tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 384, 4, 256, 768, 0, tg_pe, 81920);
-                    (void)v_n;
-                    (void)tg_p;
-                }
-
-                /* partitions run the statements below in turn (all partition-local) */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    { /* output_projection.yaml:53: dve.tensor_tensor */
-                        uint8_t *tg_d = (uint8_t *)(out + (((v_program_id_0 * 384) + (v_b * 196608)) + (v_s * 98304)) + tg_p * 768);
-                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048;
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6656 + 5120;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
-                            tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                        }
-                    }
-                    /* output_projection.yaml:54: dma.store sunk: its tile's writers write out directly */
-                }
-            }
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int output_projection_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *attention, const uint16_t *weight, const uint16_t *bias, uint16_t *out)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return output_projection_body_avx2(core, tg_lo, tg_hi, attention, weight, bias, out);
-#endif
-    return output_projection_body_base(core, tg_lo, tg_hi, attention, weight, bias, out);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)attention;
+    (void)weight;
+    (void)bias;
+    (void)out;
+    for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* output_projection.yaml:24 */
+        for (int64_t v_n = 0; v_n < 4; v_n += 1) { /* output_projection.yaml:38 */
+            /* output_projection.yaml:40: dma.load */
+            for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2;
+                const uint8_t *tg_s0 = (const uint8_t *)(weight + ((v_program_id_0 * 384) + (v_n * 49152)) + tg_p * 768);
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 768);
+            }
+        }
+        /* output_projection.yaml:41: dma.load */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + 5120;
+            const uint8_t *tg_s0 = (const uint8_t *)(bias + (v_program_id_0 * 384));
+            TG_IVDEP
+            for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
+                tg_wr_f32(tg_d, tg_j0, tg_rd_bf16(tg_s0, tg_j0));
+            }
+        }
+        for (int64_t v_b = 0; v_b < 2; v_b += 1) { /* output_projection.yaml:42 */
+            for (int64_t v_s = 0; v_s < 2; v_s += 1) { /* output_projection.yaml:44 */
+                for (int64_t v_n = 0; v_n < 4; v_n += 1) { /* output_projection.yaml:46 */
+                    /* output_projection.yaml:48: dma.load */
+                    for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2;
+                        const uint8_t *tg_s0 = (const uint8_t *)(attention + (((v_b * 65536) + (v_s * 128)) + (v_n * 16384)) + tg_p * 256);
+                        memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
+                    }
+                }
+                /* output_projection.yaml:52: pe.matmul, loop n (output_projection.yaml:50) folded with the matmul before it: 4 K blocks in one call */
+                {
+                    const int64_t v_n = 0; /* the first block's operands */
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2, 6656, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2, 6656, 1, TG_BFLOAT16 };
+                    tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 384, 4, 256, 768, 0, tg_pe, 81920);
+                    (void)v_n;
+                    (void)tg_p;
+                }
+
+                /* partitions run the statements below in turn (all partition-local) */
+                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                    { /* output_projection.yaml:53: dve.tensor_tensor */
+                        uint8_t *tg_d = (uint8_t *)(out + (((v_program_id_0 * 384) + (v_b * 196608)) + (v_s * 98304)) + tg_p * 768);
+                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048;
+                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6656 + 5120;
+                        TG_IVDEP
+                        for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
+                            tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                        }
+                    }
+                    /* output_projection.yaml:54: dma.store sunk: its tile's writers write out directly */
+                }
+            }
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

@@ -11,377 +11,182 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int qkv_rmsnorm_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *gamma, const uint16_t *w, const uint16_t *bias, uint16_t *qkv)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)gamma;
-    (void)w;
-    (void)bias;
-    (void)qkv;
-    /* qkv_rmsnorm.yaml:48: dve.memset */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 8192;
-        tg_wr_f32(tg_d, 0, 1e-06f);
-    }
-    for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:49 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* qkv_rmsnorm.yaml:51: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 8256 + (v_k) * 4;
-                const uint8_t *tg_s0 = (const uint8_t *)(gamma + (v_k * 128) + tg_p * 1);
-                tg_wr_f32(tg_d, 0, tg_rd_bf16(tg_s0, 0));
-            }
-            { /* qkv_rmsnorm.yaml:52: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + ((v_k * 640)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(w + (v_k * 81920) + tg_p * 640);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1280);
-            }
-        }
-    }
-    /* qkv_rmsnorm.yaml:53: dma.load */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 2560;
-        const uint8_t *tg_s0 = (const uint8_t *)(bias + 0);
-        TG_IVDEP
-        for (int64_t tg_j0 = 0; tg_j0 < 640; tg_j0++) {
-            tg_wr_f32(tg_d, tg_j0, tg_rd_bf16(tg_s0, tg_j0));
-        }
-    }
-    for (int64_t v_b = (0 + tg_lo[0] * 1); v_b < (0 + tg_hi[0] * 1); v_b += 1) { /* qkv_rmsnorm.yaml:54 */
-        for (int64_t v_s = 0; v_s < 2; v_s += 1) { /* qkv_rmsnorm.yaml:56 */
-            /* blocks of TG_LANES partitions run the statements below in turn (all
-               partition-local) */
-            for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
-                const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-                /* qkv_rmsnorm.yaml:58: dma.load forwarded: its readers read x directly */
-                /* qkv_rmsnorm.yaml:59: act.activation */
-                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 6144;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_b * 65536) + (v_s * 32768)) + tg_p * 256);
-                    const float tg_scale = 1.0f;
-                    const float tg_bias = 0.0f;
-                    {
-                        float *tg_w;
-                        {
-                            const int64_t tg_j0 = 0;
-                            (void)tg_j0;
-                            tg_w = (float *)(void *)(tg_d + (tg_j0) * 4);
-                        }
-                        for (int64_t tg_j0 = 0; tg_j0 < 0 + 256; tg_j0++)
-                            tg_w[tg_j0 - 0] = tg_rd_bf16(tg_s0, tg_j0);
-                        tg_activation_f32_row(TG_ACT_SQUARE, tg_w, tg_w, 256, tg_scale, tg_bias);
-                    }
-                }
-                {
-                    const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
-                    float tg_r[TG_LANES];
-                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                        const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                        (void)tg_p;
-                        tg_s0[tg_l] = tg_sbuf + (tg_p) * 8320 + 6144;
-                        tg_r[tg_l] = -0.0f; /* the fold's exact identity */
-                    }
-                    for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
-                        const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
-                        float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                        {
-                            const int64_t tg_j0 = tg_jb;
-                            (void)tg_j0;
-                            tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                        }
-                        tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                    }
-                    for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                        const int64_t tg_p = tg_pb + tg_l;
-                        tg_wr_f32(tg_sbuf + (tg_p) * 8320 + 7168, 0, tg_nan_canon(tg_r[tg_l]));
-                    }
-                }
-
-                /* qkv_rmsnorm.yaml:60: act.activation */
-                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 6656;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8320 + 7168;
-                    const float tg_scale = 0.00390625f;
-                    const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 8320 + 8192, 0);
-                    float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                    tg_wr_f32(tg_d, 0, tg_y);
-                }
-                /* qkv_rmsnorm.yaml:61: act.activation */
-                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 6144;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_b * 65536) + (v_s * 32768)) + tg_p * 256);
-                    const float tg_scale = tg_rd_f32(tg_sbuf + (tg_p) * 8320 + 6656, 0);
-                    const float tg_bias = 0.0f;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                        float tg_y = tg_activation(TG_ACT_COPY, tg_rd_bf16(tg_s0, tg_j0), tg_scale, tg_bias);
-                        tg_wr_bf16(tg_d, tg_j0, tg_y);
-                    }
-                }
-            }
-            for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:62 */
-                /* qkv_rmsnorm.yaml:64: pe.transpose */
-                {
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 6144 + ((v_k * 128)) * 2, 8320, 1, TG_BFLOAT16 };
-                    tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_k), 2)) * 2048), 1024, tg_a, 128, 128);
-                    (void)tg_p;
-                }
-
-                /* qkv_rmsnorm.yaml:65: dve.tensor_scalar */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512 + ((v_k * 128)) * 2;
-                    const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_k), 2)) * 2048;
-                    const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8320 + 8256 + (v_k) * 4, 0);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                        float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                        tg_x = tg_alu_multiply(tg_x, tg_c0);
-                        tg_wr_bf16(tg_d, tg_j0, tg_x);
-                    }
-                }
-            }
-            for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* qkv_rmsnorm.yaml:66 */
-                /* qkv_rmsnorm.yaml:68: pe.matmul */
-                {
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512, 8320, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 8320 + ((v_c * 512)) * 2, 8320, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 0, tg_pe, 147456);
-                    (void)tg_p;
-                }
-
-                for (int64_t v_k = 1; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:69, carried */
-                    /* qkv_rmsnorm.yaml:71: pe.matmul */
-                    {
-                        const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512 + ((v_k * 128)) * 2, 8320, 1, TG_BFLOAT16 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 8320 + (((v_c * 512) + (v_k * 640))) * 2, 8320, 1, TG_BFLOAT16 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 1, tg_pe, 147456);
-                        (void)tg_p;
-                    }
-                }
-                /* partitions run the statements below in turn (all partition-local) */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    { /* qkv_rmsnorm.yaml:72: dve.tensor_tensor */
-                        uint8_t *tg_d = (uint8_t *)(qkv + (((v_b * 163840) + (v_s * 81920)) + (v_c * 512)) + tg_p * 640);
-                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048;
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 8320 + 2560 + ((v_c * 512)) * 4;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (640 - (v_c * 512))); tg_j0++) {
-                            tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                        }
-                    }
-                    /* qkv_rmsnorm.yaml:73: dma.store sunk: its tile's writers write qkv directly */
-                }
-            }
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int qkv_rmsnorm_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *gamma, const uint16_t *w, const uint16_t *bias, uint16_t *qkv)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)gamma;
-    (void)w;
-    (void)bias;
-    (void)qkv;
-    /* qkv_rmsnorm.yaml:48: dve.memset */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 8192;
-        tg_wr_f32(tg_d, 0, 1e-06f);
-    }
-    for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:49 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* qkv_rmsnorm.yaml:51: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 8256 + (v_k) * 4;
-                const uint8_t *tg_s0 = (const uint8_t *)(gamma + (v_k * 128) + tg_p * 1);
-                tg_wr_f32(tg_d, 0, tg_rd_bf16(tg_s0, 0));
-            }
-            { /* qkv_rmsnorm.yaml:52: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + ((v_k * 640)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(w + (v_k * 81920) + tg_p * 640);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1280);
-            }
-        }
-    }
-    /* qkv_rmsnorm.yaml:53: dma.load */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 2560;
-        const uint8_t *tg_s0 = (const uint8_t *)(bias + 0);
-        TG_IVDEP
-        for (int64_t tg_j0 = 0; tg_j0 < 640; tg_j0++) {
-            tg_wr_f32(tg_d, tg_j0, tg_rd_bf16(tg_s0, tg_j0));
-        }
-    }
-    for (int64_t v_b = (0 + tg_lo[0] * 1); v_b < (0 + tg_hi[0] * 1); v_b += 1) { /* qkv_rmsnorm.yaml:54 */
-        for (int64_t v_s = 0; v_s < 2; v_s += 1) { /* qkv_rmsnorm.yaml:56 */
-            /* blocks of TG_LANES partitions run the statements below in turn (all
-               partition-local) */
-            for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
-                const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-                /* qkv_rmsnorm.yaml:58: dma.load forwarded: its readers read x directly */
-                /* qkv_rmsnorm.yaml:59: act.activation */
-                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 6144;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_b * 65536) + (v_s * 32768)) + tg_p * 256);
-                    const float tg_scale = 1.0f;
-                    const float tg_bias = 0.0f;
-                    {
-                        float *tg_w;
-                        {
-                            const int64_t tg_j0 = 0;
-                            (void)tg_j0;
-                            tg_w = (float *)(void *)(tg_d + (tg_j0) * 4);
-                        }
-                        for (int64_t tg_j0 = 0; tg_j0 < 0 + 256; tg_j0++)
-                            tg_w[tg_j0 - 0] = tg_rd_bf16(tg_s0, tg_j0);
-                        tg_activation_f32_row(TG_ACT_SQUARE, tg_w, tg_w, 256, tg_scale, tg_bias);
-                    }
-                }
-                {
-                    const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
-                    float tg_r[TG_LANES];
-                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                        const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                        (void)tg_p;
-                        tg_s0[tg_l] = tg_sbuf + (tg_p) * 8320 + 6144;
-                        tg_r[tg_l] = -0.0f; /* the fold's exact identity */
-                    }
-                    for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
-                        const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
-                        float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                        {
-                            const int64_t tg_j0 = tg_jb;
-                            (void)tg_j0;
-                            tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                        }
-                        tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                    }
-                    for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                        const int64_t tg_p = tg_pb + tg_l;
-                        tg_wr_f32(tg_sbuf + (tg_p) * 8320 + 7168, 0, tg_nan_canon(tg_r[tg_l]));
-                    }
-                }
-
-                /* qkv_rmsnorm.yaml:60: act.activation */
-                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 6656;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8320 + 7168;
-                    const float tg_scale = 0.00390625f;
-                    const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 8320 + 8192, 0);
-                    float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                    tg_wr_f32(tg_d, 0, tg_y);
-                }
-                /* qkv_rmsnorm.yaml:61: act.activation */
-                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 6144;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_b * 65536) + (v_s * 32768)) + tg_p * 256);
-                    const float tg_scale = tg_rd_f32(tg_sbuf + (tg_p) * 8320 + 6656, 0);
-                    const float tg_bias = 0.0f;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                        float tg_y = tg_activation(TG_ACT_COPY, tg_rd_bf16(tg_s0, tg_j0), tg_scale, tg_bias);
-                        tg_wr_bf16(tg_d, tg_j0, tg_y);
-                    }
-                }
-            }
-            for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:62 */
-                /* qkv_rmsnorm.yaml:64: pe.transpose */
-                {
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 6144 + ((v_k * 128)) * 2, 8320, 1, TG_BFLOAT16 };
-                    tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_k), 2)) * 2048), 1024, tg_a, 128, 128);
-                    (void)tg_p;
-                }
-
-                /* qkv_rmsnorm.yaml:65: dve.tensor_scalar */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512 + ((v_k * 128)) * 2;
-                    const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_k), 2)) * 2048;
-                    const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8320 + 8256 + (v_k) * 4, 0);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                        float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                        tg_x = tg_alu_multiply(tg_x, tg_c0);
-                        tg_wr_bf16(tg_d, tg_j0, tg_x);
-                    }
-                }
-            }
-            for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* qkv_rmsnorm.yaml:66 */
-                /* qkv_rmsnorm.yaml:68: pe.matmul */
-                {
-                    const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512, 8320, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 8320 + ((v_c * 512)) * 2, 8320, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 0, tg_pe, 147456);
-                    (void)tg_p;
-                }
-
-                for (int64_t v_k = 1; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:69, carried */
-                    /* qkv_rmsnorm.yaml:71: pe.matmul */
-                    {
-                        const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512 + ((v_k * 128)) * 2, 8320, 1, TG_BFLOAT16 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 8320 + (((v_c * 512) + (v_k * 640))) * 2, 8320, 1, TG_BFLOAT16 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 1, tg_pe, 147456);
-                        (void)tg_p;
-                    }
-                }
-                /* partitions run the statements below in turn (all partition-local) */
-                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    { /* qkv_rmsnorm.yaml:72: dve.tensor_tensor */
-                        uint8_t *tg_d = (uint8_t *)(qkv + (((v_b * 163840) + (v_s * 81920)) + (v_c * 512)) + tg_p * 640);
-                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048;
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 8320 + 2560 + ((v_c * 512)) * 4;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (640 - (v_c * 512))); tg_j0++) {
-                            tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                        }
-                    }
-                    /* qkv_rmsnorm.yaml:73: dma.store sunk: its tile's writers write qkv directly */
-                }
-            }
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int qkv_rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *gamma, const uint16_t *w, const uint16_t *bias, uint16_t *qkv)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return qkv_rmsnorm_body_avx2(core, tg_lo, tg_hi, x, gamma, w, bias, qkv);
-#endif
-    return qkv_rmsnorm_body_base(core, tg_lo, tg_hi, x, gamma, w, bias, qkv);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)gamma;
+    (void)w;
+    (void)bias;
+    (void)qkv;
+    /* qkv_rmsnorm.yaml:48: dve.memset */
+    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 8192;
+        tg_wr_f32(tg_d, 0, 1e-06f);
+    }
+    for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:49 */
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            { /* qkv_rmsnorm.yaml:51: dma.load */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 8256 + (v_k) * 4;
+                const uint8_t *tg_s0 = (const uint8_t *)(gamma + (v_k * 128) + tg_p * 1);
+                tg_wr_f32(tg_d, 0, tg_rd_bf16(tg_s0, 0));
+            }
+            { /* qkv_rmsnorm.yaml:52: dma.load */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + ((v_k * 640)) * 2;
+                const uint8_t *tg_s0 = (const uint8_t *)(w + (v_k * 81920) + tg_p * 640);
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1280);
+            }
+        }
+    }
+    /* qkv_rmsnorm.yaml:53: dma.load */
+    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 2560;
+        const uint8_t *tg_s0 = (const uint8_t *)(bias + 0);
+        TG_IVDEP
+        for (int64_t tg_j0 = 0; tg_j0 < 640; tg_j0++) {
+            tg_wr_f32(tg_d, tg_j0, tg_rd_bf16(tg_s0, tg_j0));
+        }
+    }
+    for (int64_t v_b = (0 + tg_lo[0] * 1); v_b < (0 + tg_hi[0] * 1); v_b += 1) { /* qkv_rmsnorm.yaml:54 */
+        for (int64_t v_s = 0; v_s < 2; v_s += 1) { /* qkv_rmsnorm.yaml:56 */
+            /* blocks of TG_LANES partitions run the statements below in turn (all
+               partition-local) */
+            for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
+                const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
+                /* qkv_rmsnorm.yaml:58: dma.load forwarded: its readers read x directly */
+                /* qkv_rmsnorm.yaml:59: act.activation */
+                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 6144;
+                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_b * 65536) + (v_s * 32768)) + tg_p * 256);
+                    const float tg_scale = 1.0f;
+                    const float tg_bias = 0.0f;
+                    {
+                        float *tg_w;
+                        {
+                            const int64_t tg_j0 = 0;
+                            (void)tg_j0;
+                            tg_w = (float *)(void *)(tg_d + (tg_j0) * 4);
+                        }
+                        for (int64_t tg_j0 = 0; tg_j0 < 0 + 256; tg_j0++)
+                            tg_w[tg_j0 - 0] = tg_rd_bf16(tg_s0, tg_j0);
+                        tg_activation_f32_row(TG_ACT_SQUARE, tg_w, tg_w, 256, tg_scale, tg_bias);
+                    }
+                }
+                {
+                    const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
+                    float tg_r[TG_LANES];
+                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                        const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                        (void)tg_p;
+                        tg_s0[tg_l] = tg_sbuf + (tg_p) * 8320 + 6144;
+                        tg_r[tg_l] = -0.0f; /* the fold's exact identity */
+                    }
+                    for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
+                        const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
+                        float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                        {
+                            const int64_t tg_j0 = tg_jb;
+                            (void)tg_j0;
+                            tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                        }
+                        tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
+                    }
+                    for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                        const int64_t tg_p = tg_pb + tg_l;
+                        tg_wr_f32(tg_sbuf + (tg_p) * 8320 + 7168, 0, tg_nan_canon(tg_r[tg_l]));
+                    }
+                }
+
+                /* qkv_rmsnorm.yaml:60: act.activation */
+                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 6656;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8320 + 7168;
+                    const float tg_scale = 0.00390625f;
+                    const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 8320 + 8192, 0);
+                    float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+                    tg_wr_f32(tg_d, 0, tg_y);
+                }
+                /* qkv_rmsnorm.yaml:61: act.activation */
+                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 6144;
+                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_b * 65536) + (v_s * 32768)) + tg_p * 256);
+                    const float tg_scale = tg_rd_f32(tg_sbuf + (tg_p) * 8320 + 6656, 0);
+                    const float tg_bias = 0.0f;
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
+                        float tg_y = tg_activation(TG_ACT_COPY, tg_rd_bf16(tg_s0, tg_j0), tg_scale, tg_bias);
+                        tg_wr_bf16(tg_d, tg_j0, tg_y);
+                    }
+                }
+            }
+            for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:62 */
+                /* qkv_rmsnorm.yaml:64: pe.transpose */
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 6144 + ((v_k * 128)) * 2, 8320, 1, TG_BFLOAT16 };
+                    tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_k), 2)) * 2048), 1024, tg_a, 128, 128);
+                    (void)tg_p;
+                }
+
+                /* qkv_rmsnorm.yaml:65: dve.tensor_scalar */
+                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512 + ((v_k * 128)) * 2;
+                    const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_k), 2)) * 2048;
+                    const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8320 + 8256 + (v_k) * 4, 0);
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
+                        float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                        tg_x = tg_alu_multiply(tg_x, tg_c0);
+                        tg_wr_bf16(tg_d, tg_j0, tg_x);
+                    }
+                }
+            }
+            for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* qkv_rmsnorm.yaml:66 */
+                /* qkv_rmsnorm.yaml:68: pe.matmul */
+                {
+                    const int64_t tg_p = 0;
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512, 8320, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 8320 + ((v_c * 512)) * 2, 8320, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 0, tg_pe, 147456);
+                    (void)tg_p;
+                }
+
+                for (int64_t v_k = 1; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:69, carried */
+                    /* qkv_rmsnorm.yaml:71: pe.matmul */
+                    {
+                        const int64_t tg_p = 0;
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512 + ((v_k * 128)) * 2, 8320, 1, TG_BFLOAT16 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 8320 + (((v_c * 512) + (v_k * 640))) * 2, 8320, 1, TG_BFLOAT16 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 1, tg_pe, 147456);
+                        (void)tg_p;
+                    }
+                }
+                /* partitions run the statements below in turn (all partition-local) */
+                for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                    { /* qkv_rmsnorm.yaml:72: dve.tensor_tensor */
+                        uint8_t *tg_d = (uint8_t *)(qkv + (((v_b * 163840) + (v_s * 81920)) + (v_c * 512)) + tg_p * 640);
+                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048;
+                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 8320 + 2560 + ((v_c * 512)) * 4;
+                        TG_IVDEP
+                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (640 - (v_c * 512))); tg_j0++) {
+                            tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                        }
+                    }
+                    /* qkv_rmsnorm.yaml:73: dma.store sunk: its tile's writers write qkv directly */
+                }
+            }
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

@@ -11,231 +11,109 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int rmsnorm_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *g, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)g;
-    (void)y;
-    /* rmsnorm.yaml:23: dma.load forwarded: its readers read g directly */
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* rmsnorm.yaml:24 */
-        /* rmsnorm.yaml:26: dma.load forwarded: its readers read x directly */
-        /* rmsnorm.yaml:28: act.activation */
-        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (300 - (v_i * 128))); tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(tg_min(128, (300 - (v_i * 128))) - tg_pb, TG_LANES);
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_SQUARE, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
-                }
-            }
-            {
-                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
-                float tg_r[TG_LANES];
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 8256 + 6144;
-                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
-                }
-                for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
-                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    {
-                        const int64_t tg_j0 = tg_jb;
-                        (void)tg_j0;
-                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                    }
-                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 8256 + 8192, 0, tg_nan_canon(tg_r[tg_l]));
-                }
-            }
-        }
-        /* rmsnorm.yaml:29: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + 8192;
-            const float tg_c0 = 512.0f;
-            const float tg_c1 = 1e-06f;
-            float tg_x = tg_rd_f32(tg_s0, 0);
-            tg_x = tg_alu_divide(tg_x, tg_c0);
-            tg_x = tg_alu_add(tg_x, tg_c1);
-            tg_wr_f32(tg_d, 0, tg_x);
-        }
-        /* rmsnorm.yaml:30: act.activation */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 8192;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + 6144;
-            const float tg_scale = 1.0f;
-            const float tg_bias = 0.0f;
-            float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-            tg_wr_f32(tg_d, 0, tg_y);
-        }
-        /* rmsnorm.yaml:31: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
-            const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8256 + 8192, 0);
-            {
-                const int64_t tg_j0 = 0;
-                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
-                const float tg_cv[2] = { tg_c0, 0.0f };
-                const int tg_rv[2] = { 0, 0 };
-                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, 1, tg_op, tg_cv, tg_rv);
-                (void)tg_j0;
-            }
-        }
-        /* rmsnorm.yaml:32: dve.tensor_tensor */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + 6144;
-            const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
-            {
-                const int64_t tg_j0 = 0;
-                tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                (void)tg_j0;
-            }
-        }
-        /* rmsnorm.yaml:33: dma.store sunk: its tile's writers write y directly */
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int rmsnorm_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *g, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)g;
-    (void)y;
-    /* rmsnorm.yaml:23: dma.load forwarded: its readers read g directly */
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* rmsnorm.yaml:24 */
-        /* rmsnorm.yaml:26: dma.load forwarded: its readers read x directly */
-        /* rmsnorm.yaml:28: act.activation */
-        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (300 - (v_i * 128))); tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(tg_min(128, (300 - (v_i * 128))) - tg_pb, TG_LANES);
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_SQUARE, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
-                }
-            }
-            {
-                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
-                float tg_r[TG_LANES];
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 8256 + 6144;
-                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
-                }
-                for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
-                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    {
-                        const int64_t tg_j0 = tg_jb;
-                        (void)tg_j0;
-                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                    }
-                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 8256 + 8192, 0, tg_nan_canon(tg_r[tg_l]));
-                }
-            }
-        }
-        /* rmsnorm.yaml:29: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + 8192;
-            const float tg_c0 = 512.0f;
-            const float tg_c1 = 1e-06f;
-            float tg_x = tg_rd_f32(tg_s0, 0);
-            tg_x = tg_alu_divide(tg_x, tg_c0);
-            tg_x = tg_alu_add(tg_x, tg_c1);
-            tg_wr_f32(tg_d, 0, tg_x);
-        }
-        /* rmsnorm.yaml:30: act.activation */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 8192;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + 6144;
-            const float tg_scale = 1.0f;
-            const float tg_bias = 0.0f;
-            float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-            tg_wr_f32(tg_d, 0, tg_y);
-        }
-        /* rmsnorm.yaml:31: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
-            const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8256 + 8192, 0);
-            {
-                const int64_t tg_j0 = 0;
-                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
-                const float tg_cv[2] = { tg_c0, 0.0f };
-                const int tg_rv[2] = { 0, 0 };
-                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, 1, tg_op, tg_cv, tg_rv);
-                (void)tg_j0;
-            }
-        }
-        /* rmsnorm.yaml:32: dve.tensor_tensor */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + 6144;
-            const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
-            {
-                const int64_t tg_j0 = 0;
-                tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                (void)tg_j0;
-            }
-        }
-        /* rmsnorm.yaml:33: dma.store sunk: its tile's writers write y directly */
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int rmsnorm_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *g, float *y)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return rmsnorm_body_avx2(core, tg_lo, tg_hi, x, g, y);
-#endif
-    return rmsnorm_body_base(core, tg_lo, tg_hi, x, g, y);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)g;
+    (void)y;
+    /* rmsnorm.yaml:23: dma.load forwarded: its readers read g directly */
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* rmsnorm.yaml:24 */
+        /* rmsnorm.yaml:26: dma.load forwarded: its readers read x directly */
+        /* rmsnorm.yaml:28: act.activation */
+        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (300 - (v_i * 128))); tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min(tg_min(128, (300 - (v_i * 128))) - tg_pb, TG_LANES);
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
+                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
+                const float tg_scale = 1.0f;
+                const float tg_bias = 0.0f;
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_activation_f32_row(TG_ACT_SQUARE, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
+                }
+            }
+            {
+                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
+                float tg_r[TG_LANES];
+                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                    (void)tg_p;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 8256 + 6144;
+                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
+                }
+                for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
+                    const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
+                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                    {
+                        const int64_t tg_j0 = tg_jb;
+                        (void)tg_j0;
+                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                    }
+                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
+                }
+                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                    const int64_t tg_p = tg_pb + tg_l;
+                    tg_wr_f32(tg_sbuf + (tg_p) * 8256 + 8192, 0, tg_nan_canon(tg_r[tg_l]));
+                }
+            }
+        }
+        /* rmsnorm.yaml:29: dve.tensor_scalar */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + 8192;
+            const float tg_c0 = 512.0f;
+            const float tg_c1 = 1e-06f;
+            float tg_x = tg_rd_f32(tg_s0, 0);
+            tg_x = tg_alu_divide(tg_x, tg_c0);
+            tg_x = tg_alu_add(tg_x, tg_c1);
+            tg_wr_f32(tg_d, 0, tg_x);
+        }
+        /* rmsnorm.yaml:30: act.activation */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 8192;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + 6144;
+            const float tg_scale = 1.0f;
+            const float tg_bias = 0.0f;
+            float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+            tg_wr_f32(tg_d, 0, tg_y);
+        }
+        /* rmsnorm.yaml:31: dve.tensor_scalar */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
+            const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
+            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8256 + 8192, 0);
+            {
+                const int64_t tg_j0 = 0;
+                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
+                const float tg_cv[2] = { tg_c0, 0.0f };
+                const int tg_rv[2] = { 0, 0 };
+                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, 1, tg_op, tg_cv, tg_rv);
+                (void)tg_j0;
+            }
+        }
+        /* rmsnorm.yaml:32: dve.tensor_tensor */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
+            uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + 6144;
+            const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
+            {
+                const int64_t tg_j0 = 0;
+                tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                (void)tg_j0;
+            }
+        }
+        /* rmsnorm.yaml:33: dma.store sunk: its tile's writers write y directly */
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

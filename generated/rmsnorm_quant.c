@@ -11,321 +11,154 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int rmsnorm_quant_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *g, uint8_t *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)g;
-    (void)y;
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        /* rmsnorm_quant.yaml:36: dma.load forwarded: its readers read g directly */
-        { /* rmsnorm_quant.yaml:37: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 4096;
-            tg_wr_f32(tg_d, 0, 1e-06f);
-        }
-    }
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* rmsnorm_quant.yaml:38 */
-        /* rmsnorm_quant.yaml:40: dma.load forwarded: its readers read xr directly */
-        /* rmsnorm_quant.yaml:42: act.activation */
-        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (192 - (v_i * 128))); tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(tg_min(128, (192 - (v_i * 128))) - tg_pb, TG_LANES);
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 3072;
-                const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_SQUARE, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 256, tg_scale, tg_bias);
-                }
-            }
-            {
-                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
-                float tg_r[TG_LANES];
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 4288 + 3072;
-                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
-                }
-                for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
-                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    {
-                        const int64_t tg_j0 = tg_jb;
-                        (void)tg_j0;
-                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                    }
-                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 4288 + 4160, 0, tg_nan_canon(tg_r[tg_l]));
-                }
-            }
-        }
-        /* rmsnorm_quant.yaml:43: act.activation */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 4224;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 4160;
-            const float tg_scale = 0.00390625f;
-            const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 4096, 0);
-            float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-            tg_wr_f32(tg_d, 0, tg_y);
-        }
-        /* rmsnorm_quant.yaml:44: dve.scalar_tensor_tensor */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 3072;
-            const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
-            const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 4224, 0);
-            {
-                const int64_t tg_j0 = 0;
-                tg_scalar_tensor_tensor_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 256, TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_MULTIPLY);
-                (void)tg_j0;
-            }
-        }
-        /* rmsnorm_quant.yaml:46: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 3072;
-            const float tg_c0 = 0.0f;
-            float tg_sum = tg_bits_f32(0xff800000u); /* the fold's exact identity */
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                tg_x = tg_alu_abs(tg_x, tg_c0);
-                tg_sum = tg_alu_raw_maximum(tg_sum, tg_x);
-                tg_wr_f32(tg_d, tg_j0, tg_x);
-            }
-            tg_wr_f32(tg_sbuf + (tg_p) * 4288 + 1024, 0, tg_nan_canon(tg_sum));
-        }
-        /* rmsnorm_quant.yaml:48: act.activation */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 1024;
-            const float tg_scale = 0.004166667f;
-            const float tg_bias = 0.0f;
-            float tg_y = tg_activation(TG_ACT_COPY, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-            tg_wr_f32(tg_d, 0, tg_y);
-        }
-        /* rmsnorm_quant.yaml:49: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 512;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288;
-            const float tg_c0 = 1e-06f;
-            float tg_x = tg_rd_f32(tg_s0, 0);
-            tg_x = tg_alu_maximum(tg_x, tg_c0);
-            tg_wr_f32(tg_d, 0, tg_x);
-        }
-        /* rmsnorm_quant.yaml:50: dve.reciprocal */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 576;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 512;
-            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-        }
-        /* rmsnorm_quant.yaml:51: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + (tg_fmod(v_i, 2)) * 256;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 3072;
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 576, 0);
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                tg_x = tg_alu_multiply(tg_x, tg_c0);
-                tg_wr_e4m3(tg_d, tg_j0, tg_x);
-            }
-        }
-        /* rmsnorm_quant.yaml:52: dma.store */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = ((uint8_t *)y + ((v_i * 33280) + tg_p * 260) * 1);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + (tg_fmod(v_i, 2)) * 256;
-            memcpy(tg_d + (0) * 1, tg_s0 + (0) * 1, 256);
-        }
-        /* rmsnorm_quant.yaml:53: dma.store */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = ((uint8_t *)y + (((v_i * 8320) + 64) + tg_p * 65) * 4);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 512;
-            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int rmsnorm_quant_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *g, uint8_t *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)g;
-    (void)y;
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        /* rmsnorm_quant.yaml:36: dma.load forwarded: its readers read g directly */
-        { /* rmsnorm_quant.yaml:37: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 4096;
-            tg_wr_f32(tg_d, 0, 1e-06f);
-        }
-    }
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* rmsnorm_quant.yaml:38 */
-        /* rmsnorm_quant.yaml:40: dma.load forwarded: its readers read xr directly */
-        /* rmsnorm_quant.yaml:42: act.activation */
-        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (192 - (v_i * 128))); tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(tg_min(128, (192 - (v_i * 128))) - tg_pb, TG_LANES);
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 3072;
-                const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_SQUARE, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 256, tg_scale, tg_bias);
-                }
-            }
-            {
-                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
-                float tg_r[TG_LANES];
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 4288 + 3072;
-                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
-                }
-                for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
-                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    {
-                        const int64_t tg_j0 = tg_jb;
-                        (void)tg_j0;
-                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                    }
-                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 4288 + 4160, 0, tg_nan_canon(tg_r[tg_l]));
-                }
-            }
-        }
-        /* rmsnorm_quant.yaml:43: act.activation */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 4224;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 4160;
-            const float tg_scale = 0.00390625f;
-            const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 4096, 0);
-            float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-            tg_wr_f32(tg_d, 0, tg_y);
-        }
-        /* rmsnorm_quant.yaml:44: dve.scalar_tensor_tensor */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 3072;
-            const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
-            const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 4224, 0);
-            {
-                const int64_t tg_j0 = 0;
-                tg_scalar_tensor_tensor_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 256, TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_MULTIPLY);
-                (void)tg_j0;
-            }
-        }
-        /* rmsnorm_quant.yaml:46: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 3072;
-            const float tg_c0 = 0.0f;
-            float tg_sum = tg_bits_f32(0xff800000u); /* the fold's exact identity */
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                tg_x = tg_alu_abs(tg_x, tg_c0);
-                tg_sum = tg_alu_raw_maximum(tg_sum, tg_x);
-                tg_wr_f32(tg_d, tg_j0, tg_x);
-            }
-            tg_wr_f32(tg_sbuf + (tg_p) * 4288 + 1024, 0, tg_nan_canon(tg_sum));
-        }
-        /* rmsnorm_quant.yaml:48: act.activation */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 1024;
-            const float tg_scale = 0.004166667f;
-            const float tg_bias = 0.0f;
-            float tg_y = tg_activation(TG_ACT_COPY, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-            tg_wr_f32(tg_d, 0, tg_y);
-        }
-        /* rmsnorm_quant.yaml:49: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 512;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288;
-            const float tg_c0 = 1e-06f;
-            float tg_x = tg_rd_f32(tg_s0, 0);
-            tg_x = tg_alu_maximum(tg_x, tg_c0);
-            tg_wr_f32(tg_d, 0, tg_x);
-        }
-        /* rmsnorm_quant.yaml:50: dve.reciprocal */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 576;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 512;
-            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-        }
-        /* rmsnorm_quant.yaml:51: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + (tg_fmod(v_i, 2)) * 256;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 3072;
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 576, 0);
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                tg_x = tg_alu_multiply(tg_x, tg_c0);
-                tg_wr_e4m3(tg_d, tg_j0, tg_x);
-            }
-        }
-        /* rmsnorm_quant.yaml:52: dma.store */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = ((uint8_t *)y + ((v_i * 33280) + tg_p * 260) * 1);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + (tg_fmod(v_i, 2)) * 256;
-            memcpy(tg_d + (0) * 1, tg_s0 + (0) * 1, 256);
-        }
-        /* rmsnorm_quant.yaml:53: dma.store */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = ((uint8_t *)y + (((v_i * 8320) + 64) + tg_p * 65) * 4);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 512;
-            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int rmsnorm_quant_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, const float *g, uint8_t *y)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return rmsnorm_quant_body_avx2(core, tg_lo, tg_hi, x, g, y);
-#endif
-    return rmsnorm_quant_body_base(core, tg_lo, tg_hi, x, g, y);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)g;
+    (void)y;
+    /* partitions run the statements below in turn (all partition-local) */
+    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+        /* rmsnorm_quant.yaml:36: dma.load forwarded: its readers read g directly */
+        { /* rmsnorm_quant.yaml:37: dve.memset */
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 4096;
+            tg_wr_f32(tg_d, 0, 1e-06f);
+        }
+    }
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* rmsnorm_quant.yaml:38 */
+        /* rmsnorm_quant.yaml:40: dma.load forwarded: its readers read xr directly */
+        /* rmsnorm_quant.yaml:42: act.activation */
+        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (192 - (v_i * 128))); tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min(tg_min(128, (192 - (v_i * 128))) - tg_pb, TG_LANES);
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 3072;
+                const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
+                const float tg_scale = 1.0f;
+                const float tg_bias = 0.0f;
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_activation_f32_row(TG_ACT_SQUARE, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 256, tg_scale, tg_bias);
+                }
+            }
+            {
+                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
+                float tg_r[TG_LANES];
+                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                    (void)tg_p;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 4288 + 3072;
+                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
+                }
+                for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
+                    const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
+                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                    {
+                        const int64_t tg_j0 = tg_jb;
+                        (void)tg_j0;
+                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                    }
+                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
+                }
+                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                    const int64_t tg_p = tg_pb + tg_l;
+                    tg_wr_f32(tg_sbuf + (tg_p) * 4288 + 4160, 0, tg_nan_canon(tg_r[tg_l]));
+                }
+            }
+        }
+        /* rmsnorm_quant.yaml:43: act.activation */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 4224;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 4160;
+            const float tg_scale = 0.00390625f;
+            const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 4096, 0);
+            float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+            tg_wr_f32(tg_d, 0, tg_y);
+        }
+        /* rmsnorm_quant.yaml:44: dve.scalar_tensor_tensor */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 3072;
+            const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
+            const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
+            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 4224, 0);
+            {
+                const int64_t tg_j0 = 0;
+                tg_scalar_tensor_tensor_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 256, TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_MULTIPLY);
+                (void)tg_j0;
+            }
+        }
+        /* rmsnorm_quant.yaml:46: dve.tensor_scalar */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 3072;
+            const float tg_c0 = 0.0f;
+            float tg_sum = tg_bits_f32(0xff800000u); /* the fold's exact identity */
+            TG_IVDEP
+            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
+                float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                tg_x = tg_alu_abs(tg_x, tg_c0);
+                tg_sum = tg_alu_raw_maximum(tg_sum, tg_x);
+                tg_wr_f32(tg_d, tg_j0, tg_x);
+            }
+            tg_wr_f32(tg_sbuf + (tg_p) * 4288 + 1024, 0, tg_nan_canon(tg_sum));
+        }
+        /* rmsnorm_quant.yaml:48: act.activation */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 1024;
+            const float tg_scale = 0.004166667f;
+            const float tg_bias = 0.0f;
+            float tg_y = tg_activation(TG_ACT_COPY, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+            tg_wr_f32(tg_d, 0, tg_y);
+        }
+        /* rmsnorm_quant.yaml:49: dve.tensor_scalar */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 512;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288;
+            const float tg_c0 = 1e-06f;
+            float tg_x = tg_rd_f32(tg_s0, 0);
+            tg_x = tg_alu_maximum(tg_x, tg_c0);
+            tg_wr_f32(tg_d, 0, tg_x);
+        }
+        /* rmsnorm_quant.yaml:50: dve.reciprocal */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 576;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 512;
+            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+        }
+        /* rmsnorm_quant.yaml:51: dve.tensor_scalar */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + (tg_fmod(v_i, 2)) * 256;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 3072;
+            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 576, 0);
+            TG_IVDEP
+            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
+                float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                tg_x = tg_alu_multiply(tg_x, tg_c0);
+                tg_wr_e4m3(tg_d, tg_j0, tg_x);
+            }
+        }
+        /* rmsnorm_quant.yaml:52: dma.store */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
+            uint8_t *tg_d = ((uint8_t *)y + ((v_i * 33280) + tg_p * 260) * 1);
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + (tg_fmod(v_i, 2)) * 256;
+            memcpy(tg_d + (0) * 1, tg_s0 + (0) * 1, 256);
+        }
+        /* rmsnorm_quant.yaml:53: dma.store */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
+            uint8_t *tg_d = ((uint8_t *)y + (((v_i * 8320) + 64) + tg_p * 65) * 4);
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 512;
+            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

@@ -11,201 +11,94 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int rope_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)cos;
-    (void)sin;
-    (void)y;
-    for (int64_t v_s = (0 + tg_lo[0] * 1); v_s < (0 + tg_hi[0] * 1); v_s += 1) { /* rope.yaml:30 */
-        /* rope.yaml:32: dma.load forwarded: its readers read cos directly */
-        /* rope.yaml:33: dma.load forwarded: its readers read sin directly */
-        for (int64_t v_h = 0; v_h < 4; v_h += 1) { /* rope.yaml:34 */
-            /* partitions run the statements below in turn (all partition-local) */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint64_t tg_rlw3[33]; /* t1: partition tg_p's row, row-local (docs/ir.md) */
-                uint8_t *const tg_rl3 = (uint8_t *)tg_rlw3;
-                uint64_t tg_rlw4[33]; /* t2: partition tg_p's row, row-local (docs/ir.md) */
-                uint8_t *const tg_rl4 = (uint8_t *)tg_rlw4;
-                /* rope.yaml:36: dma.load forwarded: its readers read x directly */
-                { /* rope.yaml:37: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_rl3;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                    }
-                }
-                { /* rope.yaml:38: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_rl4;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
-                    const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                    }
-                }
-                { /* rope.yaml:39: dve.tensor_tensor */
-                    uint8_t *tg_d = (uint8_t *)(y + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    const uint8_t *tg_s0 = tg_rl3;
-                    const uint8_t *tg_s1 = tg_rl4;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_bf16(tg_d, tg_j0, tg_alu_subtract(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                    }
-                }
-                { /* rope.yaml:40: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2048;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
-                    const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                    }
-                }
-                { /* rope.yaml:41: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2304;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                    }
-                }
-            }
-            /* partitions run the statements below in turn (all partition-local) */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                { /* rope.yaml:42: dve.tensor_tensor */
-                    uint8_t *tg_d = (uint8_t *)(y + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2560 + 2048;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2560 + 2304;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                    }
-                }
-                /* rope.yaml:43: dma.store sunk: its tile's writers write y directly */
-            }
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int rope_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)cos;
-    (void)sin;
-    (void)y;
-    for (int64_t v_s = (0 + tg_lo[0] * 1); v_s < (0 + tg_hi[0] * 1); v_s += 1) { /* rope.yaml:30 */
-        /* rope.yaml:32: dma.load forwarded: its readers read cos directly */
-        /* rope.yaml:33: dma.load forwarded: its readers read sin directly */
-        for (int64_t v_h = 0; v_h < 4; v_h += 1) { /* rope.yaml:34 */
-            /* partitions run the statements below in turn (all partition-local) */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint64_t tg_rlw3[33]; /* t1: partition tg_p's row, row-local (docs/ir.md) */
-                uint8_t *const tg_rl3 = (uint8_t *)tg_rlw3;
-                uint64_t tg_rlw4[33]; /* t2: partition tg_p's row, row-local (docs/ir.md) */
-                uint8_t *const tg_rl4 = (uint8_t *)tg_rlw4;
-                /* rope.yaml:36: dma.load forwarded: its readers read x directly */
-                { /* rope.yaml:37: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_rl3;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                    }
-                }
-                { /* rope.yaml:38: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_rl4;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
-                    const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                    }
-                }
-                { /* rope.yaml:39: dve.tensor_tensor */
-                    uint8_t *tg_d = (uint8_t *)(y + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    const uint8_t *tg_s0 = tg_rl3;
-                    const uint8_t *tg_s1 = tg_rl4;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_bf16(tg_d, tg_j0, tg_alu_subtract(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                    }
-                }
-                { /* rope.yaml:40: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2048;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
-                    const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                    }
-                }
-                { /* rope.yaml:41: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2304;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                    }
-                }
-            }
-            /* partitions run the statements below in turn (all partition-local) */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                { /* rope.yaml:42: dve.tensor_tensor */
-                    uint8_t *tg_d = (uint8_t *)(y + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2560 + 2048;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2560 + 2304;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
-                    }
-                }
-                /* rope.yaml:43: dma.store sunk: its tile's writers write y directly */
-            }
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int rope_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const float *cos, const float *sin, uint16_t *y)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return rope_body_avx2(core, tg_lo, tg_hi, x, cos, sin, y);
-#endif
-    return rope_body_base(core, tg_lo, tg_hi, x, cos, sin, y);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)cos;
+    (void)sin;
+    (void)y;
+    for (int64_t v_s = (0 + tg_lo[0] * 1); v_s < (0 + tg_hi[0] * 1); v_s += 1) { /* rope.yaml:30 */
+        /* rope.yaml:32: dma.load forwarded: its readers read cos directly */
+        /* rope.yaml:33: dma.load forwarded: its readers read sin directly */
+        for (int64_t v_h = 0; v_h < 4; v_h += 1) { /* rope.yaml:34 */
+            /* partitions run the statements below in turn (all partition-local) */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                uint64_t tg_rlw3[33]; /* t1: partition tg_p's row, row-local (docs/ir.md) */
+                uint8_t *const tg_rl3 = (uint8_t *)tg_rlw3;
+                uint64_t tg_rlw4[33]; /* t2: partition tg_p's row, row-local (docs/ir.md) */
+                uint8_t *const tg_rl4 = (uint8_t *)tg_rlw4;
+                /* rope.yaml:36: dma.load forwarded: its readers read x directly */
+                { /* rope.yaml:37: dve.tensor_tensor */
+                    uint8_t *tg_d = tg_rl3;
+                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
+                    const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
+                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                    }
+                }
+                { /* rope.yaml:38: dve.tensor_tensor */
+                    uint8_t *tg_d = tg_rl4;
+                    const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
+                    const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
+                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                    }
+                }
+                { /* rope.yaml:39: dve.tensor_tensor */
+                    uint8_t *tg_d = (uint8_t *)(y + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
+                    const uint8_t *tg_s0 = tg_rl3;
+                    const uint8_t *tg_s1 = tg_rl4;
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
+                        tg_wr_bf16(tg_d, tg_j0, tg_alu_subtract(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                    }
+                }
+                { /* rope.yaml:40: dve.tensor_tensor */
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2048;
+                    const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
+                    const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
+                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                    }
+                }
+                { /* rope.yaml:41: dve.tensor_tensor */
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2304;
+                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
+                    const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
+                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                    }
+                }
+            }
+            /* partitions run the statements below in turn (all partition-local) */
+            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+                { /* rope.yaml:42: dve.tensor_tensor */
+                    uint8_t *tg_d = (uint8_t *)(y + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2560 + 2048;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2560 + 2304;
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
+                        tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                    }
+                }
+                /* rope.yaml:43: dma.store sunk: its tile's writers write y directly */
+            }
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

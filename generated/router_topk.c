@@ -11,597 +11,292 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int router_topk_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *w, const uint16_t *w_bias, float *router_logits, uint32_t *expert_index, float *expert_affinities)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)w;
-    (void)w_bias;
-    (void)router_logits;
-    (void)expert_index;
-    (void)expert_affinities;
-    for (int64_t v_h = 0; v_h < 2; v_h += 1) { /* router_topk.yaml:44 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* router_topk.yaml:46: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + ((v_h * 200)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_h * 25600) + tg_p * 200);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 400);
-            }
-            { /* router_topk.yaml:47: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 832 + ((v_h * 64)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(w + (v_h * 8192) + tg_p * 64);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 128);
-            }
-        }
-    }
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        { /* router_topk.yaml:48: dma.load */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1088;
-            const uint8_t *tg_s0 = (const uint8_t *)(w_bias + 0);
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_rd_bf16(tg_s0, tg_j0));
-            }
-        }
-        { /* router_topk.yaml:49: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1344;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, 0.0f);
-            }
-        }
-    }
-    for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* router_topk.yaml:50 */
-        /* router_topk.yaml:53: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 2240 + ((v_t * 128)) * 2, 2240, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 2240 + 832, 2240, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 2048), 512, tg_a, tg_b, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 0, tg_pe, 34272);
-            (void)tg_p;
-        }
-
-        for (int64_t v_h = 1; v_h < 2; v_h += 1) { /* router_topk.yaml:54, carried */
-            /* router_topk.yaml:56: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 2240 + (((v_t * 128) + (v_h * 200))) * 2, 2240, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 2240 + 832 + ((v_h * 64)) * 2, 2240, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 2048), 512, tg_a, tg_b, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 1, tg_pe, 34272);
-                (void)tg_p;
-            }
-        }
-        /* router_topk.yaml:57: dve.tensor_tensor */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = (uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
-            const uint8_t *tg_s0 = tg_psum + (tg_p) * 2048;
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2240 + 1088;
-            {
-                const int64_t tg_j0 = 0;
-                tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 64);
-                (void)tg_j0;
-            }
-        }
-        /* router_topk.yaml:58: dma.store sunk: its tile's writers write router_logits directly, and its other readers read it there */
-        /* router_topk.yaml:60: dve.tensor_reduce */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 2112;
-            const uint8_t *tg_s0 = (const uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
-            /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-               -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-               values only, not on their order, so the loop vectorizes. */
-            uint32_t tg_kx = 0u, tg_nan = 0;
-            int64_t tg_k = 0;
-            {
-                const int64_t tg_j0 = 0;
-                tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 64, 0, &tg_kx, &tg_nan);
-                tg_k += 64;
-            }
-            const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
-            tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
-        }
-        /* router_topk.yaml:61: act.activation */
-        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (200 - (v_t * 128))); tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_t * 128))) - tg_pb, TG_LANES);
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1856;
-                const uint8_t *tg_s0 = (const uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
-                const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 2112, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
-                }
-            }
-            {
-                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
-                float tg_r[TG_LANES];
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 2240 + 1856;
-                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
-                }
-                for (int64_t tg_jb = 0; tg_jb < 64; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_jn = tg_min(64 - tg_jb, TG_LANE_BLOCK);
-                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    {
-                        const int64_t tg_j0 = tg_jb;
-                        (void)tg_j0;
-                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                    }
-                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 2240 + 2176, 0, tg_nan_canon(tg_r[tg_l]));
-                }
-            }
-        }
-        /* router_topk.yaml:62: dve.reciprocal */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 2112;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 2176;
-            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-        }
-        /* router_topk.yaml:63: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1600;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1856;
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 2112, 0);
-            {
-                const int64_t tg_j0 = 0;
-                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
-                const float tg_cv[2] = { tg_c0, 0.0f };
-                const int tg_rv[2] = { 0, 0 };
-                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 64, 1, tg_op, tg_cv, tg_rv);
-                (void)tg_j0;
-            }
-        }
-        /* router_topk.yaml:65: dve.max8 */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1856;
-            float tg_out[8];
-            tg_max8_init(tg_out);
-            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_max8_add(tg_out, tg_rd_f32(tg_s0, tg_j0));
-            }
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_out[tg_j0]);
-            }
-        }
-
-        /* router_topk.yaml:66: dve.nc_find_index8 */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1920;
-            float tg_out[8];
-            float tg_v[8];
-            unsigned tg_used = 0;
-            {
-                const uint8_t *tg_sv = tg_sbuf + (tg_p) * 2240 + 1856;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
-                    tg_v[tg_j0] = tg_rd_f32(tg_sv, tg_j0);
-                }
-            }
-            float tg_lo8, tg_hi8; /* elements outside claim nothing */
-            tg_find8_range(tg_v, &tg_lo8, &tg_hi8);
-            for (int tg_k = 0; tg_k < 8; tg_k++)
-                tg_out[tg_k] = TG_FIND8_NONE;
-            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_find8_add_in(tg_out, &tg_used, tg_v, tg_lo8, tg_hi8, tg_rd_f32(tg_s0, tg_j0), tg_j0);
-            }
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
-                tg_wr_u32(tg_d, tg_j0, tg_out[tg_j0]);
-            }
-        }
-
-        /* router_topk.yaml:67: dma.store */
-        for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
-            uint8_t *tg_d = (uint8_t *)(expert_index + (v_t * 512) + tg_p * 4);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1920;
-            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 16);
-        }
-        /* router_topk.yaml:69: dve.tensor_reduce */
-        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (200 - (v_t * 128))); tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_t * 128))) - tg_pb, TG_LANES);
-            {
-                uint8_t *tg_d[TG_LANES];
-                const uint8_t *tg_s0[TG_LANES];
-                float tg_r[TG_LANES];
-                int64_t tg_k = 0;
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_d[tg_l] = tg_sbuf + (tg_p) * 2240 + 1600;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 2240 + 1856;
-                    tg_r[tg_l] = 0.0f;
-                }
-                for (int64_t tg_jb = 0; tg_jb < 4; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_jn = tg_min(4 - tg_jb, TG_LANE_BLOCK);
-                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    {
-                        const int64_t tg_j0 = tg_jb;
-                        (void)tg_j0;
-                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                    }
-                    if (tg_k) {
-                        tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                    } else { /* the row's first element starts each lane's fold */
-                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
-                            tg_r[tg_l] = tg_t0[tg_l];
-                        tg_lanes_fold_f32(tg_r, tg_t0 + TG_LANES, tg_jn - 1, TG_ALU_ADD);
-                    }
-                    tg_k += tg_jn;
-                }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    tg_wr_f32(tg_d[tg_l], 0, tg_nan_canon(tg_r[tg_l]));
-                }
-            }
-        }
-        /* router_topk.yaml:70: dve.reciprocal */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1664;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
-            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-        }
-        /* router_topk.yaml:71: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1600;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1856;
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 1664, 0);
-            {
-                const int64_t tg_j0 = 0;
-                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
-                const float tg_cv[2] = { tg_c0, 0.0f };
-                const int tg_rv[2] = { 0, 0 };
-                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 4, 1, tg_op, tg_cv, tg_rv);
-                (void)tg_j0;
-            }
-        }
-        /* router_topk.yaml:73: dma.store */
-        for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
-            uint8_t *tg_d = (uint8_t *)(expert_affinities + (v_t * 8192) + tg_p * 64);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1344;
-            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 256);
-        }
-        for (int64_t v_j = 0; v_j < 4; v_j += 1) { /* router_topk.yaml:74, carried */
-            /* router_topk.yaml:76: dma.store */
-            { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
-                int64_t tg_ix[TG_PARTITIONS];
-                for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
-                    tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 2240 + 1920 + (v_j) * 4, TG_UINT32);
-                    if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 64)
-                        return TG_EBOUNDS;
-                }
-                for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
-                    uint8_t *tg_d = (uint8_t *)(expert_affinities + (v_t * 8192) + tg_p * 64 + tg_ix[tg_p] * 1);
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600 + (v_j) * 4;
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                }
-            }
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int router_topk_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *w, const uint16_t *w_bias, float *router_logits, uint32_t *expert_index, float *expert_affinities)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)w;
-    (void)w_bias;
-    (void)router_logits;
-    (void)expert_index;
-    (void)expert_affinities;
-    for (int64_t v_h = 0; v_h < 2; v_h += 1) { /* router_topk.yaml:44 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            { /* router_topk.yaml:46: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + ((v_h * 200)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_h * 25600) + tg_p * 200);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 400);
-            }
-            { /* router_topk.yaml:47: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 832 + ((v_h * 64)) * 2;
-                const uint8_t *tg_s0 = (const uint8_t *)(w + (v_h * 8192) + tg_p * 64);
-                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 128);
-            }
-        }
-    }
-    /* partitions run the statements below in turn (all partition-local) */
-    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        { /* router_topk.yaml:48: dma.load */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1088;
-            const uint8_t *tg_s0 = (const uint8_t *)(w_bias + 0);
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_rd_bf16(tg_s0, tg_j0));
-            }
-        }
-        { /* router_topk.yaml:49: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1344;
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, 0.0f);
-            }
-        }
-    }
-    for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* router_topk.yaml:50 */
-        /* router_topk.yaml:53: pe.matmul */
-        {
-            const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 2240 + ((v_t * 128)) * 2, 2240, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 2240 + 832, 2240, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 2048), 512, tg_a, tg_b, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 0, tg_pe, 34272);
-            (void)tg_p;
-        }
-
-        for (int64_t v_h = 1; v_h < 2; v_h += 1) { /* router_topk.yaml:54, carried */
-            /* router_topk.yaml:56: pe.matmul */
-            {
-                const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 2240 + (((v_t * 128) + (v_h * 200))) * 2, 2240, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 2240 + 832 + ((v_h * 64)) * 2, 2240, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 2048), 512, tg_a, tg_b, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 1, tg_pe, 34272);
-                (void)tg_p;
-            }
-        }
-        /* router_topk.yaml:57: dve.tensor_tensor */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = (uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
-            const uint8_t *tg_s0 = tg_psum + (tg_p) * 2048;
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2240 + 1088;
-            {
-                const int64_t tg_j0 = 0;
-                tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 64);
-                (void)tg_j0;
-            }
-        }
-        /* router_topk.yaml:58: dma.store sunk: its tile's writers write router_logits directly, and its other readers read it there */
-        /* router_topk.yaml:60: dve.tensor_reduce */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 2112;
-            const uint8_t *tg_s0 = (const uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
-            /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-               -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-               values only, not on their order, so the loop vectorizes. */
-            uint32_t tg_kx = 0u, tg_nan = 0;
-            int64_t tg_k = 0;
-            {
-                const int64_t tg_j0 = 0;
-                tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 64, 0, &tg_kx, &tg_nan);
-                tg_k += 64;
-            }
-            const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
-            tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
-        }
-        /* router_topk.yaml:61: act.activation */
-        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (200 - (v_t * 128))); tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_t * 128))) - tg_pb, TG_LANES);
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1856;
-                const uint8_t *tg_s0 = (const uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
-                const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 2112, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
-                }
-            }
-            {
-                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
-                float tg_r[TG_LANES];
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 2240 + 1856;
-                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
-                }
-                for (int64_t tg_jb = 0; tg_jb < 64; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_jn = tg_min(64 - tg_jb, TG_LANE_BLOCK);
-                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    {
-                        const int64_t tg_j0 = tg_jb;
-                        (void)tg_j0;
-                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                    }
-                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 2240 + 2176, 0, tg_nan_canon(tg_r[tg_l]));
-                }
-            }
-        }
-        /* router_topk.yaml:62: dve.reciprocal */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 2112;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 2176;
-            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-        }
-        /* router_topk.yaml:63: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1600;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1856;
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 2112, 0);
-            {
-                const int64_t tg_j0 = 0;
-                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
-                const float tg_cv[2] = { tg_c0, 0.0f };
-                const int tg_rv[2] = { 0, 0 };
-                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 64, 1, tg_op, tg_cv, tg_rv);
-                (void)tg_j0;
-            }
-        }
-        /* router_topk.yaml:65: dve.max8 */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1856;
-            float tg_out[8];
-            tg_max8_init(tg_out);
-            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_max8_add(tg_out, tg_rd_f32(tg_s0, tg_j0));
-            }
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
-                tg_wr_f32(tg_d, tg_j0, tg_out[tg_j0]);
-            }
-        }
-
-        /* router_topk.yaml:66: dve.nc_find_index8 */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1920;
-            float tg_out[8];
-            float tg_v[8];
-            unsigned tg_used = 0;
-            {
-                const uint8_t *tg_sv = tg_sbuf + (tg_p) * 2240 + 1856;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
-                    tg_v[tg_j0] = tg_rd_f32(tg_sv, tg_j0);
-                }
-            }
-            float tg_lo8, tg_hi8; /* elements outside claim nothing */
-            tg_find8_range(tg_v, &tg_lo8, &tg_hi8);
-            for (int tg_k = 0; tg_k < 8; tg_k++)
-                tg_out[tg_k] = TG_FIND8_NONE;
-            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_find8_add_in(tg_out, &tg_used, tg_v, tg_lo8, tg_hi8, tg_rd_f32(tg_s0, tg_j0), tg_j0);
-            }
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
-                tg_wr_u32(tg_d, tg_j0, tg_out[tg_j0]);
-            }
-        }
-
-        /* router_topk.yaml:67: dma.store */
-        for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
-            uint8_t *tg_d = (uint8_t *)(expert_index + (v_t * 512) + tg_p * 4);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1920;
-            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 16);
-        }
-        /* router_topk.yaml:69: dve.tensor_reduce */
-        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (200 - (v_t * 128))); tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_t * 128))) - tg_pb, TG_LANES);
-            {
-                uint8_t *tg_d[TG_LANES];
-                const uint8_t *tg_s0[TG_LANES];
-                float tg_r[TG_LANES];
-                int64_t tg_k = 0;
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_d[tg_l] = tg_sbuf + (tg_p) * 2240 + 1600;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 2240 + 1856;
-                    tg_r[tg_l] = 0.0f;
-                }
-                for (int64_t tg_jb = 0; tg_jb < 4; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_jn = tg_min(4 - tg_jb, TG_LANE_BLOCK);
-                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    {
-                        const int64_t tg_j0 = tg_jb;
-                        (void)tg_j0;
-                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                    }
-                    if (tg_k) {
-                        tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                    } else { /* the row's first element starts each lane's fold */
-                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
-                            tg_r[tg_l] = tg_t0[tg_l];
-                        tg_lanes_fold_f32(tg_r, tg_t0 + TG_LANES, tg_jn - 1, TG_ALU_ADD);
-                    }
-                    tg_k += tg_jn;
-                }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    tg_wr_f32(tg_d[tg_l], 0, tg_nan_canon(tg_r[tg_l]));
-                }
-            }
-        }
-        /* router_topk.yaml:70: dve.reciprocal */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1664;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
-            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-        }
-        /* router_topk.yaml:71: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1600;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1856;
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 1664, 0);
-            {
-                const int64_t tg_j0 = 0;
-                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
-                const float tg_cv[2] = { tg_c0, 0.0f };
-                const int tg_rv[2] = { 0, 0 };
-                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 4, 1, tg_op, tg_cv, tg_rv);
-                (void)tg_j0;
-            }
-        }
-        /* router_topk.yaml:73: dma.store */
-        for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
-            uint8_t *tg_d = (uint8_t *)(expert_affinities + (v_t * 8192) + tg_p * 64);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1344;
-            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 256);
-        }
-        for (int64_t v_j = 0; v_j < 4; v_j += 1) { /* router_topk.yaml:74, carried */
-            /* router_topk.yaml:76: dma.store */
-            { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
-                int64_t tg_ix[TG_PARTITIONS];
-                for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
-                    tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 2240 + 1920 + (v_j) * 4, TG_UINT32);
-                    if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 64)
-                        return TG_EBOUNDS;
-                }
-                for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
-                    uint8_t *tg_d = (uint8_t *)(expert_affinities + (v_t * 8192) + tg_p * 64 + tg_ix[tg_p] * 1);
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600 + (v_j) * 4;
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                }
-            }
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int router_topk_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *x, const uint16_t *w, const uint16_t *w_bias, float *router_logits, uint32_t *expert_index, float *expert_affinities)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return router_topk_body_avx2(core, tg_lo, tg_hi, x, w, w_bias, router_logits, expert_index, expert_affinities);
-#endif
-    return router_topk_body_base(core, tg_lo, tg_hi, x, w, w_bias, router_logits, expert_index, expert_affinities);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)w;
+    (void)w_bias;
+    (void)router_logits;
+    (void)expert_index;
+    (void)expert_affinities;
+    for (int64_t v_h = 0; v_h < 2; v_h += 1) { /* router_topk.yaml:44 */
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            { /* router_topk.yaml:46: dma.load */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + ((v_h * 200)) * 2;
+                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_h * 25600) + tg_p * 200);
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 400);
+            }
+            { /* router_topk.yaml:47: dma.load */
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 832 + ((v_h * 64)) * 2;
+                const uint8_t *tg_s0 = (const uint8_t *)(w + (v_h * 8192) + tg_p * 64);
+                memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 128);
+            }
+        }
+    }
+    /* partitions run the statements below in turn (all partition-local) */
+    for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+        { /* router_topk.yaml:48: dma.load */
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1088;
+            const uint8_t *tg_s0 = (const uint8_t *)(w_bias + 0);
+            TG_IVDEP
+            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
+                tg_wr_f32(tg_d, tg_j0, tg_rd_bf16(tg_s0, tg_j0));
+            }
+        }
+        { /* router_topk.yaml:49: dve.memset */
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1344;
+            TG_IVDEP
+            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
+                tg_wr_f32(tg_d, tg_j0, 0.0f);
+            }
+        }
+    }
+    for (int64_t v_t = (0 + tg_lo[0] * 1); v_t < (0 + tg_hi[0] * 1); v_t += 1) { /* router_topk.yaml:50 */
+        /* router_topk.yaml:53: pe.matmul */
+        {
+            const int64_t tg_p = 0;
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 2240 + ((v_t * 128)) * 2, 2240, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 2240 + 832, 2240, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 2048), 512, tg_a, tg_b, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 0, tg_pe, 34272);
+            (void)tg_p;
+        }
+
+        for (int64_t v_h = 1; v_h < 2; v_h += 1) { /* router_topk.yaml:54, carried */
+            /* router_topk.yaml:56: pe.matmul */
+            {
+                const int64_t tg_p = 0;
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 2240 + (((v_t * 128) + (v_h * 200))) * 2, 2240, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 2240 + 832 + ((v_h * 64)) * 2, 2240, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 2048), 512, tg_a, tg_b, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 1, tg_pe, 34272);
+                (void)tg_p;
+            }
+        }
+        /* router_topk.yaml:57: dve.tensor_tensor */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
+            uint8_t *tg_d = (uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
+            const uint8_t *tg_s0 = tg_psum + (tg_p) * 2048;
+            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2240 + 1088;
+            {
+                const int64_t tg_j0 = 0;
+                tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 64);
+                (void)tg_j0;
+            }
+        }
+        /* router_topk.yaml:58: dma.store sunk: its tile's writers write router_logits directly, and its other readers read it there */
+        /* router_topk.yaml:60: dve.tensor_reduce */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 2112;
+            const uint8_t *tg_s0 = (const uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
+            /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
+               -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
+               values only, not on their order, so the loop vectorizes. */
+            uint32_t tg_kx = 0u, tg_nan = 0;
+            int64_t tg_k = 0;
+            {
+                const int64_t tg_j0 = 0;
+                tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 64, 0, &tg_kx, &tg_nan);
+                tg_k += 64;
+            }
+            const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
+            tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
+        }
+        /* router_topk.yaml:61: act.activation */
+        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (200 - (v_t * 128))); tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_t * 128))) - tg_pb, TG_LANES);
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1856;
+                const uint8_t *tg_s0 = (const uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
+                const float tg_scale = 1.0f;
+                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 2112, 0);
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
+                }
+            }
+            {
+                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
+                float tg_r[TG_LANES];
+                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                    (void)tg_p;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 2240 + 1856;
+                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
+                }
+                for (int64_t tg_jb = 0; tg_jb < 64; tg_jb += TG_LANE_BLOCK) {
+                    const int64_t tg_jn = tg_min(64 - tg_jb, TG_LANE_BLOCK);
+                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                    {
+                        const int64_t tg_j0 = tg_jb;
+                        (void)tg_j0;
+                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                    }
+                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
+                }
+                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                    const int64_t tg_p = tg_pb + tg_l;
+                    tg_wr_f32(tg_sbuf + (tg_p) * 2240 + 2176, 0, tg_nan_canon(tg_r[tg_l]));
+                }
+            }
+        }
+        /* router_topk.yaml:62: dve.reciprocal */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 2112;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 2176;
+            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+        }
+        /* router_topk.yaml:63: dve.tensor_scalar */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1600;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1856;
+            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 2112, 0);
+            {
+                const int64_t tg_j0 = 0;
+                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
+                const float tg_cv[2] = { tg_c0, 0.0f };
+                const int tg_rv[2] = { 0, 0 };
+                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 64, 1, tg_op, tg_cv, tg_rv);
+                (void)tg_j0;
+            }
+        }
+        /* router_topk.yaml:65: dve.max8 */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1856;
+            float tg_out[8];
+            tg_max8_init(tg_out);
+            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
+                tg_max8_add(tg_out, tg_rd_f32(tg_s0, tg_j0));
+            }
+            TG_IVDEP
+            for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
+                tg_wr_f32(tg_d, tg_j0, tg_out[tg_j0]);
+            }
+        }
+
+        /* router_topk.yaml:66: dve.nc_find_index8 */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1920;
+            float tg_out[8];
+            float tg_v[8];
+            unsigned tg_used = 0;
+            {
+                const uint8_t *tg_sv = tg_sbuf + (tg_p) * 2240 + 1856;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
+                    tg_v[tg_j0] = tg_rd_f32(tg_sv, tg_j0);
+                }
+            }
+            float tg_lo8, tg_hi8; /* elements outside claim nothing */
+            tg_find8_range(tg_v, &tg_lo8, &tg_hi8);
+            for (int tg_k = 0; tg_k < 8; tg_k++)
+                tg_out[tg_k] = TG_FIND8_NONE;
+            for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
+                tg_find8_add_in(tg_out, &tg_used, tg_v, tg_lo8, tg_hi8, tg_rd_f32(tg_s0, tg_j0), tg_j0);
+            }
+            TG_IVDEP
+            for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
+                tg_wr_u32(tg_d, tg_j0, tg_out[tg_j0]);
+            }
+        }
+
+        /* router_topk.yaml:67: dma.store */
+        for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
+            uint8_t *tg_d = (uint8_t *)(expert_index + (v_t * 512) + tg_p * 4);
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1920;
+            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 16);
+        }
+        /* router_topk.yaml:69: dve.tensor_reduce */
+        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (200 - (v_t * 128))); tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_t * 128))) - tg_pb, TG_LANES);
+            {
+                uint8_t *tg_d[TG_LANES];
+                const uint8_t *tg_s0[TG_LANES];
+                float tg_r[TG_LANES];
+                int64_t tg_k = 0;
+                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                    (void)tg_p;
+                    tg_d[tg_l] = tg_sbuf + (tg_p) * 2240 + 1600;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 2240 + 1856;
+                    tg_r[tg_l] = 0.0f;
+                }
+                for (int64_t tg_jb = 0; tg_jb < 4; tg_jb += TG_LANE_BLOCK) {
+                    const int64_t tg_jn = tg_min(4 - tg_jb, TG_LANE_BLOCK);
+                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                    {
+                        const int64_t tg_j0 = tg_jb;
+                        (void)tg_j0;
+                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                    }
+                    if (tg_k) {
+                        tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
+                    } else { /* the row's first element starts each lane's fold */
+                        for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
+                            tg_r[tg_l] = tg_t0[tg_l];
+                        tg_lanes_fold_f32(tg_r, tg_t0 + TG_LANES, tg_jn - 1, TG_ALU_ADD);
+                    }
+                    tg_k += tg_jn;
+                }
+                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                    tg_wr_f32(tg_d[tg_l], 0, tg_nan_canon(tg_r[tg_l]));
+                }
+            }
+        }
+        /* router_topk.yaml:70: dve.reciprocal */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1664;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
+            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+        }
+        /* router_topk.yaml:71: dve.tensor_scalar */
+        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1600;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1856;
+            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 1664, 0);
+            {
+                const int64_t tg_j0 = 0;
+                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
+                const float tg_cv[2] = { tg_c0, 0.0f };
+                const int tg_rv[2] = { 0, 0 };
+                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 4, 1, tg_op, tg_cv, tg_rv);
+                (void)tg_j0;
+            }
+        }
+        /* router_topk.yaml:73: dma.store */
+        for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
+            uint8_t *tg_d = (uint8_t *)(expert_affinities + (v_t * 8192) + tg_p * 64);
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1344;
+            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 256);
+        }
+        for (int64_t v_j = 0; v_j < 4; v_j += 1) { /* router_topk.yaml:74, carried */
+            /* router_topk.yaml:76: dma.store */
+            { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
+                int64_t tg_ix[TG_PARTITIONS];
+                for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
+                    tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 2240 + 1920 + (v_j) * 4, TG_UINT32);
+                    if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 64)
+                        return TG_EBOUNDS;
+                }
+                for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
+                    uint8_t *tg_d = (uint8_t *)(expert_affinities + (v_t * 8192) + tg_p * 64 + tg_ix[tg_p] * 1);
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600 + (v_j) * 4;
+                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
+                }
+            }
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

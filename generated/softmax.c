@@ -11,217 +11,102 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int softmax_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)y;
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* softmax.yaml:23 */
-        /* blocks of TG_LANES partitions run the statements below in turn (all
-           partition-local) */
-        for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-            /* softmax.yaml:25: dma.load forwarded: its readers read x directly */
-            /* softmax.yaml:27: dve.tensor_reduce */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 6144;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-                   values only, not on their order, so the loop vectorizes. */
-                uint32_t tg_kx = 0u, tg_nan = 0;
-                int64_t tg_k = 0;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 512, 0, &tg_kx, &tg_nan);
-                    tg_k += 512;
-                }
-                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
-                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
-            }
-            /* softmax.yaml:29: act.activation */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 4096;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-                const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6272 + 6144, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
-                }
-            }
-            {
-                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
-                float tg_r[TG_LANES];
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 6272 + 4096;
-                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
-                }
-                for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
-                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    {
-                        const int64_t tg_j0 = tg_jb;
-                        (void)tg_j0;
-                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                    }
-                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 6272 + 6208, 0, tg_nan_canon(tg_r[tg_l]));
-                }
-            }
-
-            /* softmax.yaml:30: dve.reciprocal */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 6144;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6272 + 6208;
-                tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-            }
-            /* softmax.yaml:31: dve.tensor_scalar */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6272 + 4096;
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6272 + 6144, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
-                    const float tg_cv[2] = { tg_c0, 0.0f };
-                    const int tg_rv[2] = { 0, 0 };
-                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, 1, tg_op, tg_cv, tg_rv);
-                    (void)tg_j0;
-                }
-            }
-            /* softmax.yaml:32: dma.store sunk: its tile's writers write y directly */
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int softmax_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)y;
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* softmax.yaml:23 */
-        /* blocks of TG_LANES partitions run the statements below in turn (all
-           partition-local) */
-        for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
-            /* softmax.yaml:25: dma.load forwarded: its readers read x directly */
-            /* softmax.yaml:27: dve.tensor_reduce */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 6144;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-                   values only, not on their order, so the loop vectorizes. */
-                uint32_t tg_kx = 0u, tg_nan = 0;
-                int64_t tg_k = 0;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 512, 0, &tg_kx, &tg_nan);
-                    tg_k += 512;
-                }
-                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
-                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
-            }
-            /* softmax.yaml:29: act.activation */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 4096;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-                const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6272 + 6144, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
-                }
-            }
-            {
-                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
-                float tg_r[TG_LANES];
-                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 6272 + 4096;
-                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
-                }
-                for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
-                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    {
-                        const int64_t tg_j0 = tg_jb;
-                        (void)tg_j0;
-                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                    }
-                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                }
-                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                    const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 6272 + 6208, 0, tg_nan_canon(tg_r[tg_l]));
-                }
-            }
-
-            /* softmax.yaml:30: dve.reciprocal */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 6144;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6272 + 6208;
-                tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
-            }
-            /* softmax.yaml:31: dve.tensor_scalar */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6272 + 4096;
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6272 + 6144, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
-                    const float tg_cv[2] = { tg_c0, 0.0f };
-                    const int tg_rv[2] = { 0, 0 };
-                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, 1, tg_op, tg_cv, tg_rv);
-                    (void)tg_j0;
-                }
-            }
-            /* softmax.yaml:32: dma.store sunk: its tile's writers write y directly */
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int softmax_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return softmax_body_avx2(core, tg_lo, tg_hi, x, y);
-#endif
-    return softmax_body_base(core, tg_lo, tg_hi, x, y);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)y;
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* softmax.yaml:23 */
+        /* blocks of TG_LANES partitions run the statements below in turn (all
+           partition-local) */
+        for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
+            /* softmax.yaml:25: dma.load forwarded: its readers read x directly */
+            /* softmax.yaml:27: dve.tensor_reduce */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 6144;
+                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
+                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
+                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
+                   values only, not on their order, so the loop vectorizes. */
+                uint32_t tg_kx = 0u, tg_nan = 0;
+                int64_t tg_k = 0;
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 512, 0, &tg_kx, &tg_nan);
+                    tg_k += 512;
+                }
+                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
+                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
+            }
+            /* softmax.yaml:29: act.activation */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 4096;
+                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
+                const float tg_scale = 1.0f;
+                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6272 + 6144, 0);
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
+                }
+            }
+            {
+                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
+                float tg_r[TG_LANES];
+                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                    (void)tg_p;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 6272 + 4096;
+                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
+                }
+                for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
+                    const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
+                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                    {
+                        const int64_t tg_j0 = tg_jb;
+                        (void)tg_j0;
+                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                    }
+                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
+                }
+                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                    const int64_t tg_p = tg_pb + tg_l;
+                    tg_wr_f32(tg_sbuf + (tg_p) * 6272 + 6208, 0, tg_nan_canon(tg_r[tg_l]));
+                }
+            }
+
+            /* softmax.yaml:30: dve.reciprocal */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 6144;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6272 + 6208;
+                tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+            }
+            /* softmax.yaml:31: dve.tensor_scalar */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6272 + 4096;
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6272 + 6144, 0);
+                {
+                    const int64_t tg_j0 = 0;
+                    const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
+                    const float tg_cv[2] = { tg_c0, 0.0f };
+                    const int tg_rv[2] = { 0, 0 };
+                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, 1, tg_op, tg_cv, tg_rv);
+                    (void)tg_j0;
+                }
+            }
+            /* softmax.yaml:32: dma.store sunk: its tile's writers write y directly */
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

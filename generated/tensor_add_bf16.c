@@ -11,93 +11,40 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int tensor_add_bf16_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *a, const uint16_t *b, uint16_t *c)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)a;
-    (void)b;
-    (void)c;
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* tensor_add_bf16.yaml:21 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            for (int64_t v_j = 0; v_j < 2; v_j += 1) { /* tensor_add_bf16.yaml:23 */
-                /* tensor_add_bf16.yaml:25: dma.load forwarded: its readers read a directly */
-                /* tensor_add_bf16.yaml:26: dma.load forwarded: its readers read b directly */
-                { /* tensor_add_bf16.yaml:27: dve.tensor_tensor */
-                    uint8_t *tg_d = (uint8_t *)(c + ((v_i * 262144) + (v_j * 1024)) + tg_p * 2048);
-                    const uint8_t *tg_s0 = (const uint8_t *)(a + ((v_i * 262144) + (v_j * 1024)) + tg_p * 2048);
-                    const uint8_t *tg_s1 = (const uint8_t *)(b + ((v_i * 262144) + (v_j * 1024)) + tg_p * 2048);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                        tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_bf16(tg_s0, tg_j0), tg_rd_bf16(tg_s1, tg_j0)));
-                    }
-                }
-                /* tensor_add_bf16.yaml:28: dma.store sunk: its tile's writers write c directly */
-            }
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int tensor_add_bf16_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *a, const uint16_t *b, uint16_t *c)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)a;
-    (void)b;
-    (void)c;
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* tensor_add_bf16.yaml:21 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            for (int64_t v_j = 0; v_j < 2; v_j += 1) { /* tensor_add_bf16.yaml:23 */
-                /* tensor_add_bf16.yaml:25: dma.load forwarded: its readers read a directly */
-                /* tensor_add_bf16.yaml:26: dma.load forwarded: its readers read b directly */
-                { /* tensor_add_bf16.yaml:27: dve.tensor_tensor */
-                    uint8_t *tg_d = (uint8_t *)(c + ((v_i * 262144) + (v_j * 1024)) + tg_p * 2048);
-                    const uint8_t *tg_s0 = (const uint8_t *)(a + ((v_i * 262144) + (v_j * 1024)) + tg_p * 2048);
-                    const uint8_t *tg_s1 = (const uint8_t *)(b + ((v_i * 262144) + (v_j * 1024)) + tg_p * 2048);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                        tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_bf16(tg_s0, tg_j0), tg_rd_bf16(tg_s1, tg_j0)));
-                    }
-                }
-                /* tensor_add_bf16.yaml:28: dma.store sunk: its tile's writers write c directly */
-            }
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int tensor_add_bf16_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *a, const uint16_t *b, uint16_t *c)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return tensor_add_bf16_body_avx2(core, tg_lo, tg_hi, a, b, c);
-#endif
-    return tensor_add_bf16_body_base(core, tg_lo, tg_hi, a, b, c);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)a;
+    (void)b;
+    (void)c;
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* tensor_add_bf16.yaml:21 */
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            for (int64_t v_j = 0; v_j < 2; v_j += 1) { /* tensor_add_bf16.yaml:23 */
+                /* tensor_add_bf16.yaml:25: dma.load forwarded: its readers read a directly */
+                /* tensor_add_bf16.yaml:26: dma.load forwarded: its readers read b directly */
+                { /* tensor_add_bf16.yaml:27: dve.tensor_tensor */
+                    uint8_t *tg_d = (uint8_t *)(c + ((v_i * 262144) + (v_j * 1024)) + tg_p * 2048);
+                    const uint8_t *tg_s0 = (const uint8_t *)(a + ((v_i * 262144) + (v_j * 1024)) + tg_p * 2048);
+                    const uint8_t *tg_s1 = (const uint8_t *)(b + ((v_i * 262144) + (v_j * 1024)) + tg_p * 2048);
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
+                        tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_bf16(tg_s0, tg_j0), tg_rd_bf16(tg_s1, tg_j0)));
+                    }
+                }
+                /* tensor_add_bf16.yaml:28: dma.store sunk: its tile's writers write c directly */
+            }
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */

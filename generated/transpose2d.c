@@ -11,77 +11,32 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
-#include "tg_simd.h"
 
-
-static int transpose2d_body_base(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)y;
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* transpose2d.yaml:21 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            /* transpose2d.yaml:23: dma.load forwarded: its readers read x directly */
-            { /* transpose2d.yaml:29: dve.tensor_copy, loop a (transpose2d.yaml:27) folded: a 32 x 64 transposing copy */
-                uint8_t *tg_d = (uint8_t *)(y + (v_i * 262144) + tg_p * 2048);
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 262144) + tg_p * 2048);
-                tg_transpose_f32((float *)(void *)tg_d, 32, (const float *)(const void *)tg_s0, 64, 32, 64);
-            }
-            /* transpose2d.yaml:30: dma.store sunk: its tile's writers write y directly */
-        }
-    }
-    return TG_OK;
-}
-
-#ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (suite numerics-flags). */
-TG_SIMD_AVX2_BEGIN
-static int transpose2d_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
-{
-    /* the storage as tg_core_layout laid it out; locals, so no store through a
-     * byte pointer can make the compiler reload them */
-    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
-    float *const tg_pe = core->pe;
-    (void)tg_sbuf; /* each unused when the kernel has no such access */
-    (void)tg_psum;
-    (void)tg_pe;
-    (void)x;
-    (void)y;
-    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* transpose2d.yaml:21 */
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            /* transpose2d.yaml:23: dma.load forwarded: its readers read x directly */
-            { /* transpose2d.yaml:29: dve.tensor_copy, loop a (transpose2d.yaml:27) folded: a 32 x 64 transposing copy */
-                uint8_t *tg_d = (uint8_t *)(y + (v_i * 262144) + tg_p * 2048);
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 262144) + tg_p * 2048);
-                tg_transpose_f32((float *)(void *)tg_d, 32, (const float *)(const void *)tg_s0, 64, 32, 64);
-            }
-            /* transpose2d.yaml:30: dma.store sunk: its tile's writers write y directly */
-        }
-    }
-    return TG_OK;
-}
-
-TG_SIMD_AVX2_END
-#endif
 
 static int transpose2d_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
 {
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg_matmul_isa(0) >= 2)
-        return transpose2d_body_avx2(core, tg_lo, tg_hi, x, y);
-#endif
-    return transpose2d_body_base(core, tg_lo, tg_hi, x, y);
+    /* the storage as tg_core_layout laid it out; locals, so no store through a
+     * byte pointer can make the compiler reload them */
+    uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
+    float *const tg_pe = core->pe;
+    (void)tg_sbuf; /* each unused when the kernel has no such access */
+    (void)tg_psum;
+    (void)tg_pe;
+    (void)x;
+    (void)y;
+    for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* transpose2d.yaml:21 */
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
+            /* transpose2d.yaml:23: dma.load forwarded: its readers read x directly */
+            { /* transpose2d.yaml:29: dve.tensor_copy, loop a (transpose2d.yaml:27) folded: a 32 x 64 transposing copy */
+                uint8_t *tg_d = (uint8_t *)(y + (v_i * 262144) + tg_p * 2048);
+                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 262144) + tg_p * 2048);
+                tg_transpose_f32((float *)(void *)tg_d, 32, (const float *)(const void *)tg_s0, 64, 32, 64);
+            }
+            /* transpose2d.yaml:30: dma.store sunk: its tile's writers write y directly */
+        }
+    }
+    return TG_OK;
 }
 
 /* The checks and storage layout of both entry points. */
