@@ -220,6 +220,10 @@ static inline int64_t tg__clamp_i64(int64_t v, int64_t lo, int64_t hi)
  * nearest-even rounding of f), then clamped in float to [lo, hi] (floats
  * that are integers, hi below 2^31), NaN → 0, and converted exactly;
  * `above` for r > hi (int32's INT32_MAX, hi being the float below 2^31).
+ * A zero r keeps no sign: with SSE4.1, gcc turns (float)(int32_t)c, which
+ * the generated code writes when an int tile is read back (tg_rd_i32 of
+ * tg_wr_i32), into roundss(c), and roundss(-0) is -0 where the integer 0
+ * widens to +0 (tests/numerics/fuzz_diff_cases/int-cast-negzero).
  * Every fp32 bit pattern gives tg__f32_rne_i64's clamped value
  * (tests/unit/test_dtype.c test_int_casts; all 2^32 checked once). */
 #if defined(__FLT_EVAL_METHOD__) && __FLT_EVAL_METHOD__ == 0
@@ -229,7 +233,8 @@ static inline int32_t tg__f32_to_int_fast(float f, float lo, float hi, int32_t a
     const float z = f == f ? f : 0.0f;                         /* NaN → 0 */
     const float a = tg_bits_f32(tg_f32_bits(z) & 0x7fffffffu); /* |z| */
     float r = a < big ? (a + big) - big : a;
-    r = tg_bits_f32(tg_f32_bits(r) | (tg_f32_bits(z) & 0x80000000u));
+    const uint32_t rb = tg_f32_bits(r);
+    r = tg_bits_f32(rb | (tg_f32_bits(z) & 0x80000000u & (0u - (uint32_t)(rb != 0u))));
     const float c = r > hi ? hi : (r < lo ? lo : r);
     return r > hi ? above : (int32_t)c;
 }

@@ -26,8 +26,10 @@
  * Third, no-trapping-math: the runtime never enables or reads floating-point
  * exceptions, and with trapping math gcc refuses to if-convert a loop whose
  * floating-point operations sit in branches, so e.g. a row of exp (selects
- * at the end, tg_math_exp_dv) stays scalar. It changes no value: gcc still
- * neither reassociates nor assumes finite operands or signless zeros. */
+ * at the end, tg_math_exp_dv) stays scalar. gcc still neither reassociates
+ * nor assumes finite operands; but with SSE4.1 it folds (float)(int)x into a
+ * round instruction that keeps -0, which tg_dtype.h's int conversions avoid
+ * (docs/numerics.md "Determinism"). */
 #pragma GCC optimize("fp-contract=off", "vect-cost-model=dynamic", "no-trapping-math")
 #endif
 #endif

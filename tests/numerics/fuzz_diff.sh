@@ -22,7 +22,9 @@
 # Env: TILEGEN, PYTHON, CC, BUILD, JOBS (default 2), RTOBJS (runtime objects
 # to link; default: compile runtime/ into $BUILD/fuzz-diff/rt), FUZZ_DIFF_OPT
 # (the harness's optimization flag, default -O2; results must not depend on
-# it, numerics-flags), FUZZ_DIFF_UNTIL (a time in seconds since the epoch:
+# it, numerics-flags; every odd seed's kernel is also built with
+# FUZZ_DIFF_NATIVE, default -march=native where $CC takes it, as users build
+# it: gcc's SSE4.1 folds once changed a bit), FUZZ_DIFF_UNTIL (a time in seconds since the epoch:
 # no new batch starts after it; the summary counts the seeds run).
 TILEGEN=${TILEGEN:-bin/tilegen}
 PYTHON=${PYTHON:-/usr/bin/python3}
@@ -34,6 +36,10 @@ root=$here/../..
 work=$BUILD/fuzz-diff
 mkdir -p "$work/rt" || exit 2
 HOSTFLAGS="-std=c11 ${FUZZ_DIFF_OPT:--O2} -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
+if [ -z "${FUZZ_DIFF_NATIVE+set}" ]; then
+  FUZZ_DIFF_NATIVE=; echo 'int main(void) { return 0; }' >"$work/native.c"
+  $CC -march=native -c "$work/native.c" -o "$work/native.o" 2>/dev/null && FUZZ_DIFF_NATIVE=-march=native
+fi
 
 # one seed: prints "PASS seed", "FAIL seed why"; counts rejections as
 # "REJECTED seed attempt message". A spec pre-generated in $work/pre/SEED is
@@ -56,6 +62,7 @@ one() {
     s=$((seed*100+k))
   done
   why=; mkdir -p "$d/gen" "$d/r"
+  kflags=; [ $((seed % 2)) = 1 ] && kflags=$FUZZ_DIFF_NATIVE
   ins=; for f in "$d/in"/x*.npy; do [ -f "$f" ] && ins="$ins --in $(basename "$f" .npy)=$f"; done
   outs=$(sed -n '/^outputs:/,/^[a-z]/s/^  \(y[0-9]*\):.*/\1/p' "$d/in/fz.yaml")
   outargs=; for y in $outs; do outargs="$outargs --out $y=$d/r/$y.npy"; done
@@ -68,7 +75,7 @@ one() {
     why="tilegen run refused a checked spec: $(grep -m1 'error' "$d/run.log")"
   elif ! "$TILEGEN" profile $defs "$d/in/fz.yaml" >"$d/profile.log" 2>&1; then
     why="tilegen profile refused a checked spec: $(grep -m1 'error' "$d/profile.log")"
-  elif ! { $CC $HOSTFLAGS -I"$d/gen" -c "$d/gen/fz.c" -o "$d/fz.o" &&
+  elif ! { $CC $HOSTFLAGS $kflags -I"$d/gen" -c "$d/gen/fz.c" -o "$d/fz.o" &&
             $CC $HOSTFLAGS "$work/iss_agree.o" "$d/fz.o" $rtobjs -o "$d/agree"; } >>"$d/log" 2>&1; then
     why="harness build failed"
   elif ! "$d/agree" "$d/in" 1 "$d/fz.bin" >"$d/agree.log" 2>&1; then why="C simulation and ISS disagree: $(grep -m1 'differ\|returned' "$d/agree.log")"
@@ -81,13 +88,14 @@ one() {
   if [ -n "$why" ] && [ -x "$d/agree" ]; then
     # the C simulation's own outputs (run_kernel.c), to say what differs
     mkdir -p "$d/c"; cp "$d/in/"*.npy "$d/c/"
-    if $CC $HOSTFLAGS -I"$d/gen" '-DKERNEL_H="fz.h"' -DKERNEL_DESC=fz_kernel "$here/run_kernel.c" "$d/gen/fz.c" \
+    if $CC $HOSTFLAGS $kflags -I"$d/gen" '-DKERNEL_H="fz.h"' -DKERNEL_DESC=fz_kernel "$here/run_kernel.c" "$d/gen/fz.c" \
          $rtobjs -o "$d/run" >>"$d/log" 2>&1 && "$d/run" "$d/c" >>"$d/log" 2>&1; then
       "$PYTHON" "$here/fuzz_diff.py" classify "$d/in" "$d/c" >"$d/classify.log" 2>&1
       why="$why [$(sed -n 's/^kind: //p' "$d/classify.log")]"
     fi
   fi
   if [ -n "$why" ]; then
+    [ -n "$kflags" ] && why="$why (kernel built with $kflags)"
     f=$work/fail-$seed; rm -rf "$f"; mkdir -p "$f"
     cp "$d/classify.log" "$f/" 2>/dev/null
     cp "$d/in/"* "$f/"; cp "$d/log" "$d/agree.log" "$f/" 2>/dev/null

@@ -2,7 +2,10 @@
  * encoding decoded against an independent formula (and _Float16 when the
  * compiler has it) and re-encoded; fp32 → narrow rounding at every tie,
  * subnormal boundary, overflow threshold, NaN payload, ±0, ±inf; a random
- * sweep against a slow double-precision reference encoder; int casts; rows. */
+ * sweep against a slow double-precision reference encoder; int casts; rows.
+ * tg_fp.h first, as in every runtime and generated file: the inline
+ * conversions are compiled here under the options they get there. */
+#include "tg_fp.h"
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -352,6 +355,69 @@ static void test_fp8_brute(void **state)
     brute_fp8(&F_E5M2);
 }
 
+/* fp32 -> int -> fp32 inlined into one function: (float)tg_f32_to_i32(x) must
+ * be +0 for every x in (-0.5, 0]. Under tg_fp.h's no-trapping-math gcc with
+ * SSE4.1 folds (float)(int32_t)c into roundss(c), which keeps the sign of a
+ * zero c (the generated code does this when an int tile is read back). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define TG_TEST_SSE41 1
+__attribute__((target("sse4.1"), noinline)) static float i32_sse41(float x)
+{
+    return (float)tg_f32_to_i32(x);
+}
+__attribute__((target("sse4.1"), noinline)) static float i16_sse41(float x)
+{
+    return (float)tg_f32_to_i16(x);
+}
+__attribute__((target("sse4.1"), noinline)) static float i8_sse41(float x)
+{
+    return (float)tg_f32_to_i8(x);
+}
+__attribute__((target("sse4.1"), noinline)) static float u8_sse41(float x)
+{
+    return (float)tg_f32_to_u8(x);
+}
+static void int_round_trip_sse41(const float *x, float *y, int n)
+{
+    for (int i = 0; i < n; i++) {
+        y[4 * i + 0] = i32_sse41(x[i]);
+        y[4 * i + 1] = i16_sse41(x[i]);
+        y[4 * i + 2] = i8_sse41(x[i]);
+        y[4 * i + 3] = u8_sse41(x[i]);
+    }
+}
+#endif
+__attribute__((noinline)) static void int_round_trip(const float *x, float *y, int n)
+{
+    for (int i = 0; i < n; i++) {
+        y[4 * i + 0] = (float)tg_f32_to_i32(x[i]);
+        y[4 * i + 1] = (float)tg_f32_to_i16(x[i]);
+        y[4 * i + 2] = (float)tg_f32_to_i8(x[i]);
+        y[4 * i + 3] = (float)tg_f32_to_u8(x[i]);
+    }
+}
+static void test_int_cast_no_negative_zero(void **state)
+{
+    float x[] = {-0.0f, -0.3f, -0.5f, -1e-30f, -1e-45f, 0.0f, 0.3f, -0.5000001f, -1.5f};
+    enum { N = sizeof x / sizeof x[0] };
+    float y[4 * N];
+    (void)state;
+    int_round_trip(x, y, N);
+    for (int i = 0; i < 4 * N; i++) {
+        const int64_t lo[4] = {INT32_MIN, INT16_MIN, INT8_MIN, 0};
+        const int64_t r = tg__clamp_i64(tg__f32_rne_i64(x[i / 4]), lo[i % 4], INT32_MAX);
+        assert_int_equal(tg_f32_bits(y[i]), tg_f32_bits((float)r)); /* 0 is +0 */
+    }
+#ifdef TG_TEST_SSE41
+    if (__builtin_cpu_supports("sse4.1")) {
+        float z[4 * N];
+        int_round_trip_sse41(x, z, N);
+        for (int i = 0; i < 4 * N; i++)
+            assert_int_equal(tg_f32_bits(z[i]), tg_f32_bits(y[i]));
+    }
+#endif
+}
+
 static void test_int_casts(void **state)
 {
     int i;
@@ -484,7 +550,9 @@ int main(void)
         cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_fp8_brute),
         cmocka_unit_test(test_int_casts),
+        cmocka_unit_test(test_int_cast_no_negative_zero),
         cmocka_unit_test(test_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+#include "tg_fp_end.h"
