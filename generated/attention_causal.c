@@ -11,9 +11,13 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
+#include "tg_simd.h"
 
 
-static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
+/* The kernel's body. Where tg_simd.h builds an AVX2 body (x86-64 built for
+ * less than AVX) it is inlined twice, below: into the baseline entry and
+ * into one built for AVX2. */
+static TG_SIMD_BODY int attention_causal_body_all(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -193,6 +197,27 @@ static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_
         }
     }
     return TG_OK;
+}
+#ifdef TG_SIMD_AVX2_BODY
+/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
+ * without -march flags the baseline body's loops are SSE2; the runtime's CPU
+ * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
+ * reassociated: the same bits (docs/numerics.md). */
+TG_SIMD_AVX2_BEGIN
+static int attention_causal_body_avx2(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
+{
+    return attention_causal_body_all(core, q, k, v, o);
+}
+TG_SIMD_AVX2_END
+#endif
+
+static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
+{
+#ifdef TG_SIMD_AVX2_BODY
+    if (tg_matmul_isa(0) >= 2)
+        return attention_causal_body_avx2(core, q, k, v, o);
+#endif
+    return attention_causal_body_all(core, q, k, v, o);
 }
 
 int attention_causal(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)

@@ -11,9 +11,13 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
+#include "tg_simd.h"
 
 
-static int mamba_body(tg_core *core, const float *delta, const float *u, const float *A, const float *B, const float *C, float *out)
+/* The kernel's body. Where tg_simd.h builds an AVX2 body (x86-64 built for
+ * less than AVX) it is inlined twice, below: into the baseline entry and
+ * into one built for AVX2. */
+static TG_SIMD_BODY int mamba_body_all(tg_core *core, const float *delta, const float *u, const float *A, const float *B, const float *C, float *out)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -167,6 +171,27 @@ static int mamba_body(tg_core *core, const float *delta, const float *u, const f
         }
     }
     return TG_OK;
+}
+#ifdef TG_SIMD_AVX2_BODY
+/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
+ * without -march flags the baseline body's loops are SSE2; the runtime's CPU
+ * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
+ * reassociated: the same bits (docs/numerics.md). */
+TG_SIMD_AVX2_BEGIN
+static int mamba_body_avx2(tg_core *core, const float *delta, const float *u, const float *A, const float *B, const float *C, float *out)
+{
+    return mamba_body_all(core, delta, u, A, B, C, out);
+}
+TG_SIMD_AVX2_END
+#endif
+
+static int mamba_body(tg_core *core, const float *delta, const float *u, const float *A, const float *B, const float *C, float *out)
+{
+#ifdef TG_SIMD_AVX2_BODY
+    if (tg_matmul_isa(0) >= 2)
+        return mamba_body_avx2(core, delta, u, A, B, C, out);
+#endif
+    return mamba_body_all(core, delta, u, A, B, C, out);
 }
 
 int mamba(tg_core *core, const float *delta, const float *u, const float *A, const float *B, const float *C, float *out)

@@ -11,9 +11,13 @@
 #include "tg_math.h"
 #include "tg_ops.h"
 #include "tg_sim.h"
+#include "tg_simd.h"
 
 
-static int output_projection_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *attention, const uint16_t *weight, const uint16_t *bias, uint16_t *out)
+/* The kernel's body. Where tg_simd.h builds an AVX2 body (x86-64 built for
+ * less than AVX) it is inlined twice, below: into the baseline entry and
+ * into one built for AVX2. */
+static TG_SIMD_BODY int output_projection_body_all(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *attention, const uint16_t *weight, const uint16_t *bias, uint16_t *out)
 {
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
@@ -82,6 +86,27 @@ static int output_projection_body(tg_core *core, const int64_t tg_lo[3], const i
         }
     }
     return TG_OK;
+}
+#ifdef TG_SIMD_AVX2_BODY
+/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
+ * without -march flags the baseline body's loops are SSE2; the runtime's CPU
+ * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
+ * reassociated: the same bits (docs/numerics.md). */
+TG_SIMD_AVX2_BEGIN
+static int output_projection_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *attention, const uint16_t *weight, const uint16_t *bias, uint16_t *out)
+{
+    return output_projection_body_all(core, tg_lo, tg_hi, attention, weight, bias, out);
+}
+TG_SIMD_AVX2_END
+#endif
+
+static int output_projection_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *attention, const uint16_t *weight, const uint16_t *bias, uint16_t *out)
+{
+#ifdef TG_SIMD_AVX2_BODY
+    if (tg_matmul_isa(0) >= 2)
+        return output_projection_body_avx2(core, tg_lo, tg_hi, attention, weight, bias, out);
+#endif
+    return output_projection_body_all(core, tg_lo, tg_hi, attention, weight, bias, out);
 }
 
 /* The checks and storage layout of both entry points. */

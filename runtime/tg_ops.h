@@ -523,9 +523,11 @@ void tg_matmul_f32_ref(float *dst, ptrdiff_t dst_stride, const float *stat,
                        ptrdiff_t stat_stride, const float *mov, ptrdiff_t mov_stride, int K,
                        int M, int N, int accumulate);
 
-/* Which SIMD body tg_matmul_f32 and tg_activation_f32_row run: 1 baseline (SSE2 on x86-64, NEON/scalar
- * elsewhere), 2 AVX2, 3 AVX-512F — picked from the CPU at the first call on
- * x86-64 (a portable build) or fixed by the build flags. cap ≥ 1 limits it
+/* Which SIMD body tg_matmul_f32, tg_activation_f32_row and the other rows
+ * run, and which body a generated kernel runs (its AVX2 one at 2 or more): 1
+ * baseline (SSE2 on x86-64, NEON/scalar elsewhere), 2 AVX2, 3 AVX-512F —
+ * picked from the CPU at the first call on x86-64 (a portable build) or fixed
+ * by the build flags. cap ≥ 1 limits it
  * from then on (tests run every body; not thread-safe); cap ≤ 0 only asks.
  * Returns the level in effect. Every level gives the same bits. */
 int tg_matmul_isa(int cap);

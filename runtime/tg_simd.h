@@ -1,8 +1,8 @@
-/* tg_simd.h — what the runtime's per-CPU bodies share (tg_ops.c: the
- * matmul, activation and fp32 arithmetic rows; tg_alu.c: the int32 rows):
- * the CPU's SIMD level on x86-64, and the region macros that build a body
- * for AVX2 under tg_fp.h's no-FMA rule. Internal to the runtime; included
- * after tg_fp.h. Built without -march flags (the default), x86-64 gets a
+/* tg_simd.h — what the per-CPU bodies share (tg_ops.c: the matmul,
+ * activation and fp32 arithmetic rows; tg_alu.c: the int32 rows; each
+ * generated kernel's body, templates/kernel.c.j2): the CPU's SIMD level on
+ * x86-64, and the region macros that build a body for AVX2 under tg_fp.h's
+ * no-FMA rule. Included after tg_fp.h (never by a public header). Built without -march flags (the default), x86-64 gets a
  * baseline (SSE2) body and an AVX2 one, picked at the first call from CPUID
  * and XGETBV (what the OS saves), so one binary is fast on a new CPU and
  * runs on an old one or under valgrind. Every body gives the same bits. */
@@ -66,6 +66,14 @@ static inline int tg_simd_level_capped(int *cached, int cap)
 #define TG_SIMD_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
 #define TG_SIMD_AVX2_END _Pragma("GCC pop_options")
 #endif
+#endif
+
+/* A function written once and compiled into each body that calls it (a
+ * generated kernel's body: the baseline entry and the AVX2 one). */
+#ifdef TG_SIMD_AVX2_BODY
+#define TG_SIMD_BODY __attribute__((always_inline)) inline
+#else
+#define TG_SIMD_BODY
 #endif
 
 #endif

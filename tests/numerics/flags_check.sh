@@ -2,7 +2,9 @@
 # flags_check.sh KERNEL... - the numerics-flags suite: each bundled kernel
 # (generated/<k>.c) and the runtime it links, built under a matrix of compilers
 # and flags a caller might use (gcc and clang, -O0..-O3, -std=gnu11, whose gcc
-# default contracts a*b+c into an FMA, -march=native, -ffp-contract=fast), run
+# default contracts a*b+c into an FMA, -march=native, -ffp-contract=fast; the
+# baseline bodies, kernel's and runtime's, on a CPU with wider ones: run_kernel.c's
+# TG_HARNESS_SIMD), run
 # on refs.py's seeded inputs; every output must be bit-identical (cmp of the
 # .npy files) to the reference build, harness.sh's host flags. One pass/fail
 # per kernel and flag set; ends with "N passed, M failed".
@@ -19,6 +21,8 @@ CC=${CC_REF:-gcc}
 # contraction, target ISA) varies at least once against the reference.
 FLAG_SETS=${FLAG_SETS:-"gcc -std=gnu11 -O0
 gcc -std=gnu11 -O1
+gcc -std=gnu11 -O2 -DTG_HARNESS_SIMD=1
+clang -std=gnu11 -O2
 gcc -std=gnu11 -O2 -march=native
 gcc -std=gnu11 -O3 -march=native -ffp-contract=fast
 clang -std=gnu11 -O0

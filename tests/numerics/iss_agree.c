@@ -7,15 +7,19 @@
  * instruction rate. Build with -DKERNEL_H='"k.h"' -DKERNEL_DESC=k_kernel, or
  * with -DKERNEL_DESC=k_kernel alone and link k.o.
  * Usage: iss_agree DIR [REPEAT [PROGRAM.bin]]. Exit 0 identical, 1 differ or
- * failed run, 2 usage or I/O. */
+ * failed run, 2 usage or I/O. With TG_SIMD_CAP=N in the environment, every
+ * SIMD body (the kernel's and the runtime's, tg_ops.h) is at most level N:
+ * 1 runs the baseline bodies on a CPU that has wider ones (the fuzzer). */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "tg_alu.h"
 #include "tg_iss.h"
 #include "tg_npy.h"
+#include "tg_ops.h"
 #include "tg_runtime.h"
 #ifdef KERNEL_H
 #include KERNEL_H
@@ -145,6 +149,11 @@ int main(int argc, char **argv)
     }
     int repeat = argc >= 3 ? atoi(argv[2]) : 1;
     uint8_t *bin = NULL;
+    const char *cap = getenv("TG_SIMD_CAP");
+    if (cap && atoi(cap) >= 1) {
+        tg_matmul_isa(atoi(cap));
+        tg_alu_isa(atoi(cap));
+    }
     if (argc == 4) {
         size_t n = 0;
         if (!(bin = slurp(argv[3], &n)) || n > UINT32_MAX) {

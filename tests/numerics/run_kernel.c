@@ -14,6 +14,10 @@
 #include "tg_npy.h"
 #include "tg_runtime.h"
 #include KERNEL_H
+#ifdef TG_HARNESS_SIMD
+#include "tg_alu.h"
+#include "tg_ops.h"
+#endif
 
 static tg_core core; /* on k->core_bytes of storage: the kernel's plan */
 
@@ -54,6 +58,12 @@ static double now_ms(void)
 int main(int argc, char **argv)
 {
     const tg_kernel *k = &KERNEL_DESC;
+#ifdef TG_HARNESS_SIMD
+    /* every body at most this SIMD level (tg_ops.h): the kernel's and the
+     * runtime's baseline bodies on a CPU that has more (suite numerics-flags) */
+    tg_matmul_isa(TG_HARNESS_SIMD);
+    tg_alu_isa(TG_HARNESS_SIMD);
+#endif
     if (argc < 2 || argc > 3) {
         fprintf(stderr, "usage: %s DIR [REPEAT]\n", argv[0]);
         return 2;
