@@ -19,7 +19,11 @@
  * Second, the vectorizer's cost model: at -O2 gcc (12) vectorizes only loops
  * that need no epilogue or versioning ("very cheap"), which leaves every
  * elementwise loop over a row whose length is not a multiple of the vector
- * width, and every narrow-float widening, scalar; "dynamic" is -O3's model.
+ * width, and every narrow-float widening, scalar. "cheap" is -O3's "dynamic"
+ * without the loop versions guarded by run-time alias or alignment checks:
+ * gcc 12 for AVX-512 (-march=native) versioned a loop on one access's
+ * alignment and then stored to another, unaligned, with vmovdqa
+ * (tests/numerics/fuzz_diff_cases/gcc-vect-align).
  * Lanes compute each element as the scalar code does (gcc never reassociates
  * float operations without -fassociative-math), so no output bit changes;
  * an fp16 x bf16 multiply over 300-element rows runs 7.6 -> 0.35 ms.
@@ -30,6 +34,6 @@
  * nor assumes finite operands; but with SSE4.1 it folds (float)(int)x into a
  * round instruction that keeps -0, which tg_dtype.h's int conversions avoid
  * (docs/numerics.md "Determinism"). */
-#pragma GCC optimize("fp-contract=off", "vect-cost-model=dynamic", "no-trapping-math")
+#pragma GCC optimize("fp-contract=off", "vect-cost-model=cheap", "no-trapping-math")
 #endif
 #endif
