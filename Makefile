@@ -102,7 +102,7 @@ generate:
 	@tools/deps.sh -q
 	@$(MAKE) --no-print-directory -j$(NPROC) $(TILEGEN)
 	@$(MAKE) --no-print-directory -j$(NPROC) generate-files
-	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) BUILD=$(BUILD) tools/generate_summary.sh
+	@TILEGEN=$(TILEGEN) PYTHON=$(PYTHON) BUILD=$(BUILD) RTOBJS="$(RT_OBJS) $(RT_HOST_OBJS)" tools/generate_summary.sh
 
 generate-files: $(GEN_STAMPS)
 

@@ -12,7 +12,8 @@
 # machine's limit measured in the same run by limits.c (the copy bandwidth at
 # the kernel's working-set size, or the peak fp32 FLOP rate, whichever bounds
 # the kernel's time), and OpenBLAS sgemm on the kernel's matrix products.
-# Env: TILEGEN, PYTHON, CC, BUILD (scratch under $BUILD/gen-numerics);
+# Env: TILEGEN, PYTHON, CC, BUILD (scratch under $BUILD/gen-numerics); RTOBJS
+# (runtime objects to link, harness.sh; default: built here);
 # STRICT_CCS: the compilers of the strict -std=c99 freestanding build (default
 # "gcc clang"; empty: none, the harness build only);
 # SPECS: the directory of the kernels' specs (default specs/);
@@ -40,7 +41,10 @@ if [ -n "$TIMING" ]; then
   peak=$("$work/limits" flops)
 fi
 
-pass=0; fail=0
+# Per kernel: its files, builds, inputs, run and compare, in phases so that
+# one Python (refs.py batch) writes every kernel's inputs and one compares
+# them all; a kernel's first failure is D/why, and later phases skip it.
+failed() { echo "$2" >"$1/why"; }
 for k in "$@"; do
   d=$work/$k; ok=1; why=
   kernel_files "$k" "$d"
@@ -55,11 +59,26 @@ for k in "$@"; do
     done
   fi
   if [ $ok = 1 ] && ! build_harness "$k" "$d" run_kernel.c run; then ok=0; why="harness build failed"; fi
-  if [ $ok = 1 ] && ! "$PYTHON" "$here/refs.py" inputs "$k" --seed 0 --dir "$d" >>"$d/gen.log" 2>&1; then
-    ok=0; why="refs.py inputs failed"; fi
-  if [ $ok = 1 ] && ! "$d/run" "$d" >>"$d/gen.log" 2>&1; then ok=0; why="kernel run failed"; fi
-  if [ $ok = 1 ]; then
-    if "$PYTHON" "$here/refs.py" compare "$k" --dir "$d" >"$d/compare.log" 2>&1; then :; else ok=0; why="refs.py compare failed"; fi
+  [ $ok = 1 ] || failed "$d" "$why"
+done
+for k in "$@"; do
+  d=$work/$k; [ -f "$d/why" ] || echo "$d/gen.log $d/inputs.rc inputs $k --seed 0 --dir $d"
+done | "$PYTHON" "$here/refs.py" batch
+for k in "$@"; do
+  d=$work/$k; [ -f "$d/why" ] && continue
+  if [ "$(cat "$d/inputs.rc" 2>/dev/null)" != 0 ]; then failed "$d" "refs.py inputs failed"
+  elif ! "$d/run" "$d" >>"$d/gen.log" 2>&1; then failed "$d" "kernel run failed"; fi
+done
+for k in "$@"; do
+  d=$work/$k; [ -f "$d/why" ] || { : >"$d/compare.log"; echo "$d/compare.log $d/compare.rc compare $k --dir $d"; }
+done | "$PYTHON" "$here/refs.py" batch
+
+pass=0; fail=0
+for k in "$@"; do
+  d=$work/$k; ok=1; why=
+  if [ -f "$d/why" ]; then ok=0; why=$(cat "$d/why")
+  else
+    [ "$(cat "$d/compare.rc" 2>/dev/null)" = 0 ] || { ok=0; why="refs.py compare failed"; }
     sed "s/^/  /" "$d/compare.log"
   fi
   verdict "$k" "$d"

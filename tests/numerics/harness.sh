@@ -6,8 +6,10 @@
 HOSTFLAGS="-std=c11 ${HARNESS_OPT:--O2} ${TG_HOST_ARCH:-} -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
 
 # build_rt SRC...: compile runtime/SRC.c into $work/rt; sets rtobjs. A
-# failure ends the suite ("0 passed, 1 failed").
+# failure ends the suite ("0 passed, 1 failed"). RTOBJS, when set, are the
+# runtime objects already built (`make generate` passes the Makefile's).
 build_rt() {
+  if [ -n "$RTOBJS" ]; then rtobjs=$RTOBJS; return; fi
   mkdir -p "$work/rt" || exit 2
   rtobjs=
   for s in "$@"; do

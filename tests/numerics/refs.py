@@ -9,12 +9,15 @@ comments and in README.md. CLI:
     refs.py compare KERNEL --dir D             check D/<output>.npy, exit 0/1
     refs.py expected KERNEL --dir D            write D/expected_<output>.npy
     refs.py prints KERNEL --dir D --prints P   check the prints tilegen run --print-dir P saved
+    refs.py batch                              LOG RC ARGS... per stdin line: the above, one Python start
     refs.py list | selftest
 """
 import argparse
+import contextlib
 import os
 import re
 import sys
+import traceback
 import zlib
 
 import numpy as np
@@ -1353,6 +1356,26 @@ def _load_dir(directory, names):
     return out
 
 
+def batch(lines):
+    """Each line LOG RC ARGS...: main(ARGS) with its output appended to LOG and
+    its exit status (2 for an exception) written to RC."""
+    for line in lines:
+        w = line.split()
+        if len(w) < 3:
+            continue
+        with open(w[0], "a") as log, contextlib.redirect_stdout(log), contextlib.redirect_stderr(log):
+            try:
+                rc = main(w[2:])
+            except SystemExit as e:
+                rc = e.code if isinstance(e.code, int) else 2
+            except Exception:  # a failing kernel reference fails that kernel only
+                traceback.print_exc()
+                rc = 2
+        with open(w[1], "w") as f:
+            f.write("%d\n" % rc)
+    return 0
+
+
 def main(argv):
     ap = argparse.ArgumentParser(prog="refs.py", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -1366,7 +1389,13 @@ def main(argv):
             s.add_argument("--prints", required=True, help="the --print-dir of tilegen run")
     sub.add_parser("list")
     sub.add_parser("selftest")
+    sub.add_parser("batch", help="run the commands on stdin, one per line: LOG RC ARGS...; each "
+                   "command's output is appended to LOG and its exit status written to RC "
+                   "(check.sh: one Python start for every kernel)")
     args = ap.parse_args(argv)
+
+    if args.cmd == "batch":
+        return batch(sys.stdin)
 
     if args.cmd == "list":
         for name in KERNELS:
