@@ -22,11 +22,12 @@
 # Env: TILEGEN, PYTHON, CC, BUILD, JOBS (default 2), RTOBJS (runtime objects
 # to link; default: compile runtime/ into $BUILD/fuzz-diff/rt), FUZZ_DIFF_OPT
 # (the harness's optimization flag, default -O2; results must not depend on
-# it, numerics-flags; every odd seed's kernel is also built with
-# FUZZ_DIFF_NATIVE, default -march=native where $CC takes it, as users build
-# it: gcc's SSE4.1 folds once changed a bit; seeds 2 mod 4 run the baseline
-# SIMD bodies, TG_SIMD_CAP=1, the others the CPU's widest), FUZZ_DIFF_UNTIL (a time in seconds since the epoch:
-# no new batch starts after it; the summary counts the seeds run).
+# it, numerics-flags), FUZZ_DIFF_NATIVE (added to every odd seed's kernel
+# build, as users build it; default -march=native where $CC takes it: gcc's
+# SSE4.1 folds once changed a bit), FUZZ_DIFF_UNTIL (a time in seconds since
+# the epoch: no new batch starts after it; the summary counts the seeds run).
+# Seeds 2 mod 4 run the baseline SIMD bodies (TG_SIMD_CAP=1, iss_agree.c), the
+# others the CPU's widest.
 TILEGEN=${TILEGEN:-bin/tilegen}
 PYTHON=${PYTHON:-/usr/bin/python3}
 CC=${CC:-cc}

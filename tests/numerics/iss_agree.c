@@ -149,10 +149,10 @@ int main(int argc, char **argv)
     }
     int repeat = argc >= 3 ? atoi(argv[2]) : 1;
     uint8_t *bin = NULL;
-    const char *cap = getenv("TG_SIMD_CAP");
-    if (cap && atoi(cap) >= 1) {
-        tg_matmul_isa(atoi(cap));
-        tg_alu_isa(atoi(cap));
+    const int cap = getenv("TG_SIMD_CAP") ? atoi(getenv("TG_SIMD_CAP")) : 0;
+    if (cap >= 1) {
+        tg_matmul_isa(cap);
+        tg_alu_isa(cap);
     }
     if (argc == 4) {
         size_t n = 0;
