@@ -456,12 +456,16 @@ void tg_lanes_stage_f32(float *t, const uint8_t *const rows[TG_LANES], int64_t o
     int64_t j = 0;
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
     /* 4x4 blocks: four lanes' next 4 elements, one 16-byte register each,
-     * turned into four 4-lane columns in two rounds of shuffles */
-    for (; j + 4 <= n; j += 4)
-        for (int l = 0; l < TG_LANES; l += 4)
+     * turned into four 4-lane columns in two rounds of shuffles. Four rows
+     * at a time along the block: rows a partition apart share L1 sets (8 KiB
+     * rows: all 16 in one set), so taking all 16 rows per 4 elements evicted
+     * each line before its next 4 (cumsum 0.61-0.84 -> 0.37-0.42 ms) */
+    for (int l = 0; l < TG_LANES; l += 4)
+        for (j = 0; j + 4 <= n; j += 4)
             tg__tr4(t + j * TG_LANES + l, t + (j + 1) * TG_LANES + l, t + (j + 2) * TG_LANES + l,
                     t + (j + 3) * TG_LANES + l, rows[l] + (off + j) * 4, rows[l + 1] + (off + j) * 4,
                     rows[l + 2] + (off + j) * 4, rows[l + 3] + (off + j) * 4);
+    j = n / 4 * 4;
 #endif
     for (; j < n; j++)
         for (int l = 0; l < TG_LANES; l++)
@@ -472,11 +476,12 @@ void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const floa
 {
     int64_t j = 0;
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
-    for (; j + 4 <= n; j += 4)
-        for (int l = 0; l + 4 <= lanes; l += 4) /* the 4x4 block of tg_lanes_stage_f32, the other way */
+    for (int l = 0; l + 4 <= lanes; l += 4) /* the 4x4 block of tg_lanes_stage_f32, the other way */
+        for (j = 0; j + 4 <= n; j += 4)
             tg__tr4(rows[l] + (off + j) * 4, rows[l + 1] + (off + j) * 4, rows[l + 2] + (off + j) * 4,
                     rows[l + 3] + (off + j) * 4, t + j * TG_LANES + l, t + (j + 1) * TG_LANES + l,
                     t + (j + 2) * TG_LANES + l, t + (j + 3) * TG_LANES + l);
+    j = n / 4 * 4;
     for (int64_t l = lanes / 4 * 4; l < lanes; l++) /* lanes past the last whole group */
         for (int64_t jj = 0; jj < j; jj++)
             memcpy(rows[l] + (off + jj) * 4, t + jj * TG_LANES + l, 4);
