@@ -27,6 +27,8 @@
 #define tg__mm_pack_a TG_MM_FN(tg__mm_pack_a)
 #define tg__mm_pack_b TG_MM_FN(tg__mm_pack_b)
 #define tg__mm_run TG_MM_FN(tg__mm_run)
+#define tg__mm_widen TG_MM_FN(tg__mm_widen)
+#define tg__mm_narrow TG_MM_FN(tg__mm_narrow)
 
 #if TG_MM_VW > 1
 typedef float tg__vec __attribute__((vector_size(TG_MM_VW * 4), aligned(4), may_alias));
@@ -264,6 +266,81 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
 #undef TG_MM_PACK_Q
 #undef TG_MM_PREFETCH_ROW
 
+/* t[j] = element j·fs of row r widened (j < n, as the packing reads them),
+ * then +0 up to nv. */
+#define TG_MM_WIDEN_DT(RD)                  \
+    if (fs == 1)                            \
+        for (j = 0; j < n; j++)             \
+            t[j] = RD(r, j);                \
+    else                                    \
+        for (j = 0; j < n; j++)             \
+            t[j] = RD(r, j * fs);           \
+    break;
+static void tg__mm_widen(float *t, const uint8_t *r, ptrdiff_t fs, tg_dtype dt, int n, int nv)
+{
+    int j;
+    switch (dt) {
+    case TG_FLOAT32:
+    case TG_TFLOAT32: TG_MM_WIDEN_DT(TG_MM_RD_F32)
+    case TG_BFLOAT16: TG_MM_WIDEN_DT(TG_MM_RD_BF16)
+    case TG_FLOAT16: TG_MM_WIDEN_DT(TG_MM_RD_F16)
+    case TG_FLOAT8_E4M3: TG_MM_WIDEN_DT(TG_MM_RD_E4M3)
+    case TG_FLOAT8_E5M2: TG_MM_WIDEN_DT(TG_MM_RD_E5M2)
+    default:
+        for (j = 0; j < n; j++)
+            t[j] = tg_load_f32(r, dt, (size_t)(j * fs));
+        break;
+    }
+    for (j = n; j < nv; j++)
+        t[j] = 0.0f;
+}
+#undef TG_MM_WIDEN_DT
+
+/* The packed kernels' sums for N <= TG_MM_NARROW dst columns (a
+ * matrix-vector product: a decode step's matmul), without packing. The
+ * stationary's rows are widened TG_MM_CH elements at a time, k in increasing
+ * order; each column's sums over those elements stay in acc: per k, acc_n =
+ * acc_n + b[k][n] · a[k][m..], the moving element first as in the kernel,
+ * one multiply then one add per element, from dst or +0. The same
+ * operations on each dst element as the kernel's, so the same bits. The
+ * packed path ran the kernel on 2·TG_MM_VW columns to keep one and widened
+ * the whole stationary into a pack first (moe_tkg's 1-column matmuls: most
+ * of its time). */
+#define TG_MM_NARROW TG_MATMUL_NARROW
+#define TG_MM_CH 256
+static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
+                          int accumulate)
+{
+    TG_MM_ALIGN float acc[TG_MM_NARROW][TG_MM_CH];
+    TG_MM_ALIGN float t[TG_MM_CH];
+    const ptrdiff_t ea = (ptrdiff_t)tg_dtype_size(a->dt), eb = (ptrdiff_t)tg_dtype_size(b->dt);
+    for (int m0 = 0; m0 < M; m0 += TG_MM_CH) {
+        const int mc = M - m0 < TG_MM_CH ? M - m0 : TG_MM_CH;
+        const int mv = (mc + TG_MM_VW - 1) / TG_MM_VW * TG_MM_VW;
+        int i, n, k;
+        for (n = 0; n < N; n++)
+            for (i = 0; i < mv; i++)
+                acc[n][i] = accumulate && i < mc ? dst[(ptrdiff_t)(m0 + i) * ds + n] : 0.0f;
+        for (k = 0; k < K; k++) {
+            const uint8_t *ra = a->base + (ptrdiff_t)(k / a->kb) * a->bs + (ptrdiff_t)(k % a->kb) * a->ps;
+            const uint8_t *rb = b->base + (ptrdiff_t)(k / b->kb) * b->bs + (ptrdiff_t)(k % b->kb) * b->ps;
+            tg__mm_widen(t, ra + (ptrdiff_t)m0 * a->fs * ea, a->fs, a->dt, mc, mv);
+            for (n = 0; n < N; n++) {
+                float bk;
+                tg__mm_widen(&bk, rb + (ptrdiff_t)n * b->fs * eb, 1, b->dt, 1, 1);
+                for (i = 0; i < mv; i += TG_MM_VW) {
+                    tg__vec p = bk * TG_MM_LD(t + i);
+                    TG_MM_NOFUSE(p);
+                    TG_MM_ST(acc[n] + i, TG_MM_LD(acc[n] + i) + p);
+                }
+            }
+        }
+        for (n = 0; n < N; n++)
+            for (i = 0; i < mc; i++)
+                dst[(ptrdiff_t)(m0 + i) * ds + n] = acc[n][i];
+    }
+}
+
 /* dst[m·ds + n] (+)= Σ_k a[k][m] · b[k][n], k in increasing order (see the
  * header); a and b's rows k lie in blocks (tg__mm_src). Per k block (kcap
  * rows) the stationary is packed for mcap rows of M, and the moving operand
@@ -306,6 +383,10 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
                          scratch_floats >= aall_r + (size_t)(nall / TG_MM_NR) * bpan_r;
     if (!resident)
         keep = 0;
+    if (N <= TG_MM_NARROW) { /* no packs: `keep` names none */
+        tg__mm_narrow(dst, ds, a, b, K, M, N, accumulate);
+        return;
+    }
     int k0, m0, n0;
     for (k0 = 0; k0 < K; k0 += kcap) {
         int kc = K - k0 < kcap ? K - k0 : kcap;
@@ -342,6 +423,10 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 }
 
 #undef tg__vec
+#undef tg__mm_widen
+#undef tg__mm_narrow
+#undef TG_MM_NARROW
+#undef TG_MM_CH
 #undef tg__mm_kernel
 #undef tg__mm_partial
 #undef tg__mm_rows

@@ -535,7 +535,9 @@ static void test_matmul_random(void **state)
     static const int shapes[][3] = {{1, 1, 1},   {1, 6, 16},   {2, 7, 17},    {128, 128, 512},
                                     {129, 13, 33}, {300, 50, 100}, {5, 128, 64}, {257, 97, 200},
                                     {17, 48, 48}, {64, 64, 31}, {128, 1, 512}, {3, 150, 600},
-                                    {20, 3, 64},  {40, 5, 96},  {9, 4, 32},    {12, 11, 160}};
+                                    {20, 3, 64},  {40, 5, 96},  {9, 4, 32},    {12, 11, 160},
+                                    /* N <= 4: the unpacked matrix-vector path, M past its 256-row chunks */
+                                    {200, 300, 1}, {129, 17, 4}, {64, 257, 2}, {3, 520, 3}, {1, 1, 4}};
     size_t t;
     int i;
     (void)state;
@@ -613,7 +615,8 @@ static void test_matmul_direct(void **state)
     static uint8_t sa[130 * 3 * 150 * 4 + 64], sb[130 * 3 * 520 * 4 + 64];
     static float wa[130 * 150], wb[130 * 520], d1[150 * 530], d2[150 * 530], scratch[TG_MATMUL_SCRATCH_FLOATS(128, 150, 520)];
     static const tg_dtype dts[] = {TG_FLOAT32, TG_TFLOAT32, TG_BFLOAT16, TG_FLOAT16, TG_FLOAT8_E4M3, TG_FLOAT8_E5M2};
-    static const int shapes[][3] = {{128, 128, 512}, {1, 1, 1}, {7, 13, 17}, {128, 150, 33}, {64, 6, 16}, {3, 97, 200}};
+    static const int shapes[][3] = {{128, 128, 512}, {1, 1, 1}, {7, 13, 17}, {128, 150, 33}, {64, 6, 16}, {3, 97, 200},
+                                    {128, 150, 1}, {37, 100, 4}, {5, 3, 2}};
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
@@ -672,7 +675,8 @@ static void test_matmul_keep(void **state)
     static float sa[KM * MM], sb[KM * NM], sa2[KM * MM], sb2[KM * NM];
     static float d1[MM * NM], d2[MM * NM], scratch[TG_MATMUL_SCRATCH_FLOATS(KM, MM, NM)];
     /* K, M, N */
-    static const int cases[][3] = {{128, 128, 512}, {37, 13, 40}, {1, 6, 16}, {100, 130, 520}, {64, 7, 17}};
+    static const int cases[][3] = {{128, 128, 512}, {37, 13, 40}, {1, 6, 16}, {100, 130, 520}, {64, 7, 17},
+                                   {128, 130, 1}, {50, 20, 3}};
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
@@ -698,7 +702,8 @@ static void test_matmul_keep(void **state)
                     tg_pe_src a2 = {sa2, M * 4, 1, TG_FLOAT32}, b2 = {sb2, N * 4, 1, TG_FLOAT32};
                     tg_pe_src an = keep & TG_MATMUL_KEEP_STAT ? a2 : a, bn = keep & TG_MATMUL_KEEP_MOV ? b2 : b;
                     tg_matmul_keep(d1, N, an, bn, K, M, N, 0, scr, n, keep);
-                    const int kept = room == 2; /* TG_MATMUL_SCRATCH_FLOATS keeps every panel */
+                    /* TG_MATMUL_SCRATCH_FLOATS keeps every panel; nothing is packed for narrow N */
+                    const int kept = room == 2 && N > TG_MATMUL_NARROW;
                     tg_matmul(d2, N, kept ? a : an, kept ? b : bn, K, M, N, 0, NULL, 0);
                     assert_memory_equal(d1, d2, sizeof(float) * (size_t)(M * N));
                 }
@@ -714,7 +719,8 @@ static void test_matmul_blocks(void **state)
     static const tg_dtype dts[] = {TG_FLOAT32, TG_BFLOAT16, TG_FLOAT16, TG_FLOAT8_E4M3, TG_FLOAT8_E5M2};
     /* K, blocks, M, N, layout (0 side by side, 1 a partition block apart, 2 reversed) */
     static const int cases[][5] = {{64, 4, 128, 512}, {37, 5, 13, 40, 1}, {1, 7, 6, 16, 2}, {50, 3, 150, 33},
-                                   {64, 6, 20, 64, 1}, {3, 2, 97, 200, 2}, {128, 5, 30, 48, 1}, {100, 7, 7, 17}};
+                                   {64, 6, 20, 64, 1}, {3, 2, 97, 200, 2}, {128, 5, 30, 48, 1}, {100, 7, 7, 17},
+                                   {64, 3, 150, 1, 1}, {37, 5, 40, 4, 2}, {20, 2, 130, 2}};
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
