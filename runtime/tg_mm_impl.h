@@ -29,6 +29,7 @@
 #define tg__mm_run TG_MM_FN(tg__mm_run)
 #define tg__mm_widen TG_MM_FN(tg__mm_widen)
 #define tg__mm_narrow TG_MM_FN(tg__mm_narrow)
+#define tg__mm_packed TG_MM_FN(tg__mm_packed)
 
 #if TG_MM_VW > 1
 typedef float tg__vec __attribute__((vector_size(TG_MM_VW * 4), aligned(4), may_alias));
@@ -349,8 +350,8 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
  * per k block), in k blocks of TG_MM_KCX rows when the scratch holds them;
  * else TG_MM_KC rows, TG_MM_SA rows and TG_MM_SB columns on the stack. Each stationary panel passes the packed moving panels from L1,
  * walking dst along its rows, read and written in place. */
-static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
-                       int accumulate, float *scratch, size_t scratch_floats, int keep)
+static void tg__mm_packed(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
+                          int accumulate, float *scratch, size_t scratch_floats, int keep)
 {
     TG_MM_ALIGN float stack[TG_MM_KC * (TG_MM_SA + TG_MM_SB) + 16 * (TG_MM_SA + TG_MM_SB)];
     const int mall = (M + TG_MM_MR - 1) / TG_MM_MR * TG_MM_MR, nall = (N + TG_MM_NR - 1) / TG_MM_NR * TG_MM_NR;
@@ -383,10 +384,6 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
                          scratch_floats >= aall_r + (size_t)(nall / TG_MM_NR) * bpan_r;
     if (!resident)
         keep = 0;
-    if (N <= TG_MM_NARROW) { /* no packs: `keep` names none */
-        tg__mm_narrow(dst, ds, a, b, K, M, N, accumulate);
-        return;
-    }
     int k0, m0, n0;
     for (k0 = 0; k0 < K; k0 += kcap) {
         int kc = K - k0 < kcap ? K - k0 : kcap;
@@ -422,9 +419,21 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
     }
 }
 
+/* Either path (the narrow one packs nothing, so `keep` names no pack), each
+ * with its own frame: the narrow path's sums are not stacked on the packs. */
+static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
+                       int accumulate, float *scratch, size_t scratch_floats, int keep)
+{
+    if (N <= TG_MM_NARROW)
+        tg__mm_narrow(dst, ds, a, b, K, M, N, accumulate);
+    else
+        tg__mm_packed(dst, ds, a, b, K, M, N, accumulate, scratch, scratch_floats, keep);
+}
+
 #undef tg__vec
 #undef tg__mm_widen
 #undef tg__mm_narrow
+#undef tg__mm_packed
 #undef TG_MM_NARROW
 #undef TG_MM_CH
 #undef tg__mm_kernel
