@@ -267,8 +267,7 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
 #undef TG_MM_PACK_Q
 #undef TG_MM_PREFETCH_ROW
 
-/* t[j] = element j·fs of row r widened (j < n, as the packing reads them),
- * then +0 up to nv. */
+/* t[j] = element j·fs of row r widened (j < n), as the packing reads them. */
 #define TG_MM_WIDEN_DT(RD)                  \
     if (fs == 1)                            \
         for (j = 0; j < n; j++)             \
@@ -277,7 +276,7 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
         for (j = 0; j < n; j++)             \
             t[j] = RD(r, j * fs);           \
     break;
-static void tg__mm_widen(float *t, const uint8_t *r, ptrdiff_t fs, tg_dtype dt, int n, int nv)
+static void tg__mm_widen(float *t, const uint8_t *r, ptrdiff_t fs, tg_dtype dt, int n)
 {
     int j;
     switch (dt) {
@@ -292,8 +291,6 @@ static void tg__mm_widen(float *t, const uint8_t *r, ptrdiff_t fs, tg_dtype dt, 
             t[j] = tg_load_f32(r, dt, (size_t)(j * fs));
         break;
     }
-    for (j = n; j < nv; j++)
-        t[j] = 0.0f;
 }
 #undef TG_MM_WIDEN_DT
 
@@ -318,22 +315,33 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
     for (int m0 = 0; m0 < M; m0 += TG_MM_CH) {
         const int mc = M - m0 < TG_MM_CH ? M - m0 : TG_MM_CH;
         const int mv = (mc + TG_MM_VW - 1) / TG_MM_VW * TG_MM_VW;
-        int i, n, k;
+        /* row k's block and the row within it, walked as the packing does */
+        const uint8_t *ablk = a->base + (ptrdiff_t)m0 * a->fs * ea, *bblk = b->base;
+        int i, n, k, ain = 0, bin = 0;
         for (n = 0; n < N; n++)
             for (i = 0; i < mv; i++)
                 acc[n][i] = accumulate && i < mc ? dst[(ptrdiff_t)(m0 + i) * ds + n] : 0.0f;
+        for (i = mc; i < mv; i++)
+            t[i] = 0.0f; /* the last vector's lanes past M */
         for (k = 0; k < K; k++) {
-            const uint8_t *ra = a->base + (ptrdiff_t)(k / a->kb) * a->bs + (ptrdiff_t)(k % a->kb) * a->ps;
-            const uint8_t *rb = b->base + (ptrdiff_t)(k / b->kb) * b->bs + (ptrdiff_t)(k % b->kb) * b->ps;
-            tg__mm_widen(t, ra + (ptrdiff_t)m0 * a->fs * ea, a->fs, a->dt, mc, mv);
+            const uint8_t *rb = bblk + (ptrdiff_t)bin * b->ps;
+            tg__mm_widen(t, ablk + (ptrdiff_t)ain * a->ps, a->fs, a->dt, mc);
             for (n = 0; n < N; n++) {
                 float bk;
-                tg__mm_widen(&bk, rb + (ptrdiff_t)n * b->fs * eb, 1, b->dt, 1, 1);
+                tg__mm_widen(&bk, rb + (ptrdiff_t)n * b->fs * eb, 1, b->dt, 1);
                 for (i = 0; i < mv; i += TG_MM_VW) {
                     tg__vec p = bk * TG_MM_LD(t + i);
                     TG_MM_NOFUSE(p);
                     TG_MM_ST(acc[n] + i, TG_MM_LD(acc[n] + i) + p);
                 }
+            }
+            if (++ain == a->kb) {
+                ain = 0;
+                ablk += a->bs;
+            }
+            if (++bin == b->kb) {
+                bin = 0;
+                bblk += b->bs;
             }
         }
         for (n = 0; n < N; n++)
