@@ -14,11 +14,12 @@
 #include "tg_simd.h"
 
 
-/* The kernel's body. Where tg_simd.h builds an AVX2 body (x86-64 built for
- * less than AVX) it is inlined twice, below: into the baseline entry and
- * into one built for AVX2. */
-static TG_SIMD_BODY int attention_causal_body_all(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
+/* The kernel's body. Where tg_simd.h builds wider bodies (x86-64 built for
+ * less than AVX: AVX2; for less than AVX-512 with gcc: AVX-512) it is
+ * inlined into each, below, and into the baseline entry. */
+static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
 {
+    (void)tg_avx512; /* 1 in AVX-512 code (tg_select_f32) */
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
     uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
@@ -96,7 +97,7 @@ static TG_SIMD_BODY int attention_causal_body_all(tg_core *core, const uint16_t 
                     const int64_t tg_f = tg_j0;
                     const float tg_x = tg_rd_f32(tg_s0, tg_j0); /* read either way: a select, so the loop vectorizes */
                     (void)tg_f;
-                    tg_wr_f32(tg_d, tg_j0, tg_p >= tg_f ? tg_x : tg_bits_f32(0xff800000u));
+                    tg_wr_f32(tg_d, tg_j0, tg_select_f32(tg_avx512, tg_p >= tg_f, tg_x, tg_bits_f32(0xff800000u)));
                 }
             }
             { /* attention_causal.yaml:54: dve.tensor_reduce */
@@ -206,18 +207,32 @@ static TG_SIMD_BODY int attention_causal_body_all(tg_core *core, const uint16_t 
 TG_SIMD_AVX2_BEGIN
 static int attention_causal_body_avx2(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
 {
-    return attention_causal_body_all(core, q, k, v, o);
+    return attention_causal_body_all(0, core, q, k, v, o);
 }
 TG_SIMD_AVX2_END
+#endif
+#ifdef TG_SIMD_AVX512_BODY
+/* The same body built for AVX-512 (gcc: no FMA under tg_fp.h), where the
+ * runtime's level is 3. */
+TG_SIMD_AVX512_BEGIN
+static int attention_causal_body_avx512(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
+{
+    return attention_causal_body_all(1, core, q, k, v, o);
+}
+TG_SIMD_AVX512_END
 #endif
 
 static int attention_causal_body(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
 {
+#ifdef TG_SIMD_AVX512_BODY
+    if (tg_matmul_isa(0) >= 3)
+        return attention_causal_body_avx512(core, q, k, v, o);
+#endif
 #ifdef TG_SIMD_AVX2_BODY
     if (tg_matmul_isa(0) >= 2)
         return attention_causal_body_avx2(core, q, k, v, o);
 #endif
-    return attention_causal_body_all(core, q, k, v, o);
+    return attention_causal_body_all(TG_SIMD_BASE_AVX512, core, q, k, v, o);
 }
 
 int attention_causal(tg_core *core, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)

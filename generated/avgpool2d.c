@@ -14,11 +14,12 @@
 #include "tg_simd.h"
 
 
-/* The kernel's body. Where tg_simd.h builds an AVX2 body (x86-64 built for
- * less than AVX) it is inlined twice, below: into the baseline entry and
- * into one built for AVX2. */
-static TG_SIMD_BODY int avgpool2d_body_all(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
+/* The kernel's body. Where tg_simd.h builds wider bodies (x86-64 built for
+ * less than AVX: AVX2; for less than AVX-512 with gcc: AVX-512) it is
+ * inlined into each, below, and into the baseline entry. */
+static TG_SIMD_BODY int avgpool2d_body_all(int tg_avx512, tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
 {
+    (void)tg_avx512; /* 1 in AVX-512 code (tg_select_f32) */
     /* the storage as tg_core_layout laid it out; locals, so no store through a
      * byte pointer can make the compiler reload them */
     uint8_t *const tg_sbuf = core->sbuf, *const tg_psum = core->psum;
@@ -87,18 +88,32 @@ static TG_SIMD_BODY int avgpool2d_body_all(tg_core *core, const int64_t tg_lo[3]
 TG_SIMD_AVX2_BEGIN
 static int avgpool2d_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
 {
-    return avgpool2d_body_all(core, tg_lo, tg_hi, x, y);
+    return avgpool2d_body_all(0, core, tg_lo, tg_hi, x, y);
 }
 TG_SIMD_AVX2_END
+#endif
+#ifdef TG_SIMD_AVX512_BODY
+/* The same body built for AVX-512 (gcc: no FMA under tg_fp.h), where the
+ * runtime's level is 3. */
+TG_SIMD_AVX512_BEGIN
+static int avgpool2d_body_avx512(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
+{
+    return avgpool2d_body_all(1, core, tg_lo, tg_hi, x, y);
+}
+TG_SIMD_AVX512_END
 #endif
 
 static int avgpool2d_body(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *x, float *y)
 {
+#ifdef TG_SIMD_AVX512_BODY
+    if (tg_matmul_isa(0) >= 3)
+        return avgpool2d_body_avx512(core, tg_lo, tg_hi, x, y);
+#endif
 #ifdef TG_SIMD_AVX2_BODY
     if (tg_matmul_isa(0) >= 2)
         return avgpool2d_body_avx2(core, tg_lo, tg_hi, x, y);
 #endif
-    return avgpool2d_body_all(core, tg_lo, tg_hi, x, y);
+    return avgpool2d_body_all(TG_SIMD_BASE_AVX512, core, tg_lo, tg_hi, x, y);
 }
 
 /* The checks and storage layout of both entry points. */

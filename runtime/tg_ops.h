@@ -527,8 +527,9 @@ void tg_matmul_f32_ref(float *dst, ptrdiff_t dst_stride, const float *stat,
                        int M, int N, int accumulate);
 
 /* Which SIMD body tg_matmul_f32, tg_activation_f32_row and the other rows
- * run, and which body a generated kernel runs (its AVX2 one at 2 or more): 1
- * baseline (SSE2 on x86-64, NEON/scalar elsewhere), 2 AVX2, 3 AVX-512F —
+ * run, and which body a generated kernel runs (its AVX2 one at 2, its AVX-512
+ * one, gcc's, at 3): 1 baseline (SSE2 on x86-64, NEON/scalar elsewhere), 2
+ * AVX2, 3 AVX-512 F, BW, DQ and VL (tg_simd.h) —
  * picked from the CPU at the first call on x86-64 (a portable build) or fixed
  * by the build flags. cap ≥ 1 limits it
  * from then on (tests run every body; not thread-safe); cap ≤ 0 only asks.

@@ -13,7 +13,9 @@
 #include <cpuid.h>
 #define TG_SIMD_DETECT 1
 
-/* The widest body this CPU and OS run: 1 baseline, 2 AVX2, 3 AVX-512F. */
+/* The widest body this CPU and OS run: 1 baseline, 2 AVX2, 3 AVX-512 with
+ * the F, BW, DQ and VL subsets (every AVX-512 CPU since Skylake-SP and Zen 4;
+ * the kernel bodies are built for all four, the runtime's rows for F). */
 static inline int tg_simd_cpu_level(void)
 {
     unsigned a, b, c, d, xlo, xhi;
@@ -27,7 +29,8 @@ static inline int tg_simd_cpu_level(void)
     __cpuid_count(7, 0, a, b, c, d);
     if (b & bit_AVX2)
         level = 2;
-    if ((b & bit_AVX512F) && (xlo & 0xe6) == 0xe6)
+    const unsigned avx512 = bit_AVX512F | bit_AVX512BW | bit_AVX512DQ | bit_AVX512VL;
+    if ((b & avx512) == avx512 && (xlo & 0xe6) == 0xe6)
         level = 3; /* and the opmask and ZMM state */
     return level;
 }
@@ -68,9 +71,31 @@ static inline int tg_simd_level_capped(int *cached, int cap)
 #endif
 #endif
 
+/* gcc only, an AVX-512 body for a generated kernel (level 3): gcc's
+ * fp-contract=off (tg_fp.h) holds in the target region, and AVX-512 has
+ * masked loads and stores for every element size (BW), 256-bit forms (VL)
+ * and 64-bit integer conversions (DQ). clang cannot: an AVX-512F function
+ * cannot be no-fma and clang disregards its no-contraction pragma under
+ * -ffp-contract=fast, so there the AVX2 body is the widest. */
+#if defined(TG_SIMD_DETECT) && !defined(__AVX512F__) && !defined(__clang__)
+#define TG_SIMD_AVX512_BODY 1
+#define TG_SIMD_AVX512_BEGIN                                                                             \
+    _Pragma("GCC push_options") _Pragma("GCC target(\"avx512f,avx512bw,avx512dq,avx512vl\")")
+#define TG_SIMD_AVX512_END _Pragma("GCC pop_options")
+#endif
+
+/* 1 where the baseline body is AVX-512 code (the build flags give it): a
+ * generated kernel's body then writes its affine_select as tg_select_f32's AND/OR. */
+#ifdef __AVX512F__
+#define TG_SIMD_BASE_AVX512 1
+#else
+#define TG_SIMD_BASE_AVX512 0
+#endif
+
 /* A function written once and compiled into each body that calls it (a
- * generated kernel's body: the baseline entry and the AVX2 one). */
-#ifdef TG_SIMD_AVX2_BODY
+ * generated kernel's body: the baseline entry, the AVX2 one and the AVX-512
+ * one). */
+#if defined(TG_SIMD_AVX2_BODY) || defined(TG_SIMD_AVX512_BODY)
 #define TG_SIMD_BODY __attribute__((always_inline)) inline
 #else
 #define TG_SIMD_BODY

@@ -3,8 +3,8 @@
 # (generated/<k>.c) and the runtime it links, built under a matrix of compilers
 # and flags a caller might use (gcc and clang, -O0..-O3, -std=gnu11, whose gcc
 # default contracts a*b+c into an FMA, -march=native, -ffp-contract=fast; the
-# baseline bodies, kernel's and runtime's, on a CPU with wider ones: run_kernel.c's
-# TG_HARNESS_SIMD), run
+# baseline bodies, kernel's and runtime's, on a CPU with wider ones, and the AVX2
+# ones on a CPU with AVX-512: run_kernel.c's TG_HARNESS_SIMD), run
 # on refs.py's seeded inputs; every output must be bit-identical (cmp of the
 # .npy files) to the reference build, harness.sh's host flags. One pass/fail
 # per kernel and flag set; ends with "N passed, M failed".
@@ -22,6 +22,7 @@ CC=${CC_REF:-gcc}
 FLAG_SETS=${FLAG_SETS:-"gcc -std=gnu11 -O0
 gcc -std=gnu11 -O1
 gcc -std=gnu11 -O2 -DTG_HARNESS_SIMD=1
+gcc -std=gnu11 -O2 -DTG_HARNESS_SIMD=2
 clang -std=gnu11 -O2
 gcc -std=gnu11 -O2 -march=native
 gcc -std=gnu11 -O3 -march=native -ffp-contract=fast

@@ -59,8 +59,9 @@ int main(int argc, char **argv)
 {
     const tg_kernel *k = &KERNEL_DESC;
 #ifdef TG_HARNESS_SIMD
-    /* every body at most this SIMD level (tg_ops.h): the kernel's and the
-     * runtime's baseline bodies on a CPU that has more (suite numerics-flags) */
+    /* every body at most this SIMD level (tg_ops.h), the kernel's and the
+     * runtime's: the baseline or AVX2 bodies on a CPU that has more (suite
+     * numerics-flags) */
     tg_matmul_isa(TG_HARNESS_SIMD);
     tg_alu_isa(TG_HARNESS_SIMD);
 #endif

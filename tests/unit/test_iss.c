@@ -1560,6 +1560,27 @@ static void test_row_gather_scatter_walks(void **state)
     }
 }
 
+/* tg_select_f32 (tg_sim.h): the AND/OR form an AVX-512 body's affine_select
+ * takes gives the select's bits for every pair of values, NaN payloads and
+ * signed zeros included, and any nonzero condition. */
+static void test_select_bitwise(void **state)
+{
+    (void)state;
+    static const uint32_t v[] = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u,
+                                 0xffc00001u, 0x7f800001u, 0x00000001u, 0x807fffffu, 0x3f800000u,
+                                 0xc2f6e979u, 0x7f7fffffu};
+    static const int conds[] = {0, 1, 2, -1, 1 << 30};
+    const size_t nv = sizeof v / sizeof v[0];
+    for (size_t i = 0; i < nv; i++)
+        for (size_t j = 0; j < nv; j++)
+            for (size_t c = 0; c < sizeof conds / sizeof conds[0]; c++) {
+                float a = tg_bits_f32(v[i]), b2 = tg_bits_f32(v[j]);
+                uint32_t want = conds[c] ? v[i] : v[j];
+                assert_int_equal(tg_f32_bits(tg_select_f32(1, conds[c], a, b2)), want);
+                assert_int_equal(tg_f32_bits(tg_select_f32(0, conds[c], a, b2)), want);
+            }
+}
+
 /* Whole blocks are staged only when that cannot change a result. */
 static void test_row_block_decision(void **state)
 {
@@ -1689,6 +1710,7 @@ int main(void)
         cmocka_unit_test(test_activation_scale_bias_reduce),
         cmocka_unit_test(test_tensor_scalar_reverse),
         cmocka_unit_test(test_tensor_reduce_negate),
+        cmocka_unit_test(test_select_bitwise),
         cmocka_unit_test(test_scan_with_broadcast_operand),
         cmocka_unit_test(test_reciprocal_negative_step),
         cmocka_unit_test(test_iota_partition_and_free_index),
