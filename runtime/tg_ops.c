@@ -595,19 +595,57 @@ TG_ROW_FNS(base)
 TG_SIMD_AVX2_BEGIN
 TG_ROW_FNS(avx2)
 TG_SIMD_AVX2_END
-#define TG_ROW_AVX2 (tg__simd_level() >= 2)
-#else
-#define TG_ROW_AVX2 0
-#define tg__tt_row_avx2 tg__tt_row_base
-#define tg__ts_row_avx2 tg__ts_row_base
 #endif
+#ifdef TG_SIMD_AVX512_BODY
+TG_SIMD_AVX512_BEGIN
+TG_ROW_FNS(avx512)
+TG_SIMD_AVX512_END
+#endif
+
+typedef void (*tg__tt_fn)(tg_alu_op, uint8_t *, const uint8_t *, const uint8_t *, size_t);
+typedef void (*tg__ts_fn)(tg_alu_op, uint8_t *, const uint8_t *, size_t, float, int);
+
+/* The widest body of the rows (at most the runtime's level). */
+static int tg__row_level(void)
+{
+#if defined(TG_SIMD_AVX2_BODY) || defined(TG_SIMD_AVX512_BODY)
+    return tg__simd_level();
+#else
+    return 1;
+#endif
+}
+static tg__tt_fn tg__tt_row(void)
+{
+    int l = tg__row_level();
+    (void)l;
+#ifdef TG_SIMD_AVX512_BODY
+    if (l >= 3)
+        return tg__tt_row_avx512;
+#endif
+#ifdef TG_SIMD_AVX2_BODY
+    if (l >= 2)
+        return tg__tt_row_avx2;
+#endif
+    return tg__tt_row_base;
+}
+static tg__ts_fn tg__ts_row(void)
+{
+    int l = tg__row_level();
+    (void)l;
+#ifdef TG_SIMD_AVX512_BODY
+    if (l >= 3)
+        return tg__ts_row_avx512;
+#endif
+#ifdef TG_SIMD_AVX2_BODY
+    if (l >= 2)
+        return tg__ts_row_avx2;
+#endif
+    return tg__ts_row_base;
+}
 
 void tg_tensor_tensor_f32_row(tg_alu_op op, void *d, const void *a, const void *b, size_t n)
 {
-    if (TG_ROW_AVX2)
-        tg__tt_row_avx2(op, (uint8_t *)d, (const uint8_t *)a, (const uint8_t *)b, n);
-    else
-        tg__tt_row_base(op, (uint8_t *)d, (const uint8_t *)a, (const uint8_t *)b, n);
+    tg__tt_row()(op, (uint8_t *)d, (const uint8_t *)a, (const uint8_t *)b, n);
 }
 
 void tg_tensor_scalar_f32_row(void *d, const void *s, size_t n, int nst, const tg_alu_op op[2], const float c[2],
@@ -615,9 +653,9 @@ void tg_tensor_scalar_f32_row(void *d, const void *s, size_t n, int nst, const t
 {
     uint8_t *dd = (uint8_t *)d;
     const uint8_t *ss = (const uint8_t *)s;
-    int wide = TG_ROW_AVX2;
+    const tg__ts_fn ts = tg__ts_row();
     if (nst < 2) {
-        (wide ? tg__ts_row_avx2 : tg__ts_row_base)(op[0], dd, ss, n, c[0], rev[0]);
+        ts(op[0], dd, ss, n, c[0], rev[0]);
         return;
     }
     /* two stages a block at a time through a buffer that stays in L1, so d
@@ -626,8 +664,8 @@ void tg_tensor_scalar_f32_row(void *d, const void *s, size_t n, int nst, const t
     float buf[B];
     for (size_t o = 0; o < n; o += B) {
         size_t m = n - o < B ? n - o : B;
-        (wide ? tg__ts_row_avx2 : tg__ts_row_base)(op[0], (uint8_t *)buf, ss + 4 * o, m, c[0], rev[0]);
-        (wide ? tg__ts_row_avx2 : tg__ts_row_base)(op[1], dd + 4 * o, (const uint8_t *)buf, m, c[1], rev[1]);
+        ts(op[0], (uint8_t *)buf, ss + 4 * o, m, c[0], rev[0]);
+        ts(op[1], dd + 4 * o, (const uint8_t *)buf, m, c[1], rev[1]);
     }
 }
 
@@ -636,7 +674,8 @@ void tg_scalar_tensor_tensor_f32_row(void *d, const void *s, const void *b, size
 {
     uint8_t *dd = (uint8_t *)d;
     const uint8_t *ss = (const uint8_t *)s, *bb = (const uint8_t *)b;
-    int wide = TG_ROW_AVX2;
+    const tg__ts_fn ts = tg__ts_row();
+    const tg__tt_fn tt = tg__tt_row();
     /* the tensor_scalar stage a block at a time into a buffer that stays in
      * L1, then the tensor_tensor stage from it (as two-stage tensor_scalar):
      * each block of s is read before that block of d is written, so d may be
@@ -645,14 +684,13 @@ void tg_scalar_tensor_tensor_f32_row(void *d, const void *s, const void *b, size
     float buf[B];
     for (size_t o = 0; o < n; o += B) {
         size_t m = n - o < B ? n - o : B;
-        (wide ? tg__ts_row_avx2 : tg__ts_row_base)(op0, (uint8_t *)buf, ss + 4 * o, m, c, rev0);
-        (wide ? tg__tt_row_avx2 : tg__tt_row_base)(op1, dd + 4 * o, (const uint8_t *)buf, bb + 4 * o, m);
+        ts(op0, (uint8_t *)buf, ss + 4 * o, m, c, rev0);
+        tt(op1, dd + 4 * o, (const uint8_t *)buf, bb + 4 * o, m);
     }
 }
 #undef TG_ROW_FNS
 #undef TG_TS_CASE
 #undef TG_TT_CASE
-#undef TG_ROW_AVX2
 
 void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, float scale, float bias)
 {
@@ -712,18 +750,19 @@ void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op o
 }
 #endif
 
-/* The keys' max or min and the NaN test, 8 elements at a time; the AVX2 body
- * has unsigned 32-bit max/min (SSE2 has neither). */
-#define TG_RK_LOOP(CMP)                                                                         \
-    for (; j + 8 <= n; j += 8)                                                                  \
-        for (int l = 0; l < 8; l++) {                                                           \
+/* The keys' max or min and the NaN test, W elements at a time (a max, a min
+ * and an OR: any order gives the same result); the AVX2 body has unsigned
+ * 32-bit max/min (SSE2 has neither), the AVX-512 one 16 lanes of them. */
+#define TG_RK_LOOP(CMP, W)                                                                      \
+    for (; j + W <= n; j += W)                                                                  \
+        for (int l = 0; l < W; l++) {                                                           \
             uint32_t u, key;                                                                    \
             memcpy(&u, row + (j + l) * 4, 4);                                                   \
             key = tg_order_key(u);                                                              \
             k8[l] = key CMP k8[l] ? key : k8[l];                                                \
             m8[l] |= (u & 0x7fffffffu) > 0x7f800000u;                                           \
         }                                                                                       \
-    for (int l = 0; l < 8; l++) {                                                               \
+    for (int l = 0; l < W; l++) {                                                               \
         *kx = k8[l] CMP *kx ? k8[l] : *kx;                                                      \
         *nan |= m8[l];                                                                          \
     }                                                                                           \
@@ -734,30 +773,41 @@ void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op o
         *kx = key CMP *kx ? key : *kx;                                                          \
         *nan |= (u & 0x7fffffffu) > 0x7f800000u;                                                \
     }
-#define TG_RK_FN(NAME)                                                                          \
+#define TG_RK_FN(NAME, W)                                                                       \
     static void NAME(const uint8_t *row, int64_t n, int is_min, uint32_t *kx, uint32_t *nan)   \
     {                                                                                           \
-        uint32_t k8[8], m8[8] = {0, 0, 0, 0, 0, 0, 0, 0};                                       \
+        uint32_t k8[W], m8[W];                                                                  \
         int64_t j = 0;                                                                          \
-        for (int l = 0; l < 8; l++)                                                             \
-            k8[l] = *kx;                                                                        \
+        for (int l = 0; l < W; l++)                                                             \
+            k8[l] = *kx, m8[l] = 0;                                                             \
         if (is_min) {                                                                           \
-            TG_RK_LOOP(<)                                                                       \
+            TG_RK_LOOP(<, W)                                                                    \
         } else {                                                                                \
-            TG_RK_LOOP(>)                                                                       \
+            TG_RK_LOOP(>, W)                                                                    \
         }                                                                                       \
     }
-TG_RK_FN(tg__reduce_key_base)
+TG_RK_FN(tg__reduce_key_base, 8)
 #ifdef TG_SIMD_AVX2_BODY
 TG_SIMD_AVX2_BEGIN
-TG_RK_FN(tg__reduce_key_avx2)
+TG_RK_FN(tg__reduce_key_avx2, 8)
 TG_SIMD_AVX2_END
+#endif
+#ifdef TG_SIMD_AVX512_BODY
+TG_SIMD_AVX512_BEGIN
+TG_RK_FN(tg__reduce_key_avx512, 16)
+TG_SIMD_AVX512_END
 #endif
 #undef TG_RK_FN
 #undef TG_RK_LOOP
 
 void tg_reduce_key_f32(const uint8_t *row, int64_t n, int is_min, uint32_t *kx, uint32_t *nan)
 {
+#ifdef TG_SIMD_AVX512_BODY
+    if (tg__simd_level() >= 3) {
+        tg__reduce_key_avx512(row, n, is_min, kx, nan);
+        return;
+    }
+#endif
 #ifdef TG_SIMD_AVX2_BODY
     if (tg__simd_level() >= 2) {
         tg__reduce_key_avx2(row, n, is_min, kx, nan);
