@@ -104,15 +104,19 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
             uint8_t *tg_d = tg_sbuf + (tg_p) * 4288;
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 3072;
             const float tg_c0 = 0.0f;
-            float tg_sum = tg_bits_f32(0xff800000u); /* the fold's exact identity */
+            uint32_t tg_kx = tg_order_key(tg_f32_bits(tg_bits_f32(0xff800000u))), tg_nan = 0; /* the fold: tg_key_max */
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                 float tg_x = tg_rd_f32(tg_s0, tg_j0);
                 tg_x = tg_alu_abs(tg_x, tg_c0);
-                tg_sum = tg_alu_raw_maximum(tg_sum, tg_x);
+                {
+                    const uint32_t tg_u = tg_f32_bits(tg_x);
+                    tg_kx = tg_key_max(tg_kx, tg_u);
+                    tg_nan |= tg_key_nan(tg_u);
+                }
                 tg_wr_f32(tg_d, tg_j0, tg_x);
             }
-            tg_wr_f32(tg_sbuf + (tg_p) * 4288 + 1024, 0, tg_nan_canon(tg_sum));
+            tg_wr_f32(tg_sbuf + (tg_p) * 4288 + 1024, 0, tg_key_result(tg_kx, tg_nan));
         }
         /* rmsnorm_quant.yaml:48: act.activation */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {

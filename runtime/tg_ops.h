@@ -125,6 +125,26 @@ static inline float tg_where(float pred, float on_true, float on_false)
  * inverse. A NaN lands at one end by its sign: callers treat NaN apart. */
 static inline uint32_t tg_order_key(uint32_t b) { return b ^ ((0u - (b >> 31)) | 0x80000000u); }
 static inline uint32_t tg_order_bits(uint32_t k) { return k >> 31 ? k ^ 0x80000000u : ~k; }
+/* A maximum or minimum fold (tensor_reduce's, an accumulate's) kept as the
+ * order key of its result so far and a NaN flag: the same result as the fold
+ * of tg_alu_raw_maximum/minimum made canonical (a NaN anywhere gives the
+ * canonical NaN), whatever the order of the elements, so a loop of them
+ * vectorizes. tg_key_result gives the fold's value. */
+static inline uint32_t tg_key_max(uint32_t kx, uint32_t u)
+{
+    const uint32_t k = tg_order_key(u);
+    return k > kx ? k : kx;
+}
+static inline uint32_t tg_key_min(uint32_t kx, uint32_t u)
+{
+    const uint32_t k = tg_order_key(u);
+    return k < kx ? k : kx;
+}
+static inline uint32_t tg_key_nan(uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000u; }
+static inline float tg_key_result(uint32_t kx, uint32_t nan)
+{
+    return tg_bits_f32(nan ? TG_NAN_CANON_BITS : tg_order_bits(kx));
+}
 
 static inline uint32_t tg_max8_key(float x)
 {

@@ -969,6 +969,42 @@ static void test_reduce_key(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
+/* tg_key_max / tg_key_min with tg_key_result (an accumulate's max/min fold in
+ * the generated C) against the fold of tg_alu_raw_maximum/minimum from the
+ * identity, made canonical: rows of ±0, infinities, NaNs of any payload and
+ * sign, and random bits, folded forwards and backwards. */
+static void test_key_fold(void **state)
+{
+    static float x[40];
+    (void)state;
+    for (int rep = 0; rep < 400; rep++) {
+        const int n = rep % 40;
+        for (int i = 0; i < n; i++) {
+            uint32_t u = rnd32();
+            x[i] = rep % 4 == 0 ? tg_bits_f32(u)
+                   : u % 7 == 0 ? tg_bits_f32(u % 2 ? 0x80000000u : 0u)
+                   : u % 11 == 0 ? tg_bits_f32(u % 2 ? 0xff800000u : 0x7f800000u)
+                   : u % 97 == 0 ? tg_bits_f32(0x7f800001u | (u >> 12) | (u << 31))
+                                 : rndf_wide();
+        }
+        for (int is_min = 0; is_min < 2; is_min++) {
+            const float init = tg_bits_f32(is_min ? 0x7f800000u : 0xff800000u);
+            float raw = init;
+            uint32_t kf = tg_order_key(tg_f32_bits(init)), nf = 0, kb = kf, nb = 0;
+            for (int i = 0; i < n; i++) {
+                raw = is_min ? tg_alu_raw_minimum(raw, x[i]) : tg_alu_raw_maximum(raw, x[i]);
+                const uint32_t uf = tg_f32_bits(x[i]), ub = tg_f32_bits(x[n - 1 - i]);
+                kf = is_min ? tg_key_min(kf, uf) : tg_key_max(kf, uf);
+                kb = is_min ? tg_key_min(kb, ub) : tg_key_max(kb, ub);
+                nf |= tg_key_nan(uf);
+                nb |= tg_key_nan(ub);
+            }
+            assert_int_equal(tg_f32_bits(tg_key_result(kf, nf)), tg_f32_bits(tg_nan_canon(raw)));
+            assert_int_equal(tg_f32_bits(tg_key_result(kb, nb)), tg_f32_bits(tg_nan_canon(raw)));
+        }
+    }
+}
+
 /* The nc_find_index8 / nc_match_replace8 scan with its range test
  * (tg_find8_add_in, tg_match8_in) against the plain one: the same slots
  * claimed, the same indices and replaced values, on rows drawn from the
@@ -1290,6 +1326,7 @@ int main(void)
         cmocka_unit_test(test_lanes_stage),
         cmocka_unit_test(test_lanes_fold),
         cmocka_unit_test(test_reduce_key),
+        cmocka_unit_test(test_key_fold),
         cmocka_unit_test(test_find8_range),
         cmocka_unit_test(test_transpose_bytes),
         cmocka_unit_test(test_transpose_pe),
