@@ -122,9 +122,14 @@ static TG_SIMD_BODY int attention_body_all(int tg_avx512, tg_core *core, const i
                         const int64_t tg_j0 = tg_c;
                         tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
                     }
+                    /* the narrowing in a loop of its own, which vectorizes; the fold (an
+                       add's chain is in order) apart */
+                    TG_IVDEP
+                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
+                        tg_wr_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
+                    }
                     for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
                         tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
-                        tg_wr_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
                     }
                 }
                 tg_wr_f32(tg_sbuf + (tg_p) * 12352 + 12288, 0, tg_nan_canon(tg_sum));
