@@ -424,20 +424,47 @@ static void tg__transpose_tile(float *dst, ptrdiff_t ds, const float *src, ptrdi
     }
     tg__transpose_plain(dst + (ptrdiff_t)f0 * ds, ds, src + f0, ss, P, F - f0);
 }
+
+/* Destination rows close together: B x B blocks of BLK along F, then along
+ * P, the edges by REST; written once per SIMD body. */
+#define TG_TR_CLOSE_FN(NAME, B, BLK, REST)                                                                    \
+    static void NAME(float *dst, ptrdiff_t ds, const float *src, ptrdiff_t ss, int P, int F)                   \
+    {                                                                                                         \
+        int p0 = 0;                                                                                           \
+        for (; p0 + (B) <= P; p0 += (B)) {                                                                    \
+            int f0 = 0;                                                                                       \
+            for (; f0 + (B) <= F; f0 += (B))                                                                  \
+                BLK(dst + (ptrdiff_t)f0 * ds + p0, ds, src + (ptrdiff_t)p0 * ss + f0, ss);                    \
+            REST(dst + (ptrdiff_t)f0 * ds + p0, ds, src + (ptrdiff_t)p0 * ss + f0, ss, (B), F - f0);           \
+        }                                                                                                     \
+        REST(dst + p0, ds, src + (ptrdiff_t)p0 * ss, ss, P - p0, F);                                          \
+    }
+TG_TR_CLOSE_FN(tg__transpose_close, TG_TR_B, tg__transpose_blk, tg__transpose_plain)
+#if TG_TR_B == 4 && defined(TG_SIMD_AVX2_BODY)
+/* x86-64 built without AVX: an AVX2 body of it in 8x8 blocks, a row one
+ * 32-byte register, the edges in 4x4 ones, picked by the runtime's level
+ * like the matmul's (64 transposes of 128x512 into 512-byte rows: 1.5-2.6
+ * -> 0.8-0.9 ms; 256 of 100x37: 0.12-0.17 -> 0.09). The tiles keep 4x4
+ * blocks: with 8 dst rows a block, 4 KiB apart, they were slower. */
+#define TG_TR_AVX2 1
+TG_SIMD_AVX2_BEGIN
+TG_TR8_FN(tg__transpose_blk_avx2, float, tg__v8)
+TG_TR_CLOSE_FN(tg__transpose_close_avx2, 8, tg__transpose_blk_avx2, tg__transpose_close)
+TG_SIMD_AVX2_END
+#endif
 #endif
 
 void tg_transpose_f32(float *dst, ptrdiff_t ds, const float *src, ptrdiff_t ss, int P, int F)
 {
 #ifdef TG_TR_B
-    if (ds < 256 || F <= TG_TR_T) { /* dst rows close together: blocks along F, then along P */
-        int p0 = 0;
-        for (; p0 + TG_TR_B <= P; p0 += TG_TR_B) {
-            int f0 = 0;
-            for (; f0 + TG_TR_B <= F; f0 += TG_TR_B)
-                tg__transpose_blk(dst + (ptrdiff_t)f0 * ds + p0, ds, src + (ptrdiff_t)p0 * ss + f0, ss);
-            tg__transpose_plain(dst + (ptrdiff_t)f0 * ds + p0, ds, src + (ptrdiff_t)p0 * ss + f0, ss, TG_TR_B, F - f0);
+    if (ds < 256 || F <= TG_TR_T) {
+#ifdef TG_TR_AVX2
+        if (tg__simd_level() >= 2) {
+            tg__transpose_close_avx2(dst, ds, src, ss, P, F);
+            return;
         }
-        tg__transpose_plain(dst + p0, ds, src + (ptrdiff_t)p0 * ss, ss, P - p0, F);
+#endif
+        tg__transpose_close(dst, ds, src, ss, P, F);
         return;
     }
     for (int f1 = 0; f1 < F; f1 += TG_TR_T)

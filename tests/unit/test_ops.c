@@ -1248,11 +1248,11 @@ static void test_transpose_pe(void **state)
                 }
 }
 
-static void test_transpose(void **state)
+/* tg_transpose_f32 at one SIMD level. */
+static void transpose_checks(void)
 {
     static float src[130 * 70], dst[70 * 133];
     int p, f;
-    (void)state;
     for (p = 0; p < 130 * 70; p++)
         src[p] = rndf();
     src[5] = tg_bits_f32(0x7fa00001u);  /* signalling NaN payload */
@@ -1296,6 +1296,19 @@ static void test_transpose(void **state)
         tg_transpose_f32(b, 2, a, 3, 2, 3); /* [2,3] → [3,2] */
         assert_true(b[0] == 1 && b[1] == 4 && b[2] == 2 && b[3] == 5 && b[4] == 3 && b[5] == 6);
     }
+}
+
+/* tg_transpose_f32 in every SIMD body (tg_matmul_isa: on x86-64 the baseline's
+ * 4x4 blocks and the AVX2 body's 8x8 ones). */
+static void test_transpose(void **state)
+{
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        transpose_checks();
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
 }
 
 int main(void)
