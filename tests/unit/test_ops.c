@@ -1291,6 +1291,19 @@ static void transpose_checks(void)
                 for (p = 0; p < (int)ds; p++)
                     assert_int_equal(tg_f32_bits(d3[f * ds + p]), p < P ? tg_f32_bits(src[p * (F + 1) + f]) : 0x7fc0deadu);
         }
+    /* destination rows a multiple of 4 KiB apart (PSUM rows: whole tiles go
+     * through a buffer), full and ragged tiles, the rest of each row untouched */
+    for (int P = 5; P < 40; P += 11)
+        for (int F = 9; F < 70; F += 20) {
+            static float d4[70 * 2048];
+            const ptrdiff_t ds = P % 2 ? 1024 : 2048;
+            for (int i = 0; i < 70 * 2048; i++)
+                d4[i] = tg_bits_f32(0x7fc0dead);
+            tg_transpose_f32(d4, ds, src, F + 3, P, F);
+            for (f = 0; f < F; f++)
+                for (p = 0; p < 64; p++)
+                    assert_int_equal(tg_f32_bits(d4[f * ds + p]), p < P ? tg_f32_bits(src[p * (F + 3) + f]) : 0x7fc0deadu);
+        }
     {
         float a[6] = {1, 2, 3, 4, 5, 6}, b[6];
         tg_transpose_f32(b, 2, a, 3, 2, 3); /* [2,3] → [3,2] */
