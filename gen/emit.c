@@ -336,7 +336,7 @@ static const char *cmul(E *e, int64_t k, const Expr *x)
  * (the plan's sizes in the caller's storage, tg_core_layout). */
 static int64_t row_bytes(const E *e, const IrAp *ap)
 {
-    return ap->mem == IR_MEM_PSUM ? (int64_t)e->plan->psum_peak * TG_PSUM_BANK_BYTES
+    return ap->mem == IR_MEM_PSUM ? (int64_t)TG_CORE_ROW((size_t)e->plan->psum_peak * TG_PSUM_BANK_BYTES)
                                   : (int64_t)TG_CORE_ROW(e->plan->sbuf_peak);
 }
 

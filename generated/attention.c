@@ -34,14 +34,14 @@ static TG_SIMD_BODY int attention_body_all(int tg_avx512, tg_core *core, const i
     /* attention.yaml:39: dma.load, transposed: one blocked tg_transpose */
     {
         const int64_t tg_p = 0;
-        tg_transpose(tg_sbuf + (tg_p) * 12352 + 8192, 6176, (const uint8_t *)(k + tg_p * 1), 128, 1024, (int)(128), 2);
+        tg_transpose(tg_sbuf + (tg_p) * 12480 + 8192, 6240, (const uint8_t *)(k + tg_p * 1), 128, 1024, (int)(128), 2);
         (void)tg_p;
     }
 
     for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:40 */
         /* attention.yaml:42: dma.load */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 12480 + 10240 + ((v_j * 128)) * 2;
             const uint8_t *tg_s0 = (const uint8_t *)(v + (v_j * 16384) + tg_p * 128);
             memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
         }
@@ -50,7 +50,7 @@ static TG_SIMD_BODY int attention_body_all(int tg_avx512, tg_core *core, const i
         /* attention.yaml:45: dma.load, transposed: one blocked tg_transpose */
         {
             const int64_t tg_p = 0;
-            tg_transpose(tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256, 6176, (const uint8_t *)(q + (v_i * 16384) + tg_p * 1), 128, 128, (int)(128), 2);
+            tg_transpose(tg_sbuf + (tg_p) * 12480 + 4096 + (tg_fmod(v_i, 2)) * 256, 6240, (const uint8_t *)(q + (v_i * 16384) + tg_p * 1), 128, 128, (int)(128), 2);
             (void)tg_p;
         }
 
@@ -58,17 +58,17 @@ static TG_SIMD_BODY int attention_body_all(int tg_avx512, tg_core *core, const i
             /* attention.yaml:50: pe.matmul */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 4096 + (tg_fmod(v_i, 2)) * 256, 12352, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 8192 + ((v_c * 512)) * 2, 12352, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12480 + 4096 + (tg_fmod(v_i, 2)) * 256, 12480, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12480 + 8192 + ((v_c * 512)) * 2, 12480, 1, TG_BFLOAT16 };
                 /* the stationary the same at every iteration: packed once, kept */
-                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 512, 0, tg_pe, 147456, v_c != 0 ? 1 : 0);
+                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048), 1040, tg_a, tg_b, 128, 128, 512, 0, tg_pe, 147456, v_c != 0 ? 1 : 0);
                 (void)tg_p;
             }
 
             /* attention.yaml:51: act.activation */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + ((v_c * 512)) * 4;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12480 + ((v_c * 512)) * 4;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod(((v_i * 2) + v_c), 2)) * 2048;
                 const float tg_scale = 0.088388346f;
                 const float tg_bias = 0.0f;
                 {
@@ -85,7 +85,7 @@ static TG_SIMD_BODY int attention_body_all(int tg_avx512, tg_core *core, const i
             uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
             { /* attention.yaml:53: pool.affine_select */
                 uint8_t *tg_d = tg_rl5;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12480;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
                     const int64_t tg_f = tg_j0;
@@ -111,7 +111,7 @@ static TG_SIMD_BODY int attention_body_all(int tg_avx512, tg_core *core, const i
                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
             }
             { /* attention.yaml:55: act.activation */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12480;
                 const uint8_t *tg_s0 = tg_rl5;
                 const float tg_scale = 1.0f;
                 const float tg_bias = tg_rd_f32(tg_rl6, 0);
@@ -132,22 +132,22 @@ static TG_SIMD_BODY int attention_body_all(int tg_avx512, tg_core *core, const i
                         tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
                     }
                 }
-                tg_wr_f32(tg_sbuf + (tg_p) * 12352 + 12288, 0, tg_nan_canon(tg_sum));
+                tg_wr_f32(tg_sbuf + (tg_p) * 12480 + 12288, 0, tg_nan_canon(tg_sum));
             }
         }
         for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:57 */
             /* attention.yaml:59: pe.transpose */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
-                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1024, tg_a, 128, 128);
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12480 + ((v_j * 128)) * 2, 12480, 1, TG_BFLOAT16 };
+                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1040, tg_a, 128, 128);
                 (void)tg_p;
             }
 
             /* attention.yaml:60: dve.tensor_copy */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12352 + 2048 + ((v_j * 128)) * 2;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12480 + 2048 + ((v_j * 128)) * 2;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                     tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
@@ -158,9 +158,9 @@ static TG_SIMD_BODY int attention_body_all(int tg_avx512, tg_core *core, const i
         {
             const int64_t v_j = 0; /* the first block's operands */
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12352 + 2048 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12352 + 10240 + ((v_j * 128)) * 2, 12352, 1, TG_BFLOAT16 };
-            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 8, 256, 256, 0, tg_pe, 49152);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12480 + 2048 + ((v_j * 128)) * 2, 12480, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12480 + 10240 + ((v_j * 128)) * 2, 12480, 1, TG_BFLOAT16 };
+            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod(v_i, 2)) * 2048), 1040, tg_a, tg_b, 128, 128, 128, 8, 256, 256, 0, tg_pe, 49152);
             (void)v_j;
             (void)tg_p;
         }
@@ -171,12 +171,12 @@ static TG_SIMD_BODY int attention_body_all(int tg_avx512, tg_core *core, const i
             uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
             { /* attention.yaml:68: dve.reciprocal */
                 uint8_t *tg_d = tg_rl8;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12352 + 12288;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12480 + 12288;
                 tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
             }
             { /* attention.yaml:69: dve.tensor_scalar */
                 uint8_t *tg_d = (uint8_t *)(o + (v_i * 16384) + tg_p * 128);
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod(v_i, 2)) * 2048;
                 const float tg_c0 = tg_rd_f32(tg_rl8, 0);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
@@ -243,7 +243,7 @@ static int attention_enter(tg_core *core, const uint16_t *q, const uint16_t *k, 
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(ATTENTION_SBUF_PEAK_BYTES),
-                               (size_t)ATTENTION_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ATTENTION_PE_FLOATS);
+                               TG_CORE_ROW((size_t)ATTENTION_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), ATTENTION_PE_FLOATS);
     return tg_rc;
 }
 

@@ -34,21 +34,21 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
     /* attention_causal.yaml:39: dma.load, transposed: one blocked tg_transpose */
     {
         const int64_t tg_p = 0;
-        tg_transpose(tg_sbuf + (tg_p) * 12416 + 4096, 6208, (const uint8_t *)(k + tg_p * 1), 128, 1024, (int)(128), 2);
+        tg_transpose(tg_sbuf + (tg_p) * 12480 + 4096, 6240, (const uint8_t *)(k + tg_p * 1), 128, 1024, (int)(128), 2);
         (void)tg_p;
     }
 
     for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention_causal.yaml:40 */
         /* attention_causal.yaml:42: dma.load */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 6144 + ((v_j * 128)) * 2;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 12480 + 6144 + ((v_j * 128)) * 2;
             const uint8_t *tg_s0 = (const uint8_t *)(v + (v_j * 16384) + tg_p * 128);
             memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
         }
     }
     /* attention_causal.yaml:43: dve.memset */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 12416;
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 12480;
         TG_IVDEP
         for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
             tg_wr_f32(tg_d, tg_j0, tg_bits_f32(0xff800000u));
@@ -58,7 +58,7 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
         /* attention_causal.yaml:46: dma.load, transposed: one blocked tg_transpose */
         {
             const int64_t tg_p = 0;
-            tg_transpose(tg_sbuf + (tg_p) * 12416 + 10240 + (tg_fmod(v_i, 2)) * 256, 6208, (const uint8_t *)(q + (v_i * 16384) + tg_p * 1), 128, 128, (int)(128), 2);
+            tg_transpose(tg_sbuf + (tg_p) * 12480 + 10240 + (tg_fmod(v_i, 2)) * 256, 6240, (const uint8_t *)(q + (v_i * 16384) + tg_p * 1), 128, 128, (int)(128), 2);
             (void)tg_p;
         }
 
@@ -66,17 +66,17 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
             /* attention_causal.yaml:50: pe.matmul */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12416 + 10240 + (tg_fmod(v_i, 2)) * 256, 12416, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12416 + 4096 + ((v_j * 128)) * 2, 12416, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12480 + 10240 + (tg_fmod(v_i, 2)) * 256, 12480, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12480 + 4096 + ((v_j * 128)) * 2, 12480, 1, TG_BFLOAT16 };
                 /* the stationary the same at every iteration: packed once, kept */
-                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 0, tg_pe, 49152, v_j != 0 ? 1 : 0);
+                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1040, tg_a, tg_b, 128, 128, 128, 0, tg_pe, 49152, v_j != 0 ? 1 : 0);
                 (void)tg_p;
             }
 
             /* attention_causal.yaml:51: act.activation */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + ((v_j * 128)) * 4;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12480 + ((v_j * 128)) * 4;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
                 const float tg_scale = 0.088388346f;
                 const float tg_bias = 0.0f;
                 {
@@ -90,8 +90,8 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
             uint64_t tg_rlw5[2]; /* nmx: partition tg_p's row, row-local (docs/ir.md) */
             uint8_t *const tg_rl5 = (uint8_t *)tg_rlw5;
             { /* attention_causal.yaml:53: pool.affine_select */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + ((v_i * 128)) * 4;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + ((v_i * 128)) * 4;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12480 + ((v_i * 128)) * 4;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12480 + ((v_i * 128)) * 4;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                     const int64_t tg_f = tg_j0;
@@ -102,7 +102,7 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
             }
             { /* attention_causal.yaml:54: dve.tensor_reduce */
                 uint8_t *tg_d = tg_rl5;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12480;
                 /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
                    -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
                    values only, not on their order, so the loop vectorizes. */
@@ -117,8 +117,8 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
             }
             { /* attention_causal.yaml:55: act.activation */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 10240;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12480 + 10240;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12480;
                 const float tg_scale = 1.0f;
                 const float tg_bias = tg_rd_f32(tg_rl5, 0);
                 float tg_sum = -0.0f; /* the fold's exact identity */
@@ -138,22 +138,22 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
                         tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
                     }
                 }
-                tg_wr_f32(tg_sbuf + (tg_p) * 12416 + 12352, 0, tg_nan_canon(tg_sum));
+                tg_wr_f32(tg_sbuf + (tg_p) * 12480 + 12352, 0, tg_nan_canon(tg_sum));
             }
         }
         for (int64_t v_j = 0; v_j < (v_i + 1); v_j += 1) { /* attention_causal.yaml:57 */
             /* attention_causal.yaml:59: pe.transpose */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12416 + 10240 + ((v_j * 128)) * 2, 12416, 1, TG_BFLOAT16 };
-                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1024, tg_a, 128, 128);
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12480 + 10240 + ((v_j * 128)) * 2, 12480, 1, TG_BFLOAT16 };
+                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048), 1040, tg_a, 128, 128);
                 (void)tg_p;
             }
 
             /* attention_causal.yaml:60: dve.tensor_copy */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12416 + 8192 + ((v_j * 128)) * 2;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12480 + 8192 + ((v_j * 128)) * 2;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod(((v_i * 8) + v_j), 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                     tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
@@ -163,9 +163,9 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
         /* attention_causal.yaml:62: pe.matmul */
         {
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12416 + 8192, 12416, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12416 + 6144, 12416, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 0, tg_pe, 49152);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12480 + 8192, 12480, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12480 + 6144, 12480, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod(v_i, 2)) * 2048), 1040, tg_a, tg_b, 128, 128, 128, 0, tg_pe, 49152);
             (void)tg_p;
         }
 
@@ -173,9 +173,9 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
             /* attention_causal.yaml:65: pe.matmul */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12416 + 8192 + ((v_j * 128)) * 2, 12416, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12416 + 6144 + ((v_j * 128)) * 2, 12416, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 128, 1, tg_pe, 49152);
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12480 + 8192 + ((v_j * 128)) * 2, 12480, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12480 + 6144 + ((v_j * 128)) * 2, 12480, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod(v_i, 2)) * 2048), 1040, tg_a, tg_b, 128, 128, 128, 1, tg_pe, 49152);
                 (void)tg_p;
             }
         }
@@ -185,12 +185,12 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
             uint8_t *const tg_rl7 = (uint8_t *)tg_rlw7;
             { /* attention_causal.yaml:66: dve.reciprocal */
                 uint8_t *tg_d = tg_rl7;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12416 + 12352;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12480 + 12352;
                 tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
             }
             { /* attention_causal.yaml:67: dve.tensor_scalar */
                 uint8_t *tg_d = (uint8_t *)(o + (v_i * 16384) + tg_p * 128);
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(v_i, 2)) * 2048;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod(v_i, 2)) * 2048;
                 const float tg_c0 = tg_rd_f32(tg_rl7, 0);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
@@ -256,7 +256,7 @@ int attention_causal(tg_core *core, const uint16_t *q, const uint16_t *k, const 
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(ATTENTION_CAUSAL_SBUF_PEAK_BYTES),
-                               (size_t)ATTENTION_CAUSAL_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ATTENTION_CAUSAL_PE_FLOATS);
+                               TG_CORE_ROW((size_t)ATTENTION_CAUSAL_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), ATTENTION_CAUSAL_PE_FLOATS);
     if (tg_rc)
         return tg_rc;
     return attention_causal_body(core, q, k, v, o);

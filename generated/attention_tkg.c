@@ -39,12 +39,12 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             /* attention_tkg.yaml:65: dma.load forwarded: its readers read q directly */
             { /* attention_tkg.yaml:67: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3392;
                 const uint8_t *tg_s0 = (const uint8_t *)(k_prior + (v_program_id_0 * 65536) + tg_p * 512);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
             }
             { /* attention_tkg.yaml:68: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 1016;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3392 + 1016;
                 const uint8_t *tg_s0 = (const uint8_t *)(k_active + (v_program_id_0 * 512) + tg_p * 4);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 8);
             }
@@ -53,12 +53,12 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
             /* partitions run the statements below in turn (all partition-local) */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 { /* attention_tkg.yaml:71: dma.load */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 1024 + ((v_t * 128)) * 2;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3392 + 1024 + ((v_t * 128)) * 2;
                     const uint8_t *tg_s0 = (const uint8_t *)(tg_t_v_prior + ((v_program_id_0 * 65536) + (v_t * 16384)) + tg_p * 128);
                     memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
                 }
                 { /* attention_tkg.yaml:72: dma.load */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 3072 + ((v_t * 32));
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3392 + 3072 + ((v_t * 32));
                     const uint8_t *tg_s0 = (const uint8_t *)(mask + ((v_program_id_0 * 32) + (v_t * 8192)) + tg_p * 64);
                     memcpy(tg_d + (0) * 1, tg_s0 + (0) * 1, 32);
                 }
@@ -66,18 +66,18 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
         }
         /* attention_tkg.yaml:73: dma.load */
         for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (124 + tg_p) * 3328 + 1024 + 768;
+            uint8_t *tg_d = tg_sbuf + (124 + tg_p) * 3392 + 1024 + 768;
             const uint8_t *tg_s0 = (const uint8_t *)(tg_t_v_active + (v_program_id_0 * 512) + tg_p * 128);
             memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
         }
         /* attention_tkg.yaml:74: dve.memset */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 3264;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 3392 + 3264;
             tg_wr_bf16(tg_d, 0, 1.0f);
         }
         /* attention_tkg.yaml:75: dve.memset */
         for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 2048;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 3392 + 2048;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                 tg_wr_f32(tg_d, tg_j0, 0.0f);
@@ -87,18 +87,18 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
             /* attention_tkg.yaml:79: pe.matmul */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + ((v_t * 128)) * 2, 3328, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3392 + ((v_t * 128)) * 2, 3392, 1, TG_BFLOAT16 };
                 const tg_pe_src tg_b = { (const uint8_t *)(q + (v_program_id_0 * 4096) + tg_p * 32), 64, 1, TG_BFLOAT16 };
                 /* the moving operand the same at every iteration: packed once, kept */
-                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664, v_t != 0 ? 2 : 0);
+                tg_matmul_keep((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048), 1040, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664, v_t != 0 ? 2 : 0);
                 (void)tg_p;
             }
 
             /* attention_tkg.yaml:80: dve.select */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 3072 + ((v_t * 32));
-                const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3392 + 2560 + ((v_t * 32)) * 4;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3392 + 3072 + ((v_t * 32));
+                const uint8_t *tg_s1 = tg_psum + (tg_p) * 4160 + (tg_fmod(((v_program_id_0 * 4) + v_t), 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
                     tg_wr_f32(tg_d, tg_j0, tg_where(tg_rd_u8(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0), tg_bits_f32(0xff800000u)));
@@ -108,15 +108,15 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* attention_tkg.yaml:82: dve.tensor_copy */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2560;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3392;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3392 + 2560;
                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 128);
             }
             for (int64_t v_t = 1; v_t < 4; v_t += 1) { /* attention_tkg.yaml:83, carried */
                 { /* attention_tkg.yaml:85: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3392;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3392;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3392 + 2560 + ((v_t * 32)) * 4;
                     {
                         const int64_t tg_j0 = 0;
                         tg_tensor_tensor_f32_row(TG_ALU_MAXIMUM, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 32);
@@ -128,8 +128,8 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
         /* attention_tkg.yaml:86: pe.transpose */
         {
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
-            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 128, 32);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3392, 3392, 1, TG_FLOAT32 };
+            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4160), 1040, tg_a, 128, 32);
             (void)tg_p;
         }
 
@@ -139,7 +139,7 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
             uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
             { /* attention_tkg.yaml:87: dve.tensor_reduce */
                 uint8_t *tg_d = tg_rl8;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160;
                 /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
                    -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
                    values only, not on their order, so the loop vectorizes. */
@@ -154,8 +154,8 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
             }
             { /* attention_tkg.yaml:88: dve.tensor_scalar */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2048;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3392;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3392 + 2048;
                 const float tg_c0 = tg_rd_f32(tg_rl8, 0);
                 {
                     const int64_t tg_j0 = 0;
@@ -170,8 +170,8 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
         /* attention_tkg.yaml:89: pe.transpose */
         {
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
-            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 32, 128);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3392, 3392, 1, TG_FLOAT32 };
+            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4160), 1040, tg_a, 32, 128);
             (void)tg_p;
         }
 
@@ -179,9 +179,9 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             for (int64_t v_t = 0; v_t < 4; v_t += 1) { /* attention_tkg.yaml:90 */
                 { /* attention_tkg.yaml:92: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + ((v_t * 32)) * 4;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2560 + ((v_t * 32)) * 4;
-                    const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3392 + ((v_t * 32)) * 4;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3392 + 2560 + ((v_t * 32)) * 4;
+                    const uint8_t *tg_s1 = tg_psum + (tg_p) * 4160;
                     {
                         const int64_t tg_j0 = 0;
                         tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 32);
@@ -190,8 +190,8 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
                 }
             }
             { /* attention_tkg.yaml:93: act.activation */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 512;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3392 + 512;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3392;
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
                 TG_IVDEP
@@ -204,18 +204,18 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
         /* attention_tkg.yaml:95: pe.matmul */
         {
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 512, 3328, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 3264, 3328, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, tg_b, 128, 32, 1, 0, tg_pe, 11376);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3392 + 512, 3392, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3392 + 3264, 3392, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4160), 1040, tg_a, tg_b, 128, 32, 1, 0, tg_pe, 11376);
             (void)tg_p;
         }
 
         /* attention_tkg.yaml:96: pe.matmul */
         {
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 1024, 3328, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 512, 3328, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + 2048), 1024, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3392 + 1024, 3392, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3392 + 512, 3392, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4160 + 2048), 1040, tg_a, tg_b, 128, 128, 32, 0, tg_pe, 29664);
             (void)tg_p;
         }
 
@@ -223,18 +223,18 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
             /* attention_tkg.yaml:99: pe.matmul */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 512 + ((v_t * 32)) * 2, 3328, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 3264, 3328, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, tg_b, 128, 32, 1, 1, tg_pe, 11376);
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3392 + 512 + ((v_t * 32)) * 2, 3392, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3392 + 3264, 3392, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4160), 1040, tg_a, tg_b, 128, 32, 1, 1, tg_pe, 11376);
                 (void)tg_p;
             }
 
             /* attention_tkg.yaml:100: pe.matmul */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328 + 1024 + ((v_t * 128)) * 2, 3328, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3328 + 512 + ((v_t * 32)) * 2, 3328, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + 2048), 1024, tg_a, tg_b, 128, 128, 32, 1, tg_pe, 29664);
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3392 + 1024 + ((v_t * 128)) * 2, 3392, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 3392 + 512 + ((v_t * 32)) * 2, 3392, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4160 + 2048), 1040, tg_a, tg_b, 128, 128, 32, 1, tg_pe, 29664);
                 (void)tg_p;
             }
         }
@@ -244,12 +244,12 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
             uint8_t *const tg_rl16 = (uint8_t *)tg_rlw16;
             { /* attention_tkg.yaml:101: dve.reciprocal */
                 uint8_t *tg_d = tg_rl16;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160;
                 tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
             }
             { /* attention_tkg.yaml:102: dve.tensor_scalar */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 2048;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3392;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3392 + 2048;
                 const float tg_c0 = tg_rd_f32(tg_rl16, 0);
                 {
                     const int64_t tg_j0 = 0;
@@ -264,8 +264,8 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
         /* attention_tkg.yaml:103: pe.transpose */
         {
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3328, 3328, 1, TG_FLOAT32 };
-            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 32, 128);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 3392, 3392, 1, TG_FLOAT32 };
+            tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4160), 1040, tg_a, 32, 128);
             (void)tg_p;
         }
 
@@ -275,12 +275,12 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
             uint8_t *const tg_rl19 = (uint8_t *)tg_rlw19;
             { /* attention_tkg.yaml:104: dve.tensor_copy */
                 uint8_t *tg_d = tg_rl19;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160;
                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 128);
             }
             { /* attention_tkg.yaml:105: dve.tensor_tensor */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3328 + 128;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + 2048;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3392 + 128;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + 2048;
                 const uint8_t *tg_s1 = tg_rl19;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
@@ -292,7 +292,7 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
             /* attention_tkg.yaml:108: dma.store */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 uint8_t *tg_d = (uint8_t *)(out + ((v_program_id_0 * 4096) + (v_h * 512)) + tg_p * 4);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3328 + 128 + ((v_h * 4)) * 2;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3392 + 128 + ((v_h * 4)) * 2;
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 8);
             }
         }
@@ -358,7 +358,7 @@ static int attention_tkg_enter(tg_core *core, const uint16_t *q, const uint16_t 
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(ATTENTION_TKG_SBUF_PEAK_BYTES),
-                               (size_t)ATTENTION_TKG_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ATTENTION_TKG_PE_FLOATS);
+                               TG_CORE_ROW((size_t)ATTENTION_TKG_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), ATTENTION_TKG_PE_FLOATS);
     return tg_rc;
 }
 

@@ -31,7 +31,7 @@ static TG_SIMD_BODY int avgpool2d_body_all(int tg_avx512, tg_core *core, const i
     (void)y;
     /* avgpool2d.yaml:23: pool.iota */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 36864;
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 37056 + 36864;
         const int64_t tg_f = 0;
         (void)tg_f;
         (void)tg_iota_cast(tg_d, TG_FLOAT32, (size_t)(0), 4);
@@ -41,7 +41,7 @@ static TG_SIMD_BODY int avgpool2d_body_all(int tg_avx512, tg_core *core, const i
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             /* avgpool2d.yaml:26: dma.load forwarded: its readers read x directly */
             { /* avgpool2d.yaml:27: dve.memset */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 32768;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 37056 + 32768;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
                     tg_wr_f32(tg_d, tg_j0, 0.0f);
@@ -50,8 +50,8 @@ static TG_SIMD_BODY int avgpool2d_body_all(int tg_avx512, tg_core *core, const i
             for (int64_t v_a = 0; v_a < 2; v_a += 1) { /* avgpool2d.yaml:30, carried */
                 for (int64_t v_b = 0; v_b < 2; v_b += 1) { /* avgpool2d.yaml:32, carried */
                     { /* avgpool2d.yaml:34: dve.tensor_tensor */
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 36928 + 32768;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 36928 + 32768;
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 37056 + 32768;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 37056 + 32768;
                         const uint8_t *tg_s1 = (const uint8_t *)(x + ((v_c * 524288) + ((v_a * 64) + v_b)) + tg_p * 4096);
                         for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
                             TG_IVDEP
@@ -64,8 +64,8 @@ static TG_SIMD_BODY int avgpool2d_body_all(int tg_avx512, tg_core *core, const i
             }
             { /* avgpool2d.yaml:35: dve.tensor_scalar */
                 uint8_t *tg_d = (uint8_t *)(y + (v_c * 131072) + tg_p * 1024);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 36928 + 32768;
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 36928 + 36864, 0);
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 37056 + 32768;
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 37056 + 36864, 0);
                 {
                     const int64_t tg_j0 = 0;
                     const tg_alu_op tg_op[2] = { TG_ALU_DIVIDE, TG_ALU_ADD };
@@ -129,7 +129,7 @@ static int avgpool2d_enter(tg_core *core, const float *x, float *y)
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(AVGPOOL2D_SBUF_PEAK_BYTES),
-                               (size_t)AVGPOOL2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, AVGPOOL2D_PE_FLOATS);
+                               TG_CORE_ROW((size_t)AVGPOOL2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), AVGPOOL2D_PE_FLOATS);
     return tg_rc;
 }
 

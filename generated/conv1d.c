@@ -34,7 +34,7 @@ static TG_SIMD_BODY int conv1d_body_all(int tg_avx512, tg_core *core, const int6
     for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* conv1d.yaml:33 */
         /* conv1d.yaml:51: dve.memset */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 12864 + 12416;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 12992 + 12416;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 96; tg_j0++) {
                 tg_wr_f32(tg_d, tg_j0, 0.0f);
@@ -44,7 +44,7 @@ static TG_SIMD_BODY int conv1d_body_all(int tg_avx512, tg_core *core, const int6
             for (int64_t v_r = 0; v_r < tg_min(4, (5 - (v_ko * 4))); v_r += 1) { /* conv1d.yaml:54 */
                 /* conv1d.yaml:56: dma.load */
                 for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (((v_r * 32)) + tg_p) * 12864 + 12416 + ((v_ko * 48)) * 4;
+                    uint8_t *tg_d = tg_sbuf + (((v_r * 32)) + tg_p) * 12992 + 12416 + ((v_ko * 48)) * 4;
                     const uint8_t *tg_s0 = (const uint8_t *)(filters + (((v_program_id_0 * 48) + (v_ko * 12288)) + (v_r * 3072)) + tg_p * 96);
                     memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 192);
                 }
@@ -55,7 +55,7 @@ static TG_SIMD_BODY int conv1d_body_all(int tg_avx512, tg_core *core, const int6
             for (int64_t v_lt = 0; v_lt < 2; v_lt += 1) { /* conv1d.yaml:60 */
                 /* conv1d.yaml:62: dma.load */
                 for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 12864 + 8192 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2112;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 12992 + 8192 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2112;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_b * 19200) + (tg_max(0, ((v_lt * 512) - 2)) * 1)) + tg_p * 600);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < (((tg_min(600, tg_min(((v_lt * 512) + 514), 602)) - tg_max(0, ((v_lt * 512) - 2))) - 0)); tg_j0++) {
@@ -64,7 +64,7 @@ static TG_SIMD_BODY int conv1d_body_all(int tg_avx512, tg_core *core, const int6
                 }
                 /* conv1d.yaml:63: dve.memset */
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 12992 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096;
                     for (int64_t tg_j0 = 0; tg_j0 < 2; tg_j0++) {
                         TG_IVDEP
                         for (int64_t tg_j1 = 0; tg_j1 < tg_min(512, (600 - (v_lt * 512))); tg_j1++) {
@@ -76,8 +76,8 @@ static TG_SIMD_BODY int conv1d_body_all(int tg_avx512, tg_core *core, const int6
                     for (int64_t v_r = 0; v_r < tg_min(4, (5 - (v_ko * 4))); v_r += 1) { /* conv1d.yaml:66 */
                         /* conv1d.yaml:70: dve.tensor_copy */
                         for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-                            uint8_t *tg_d = tg_sbuf + (((v_r * 32)) + tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096 + (((v_ko * 512) + (tg_min(tg_min(512, (600 - (v_lt * 512))), tg_max(0, (((2 - (v_lt * 512)) - (v_ko * 4)) - v_r))) * 1))) * 4;
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12864 + 8192 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2112 + ((0 + ((tg_min(tg_min(((((v_lt * 512) + (v_ko * 4)) + v_r) + 510), (((v_ko * 4) + v_r) + 598)), tg_max(((((v_lt * 512) + (v_ko * 4)) + v_r) - 2), 0)) - tg_max(0, ((v_lt * 512) - 2))) * 1))) * 4;
+                            uint8_t *tg_d = tg_sbuf + (((v_r * 32)) + tg_p) * 12992 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096 + (((v_ko * 512) + (tg_min(tg_min(512, (600 - (v_lt * 512))), tg_max(0, (((2 - (v_lt * 512)) - (v_ko * 4)) - v_r))) * 1))) * 4;
+                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12992 + 8192 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2112 + ((0 + ((tg_min(tg_min(((((v_lt * 512) + (v_ko * 4)) + v_r) + 510), (((v_ko * 4) + v_r) + 598)), tg_max(((((v_lt * 512) + (v_ko * 4)) + v_r) - 2), 0)) - tg_max(0, ((v_lt * 512) - 2))) * 1))) * 4;
                             TG_IVDEP
                             for (int64_t tg_j0 = 0; tg_j0 < ((tg_max(0, tg_min(tg_min(512, (600 - (v_lt * 512))), (((602 - (v_lt * 512)) - (v_ko * 4)) - v_r))) - tg_min(tg_min(512, (600 - (v_lt * 512))), tg_max(0, (((2 - (v_lt * 512)) - (v_ko * 4)) - v_r))))); tg_j0++) {
                                 memcpy(tg_d + ((tg_j0) * 1) * 4, tg_s0 + ((tg_j0) * 1) * 4, 4);
@@ -88,9 +88,9 @@ static TG_SIMD_BODY int conv1d_body_all(int tg_avx512, tg_core *core, const int6
                 /* conv1d.yaml:74: pe.matmul */
                 {
                     const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12864 + 12416, 12864, 1, TG_FLOAT32 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096, 12864, 1, TG_FLOAT32 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048), 1024, tg_a, tg_b, 128, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 0, tg_pe, 96256);
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12992 + 12416, 12992, 1, TG_FLOAT32 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12992 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096, 12992, 1, TG_FLOAT32 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048), 1040, tg_a, tg_b, 128, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 0, tg_pe, 96256);
                     (void)tg_p;
                 }
 
@@ -98,9 +98,9 @@ static TG_SIMD_BODY int conv1d_body_all(int tg_avx512, tg_core *core, const int6
                     /* conv1d.yaml:77: pe.matmul */
                     {
                         const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12864 + 12416 + ((v_ko * 48)) * 4, 12864, 1, TG_FLOAT32 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12864 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096 + ((v_ko * 512)) * 4, 12864, 1, TG_FLOAT32 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048), 1024, tg_a, tg_b, 32, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 1, tg_pe, 42496);
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 12992 + 12416 + ((v_ko * 48)) * 4, 12992, 1, TG_FLOAT32 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 12992 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 4096 + ((v_ko * 512)) * 4, 12992, 1, TG_FLOAT32 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048), 1040, tg_a, tg_b, 32, 48, (int)((tg_min(512, (600 - (v_lt * 512))))), 1, tg_pe, 42496);
                         (void)tg_p;
                     }
                 }
@@ -108,7 +108,7 @@ static TG_SIMD_BODY int conv1d_body_all(int tg_avx512, tg_core *core, const int6
                 for (int64_t tg_p = 0; tg_p < 48; tg_p++) {
                     { /* conv1d.yaml:78: dve.tensor_scalar */
                         uint8_t *tg_d = (uint8_t *)(y + (((v_program_id_0 * 28800) + (v_b * 57600)) + (v_lt * 512)) + tg_p * 600);
-                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048;
+                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048;
                         const float tg_c0 = tg_rd_f32((const uint8_t *)(bias + (v_program_id_0 * 48) + tg_p * 1), 0);
                         TG_IVDEP
                         for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (600 - (v_lt * 512))); tg_j0++) {
@@ -177,7 +177,7 @@ static int conv1d_enter(tg_core *core, const float *x, const float *filters, con
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(CONV1D_SBUF_PEAK_BYTES),
-                               (size_t)CONV1D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, CONV1D_PE_FLOATS);
+                               TG_CORE_ROW((size_t)CONV1D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), CONV1D_PE_FLOATS);
     return tg_rc;
 }
 

@@ -36,17 +36,17 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
         for (int64_t v_b = 0; v_b < tg_fdiv((((tg_fdiv(101, 2) + (v_program_id_0 * tg_fmod(101, 2))) + 32) - 1), 32); v_b += 1) { /* cross_entropy.yaml:37 */
             /* cross_entropy.yaml:39: dve.memset */
             for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3072;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3072;
                 tg_wr_f32(tg_d, 0, tg_bits_f32(0xff800000u));
             }
             /* cross_entropy.yaml:40: dve.memset */
             for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3136;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3136;
                 tg_wr_f32(tg_d, 0, 0.0f);
             }
             /* cross_entropy.yaml:41: dma.load */
             for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3200;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3200;
                 const uint8_t *tg_s0 = (const uint8_t *)(targets + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
             }
@@ -54,7 +54,7 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                 /* cross_entropy.yaml:44: dma.load forwarded: its readers read logits directly */
                 /* cross_entropy.yaml:45: dve.tensor_reduce */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3264;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3264;
                     const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
                     /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
                        -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
@@ -71,22 +71,22 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                 }
                 /* cross_entropy.yaml:46: dve.tensor_tensor */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3328;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3072;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3264;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3328;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3072;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3264;
                     tg_wr_f32(tg_d, 0, tg_alu_maximum(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
                 }
                 /* cross_entropy.yaml:47: dve.tensor_tensor */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3392;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3072;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3328;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3392;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3072;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3328;
                     tg_wr_f32(tg_d, 0, tg_alu_subtract(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
                 }
                 /* cross_entropy.yaml:48: act.activation */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3456;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3392;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3456;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3392;
                     const float tg_scale = 1.0f;
                     const float tg_bias = 0.0f;
                     float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
@@ -94,16 +94,16 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                 }
                 /* cross_entropy.yaml:49: dve.tensor_tensor */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3520;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3136;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3456;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3520;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3136;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3456;
                     tg_wr_f32(tg_d, 0, tg_alu_multiply(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
                 }
                 /* cross_entropy.yaml:50: dve.tensor_scalar */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 2048;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 2048;
                     const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
-                    const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3648 + 3328, 0);
+                    const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3776 + 3328, 0);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
                         float tg_x = tg_rd_f32(tg_s0, tg_j0);
@@ -113,8 +113,8 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                 }
                 /* cross_entropy.yaml:51: act.activation */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 2048;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 2048;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 2048;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 2048;
                     const float tg_scale = 1.0f;
                     const float tg_bias = 0.0f;
                     TG_IVDEP
@@ -134,8 +134,8 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                         for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                             const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
                             (void)tg_p;
-                            tg_d[tg_l] = tg_sbuf + (tg_p) * 3648 + 3584;
-                            tg_s0[tg_l] = tg_sbuf + (tg_p) * 3648 + 2048;
+                            tg_d[tg_l] = tg_sbuf + (tg_p) * 3776 + 3584;
+                            tg_s0[tg_l] = tg_sbuf + (tg_p) * 3776 + 2048;
                             tg_r[tg_l] = 0.0f;
                         }
                         for (int64_t tg_jb = 0; tg_jb < tg_min(256, (1000 - (v_c * 256))); tg_jb += TG_LANE_BLOCK) {
@@ -162,22 +162,22 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                 }
                 /* cross_entropy.yaml:53: dve.tensor_tensor */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3136;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3520;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648 + 3584;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3136;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3520;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3584;
                     tg_wr_f32(tg_d, 0, tg_alu_add(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
                 }
                 /* cross_entropy.yaml:54: dve.tensor_copy */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 3072;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3328;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3072;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3328;
                     memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
                 }
             }
             /* cross_entropy.yaml:55: act.activation */
             for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3136;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3776;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3136;
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
                 float tg_y = tg_activation(TG_ACT_LOG, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
@@ -185,28 +185,28 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
             }
             /* cross_entropy.yaml:56: dve.tensor_tensor */
             for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3648 + 64;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 3072;
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3648;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 64;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3072;
+                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776;
                 tg_wr_f32(tg_d, 0, tg_alu_add(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
             }
             /* cross_entropy.yaml:57: dma.load forwarded: its readers read logits directly at the indices it checks and keeps here */
             for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                tg_ix16[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 3648 + 3200, TG_INT32);
+                tg_ix16[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 3776 + 3200, TG_INT32);
                 if (tg_ix16[tg_p] < 0 || tg_ix16[tg_p] >= 1000)
                     return TG_EBOUNDS;
             }
             /* cross_entropy.yaml:58: dve.tensor_tensor */
             for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
                 uint8_t *tg_d = (uint8_t *)(loss + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 64;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 64;
                 const uint8_t *tg_s1 = (const uint8_t *)(logits + ((v_program_id_0 * 50000) + (v_b * 32000)) + tg_p * 1000 + tg_ix16[tg_p] * 1);
                 tg_wr_f32(tg_d, 0, tg_alu_subtract(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
             }
             /* cross_entropy.yaml:59: dma.store */
             for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
                 uint8_t *tg_d = (uint8_t *)(lse + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3648 + 64;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 64;
                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
             }
             /* cross_entropy.yaml:60: dma.store sunk: its tile's writers write loss directly */
@@ -273,7 +273,7 @@ static int cross_entropy_enter(tg_core *core, const float *logits, const int32_t
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(CROSS_ENTROPY_SBUF_PEAK_BYTES),
-                               (size_t)CROSS_ENTROPY_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, CROSS_ENTROPY_PE_FLOATS);
+                               TG_CORE_ROW((size_t)CROSS_ENTROPY_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), CROSS_ENTROPY_PE_FLOATS);
     return tg_rc;
 }
 

@@ -31,7 +31,7 @@ static TG_SIMD_BODY int cumsum_body_all(int tg_avx512, tg_core *core, const int6
     (void)y;
     /* cumsum.yaml:23: dve.memset */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 8192;
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 10432 + 8192;
         TG_IVDEP
         for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
             tg_wr_f32(tg_d, tg_j0, 1.0f);
@@ -40,7 +40,7 @@ static TG_SIMD_BODY int cumsum_body_all(int tg_avx512, tg_core *core, const int6
     for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* cumsum.yaml:24 */
         /* cumsum.yaml:26: dve.memset */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 10240;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 10432 + 10240;
             tg_wr_f32(tg_d, 0, 0.0f);
         }
         for (int64_t v_c = 0; v_c < 4; v_c += 1) { /* cumsum.yaml:28, carried */
@@ -59,9 +59,9 @@ static TG_SIMD_BODY int cumsum_body_all(int tg_avx512, tg_core *core, const int6
                         const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
                         (void)tg_p;
                         tg_d[tg_l] = (uint8_t *)(y + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
-                        tg_s0[tg_l] = tg_sbuf + (tg_p) * 10304 + 8192;
+                        tg_s0[tg_l] = tg_sbuf + (tg_p) * 10432 + 8192;
                         tg_s1[tg_l] = (const uint8_t *)(x + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
-                        tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 10304 + 10240, 0);
+                        tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 10432 + 10240, 0);
                     }
                     for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
                         const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
@@ -95,7 +95,7 @@ static TG_SIMD_BODY int cumsum_body_all(int tg_avx512, tg_core *core, const int6
             /* partitions run the statements below in turn (all partition-local) */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 { /* cumsum.yaml:32: dve.tensor_copy */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 10240;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 10432 + 10240;
                     const uint8_t *tg_s0 = (const uint8_t *)(y + (((v_i * 262144) + (v_c * 512)) + 511) + tg_p * 2048);
                     memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
                 }
@@ -154,7 +154,7 @@ static int cumsum_enter(tg_core *core, const float *x, float *y)
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(CUMSUM_SBUF_PEAK_BYTES),
-                               (size_t)CUMSUM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, CUMSUM_PE_FLOATS);
+                               TG_CORE_ROW((size_t)CUMSUM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), CUMSUM_PE_FLOATS);
     return tg_rc;
 }
 

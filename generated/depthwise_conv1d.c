@@ -37,20 +37,20 @@ static TG_SIMD_BODY int depthwise_conv1d_body_all(int tg_avx512, tg_core *core, 
             {
                 const int64_t tg_p = 0;
                 const tg_pe_src tg_a = { (const uint8_t *)(filter + (v_program_id_0 * 32) + tg_p * 4), 16, 1, TG_FLOAT32 };
-                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096), 1024, tg_a, 8, 4);
+                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4160), 1040, tg_a, 8, 4);
                 (void)tg_p;
             }
 
             /* depthwise_conv1d.yaml:46: dve.tensor_copy */
             for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 9792 + 9728;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 9920 + 9728;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160;
                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 32);
             }
             for (int64_t v_ch = 0; v_ch < 8; v_ch += 1) { /* depthwise_conv1d.yaml:47 */
                 /* depthwise_conv1d.yaml:49: dve.memset */
                 for (int64_t tg_p = 0; tg_p < 4; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 9920 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 700; tg_j0++) {
                         tg_wr_f32(tg_d, tg_j0, 0.0f);
@@ -59,7 +59,7 @@ static TG_SIMD_BODY int depthwise_conv1d_body_all(int tg_avx512, tg_core *core, 
                 for (int64_t v_s = 0; v_s < 4; v_s += 1) { /* depthwise_conv1d.yaml:50 */
                     /* depthwise_conv1d.yaml:52: dma.load */
                     for (int64_t tg_p = 0; tg_p < 1; tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + ((v_s) + tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816 + ((0 + (tg_max(0, (2 - v_s)) * 1))) * 4;
+                        uint8_t *tg_d = tg_sbuf + ((v_s) + tg_p) * 9920 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816 + ((0 + (tg_max(0, (2 - v_s)) * 1))) * 4;
                         const uint8_t *tg_s0 = (const uint8_t *)(img + ((((v_program_id_0 * 5600) + (v_n * 11200)) + (v_ch * 700)) + (tg_max(0, (v_s - 2)) * 1)) + tg_p * 700);
                         TG_IVDEP
                         for (int64_t tg_j0 = 0; tg_j0 < ((tg_min(700, (702 - v_s)) - tg_max(0, (2 - v_s)))); tg_j0++) {
@@ -71,8 +71,8 @@ static TG_SIMD_BODY int depthwise_conv1d_body_all(int tg_avx512, tg_core *core, 
                     /* depthwise_conv1d.yaml:55: pe.matmul */
                     {
                         const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 9792 + 9728 + (v_ch) * 4, 9792, 1, TG_FLOAT32 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 9792 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816 + ((v_qt * 512)) * 4, 9792, 1, TG_FLOAT32 };
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 9920 + 9728 + (v_ch) * 4, 9920, 1, TG_FLOAT32 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 9920 + (tg_fmod((((v_program_id_0 * 16) + (v_n * 8)) + v_ch), 2)) * 2816 + ((v_qt * 512)) * 4, 9920, 1, TG_FLOAT32 };
                         tg_matmul((float *)(void *)((uint8_t *)(out + ((((v_program_id_0 * 5600) + (v_n * 11200)) + (v_ch * 700)) + (v_qt * 512)) + tg_p * 700)), 700, tg_a, tg_b, 4, 1, (int)((tg_min(512, (700 - (v_qt * 512))))), 0, tg_pe, 11180);
                         (void)tg_p;
                     }
@@ -136,7 +136,7 @@ static int depthwise_conv1d_enter(tg_core *core, const float *img, const float *
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(DEPTHWISE_CONV1D_SBUF_PEAK_BYTES),
-                               (size_t)DEPTHWISE_CONV1D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, DEPTHWISE_CONV1D_PE_FLOATS);
+                               TG_CORE_ROW((size_t)DEPTHWISE_CONV1D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), DEPTHWISE_CONV1D_PE_FLOATS);
     return tg_rc;
 }
 

@@ -37,7 +37,7 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
             for (int64_t v_c = 0; v_c < 8; v_c += 1) { /* flash_attention_cte.yaml:60 */
                 /* flash_attention_cte.yaml:62: dma.load */
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 2048 + ((v_c * 64)) * 2;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 2048 + ((v_c * 64)) * 2;
                     const uint8_t *tg_s0 = (const uint8_t *)(v + (((v_program_id_0 * 131072) + (v_program_id_1 * 65536)) + (v_c * 8192)) + tg_p * 64);
                     memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 128);
                 }
@@ -48,7 +48,7 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                     for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
                         /* flash_attention_cte.yaml:67: dma.load forwarded: its readers read q directly */
                         { /* flash_attention_cte.yaml:68: dve.tensor_scalar */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_program_id_1 * 16)) + (v_g * 8)) + v_i), 2)) * 256;
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_program_id_1 * 16)) + (v_g * 8)) + v_i), 2)) * 256;
                             const uint8_t *tg_s0 = (const uint8_t *)(q + ((((v_program_id_0 * 262144) + (v_program_id_1 * 131072)) + (v_g * 65536)) + (v_i * 128)) + tg_p * 1024);
                             const float tg_c0 = 0.125f;
                             TG_IVDEP
@@ -62,15 +62,15 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                     /* partitions run the statements below in turn (all partition-local) */
                     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                         { /* flash_attention_cte.yaml:69: dve.memset */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5888;
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5888;
                             tg_wr_f32(tg_d, 0, 3.4028235e+38f);
                         }
                         { /* flash_attention_cte.yaml:70: dve.memset */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5952;
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5952;
                             tg_wr_f32(tg_d, 0, 0.0f);
                         }
                         { /* flash_attention_cte.yaml:71: dve.memset */
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5632;
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5632;
                             TG_IVDEP
                             for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                                 tg_wr_f32(tg_d, tg_j0, 0.0f);
@@ -81,9 +81,9 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                         /* flash_attention_cte.yaml:74: pe.matmul */
                         {
                             const int64_t tg_p = 0;
-                            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_program_id_1 * 16)) + (v_g * 8)) + v_i), 2)) * 256, 6208, 1, TG_BFLOAT16 };
+                            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6336 + 4096 + (tg_fmod(((((v_program_id_0 * 32) + (v_program_id_1 * 16)) + (v_g * 8)) + v_i), 2)) * 256, 6336, 1, TG_BFLOAT16 };
                             const tg_pe_src tg_b = { (const uint8_t *)(k + (((v_program_id_0 * 131072) + (v_program_id_1 * 65536)) + (v_j * 256)) + tg_p * 1024), 2048, 1, TG_BFLOAT16 };
-                            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 256, 0, tg_pe, 57344);
+                            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1040, tg_a, tg_b, 64, 128, 256, 0, tg_pe, 57344);
                             (void)tg_p;
                         }
 
@@ -99,7 +99,7 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                             uint8_t *const tg_rl10 = (uint8_t *)tg_rlw10;
                             { /* flash_attention_cte.yaml:75: dve.tensor_copy */
                                 uint8_t *tg_d = tg_rl5;
-                                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
+                                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
                                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 1024);
                             }
                             { /* flash_attention_cte.yaml:77: pool.affine_select */
@@ -131,25 +131,25 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                             }
                             { /* flash_attention_cte.yaml:79: dve.tensor_tensor */
                                 uint8_t *tg_d = tg_rl8;
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5888;
+                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 5888;
                                 const uint8_t *tg_s1 = tg_rl6;
                                 tg_wr_f32(tg_d, 0, tg_alu_minimum(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
                             }
                             { /* flash_attention_cte.yaml:80: act.activation */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 6080;
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5888;
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 6080;
+                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 5888;
                                 const float tg_scale = -1.0f;
                                 const float tg_bias = tg_rd_f32(tg_rl8, 0);
                                 float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
                                 tg_wr_f32(tg_d, 0, tg_y);
                             }
                             { /* flash_attention_cte.yaml:81: dve.tensor_copy */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5888;
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5888;
                                 const uint8_t *tg_s0 = tg_rl8;
                                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
                             }
                             { /* flash_attention_cte.yaml:82: act.activation */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5120;
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5120;
                                 const uint8_t *tg_s0 = tg_rl5;
                                 const float tg_scale = 1.0f;
                                 const float tg_bias = tg_rd_f32(tg_rl8, 0);
@@ -173,10 +173,10 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                                 tg_wr_f32(tg_rl10, 0, tg_nan_canon(tg_sum));
                             }
                             { /* flash_attention_cte.yaml:83: dve.scalar_tensor_tensor */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5952;
-                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5952;
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5952;
+                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 5952;
                                 const uint8_t *tg_s1 = tg_rl10;
-                                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6208 + 6080, 0);
+                                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6336 + 6080, 0);
                                 tg_wr_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_f32(tg_s1, 0)));
                             }
                         }
@@ -184,15 +184,15 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                             /* flash_attention_cte.yaml:86: pe.transpose */
                             {
                                 const int64_t tg_p = 0;
-                                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 5120 + ((v_c * 128)) * 2, 6208, 1, TG_BFLOAT16 };
-                                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod(((((((v_program_id_0 * 256) + (v_program_id_1 * 128)) + (v_g * 64)) + (v_i * 8)) + (v_j * 2)) + v_c), 2)) * 2048), 1024, tg_a, 128, 128);
+                                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6336 + 5120 + ((v_c * 128)) * 2, 6336, 1, TG_BFLOAT16 };
+                                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod(((((((v_program_id_0 * 256) + (v_program_id_1 * 128)) + (v_g * 64)) + (v_i * 8)) + (v_j * 2)) + v_c), 2)) * 2048), 1040, tg_a, 128, 128);
                                 (void)tg_p;
                             }
 
                             /* flash_attention_cte.yaml:87: dve.tensor_copy */
                             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 4608 + ((v_c * 128)) * 2;
-                                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod(((((((v_program_id_0 * 256) + (v_program_id_1 * 128)) + (v_g * 64)) + (v_i * 8)) + (v_j * 2)) + v_c), 2)) * 2048;
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 4608 + ((v_c * 128)) * 2;
+                                const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod(((((((v_program_id_0 * 256) + (v_program_id_1 * 128)) + (v_g * 64)) + (v_i * 8)) + (v_j * 2)) + v_c), 2)) * 2048;
                                 TG_IVDEP
                                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                                     tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
@@ -202,9 +202,9 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                         /* flash_attention_cte.yaml:88: pe.matmul */
                         {
                             const int64_t tg_p = 0;
-                            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4608, 6208, 1, TG_BFLOAT16 };
-                            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6208 + 2048 + ((v_j * 128)) * 2, 6208, 1, TG_BFLOAT16 };
-                            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 64, 0, tg_pe, 34272);
+                            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6336 + 4608, 6336, 1, TG_BFLOAT16 };
+                            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6336 + 2048 + ((v_j * 128)) * 2, 6336, 1, TG_BFLOAT16 };
+                            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1040, tg_a, tg_b, 128, 128, 64, 0, tg_pe, 34272);
                             (void)tg_p;
                         }
 
@@ -212,18 +212,18 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                             /* flash_attention_cte.yaml:91: pe.matmul */
                             {
                                 const int64_t tg_p = 0;
-                                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6208 + 4608 + ((v_c * 128)) * 2, 6208, 1, TG_BFLOAT16 };
-                                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6208 + 2048 + (((v_j * 128) + (v_c * 64))) * 2, 6208, 1, TG_BFLOAT16 };
-                                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, 64, 1, tg_pe, 34272);
+                                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6336 + 4608 + ((v_c * 128)) * 2, 6336, 1, TG_BFLOAT16 };
+                                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6336 + 2048 + (((v_j * 128) + (v_c * 64))) * 2, 6336, 1, TG_BFLOAT16 };
+                                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048), 1040, tg_a, tg_b, 128, 128, 64, 1, tg_pe, 34272);
                                 (void)tg_p;
                             }
                         }
                         /* flash_attention_cte.yaml:92: dve.scalar_tensor_tensor */
                         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6208 + 5632;
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5632;
-                            const uint8_t *tg_s1 = tg_psum + (tg_p) * 4096 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
-                            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6208 + 6080, 0);
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5632;
+                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 5632;
+                            const uint8_t *tg_s1 = tg_psum + (tg_p) * 4160 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
+                            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6336 + 6080, 0);
                             {
                                 const int64_t tg_j0 = 0;
                                 tg_scalar_tensor_tensor_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 64, TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD);
@@ -237,12 +237,12 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                         uint8_t *const tg_rl12 = (uint8_t *)tg_rlw12;
                         { /* flash_attention_cte.yaml:93: dve.reciprocal */
                             uint8_t *tg_d = tg_rl12;
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5952;
+                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 5952;
                             tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
                         }
                         { /* flash_attention_cte.yaml:94: dve.tensor_scalar */
                             uint8_t *tg_d = (uint8_t *)(o + ((((v_program_id_0 * 262144) + (v_program_id_1 * 131072)) + (v_g * 65536)) + (v_i * 8192)) + tg_p * 64);
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6208 + 5632;
+                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 5632;
                             const float tg_c0 = tg_rd_f32(tg_rl12, 0);
                             TG_IVDEP
                             for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
@@ -312,7 +312,7 @@ static int flash_attention_cte_enter(tg_core *core, const uint16_t *q, const uin
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(FLASH_ATTENTION_CTE_SBUF_PEAK_BYTES),
-                               (size_t)FLASH_ATTENTION_CTE_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, FLASH_ATTENTION_CTE_PE_FLOATS);
+                               TG_CORE_ROW((size_t)FLASH_ATTENTION_CTE_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), FLASH_ATTENTION_CTE_PE_FLOATS);
     return tg_rc;
 }
 

@@ -36,7 +36,7 @@ static TG_SIMD_BODY int layernorm_body_all(int tg_avx512, tg_core *core, const i
         /* layernorm.yaml:31: dma.load forwarded: its readers read gamma directly */
         /* layernorm.yaml:32: dma.load forwarded: its readers read beta directly */
         { /* layernorm.yaml:33: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 24576;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 24768 + 24576;
             tg_wr_f32(tg_d, 0, 1e-05f);
         }
     }
@@ -59,7 +59,7 @@ static TG_SIMD_BODY int layernorm_body_all(int tg_avx512, tg_core *core, const i
                 (void)tg_bn_stats_lanes_f32(tg_out, tg_row, 512);
                 for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                     const int64_t tg_p = tg_pb + tg_l;
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 16384 + ((v_c * 6)) * 4;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 24768 + 16384 + ((v_c * 6)) * 4;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 6; tg_j0++) {
                         tg_wr_f32(tg_d, tg_j0, tg_out[tg_l * 6 + tg_j0]);
@@ -74,7 +74,7 @@ static TG_SIMD_BODY int layernorm_body_all(int tg_avx512, tg_core *core, const i
             const uint8_t *tg_rows[TG_LANES];
             for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                 const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                tg_rows[tg_l] = tg_sbuf + (tg_p) * 24640 + 16384;
+                tg_rows[tg_l] = tg_sbuf + (tg_p) * 24768 + 16384;
             }
             for (int64_t tg_jb = 0; tg_jb < 12; tg_jb += TG_LANE_BLOCK) {
                 const int64_t tg_j0 = tg_jb;
@@ -83,7 +83,7 @@ static TG_SIMD_BODY int layernorm_body_all(int tg_avx512, tg_core *core, const i
             (void)tg_bn_aggr_lanes_f32(tg_out, tg_row, 12);
             for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                 const int64_t tg_p = tg_pb + tg_l;
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 20480;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 24768 + 20480;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 2; tg_j0++) {
                     tg_wr_f32(tg_d, tg_j0, tg_out[tg_l * 2 + tg_j0]);
@@ -99,16 +99,16 @@ static TG_SIMD_BODY int layernorm_body_all(int tg_avx512, tg_core *core, const i
             uint8_t *const tg_rl7 = (uint8_t *)tg_rlw7;
             { /* layernorm.yaml:42: act.activation */
                 uint8_t *tg_d = tg_rl6;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 20480 + 4;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24768 + 20480 + 4;
                 const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 24640 + 24576, 0);
+                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 24768 + 24576, 0);
                 float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
                 tg_wr_f32(tg_d, 0, tg_y);
             }
             { /* layernorm.yaml:43: dve.tensor_scalar */
                 uint8_t *tg_d = tg_rl7;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 131072) + tg_p * 1024);
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 24640 + 20480, 0);
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 24768 + 20480, 0);
                 const float tg_c1 = tg_rd_f32(tg_rl6, 0);
                 {
                     const int64_t tg_j0 = 0;
@@ -120,7 +120,7 @@ static TG_SIMD_BODY int layernorm_body_all(int tg_avx512, tg_core *core, const i
                 }
             }
             { /* layernorm.yaml:44: dve.tensor_tensor */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 24640 + 20480;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 24768 + 20480;
                 const uint8_t *tg_s0 = tg_rl7;
                 const uint8_t *tg_s1 = (const uint8_t *)(gamma + 0);
                 {
@@ -131,7 +131,7 @@ static TG_SIMD_BODY int layernorm_body_all(int tg_avx512, tg_core *core, const i
             }
             { /* layernorm.yaml:45: dve.tensor_tensor */
                 uint8_t *tg_d = (uint8_t *)(y + (v_i * 131072) + tg_p * 1024);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24640 + 20480;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24768 + 20480;
                 const uint8_t *tg_s1 = (const uint8_t *)(beta + 0);
                 {
                     const int64_t tg_j0 = 0;
@@ -197,7 +197,7 @@ static int layernorm_enter(tg_core *core, const float *x, const float *gamma, co
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(LAYERNORM_SBUF_PEAK_BYTES),
-                               (size_t)LAYERNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, LAYERNORM_PE_FLOATS);
+                               TG_CORE_ROW((size_t)LAYERNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), LAYERNORM_PE_FLOATS);
     return tg_rc;
 }
 

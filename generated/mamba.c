@@ -37,7 +37,7 @@ static TG_SIMD_BODY int mamba_body_all(int tg_avx512, tg_core *core, const float
         for (int64_t v_ct = 0; v_ct < 2; v_ct += 1) { /* mamba.yaml:44 */
             /* mamba.yaml:46: dve.memset */
             for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 30848;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 30912;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
                     tg_wr_f32(tg_d, tg_j0, 0.0f);
@@ -49,13 +49,13 @@ static TG_SIMD_BODY int mamba_body_all(int tg_avx512, tg_core *core, const float
                 /* mamba.yaml:52: dma.load forwarded: its readers read A directly */
                 /* mamba.yaml:53: dve.memset */
                 for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 30784;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 30784;
                     tg_wr_f32(tg_d, 0, 0.0f);
                 }
                 for (int64_t v_s = 0; v_s < 2; v_s += 1) { /* mamba.yaml:55, carried */
                     /* mamba.yaml:58: act.activation */
                     for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 20480;
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 20480;
                         const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
                         const float tg_scale = tg_rd_f32((const uint8_t *)(A + ((v_ct * 1024) + v_n) + tg_p * 8), 0);
                         const float tg_bias = 0.0f;
@@ -67,7 +67,7 @@ static TG_SIMD_BODY int mamba_body_all(int tg_avx512, tg_core *core, const float
                     /* mamba.yaml:60: dma.load forwarded: its readers read B directly */
                     /* mamba.yaml:61: dve.tensor_tensor */
                     for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 22528;
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 22528;
                         const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
                         const uint8_t *tg_s1 = (const uint8_t *)(u + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
                         {
@@ -78,8 +78,8 @@ static TG_SIMD_BODY int mamba_body_all(int tg_avx512, tg_core *core, const float
                     }
                     /* mamba.yaml:62: dve.tensor_tensor */
                     for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 24576;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 22528;
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 24576;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912 + 22528;
                         const uint8_t *tg_s1 = (const uint8_t *)(B + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
                         {
                             const int64_t tg_j0 = 0;
@@ -98,10 +98,10 @@ static TG_SIMD_BODY int mamba_body_all(int tg_avx512, tg_core *core, const float
                             for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                                 const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
                                 (void)tg_p;
-                                tg_d[tg_l] = tg_sbuf + (tg_p) * 30848 + 26624;
-                                tg_s0[tg_l] = tg_sbuf + (tg_p) * 30848 + 20480;
-                                tg_s1[tg_l] = tg_sbuf + (tg_p) * 30848 + 24576;
-                                tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 30848 + 30784, 0);
+                                tg_d[tg_l] = tg_sbuf + (tg_p) * 30912 + 26624;
+                                tg_s0[tg_l] = tg_sbuf + (tg_p) * 30912 + 20480;
+                                tg_s1[tg_l] = tg_sbuf + (tg_p) * 30912 + 24576;
+                                tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 30912 + 30784, 0);
                             }
                             for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
                                 const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
@@ -134,15 +134,15 @@ static TG_SIMD_BODY int mamba_body_all(int tg_avx512, tg_core *core, const float
                     }
                     /* mamba.yaml:65: dve.tensor_copy */
                     for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 30784;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 26624 + 2044;
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 30784;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912 + 26624 + 2044;
                         memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
                     }
                     /* mamba.yaml:67: dma.load forwarded: its readers read C directly */
                     /* mamba.yaml:68: dve.tensor_tensor */
                     for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + 28672;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + 26624;
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 28672;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912 + 26624;
                         const uint8_t *tg_s1 = (const uint8_t *)(C + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
                         {
                             const int64_t tg_j0 = 0;
@@ -152,9 +152,9 @@ static TG_SIMD_BODY int mamba_body_all(int tg_avx512, tg_core *core, const float
                     }
                     /* mamba.yaml:69: dve.tensor_tensor */
                     for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30848 + ((v_s * 512)) * 4;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848 + ((v_s * 512)) * 4;
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 30848 + 28672;
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + ((v_s * 512)) * 4;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912 + ((v_s * 512)) * 4;
+                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 30912 + 28672;
                         {
                             const int64_t tg_j0 = 0;
                             tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
@@ -166,7 +166,7 @@ static TG_SIMD_BODY int mamba_body_all(int tg_avx512, tg_core *core, const float
             /* mamba.yaml:70: dma.store */
             for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_ct * 128)), 128); tg_p++) {
                 uint8_t *tg_d = (uint8_t *)(out + ((v_b * 204800) + (v_ct * 131072)) + tg_p * 1024);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30848;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912;
                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4096);
             }
         }
@@ -229,7 +229,7 @@ int mamba(tg_core *core, const float *delta, const float *u, const float *A, con
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(MAMBA_SBUF_PEAK_BYTES),
-                               (size_t)MAMBA_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MAMBA_PE_FLOATS);
+                               TG_CORE_ROW((size_t)MAMBA_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), MAMBA_PE_FLOATS);
     if (tg_rc)
         return tg_rc;
     return mamba_body(core, delta, u, A, B, C, out);

@@ -33,7 +33,7 @@ static TG_SIMD_BODY int matmul_body_all(int tg_avx512, tg_core *core, const int6
     for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:29 */
         /* matmul.yaml:31: dma.load */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + 16384 + ((v_k * 512)) * 2;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 28736 + 16384 + ((v_k * 512)) * 2;
             const uint8_t *tg_s0 = (const uint8_t *)(lhsT + (v_k * 65536) + tg_p * 512);
             memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
         }
@@ -42,7 +42,7 @@ static TG_SIMD_BODY int matmul_body_all(int tg_avx512, tg_core *core, const int6
         for (int64_t v_k = 0; v_k < 8; v_k += 1) { /* matmul.yaml:34 */
             /* matmul.yaml:36: dma.load */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 28736 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(rhs + ((v_n * 512) + (v_k * 131072)) + tg_p * 1024);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
             }
@@ -52,8 +52,8 @@ static TG_SIMD_BODY int matmul_body_all(int tg_avx512, tg_core *core, const int6
             {
                 const int64_t v_k = 0; /* the first block's operands */
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 28672 + 16384 + (((v_m * 128) + (v_k * 512))) * 2, 28672, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 28672 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2, 28672, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 28736 + 16384 + (((v_m * 128) + (v_k * 512))) * 2, 28736, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 28736 + (tg_fmod(v_n, 2)) * 8192 + ((v_k * 512)) * 2, 28736, 1, TG_BFLOAT16 };
                 tg_matmul_blocks((float *)(void *)((uint8_t *)(result + ((v_n * 512) + (v_m * 131072)) + tg_p * 1024)), 1024, tg_a, tg_b, 128, 128, 512, 8, 1024, 1024, 0, tg_pe, 147456);
                 (void)v_k;
                 (void)tg_p;
@@ -116,7 +116,7 @@ static int matmul_enter(tg_core *core, const uint16_t *lhsT, const uint16_t *rhs
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(MATMUL_SBUF_PEAK_BYTES),
-                               (size_t)MATMUL_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MATMUL_PE_FLOATS);
+                               TG_CORE_ROW((size_t)MATMUL_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), MATMUL_PE_FLOATS);
     return tg_rc;
 }
 

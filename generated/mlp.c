@@ -36,19 +36,19 @@ static TG_SIMD_BODY int mlp_body_all(int tg_avx512, tg_core *core, const int64_t
         /* mlp.yaml:39: dma.load, transposed: one blocked tg_transpose */
         {
             const int64_t tg_p = 0;
-            tg_transpose(tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 9216, (const uint8_t *)(x + (v_k * 128) + tg_p * 1), 256, 256, (int)(128), 2);
+            tg_transpose(tg_sbuf + (tg_p) * 18496 + 16384 + ((v_k * 256)) * 2, 9248, (const uint8_t *)(x + (v_k * 128) + tg_p * 1), 256, 256, (int)(128), 2);
             (void)tg_p;
         }
 
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* mlp.yaml:40: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + ((v_k * 1024)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 18496 + ((v_k * 1024)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(wg + (v_k * 131072) + tg_p * 1024);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 2048);
             }
             { /* mlp.yaml:41: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 4096 + ((v_k * 1024)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 18496 + 4096 + ((v_k * 1024)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(wu + (v_k * 131072) + tg_p * 1024);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 2048);
             }
@@ -57,7 +57,7 @@ static TG_SIMD_BODY int mlp_body_all(int tg_avx512, tg_core *core, const int64_t
     for (int64_t v_f = 0; v_f < 8; v_f += 1) { /* mlp.yaml:42 */
         /* mlp.yaml:44: dma.load */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 18496 + 8192 + ((v_f * 256)) * 2;
             const uint8_t *tg_s0 = (const uint8_t *)(wd + (v_f * 32768) + tg_p * 256);
             memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
         }
@@ -66,18 +66,18 @@ static TG_SIMD_BODY int mlp_body_all(int tg_avx512, tg_core *core, const int64_t
         /* mlp.yaml:48: pe.matmul */
         {
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + ((v_f * 128)) * 2, 18432, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384, 18432, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18496 + ((v_f * 128)) * 2, 18496, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18496 + 16384, 18496, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + (tg_fmod(v_f, 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
             (void)tg_p;
         }
 
         /* mlp.yaml:49: pe.matmul */
         {
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 4096 + ((v_f * 128)) * 2, 18432, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384, 18432, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18496 + 4096 + ((v_f * 128)) * 2, 18496, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18496 + 16384, 18496, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
             (void)tg_p;
         }
 
@@ -85,18 +85,18 @@ static TG_SIMD_BODY int mlp_body_all(int tg_avx512, tg_core *core, const int64_t
             /* mlp.yaml:52: pe.matmul */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + (((v_f * 128) + (v_k * 1024))) * 2, 18432, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 18432, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18496 + (((v_f * 128) + (v_k * 1024))) * 2, 18496, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18496 + 16384 + ((v_k * 256)) * 2, 18496, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + (tg_fmod(v_f, 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
                 (void)tg_p;
             }
 
             /* mlp.yaml:53: pe.matmul */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 4096 + (((v_f * 128) + (v_k * 1024))) * 2, 18432, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 16384 + ((v_k * 256)) * 2, 18432, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18496 + 4096 + (((v_f * 128) + (v_k * 1024))) * 2, 18496, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18496 + 16384 + ((v_k * 256)) * 2, 18496, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
                 (void)tg_p;
             }
         }
@@ -106,7 +106,7 @@ static TG_SIMD_BODY int mlp_body_all(int tg_avx512, tg_core *core, const int64_t
             uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
             { /* mlp.yaml:56: act.activation */
                 uint8_t *tg_d = tg_rl6;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8256 + (tg_fmod(v_f, 2)) * 2048;
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
                 {
@@ -115,9 +115,9 @@ static TG_SIMD_BODY int mlp_body_all(int tg_avx512, tg_core *core, const int64_t
                 }
             }
             { /* mlp.yaml:57: dve.tensor_tensor */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 18432 + 12288 + ((v_f * 256)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 18496 + 12288 + ((v_f * 256)) * 2;
                 const uint8_t *tg_s0 = tg_rl6;
-                const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
+                const uint8_t *tg_s1 = tg_psum + (tg_p) * 8256 + 4096 + (tg_fmod(v_f, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                     tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
@@ -130,9 +130,9 @@ static TG_SIMD_BODY int mlp_body_all(int tg_avx512, tg_core *core, const int64_t
         {
             const int64_t v_f = 0; /* the first block's operands */
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18432 + 12288 + (((v_t * 128) + (v_f * 256))) * 2, 18432, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18432 + 8192 + ((v_f * 256)) * 2, 18432, 1, TG_BFLOAT16 };
-            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 8, 512, 512, 0, tg_pe, 81920);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 18496 + 12288 + (((v_t * 128) + (v_f * 256))) * 2, 18496, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 18496 + 8192 + ((v_f * 256)) * 2, 18496, 1, TG_BFLOAT16 };
+            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 8256 + (tg_fmod(v_t, 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 256, 8, 512, 512, 0, tg_pe, 81920);
             (void)v_f;
             (void)tg_p;
         }
@@ -141,7 +141,7 @@ static TG_SIMD_BODY int mlp_body_all(int tg_avx512, tg_core *core, const int64_t
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* mlp.yaml:65: dve.tensor_copy */
                 uint8_t *tg_d = (uint8_t *)(y + (v_t * 32768) + tg_p * 256);
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8256 + (tg_fmod(v_t, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                     tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
@@ -207,7 +207,7 @@ static int mlp_enter(tg_core *core, const uint16_t *x, const uint16_t *wg, const
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(MLP_SBUF_PEAK_BYTES),
-                               (size_t)MLP_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MLP_PE_FLOATS);
+                               TG_CORE_ROW((size_t)MLP_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), MLP_PE_FLOATS);
     return tg_rc;
 }
 

@@ -36,24 +36,24 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
     int tg_built0 = 0; /* activation table 0 built (in core->pe) */
     /* mlp_rmsnorm.yaml:53: dve.memset */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 9216;
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 9216;
         tg_wr_f32(tg_d, 0, 1e-06f);
     }
     for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* mlp_rmsnorm.yaml:54 */
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* mlp_rmsnorm.yaml:56: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 9280 + (v_k) * 4;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 9280 + (v_k) * 4;
                 const uint8_t *tg_s0 = (const uint8_t *)(gamma + (v_k * 128) + tg_p * 1);
                 tg_wr_f32(tg_d, 0, tg_rd_bf16(tg_s0, 0));
             }
             { /* mlp_rmsnorm.yaml:57: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + ((v_k * 512)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + ((v_k * 512)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(wg + (v_k * 65536) + tg_p * 512);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
             }
             { /* mlp_rmsnorm.yaml:58: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 2048 + ((v_k * 512)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 2048 + ((v_k * 512)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(wu + (v_k * 65536) + tg_p * 512);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
             }
@@ -62,7 +62,7 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
     for (int64_t v_f = 0; v_f < 4; v_f += 1) { /* mlp_rmsnorm.yaml:59 */
         /* mlp_rmsnorm.yaml:61: dma.load */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 4096 + ((v_f * 256)) * 2;
             const uint8_t *tg_s0 = (const uint8_t *)(wd + (v_f * 32768) + tg_p * 256);
             memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
         }
@@ -75,7 +75,7 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
             /* mlp_rmsnorm.yaml:65: dma.load forwarded: its readers read x directly */
             /* mlp_rmsnorm.yaml:66: act.activation */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 7168;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 7168;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_t * 32768) + tg_p * 256);
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
@@ -99,7 +99,7 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                 for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                     const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
                     (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 10240 + 7168;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 10304 + 7168;
                     tg_r[tg_l] = -0.0f; /* the fold's exact identity */
                 }
                 for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
@@ -114,24 +114,24 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                 }
                 for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                     const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 10240 + 9344, 0, tg_nan_canon(tg_r[tg_l]));
+                    tg_wr_f32(tg_sbuf + (tg_p) * 10304 + 9344, 0, tg_nan_canon(tg_r[tg_l]));
                 }
             }
 
             /* mlp_rmsnorm.yaml:67: act.activation */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 7680;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10240 + 9344;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 7680;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 10304 + 9344;
                 const float tg_scale = 0.00390625f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 10240 + 9216, 0);
+                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 10304 + 9216, 0);
                 float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
                 tg_wr_f32(tg_d, 0, tg_y);
             }
             /* mlp_rmsnorm.yaml:68: act.activation */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 7168;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 7168;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_t * 32768) + tg_p * 256);
-                const float tg_scale = tg_rd_f32(tg_sbuf + (tg_p) * 10240 + 7680, 0);
+                const float tg_scale = tg_rd_f32(tg_sbuf + (tg_p) * 10304 + 7680, 0);
                 const float tg_bias = 0.0f;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
@@ -144,16 +144,16 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
             /* mlp_rmsnorm.yaml:71: pe.transpose */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 7168 + ((v_k * 128)) * 2, 10240, 1, TG_BFLOAT16 };
-                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(((v_t * 2) + v_k), 2)) * 2048), 2048, tg_a, 128, 128);
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10304 + 7168 + ((v_k * 128)) * 2, 10304, 1, TG_BFLOAT16 };
+                tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 8256 + (tg_fmod(((v_t * 2) + v_k), 2)) * 2048), 2064, tg_a, 128, 128);
                 (void)tg_p;
             }
 
             /* mlp_rmsnorm.yaml:72: dve.tensor_scalar */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 8192 + (((v_t * 128) + (v_k * 256))) * 2;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(((v_t * 2) + v_k), 2)) * 2048;
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 10240 + 9280 + (v_k) * 4, 0);
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 8192 + (((v_t * 128) + (v_k * 256))) * 2;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8256 + (tg_fmod(((v_t * 2) + v_k), 2)) * 2048;
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 10304 + 9280 + (v_k) * 4, 0);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                     float tg_x = tg_rd_f32(tg_s0, tg_j0);
@@ -167,18 +167,18 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
         /* mlp_rmsnorm.yaml:76: pe.matmul */
         {
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + ((v_f * 128)) * 2, 10240, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192, 10240, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10304 + ((v_f * 128)) * 2, 10304, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10304 + 8192, 10304, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + (tg_fmod(v_f, 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
             (void)tg_p;
         }
 
         /* mlp_rmsnorm.yaml:77: pe.matmul */
         {
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 2048 + ((v_f * 128)) * 2, 10240, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192, 10240, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10304 + 2048 + ((v_f * 128)) * 2, 10304, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10304 + 8192, 10304, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 256, 0, tg_pe, 81920);
             (void)tg_p;
         }
 
@@ -186,18 +186,18 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
             /* mlp_rmsnorm.yaml:80: pe.matmul */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + (((v_f * 128) + (v_k * 512))) * 2, 10240, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192 + ((v_k * 256)) * 2, 10240, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10304 + (((v_f * 128) + (v_k * 512))) * 2, 10304, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10304 + 8192 + ((v_k * 256)) * 2, 10304, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + (tg_fmod(v_f, 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
                 (void)tg_p;
             }
 
             /* mlp_rmsnorm.yaml:81: pe.matmul */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 2048 + (((v_f * 128) + (v_k * 512))) * 2, 10240, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 8192 + ((v_k * 256)) * 2, 10240, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10304 + 2048 + (((v_f * 128) + (v_k * 512))) * 2, 10304, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10304 + 8192 + ((v_k * 256)) * 2, 10304, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + 4096 + (tg_fmod(v_f, 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 256, 1, tg_pe, 81920);
                 (void)tg_p;
             }
         }
@@ -207,7 +207,7 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
             uint8_t *const tg_rl14 = (uint8_t *)tg_rlw14;
             { /* mlp_rmsnorm.yaml:82: act.activation */
                 uint8_t *tg_d = tg_rl14;
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_f, 2)) * 2048;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8256 + (tg_fmod(v_f, 2)) * 2048;
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
                 {
@@ -216,9 +216,9 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                 }
             }
             { /* mlp_rmsnorm.yaml:83: dve.tensor_tensor */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 10240 + 6144 + ((v_f * 256)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 10304 + 6144 + ((v_f * 256)) * 2;
                 const uint8_t *tg_s0 = tg_rl14;
-                const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod(v_f, 2)) * 2048;
+                const uint8_t *tg_s1 = tg_psum + (tg_p) * 8256 + 4096 + (tg_fmod(v_f, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                     tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
@@ -231,9 +231,9 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
         {
             const int64_t v_f = 0; /* the first block's operands */
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10240 + 6144 + (((v_t * 128) + (v_f * 256))) * 2, 10240, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10240 + 4096 + ((v_f * 256)) * 2, 10240, 1, TG_BFLOAT16 };
-            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 256, 4, 512, 512, 0, tg_pe, 81920);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 10304 + 6144 + (((v_t * 128) + (v_f * 256))) * 2, 10304, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 10304 + 4096 + ((v_f * 256)) * 2, 10304, 1, TG_BFLOAT16 };
+            tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 8256 + (tg_fmod(v_t, 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 256, 4, 512, 512, 0, tg_pe, 81920);
             (void)v_f;
             (void)tg_p;
         }
@@ -242,7 +242,7 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* mlp_rmsnorm.yaml:91: dve.tensor_copy */
                 uint8_t *tg_d = (uint8_t *)(y + (v_t * 32768) + tg_p * 256);
-                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod(v_t, 2)) * 2048;
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 8256 + (tg_fmod(v_t, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                     tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
@@ -310,7 +310,7 @@ static int mlp_rmsnorm_enter(tg_core *core, const uint16_t *x, const uint16_t *g
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(MLP_RMSNORM_SBUF_PEAK_BYTES),
-                               (size_t)MLP_RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MLP_RMSNORM_PE_FLOATS);
+                               TG_CORE_ROW((size_t)MLP_RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), MLP_RMSNORM_PE_FLOATS);
     return tg_rc;
 }
 

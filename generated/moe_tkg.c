@@ -38,13 +38,13 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
         /* moe_tkg.yaml:62: dma.load, transposed: one blocked tg_transpose */
         {
             const int64_t tg_p = 0;
-            tg_transpose(tg_sbuf + (tg_p) * 6720 + 6400 + ((v_hb * 4)) * 2, 3360, (const uint8_t *)(x + (v_hb * 128) + tg_p * 1), 256, 4, (int)(128), 2);
+            tg_transpose(tg_sbuf + (tg_p) * 6848 + 6400 + ((v_hb * 4)) * 2, 3424, (const uint8_t *)(x + (v_hb * 128) + tg_p * 1), 256, 4, (int)(128), 2);
             (void)tg_p;
         }
 
         /* moe_tkg.yaml:63: pool.iota */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6464 + (v_hb) * 4;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + 6464 + (v_hb) * 4;
             const int64_t tg_f = 0;
             (void)tg_f;
             (void)tg_iota_cast(tg_d, TG_INT32, (size_t)(0), (tg_p + (v_hb * 128)));
@@ -54,14 +54,14 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
         for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:64 */
             { /* moe_tkg.yaml:66: pool.iota */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6528 + (v_ib) * 4;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + 6528 + (v_ib) * 4;
                 const int64_t tg_f = 0;
                 (void)tg_f;
                 (void)tg_iota_cast(tg_d, TG_INT32, (size_t)(0), (tg_p + (v_ib * 128)));
             }
         }
         { /* moe_tkg.yaml:67: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6592;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + 6592;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
                 tg_wr_f32(tg_d, tg_j0, 0.0f);
@@ -74,9 +74,9 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
             for (int64_t v_hb = 0; v_hb < 2; v_hb += 1) { /* moe_tkg.yaml:74 */
                 /* moe_tkg.yaml:76: dve.scalar_tensor_tensor */
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 64 + (v_hb) * 4;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 64 + (v_hb) * 4;
                     const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6464 + (v_hb) * 4;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6848 + 6464 + (v_hb) * 4;
                     const float tg_c0 = 256.0f;
                     tg_wr_i32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_u32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_i32(tg_s1, 0)));
                 }
@@ -84,12 +84,12 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                 { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
                     int64_t tg_ix[TG_PARTITIONS];
                     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 64 + (v_hb) * 4, TG_INT32);
+                        tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6848 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 64 + (v_hb) * 4, TG_INT32);
                         if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 4096)
                             return TG_EBOUNDS;
                     }
                     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((v_hb * 512)) * 2;
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + (tg_fmod(v_t, 2)) * 2048 + ((v_hb * 512)) * 2;
                         const uint8_t *tg_s0 = (const uint8_t *)(w_gate_up + tg_ix[tg_p] * 512);
                         memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1024);
                     }
@@ -98,9 +98,9 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
             for (int64_t v_ib = 0; v_ib < 2; v_ib += 1) { /* moe_tkg.yaml:78 */
                 /* moe_tkg.yaml:80: dve.scalar_tensor_tensor */
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 64 + (v_ib) * 4;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 64 + (v_ib) * 4;
                     const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6528 + (v_ib) * 4;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6848 + 6528 + (v_ib) * 4;
                     const float tg_c0 = 256.0f;
                     tg_wr_i32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_u32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_i32(tg_s1, 0)));
                 }
@@ -108,12 +108,12 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                 { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
                     int64_t tg_ix[TG_PARTITIONS];
                     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 64 + (v_ib) * 4, TG_INT32);
+                        tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6848 + 6272 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 64 + (v_ib) * 4, TG_INT32);
                         if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 4096)
                             return TG_EBOUNDS;
                     }
                     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + ((v_ib * 256)) * 2;
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + 4096 + (tg_fmod(v_t, 2)) * 1024 + ((v_ib * 256)) * 2;
                         const uint8_t *tg_s0 = (const uint8_t *)(w_down + tg_ix[tg_p] * 256);
                         memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 512);
                     }
@@ -121,7 +121,7 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
             }
             /* moe_tkg.yaml:82: dve.tensor_scalar */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64;
                 const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
                 const float tg_c0 = ((float)(((double)v_t * (double)(16))));
                 float tg_x = tg_rd_u32(tg_s0, 0);
@@ -130,7 +130,7 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
             }
             /* moe_tkg.yaml:83: dma.load forwarded: its readers read affinities directly at the indices it checks and keeps here */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                tg_ix10[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6720 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64, TG_INT32);
+                tg_ix10[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 6848 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64, TG_INT32);
                 if (tg_ix10[tg_p] < 0 || tg_ix10[tg_p] >= 64)
                     return TG_EBOUNDS;
             }
@@ -138,18 +138,18 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                 /* moe_tkg.yaml:87: pe.matmul */
                 {
                     const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((v_ib * 128)) * 2, 6720, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + (v_t) * 2, 6720, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6848 + (tg_fmod(v_t, 2)) * 2048 + ((v_ib * 128)) * 2, 6848, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6848 + 6400 + (v_t) * 2, 6848, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
                     (void)tg_p;
                 }
 
                 /* moe_tkg.yaml:88: pe.matmul */
                 {
                     const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + 256)) * 2, 6720, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + (v_t) * 2, 6720, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6848 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + 256)) * 2, 6848, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6848 + 6400 + (v_t) * 2, 6848, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
                     (void)tg_p;
                 }
 
@@ -157,18 +157,18 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                     /* moe_tkg.yaml:91: pe.matmul */
                     {
                         const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + (v_hb * 512))) * 2, 6720, 1, TG_BFLOAT16 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + ((v_t + (v_hb * 4))) * 2, 6720, 1, TG_BFLOAT16 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6848 + (tg_fmod(v_t, 2)) * 2048 + (((v_ib * 128) + (v_hb * 512))) * 2, 6848, 1, TG_BFLOAT16 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6848 + 6400 + ((v_t + (v_hb * 4))) * 2, 6848, 1, TG_BFLOAT16 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
                         (void)tg_p;
                     }
 
                     /* moe_tkg.yaml:92: pe.matmul */
                     {
                         const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_t, 2)) * 2048 + ((((v_ib * 128) + (v_hb * 512)) + 256)) * 2, 6720, 1, TG_BFLOAT16 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6400 + ((v_t + (v_hb * 4))) * 2, 6720, 1, TG_BFLOAT16 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6848 + (tg_fmod(v_t, 2)) * 2048 + ((((v_ib * 128) + (v_hb * 512)) + 256)) * 2, 6848, 1, TG_BFLOAT16 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6848 + 6400 + ((v_t + (v_hb * 4))) * 2, 6848, 1, TG_BFLOAT16 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
                         (void)tg_p;
                     }
                 }
@@ -178,16 +178,16 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                     uint8_t *const tg_rl12 = (uint8_t *)tg_rlw12;
                     { /* moe_tkg.yaml:93: act.activation */
                         uint8_t *tg_d = tg_rl12;
-                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
+                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 8256 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
                         const float tg_scale = 1.0f;
                         const float tg_bias = 0.0f;
                         float tg_y = tg_activation(TG_ACT_SILU, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
                         tg_wr_f32(tg_d, 0, tg_y);
                     }
                     { /* moe_tkg.yaml:94: dve.tensor_tensor */
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6656 + (v_ib) * 2;
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + 6656 + (v_ib) * 2;
                         const uint8_t *tg_s0 = tg_rl12;
-                        const uint8_t *tg_s1 = tg_psum + (tg_p) * 8192 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
+                        const uint8_t *tg_s1 = tg_psum + (tg_p) * 8256 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
                         tg_wr_bf16(tg_d, 0, tg_alu_multiply(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
                     }
                 }
@@ -196,9 +196,9 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                 /* moe_tkg.yaml:98: pe.matmul */
                 {
                     const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + ((v_hb * 128)) * 2, 6720, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6656, 6720, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6848 + 4096 + (tg_fmod(v_t, 2)) * 1024 + ((v_hb * 128)) * 2, 6848, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6848 + 6656, 6848, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 1, 0, tg_pe, 25200);
                     (void)tg_p;
                 }
 
@@ -206,17 +206,17 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                     /* moe_tkg.yaml:101: pe.matmul */
                     {
                         const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + 4096 + (tg_fmod(v_t, 2)) * 1024 + (((v_hb * 128) + (v_ib * 256))) * 2, 6720, 1, TG_BFLOAT16 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + 6656 + (v_ib) * 2, 6720, 1, TG_BFLOAT16 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048), 2048, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6848 + 4096 + (tg_fmod(v_t, 2)) * 1024 + (((v_hb * 128) + (v_ib * 256))) * 2, 6848, 1, TG_BFLOAT16 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6848 + 6656 + (v_ib) * 2, 6848, 1, TG_BFLOAT16 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 8256 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048), 2064, tg_a, tg_b, 128, 128, 1, 1, tg_pe, 25200);
                         (void)tg_p;
                     }
                 }
                 /* moe_tkg.yaml:102: dve.scalar_tensor_tensor */
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_t + (v_hb * 4))) * 4;
-                    const uint8_t *tg_s0 = tg_psum + (tg_p) * 8192 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_t + (v_hb * 4))) * 4;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + 6592 + ((v_t + (v_hb * 4))) * 4;
+                    const uint8_t *tg_s0 = tg_psum + (tg_p) * 8256 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6848 + 6592 + ((v_t + (v_hb * 4))) * 4;
                     const float tg_c0 = tg_rd_f32((const uint8_t *)(affinities + tg_ix10[tg_p] * 1), 0);
                     tg_wr_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_f32(tg_s1, 0)));
                 }
@@ -226,8 +226,8 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
     for (int64_t v_hb = (0 + tg_lo[0] * 1); v_hb < (0 + tg_hi[0] * 1); v_hb += 1) { /* moe_tkg.yaml:103 */
         /* moe_tkg.yaml:105: dve.tensor_copy */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_hb, 2)) * 64;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6720 + 6592 + ((v_hb * 4)) * 4;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + (tg_fmod(v_hb, 2)) * 64;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6848 + 6592 + ((v_hb * 4)) * 4;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 4; tg_j0++) {
                 tg_wr_bf16(tg_d, tg_j0, tg_rd_f32(tg_s0, tg_j0));
@@ -236,7 +236,7 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
         /* moe_tkg.yaml:106: dma.store, transposed: one blocked tg_transpose */
         {
             const int64_t tg_p = 0;
-            tg_transpose((uint8_t *)(y + (v_hb * 128) + tg_p * 1), 256, tg_sbuf + (tg_p) * 6720 + (tg_fmod(v_hb, 2)) * 64, 3360, (int)(128), 4, 2);
+            tg_transpose((uint8_t *)(y + (v_hb * 128) + tg_p * 1), 256, tg_sbuf + (tg_p) * 6848 + (tg_fmod(v_hb, 2)) * 64, 3424, (int)(128), 4, 2);
             (void)tg_p;
         }
     }
@@ -299,7 +299,7 @@ static int moe_tkg_enter(tg_core *core, const uint16_t *x, const uint16_t *w_gat
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(MOE_TKG_SBUF_PEAK_BYTES),
-                               (size_t)MOE_TKG_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, MOE_TKG_PE_FLOATS);
+                               TG_CORE_ROW((size_t)MOE_TKG_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), MOE_TKG_PE_FLOATS);
     return tg_rc;
 }
 

@@ -35,14 +35,14 @@ static TG_SIMD_BODY int output_projection_body_all(int tg_avx512, tg_core *core,
         for (int64_t v_n = 0; v_n < 4; v_n += 1) { /* output_projection.yaml:38 */
             /* output_projection.yaml:40: dma.load */
             for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + ((v_n * 384)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(weight + ((v_program_id_0 * 384) + (v_n * 49152)) + tg_p * 768);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 768);
             }
         }
         /* output_projection.yaml:41: dma.load */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + 5120;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 5120;
             const uint8_t *tg_s0 = (const uint8_t *)(bias + (v_program_id_0 * 384));
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
@@ -54,7 +54,7 @@ static TG_SIMD_BODY int output_projection_body_all(int tg_avx512, tg_core *core,
                 for (int64_t v_n = 0; v_n < 4; v_n += 1) { /* output_projection.yaml:46 */
                     /* output_projection.yaml:48: dma.load */
                     for (int64_t tg_p = 0; tg_p < 64; tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2;
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6720 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2;
                         const uint8_t *tg_s0 = (const uint8_t *)(attention + (((v_b * 65536) + (v_s * 128)) + (v_n * 16384)) + tg_p * 256);
                         memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 256);
                     }
@@ -63,9 +63,9 @@ static TG_SIMD_BODY int output_projection_body_all(int tg_avx512, tg_core *core,
                 {
                     const int64_t v_n = 0; /* the first block's operands */
                     const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6656 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2, 6656, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6656 + ((v_n * 384)) * 2, 6656, 1, TG_BFLOAT16 };
-                    tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048), 1024, tg_a, tg_b, 64, 128, 384, 4, 256, 768, 0, tg_pe, 81920);
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 6720 + 3072 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 1024 + ((v_n * 128)) * 2, 6720, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 6720 + ((v_n * 384)) * 2, 6720, 1, TG_BFLOAT16 };
+                    tg_matmul_blocks((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048), 1040, tg_a, tg_b, 64, 128, 384, 4, 256, 768, 0, tg_pe, 81920);
                     (void)v_n;
                     (void)tg_p;
                 }
@@ -74,8 +74,8 @@ static TG_SIMD_BODY int output_projection_body_all(int tg_avx512, tg_core *core,
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                     { /* output_projection.yaml:53: dve.tensor_tensor */
                         uint8_t *tg_d = (uint8_t *)(out + (((v_program_id_0 * 384) + (v_b * 196608)) + (v_s * 98304)) + tg_p * 768);
-                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048;
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6656 + 5120;
+                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_s), 2)) * 2048;
+                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 5120;
                         TG_IVDEP
                         for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
                             tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
@@ -141,7 +141,7 @@ static int output_projection_enter(tg_core *core, const uint16_t *attention, con
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(OUTPUT_PROJECTION_SBUF_PEAK_BYTES),
-                               (size_t)OUTPUT_PROJECTION_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, OUTPUT_PROJECTION_PE_FLOATS);
+                               TG_CORE_ROW((size_t)OUTPUT_PROJECTION_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), OUTPUT_PROJECTION_PE_FLOATS);
     return tg_rc;
 }
 

@@ -34,19 +34,19 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
     (void)qkv;
     /* qkv_rmsnorm.yaml:48: dve.memset */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 8192;
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 8192;
         tg_wr_f32(tg_d, 0, 1e-06f);
     }
     for (int64_t v_k = 0; v_k < 2; v_k += 1) { /* qkv_rmsnorm.yaml:49 */
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* qkv_rmsnorm.yaml:51: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 8256 + (v_k) * 4;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 8256 + (v_k) * 4;
                 const uint8_t *tg_s0 = (const uint8_t *)(gamma + (v_k * 128) + tg_p * 1);
                 tg_wr_f32(tg_d, 0, tg_rd_bf16(tg_s0, 0));
             }
             { /* qkv_rmsnorm.yaml:52: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + ((v_k * 640)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + ((v_k * 640)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(w + (v_k * 81920) + tg_p * 640);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 1280);
             }
@@ -54,7 +54,7 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
     }
     /* qkv_rmsnorm.yaml:53: dma.load */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-        uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 2560;
+        uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 2560;
         const uint8_t *tg_s0 = (const uint8_t *)(bias + 0);
         TG_IVDEP
         for (int64_t tg_j0 = 0; tg_j0 < 640; tg_j0++) {
@@ -70,7 +70,7 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                 /* qkv_rmsnorm.yaml:58: dma.load forwarded: its readers read x directly */
                 /* qkv_rmsnorm.yaml:59: act.activation */
                 for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 6144;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 6144;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_b * 65536) + (v_s * 32768)) + tg_p * 256);
                     const float tg_scale = 1.0f;
                     const float tg_bias = 0.0f;
@@ -92,7 +92,7 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                     for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                         const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
                         (void)tg_p;
-                        tg_s0[tg_l] = tg_sbuf + (tg_p) * 8320 + 6144;
+                        tg_s0[tg_l] = tg_sbuf + (tg_p) * 8384 + 6144;
                         tg_r[tg_l] = -0.0f; /* the fold's exact identity */
                     }
                     for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
@@ -107,24 +107,24 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                     }
                     for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                         const int64_t tg_p = tg_pb + tg_l;
-                        tg_wr_f32(tg_sbuf + (tg_p) * 8320 + 7168, 0, tg_nan_canon(tg_r[tg_l]));
+                        tg_wr_f32(tg_sbuf + (tg_p) * 8384 + 7168, 0, tg_nan_canon(tg_r[tg_l]));
                     }
                 }
 
                 /* qkv_rmsnorm.yaml:60: act.activation */
                 for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 6656;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8320 + 7168;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 6656;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8384 + 7168;
                     const float tg_scale = 0.00390625f;
-                    const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 8320 + 8192, 0);
+                    const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 8384 + 8192, 0);
                     float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
                     tg_wr_f32(tg_d, 0, tg_y);
                 }
                 /* qkv_rmsnorm.yaml:61: act.activation */
                 for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 6144;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 6144;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_b * 65536) + (v_s * 32768)) + tg_p * 256);
-                    const float tg_scale = tg_rd_f32(tg_sbuf + (tg_p) * 8320 + 6656, 0);
+                    const float tg_scale = tg_rd_f32(tg_sbuf + (tg_p) * 8384 + 6656, 0);
                     const float tg_bias = 0.0f;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
@@ -137,16 +137,16 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                 /* qkv_rmsnorm.yaml:64: pe.transpose */
                 {
                     const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 6144 + ((v_k * 128)) * 2, 8320, 1, TG_BFLOAT16 };
-                    tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_k), 2)) * 2048), 1024, tg_a, 128, 128);
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8384 + 6144 + ((v_k * 128)) * 2, 8384, 1, TG_BFLOAT16 };
+                    tg_transpose_pe((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_k), 2)) * 2048), 1040, tg_a, 128, 128);
                     (void)tg_p;
                 }
 
                 /* qkv_rmsnorm.yaml:65: dve.tensor_scalar */
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512 + ((v_k * 128)) * 2;
-                    const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_k), 2)) * 2048;
-                    const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8320 + 8256 + (v_k) * 4, 0);
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512 + ((v_k * 128)) * 2;
+                    const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_k), 2)) * 2048;
+                    const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8384 + 8256 + (v_k) * 4, 0);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                         float tg_x = tg_rd_f32(tg_s0, tg_j0);
@@ -159,9 +159,9 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                 /* qkv_rmsnorm.yaml:68: pe.matmul */
                 {
                     const int64_t tg_p = 0;
-                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512, 8320, 1, TG_BFLOAT16 };
-                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 8320 + ((v_c * 512)) * 2, 8320, 1, TG_BFLOAT16 };
-                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 0, tg_pe, 147456);
+                    const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8384 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512, 8384, 1, TG_BFLOAT16 };
+                    const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 8384 + ((v_c * 512)) * 2, 8384, 1, TG_BFLOAT16 };
+                    tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048), 1040, tg_a, tg_b, 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 0, tg_pe, 147456);
                     (void)tg_p;
                 }
 
@@ -169,9 +169,9 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                     /* qkv_rmsnorm.yaml:71: pe.matmul */
                     {
                         const int64_t tg_p = 0;
-                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8320 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512 + ((v_k * 128)) * 2, 8320, 1, TG_BFLOAT16 };
-                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 8320 + (((v_c * 512) + (v_k * 640))) * 2, 8320, 1, TG_BFLOAT16 };
-                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048), 1024, tg_a, tg_b, 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 1, tg_pe, 147456);
+                        const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 8384 + 7168 + (tg_fmod(((v_b * 2) + v_s), 2)) * 512 + ((v_k * 128)) * 2, 8384, 1, TG_BFLOAT16 };
+                        const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 8384 + (((v_c * 512) + (v_k * 640))) * 2, 8384, 1, TG_BFLOAT16 };
+                        tg_matmul((float *)(void *)(tg_psum + (tg_p) * 4160 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048), 1040, tg_a, tg_b, 128, 128, (int)((tg_min(512, (640 - (v_c * 512))))), 1, tg_pe, 147456);
                         (void)tg_p;
                     }
                 }
@@ -179,8 +179,8 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                     { /* qkv_rmsnorm.yaml:72: dve.tensor_tensor */
                         uint8_t *tg_d = (uint8_t *)(qkv + (((v_b * 163840) + (v_s * 81920)) + (v_c * 512)) + tg_p * 640);
-                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4096 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048;
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 8320 + 2560 + ((v_c * 512)) * 4;
+                        const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod((((v_b * 4) + (v_s * 2)) + v_c), 2)) * 2048;
+                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 8384 + 2560 + ((v_c * 512)) * 4;
                         TG_IVDEP
                         for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (640 - (v_c * 512))); tg_j0++) {
                             tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
@@ -248,7 +248,7 @@ static int qkv_rmsnorm_enter(tg_core *core, const uint16_t *x, const uint16_t *g
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(QKV_RMSNORM_SBUF_PEAK_BYTES),
-                               (size_t)QKV_RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, QKV_RMSNORM_PE_FLOATS);
+                               TG_CORE_ROW((size_t)QKV_RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), QKV_RMSNORM_PE_FLOATS);
     return tg_rc;
 }
 

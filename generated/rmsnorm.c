@@ -37,7 +37,7 @@ static TG_SIMD_BODY int rmsnorm_body_all(int tg_avx512, tg_core *core, const int
         for (int64_t tg_pb = 0; tg_pb < tg_min(128, (300 - (v_i * 128))); tg_pb += TG_LANES) {
             const int64_t tg_pn = tg_min(tg_min(128, (300 - (v_i * 128))) - tg_pb, TG_LANES);
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 6144;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
@@ -52,7 +52,7 @@ static TG_SIMD_BODY int rmsnorm_body_all(int tg_avx512, tg_core *core, const int
                 for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                     const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
                     (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 8256 + 6144;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 8384 + 6144;
                     tg_r[tg_l] = -0.0f; /* the fold's exact identity */
                 }
                 for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
@@ -67,14 +67,14 @@ static TG_SIMD_BODY int rmsnorm_body_all(int tg_avx512, tg_core *core, const int
                 }
                 for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                     const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 8256 + 8192, 0, tg_nan_canon(tg_r[tg_l]));
+                    tg_wr_f32(tg_sbuf + (tg_p) * 8384 + 8192, 0, tg_nan_canon(tg_r[tg_l]));
                 }
             }
         }
         /* rmsnorm.yaml:29: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + 8192;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 6144;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8384 + 8192;
             const float tg_c0 = 512.0f;
             const float tg_c1 = 1e-06f;
             float tg_x = tg_rd_f32(tg_s0, 0);
@@ -84,8 +84,8 @@ static TG_SIMD_BODY int rmsnorm_body_all(int tg_avx512, tg_core *core, const int
         }
         /* rmsnorm.yaml:30: act.activation */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 8192;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + 6144;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 8192;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8384 + 6144;
             const float tg_scale = 1.0f;
             const float tg_bias = 0.0f;
             float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
@@ -93,9 +93,9 @@ static TG_SIMD_BODY int rmsnorm_body_all(int tg_avx512, tg_core *core, const int
         }
         /* rmsnorm.yaml:31: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8256 + 6144;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 6144;
             const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8256 + 8192, 0);
+            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8384 + 8192, 0);
             {
                 const int64_t tg_j0 = 0;
                 const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
@@ -108,7 +108,7 @@ static TG_SIMD_BODY int rmsnorm_body_all(int tg_avx512, tg_core *core, const int
         /* rmsnorm.yaml:32: dve.tensor_tensor */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
             uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8256 + 6144;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8384 + 6144;
             const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
             {
                 const int64_t tg_j0 = 0;
@@ -171,7 +171,7 @@ static int rmsnorm_enter(tg_core *core, const float *x, const float *g, float *y
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(RMSNORM_SBUF_PEAK_BYTES),
-                               (size_t)RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, RMSNORM_PE_FLOATS);
+                               TG_CORE_ROW((size_t)RMSNORM_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), RMSNORM_PE_FLOATS);
     return tg_rc;
 }
 

@@ -34,7 +34,7 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
         /* rmsnorm_quant.yaml:36: dma.load forwarded: its readers read g directly */
         { /* rmsnorm_quant.yaml:37: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 4096;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 4096;
             tg_wr_f32(tg_d, 0, 1e-06f);
         }
     }
@@ -44,7 +44,7 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
         for (int64_t tg_pb = 0; tg_pb < tg_min(128, (192 - (v_i * 128))); tg_pb += TG_LANES) {
             const int64_t tg_pn = tg_min(tg_min(128, (192 - (v_i * 128))) - tg_pb, TG_LANES);
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 3072;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 3072;
                 const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
@@ -59,7 +59,7 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
                 for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                     const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
                     (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 4288 + 3072;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 4416 + 3072;
                     tg_r[tg_l] = -0.0f; /* the fold's exact identity */
                 }
                 for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
@@ -74,25 +74,25 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
                 }
                 for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                     const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 4288 + 4160, 0, tg_nan_canon(tg_r[tg_l]));
+                    tg_wr_f32(tg_sbuf + (tg_p) * 4416 + 4160, 0, tg_nan_canon(tg_r[tg_l]));
                 }
             }
         }
         /* rmsnorm_quant.yaml:43: act.activation */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 4224;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 4160;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 4224;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 4160;
             const float tg_scale = 0.00390625f;
-            const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 4096, 0);
+            const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 4416 + 4096, 0);
             float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
             tg_wr_f32(tg_d, 0, tg_y);
         }
         /* rmsnorm_quant.yaml:44: dve.scalar_tensor_tensor */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 3072;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 3072;
             const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
             const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 4224, 0);
+            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4416 + 4224, 0);
             {
                 const int64_t tg_j0 = 0;
                 tg_scalar_tensor_tensor_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 256, TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_MULTIPLY);
@@ -101,8 +101,8 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
         }
         /* rmsnorm_quant.yaml:46: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 3072;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 3072;
             const float tg_c0 = 0.0f;
             uint32_t tg_kx = tg_order_key(tg_f32_bits(tg_bits_f32(0xff800000u))), tg_nan = 0; /* the fold: tg_key_max */
             TG_IVDEP
@@ -116,12 +116,12 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
                 }
                 tg_wr_f32(tg_d, tg_j0, tg_x);
             }
-            tg_wr_f32(tg_sbuf + (tg_p) * 4288 + 1024, 0, tg_key_result(tg_kx, tg_nan));
+            tg_wr_f32(tg_sbuf + (tg_p) * 4416 + 1024, 0, tg_key_result(tg_kx, tg_nan));
         }
         /* rmsnorm_quant.yaml:48: act.activation */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 1024;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 1024;
             const float tg_scale = 0.004166667f;
             const float tg_bias = 0.0f;
             float tg_y = tg_activation(TG_ACT_COPY, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
@@ -129,8 +129,8 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
         }
         /* rmsnorm_quant.yaml:49: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 512;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 512;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416;
             const float tg_c0 = 1e-06f;
             float tg_x = tg_rd_f32(tg_s0, 0);
             tg_x = tg_alu_maximum(tg_x, tg_c0);
@@ -138,15 +138,15 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
         }
         /* rmsnorm_quant.yaml:50: dve.reciprocal */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + 576;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 512;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 576;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 512;
             tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
         }
         /* rmsnorm_quant.yaml:51: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4288 + (tg_fmod(v_i, 2)) * 256;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 3072;
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4288 + 576, 0);
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + (tg_fmod(v_i, 2)) * 256;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 3072;
+            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4416 + 576, 0);
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                 float tg_x = tg_rd_f32(tg_s0, tg_j0);
@@ -157,13 +157,13 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
         /* rmsnorm_quant.yaml:52: dma.store */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
             uint8_t *tg_d = ((uint8_t *)y + ((v_i * 33280) + tg_p * 260) * 1);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + (tg_fmod(v_i, 2)) * 256;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + (tg_fmod(v_i, 2)) * 256;
             memcpy(tg_d + (0) * 1, tg_s0 + (0) * 1, 256);
         }
         /* rmsnorm_quant.yaml:53: dma.store */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
             uint8_t *tg_d = ((uint8_t *)y + (((v_i * 8320) + 64) + tg_p * 65) * 4);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4288 + 512;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 512;
             memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
         }
     }
@@ -220,7 +220,7 @@ static int rmsnorm_quant_enter(tg_core *core, const float *x, const float *g, ui
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(RMSNORM_QUANT_SBUF_PEAK_BYTES),
-                               (size_t)RMSNORM_QUANT_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, RMSNORM_QUANT_PE_FLOATS);
+                               TG_CORE_ROW((size_t)RMSNORM_QUANT_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), RMSNORM_QUANT_PE_FLOATS);
     return tg_rc;
 }
 

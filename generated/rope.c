@@ -70,7 +70,7 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                     }
                 }
                 { /* rope.yaml:40: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2048;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2624 + 2048;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -79,7 +79,7 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                     }
                 }
                 { /* rope.yaml:41: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2560 + 2304;
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2624 + 2304;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -92,8 +92,8 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 { /* rope.yaml:42: dve.tensor_tensor */
                     uint8_t *tg_d = (uint8_t *)(y + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2560 + 2048;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2560 + 2304;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2624 + 2048;
+                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2624 + 2304;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                         tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
@@ -158,7 +158,7 @@ static int rope_enter(tg_core *core, const uint16_t *x, const float *cos, const 
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(ROPE_SBUF_PEAK_BYTES),
-                               (size_t)ROPE_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ROPE_PE_FLOATS);
+                               TG_CORE_ROW((size_t)ROPE_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), ROPE_PE_FLOATS);
     return tg_rc;
 }
 

@@ -37,12 +37,12 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
             { /* router_topk.yaml:46: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + ((v_h * 200)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + ((v_h * 200)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_h * 25600) + tg_p * 200);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 400);
             }
             { /* router_topk.yaml:47: dma.load */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 832 + ((v_h * 64)) * 2;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 832 + ((v_h * 64)) * 2;
                 const uint8_t *tg_s0 = (const uint8_t *)(w + (v_h * 8192) + tg_p * 64);
                 memcpy(tg_d + (0) * 2, tg_s0 + (0) * 2, 128);
             }
@@ -51,7 +51,7 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
     /* partitions run the statements below in turn (all partition-local) */
     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
         { /* router_topk.yaml:48: dma.load */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1088;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1088;
             const uint8_t *tg_s0 = (const uint8_t *)(w_bias + 0);
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
@@ -59,7 +59,7 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
             }
         }
         { /* router_topk.yaml:49: dve.memset */
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1344;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1344;
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                 tg_wr_f32(tg_d, tg_j0, 0.0f);
@@ -70,9 +70,9 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
         /* router_topk.yaml:53: pe.matmul */
         {
             const int64_t tg_p = 0;
-            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 2240 + ((v_t * 128)) * 2, 2240, 1, TG_BFLOAT16 };
-            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 2240 + 832, 2240, 1, TG_BFLOAT16 };
-            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 2048), 512, tg_a, tg_b, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 0, tg_pe, 34272);
+            const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 2368 + ((v_t * 128)) * 2, 2368, 1, TG_BFLOAT16 };
+            const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 2368 + 832, 2368, 1, TG_BFLOAT16 };
+            tg_matmul((float *)(void *)(tg_psum + (tg_p) * 2112), 528, tg_a, tg_b, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 0, tg_pe, 34272);
             (void)tg_p;
         }
 
@@ -80,17 +80,17 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
             /* router_topk.yaml:56: pe.matmul */
             {
                 const int64_t tg_p = 0;
-                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 2240 + (((v_t * 128) + (v_h * 200))) * 2, 2240, 1, TG_BFLOAT16 };
-                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 2240 + 832 + ((v_h * 64)) * 2, 2240, 1, TG_BFLOAT16 };
-                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 2048), 512, tg_a, tg_b, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 1, tg_pe, 34272);
+                const tg_pe_src tg_a = { tg_sbuf + (tg_p) * 2368 + (((v_t * 128) + (v_h * 200))) * 2, 2368, 1, TG_BFLOAT16 };
+                const tg_pe_src tg_b = { tg_sbuf + (tg_p) * 2368 + 832 + ((v_h * 64)) * 2, 2368, 1, TG_BFLOAT16 };
+                tg_matmul((float *)(void *)(tg_psum + (tg_p) * 2112), 528, tg_a, tg_b, 128, (int)((tg_min((200 - (v_t * 128)), 128))), 64, 1, tg_pe, 34272);
                 (void)tg_p;
             }
         }
         /* router_topk.yaml:57: dve.tensor_tensor */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
             uint8_t *tg_d = (uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
-            const uint8_t *tg_s0 = tg_psum + (tg_p) * 2048;
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2240 + 1088;
+            const uint8_t *tg_s0 = tg_psum + (tg_p) * 2112;
+            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2368 + 1088;
             {
                 const int64_t tg_j0 = 0;
                 tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 64);
@@ -100,7 +100,7 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
         /* router_topk.yaml:58: dma.store sunk: its tile's writers write router_logits directly, and its other readers read it there */
         /* router_topk.yaml:60: dve.tensor_reduce */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 2112;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 2112;
             const uint8_t *tg_s0 = (const uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
             /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
                -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
@@ -119,10 +119,10 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
         for (int64_t tg_pb = 0; tg_pb < tg_min(128, (200 - (v_t * 128))); tg_pb += TG_LANES) {
             const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_t * 128))) - tg_pb, TG_LANES);
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1856;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1856;
                 const uint8_t *tg_s0 = (const uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
                 const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 2112, 0);
+                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 2368 + 2112, 0);
                 {
                     const int64_t tg_j0 = 0;
                     tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
@@ -134,7 +134,7 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
                 for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                     const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
                     (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 2240 + 1856;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 2368 + 1856;
                     tg_r[tg_l] = -0.0f; /* the fold's exact identity */
                 }
                 for (int64_t tg_jb = 0; tg_jb < 64; tg_jb += TG_LANE_BLOCK) {
@@ -149,21 +149,21 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
                 }
                 for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                     const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 2240 + 2176, 0, tg_nan_canon(tg_r[tg_l]));
+                    tg_wr_f32(tg_sbuf + (tg_p) * 2368 + 2176, 0, tg_nan_canon(tg_r[tg_l]));
                 }
             }
         }
         /* router_topk.yaml:62: dve.reciprocal */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 2112;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 2176;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 2112;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 2176;
             tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
         }
         /* router_topk.yaml:63: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1600;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1856;
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 2112, 0);
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1600;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1856;
+            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2368 + 2112, 0);
             {
                 const int64_t tg_j0 = 0;
                 const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
@@ -175,8 +175,8 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
         }
         /* router_topk.yaml:65: dve.max8 */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1856;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1600;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1856;
             float tg_out[8];
             tg_max8_init(tg_out);
             for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
@@ -190,13 +190,13 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
 
         /* router_topk.yaml:66: dve.nc_find_index8 */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1920;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1600;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1920;
             float tg_out[8];
             float tg_v[8];
             unsigned tg_used = 0;
             {
-                const uint8_t *tg_sv = tg_sbuf + (tg_p) * 2240 + 1856;
+                const uint8_t *tg_sv = tg_sbuf + (tg_p) * 2368 + 1856;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
                     tg_v[tg_j0] = tg_rd_f32(tg_sv, tg_j0);
@@ -218,7 +218,7 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
         /* router_topk.yaml:67: dma.store */
         for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
             uint8_t *tg_d = (uint8_t *)(expert_index + (v_t * 512) + tg_p * 4);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1920;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1920;
             memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 16);
         }
         /* router_topk.yaml:69: dve.tensor_reduce */
@@ -232,8 +232,8 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
                 for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                     const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
                     (void)tg_p;
-                    tg_d[tg_l] = tg_sbuf + (tg_p) * 2240 + 1600;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 2240 + 1856;
+                    tg_d[tg_l] = tg_sbuf + (tg_p) * 2368 + 1600;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 2368 + 1856;
                     tg_r[tg_l] = 0.0f;
                 }
                 for (int64_t tg_jb = 0; tg_jb < 4; tg_jb += TG_LANE_BLOCK) {
@@ -260,15 +260,15 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
         }
         /* router_topk.yaml:70: dve.reciprocal */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1664;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600;
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1664;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1600;
             tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
         }
         /* router_topk.yaml:71: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2240 + 1600;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1856;
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2240 + 1664, 0);
+            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1600;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1856;
+            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2368 + 1664, 0);
             {
                 const int64_t tg_j0 = 0;
                 const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
@@ -281,7 +281,7 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
         /* router_topk.yaml:73: dma.store */
         for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
             uint8_t *tg_d = (uint8_t *)(expert_affinities + (v_t * 8192) + tg_p * 64);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1344;
+            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1344;
             memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 256);
         }
         for (int64_t v_j = 0; v_j < 4; v_j += 1) { /* router_topk.yaml:74, carried */
@@ -289,13 +289,13 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
             { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
                 int64_t tg_ix[TG_PARTITIONS];
                 for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
-                    tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 2240 + 1920 + (v_j) * 4, TG_UINT32);
+                    tg_ix[tg_p] = tg_index_at(tg_sbuf + (tg_p) * 2368 + 1920 + (v_j) * 4, TG_UINT32);
                     if (tg_ix[tg_p] < 0 || tg_ix[tg_p] >= 64)
                         return TG_EBOUNDS;
                 }
                 for (int64_t tg_p = 0; tg_p < tg_min((200 - (v_t * 128)), 128); tg_p++) {
                     uint8_t *tg_d = (uint8_t *)(expert_affinities + (v_t * 8192) + tg_p * 64 + tg_ix[tg_p] * 1);
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2240 + 1600 + (v_j) * 4;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1600 + (v_j) * 4;
                     memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
                 }
             }
@@ -380,7 +380,7 @@ static int router_topk_enter(tg_core *core, const uint16_t *x, const uint16_t *w
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(ROUTER_TOPK_SBUF_PEAK_BYTES),
-                               (size_t)ROUTER_TOPK_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, ROUTER_TOPK_PE_FLOATS);
+                               TG_CORE_ROW((size_t)ROUTER_TOPK_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), ROUTER_TOPK_PE_FLOATS);
     return tg_rc;
 }
 

@@ -37,7 +37,7 @@ static TG_SIMD_BODY int softmax_body_all(int tg_avx512, tg_core *core, const int
             /* softmax.yaml:25: dma.load forwarded: its readers read x directly */
             /* softmax.yaml:27: dve.tensor_reduce */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 6144;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 6144;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
                 /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
                    -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
@@ -54,10 +54,10 @@ static TG_SIMD_BODY int softmax_body_all(int tg_avx512, tg_core *core, const int
             }
             /* softmax.yaml:29: act.activation */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 4096;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 4096;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
                 const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6272 + 6144, 0);
+                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6336 + 6144, 0);
                 {
                     const int64_t tg_j0 = 0;
                     tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
@@ -69,7 +69,7 @@ static TG_SIMD_BODY int softmax_body_all(int tg_avx512, tg_core *core, const int
                 for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
                     const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
                     (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 6272 + 4096;
+                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 6336 + 4096;
                     tg_r[tg_l] = -0.0f; /* the fold's exact identity */
                 }
                 for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
@@ -84,21 +84,21 @@ static TG_SIMD_BODY int softmax_body_all(int tg_avx512, tg_core *core, const int
                 }
                 for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                     const int64_t tg_p = tg_pb + tg_l;
-                    tg_wr_f32(tg_sbuf + (tg_p) * 6272 + 6208, 0, tg_nan_canon(tg_r[tg_l]));
+                    tg_wr_f32(tg_sbuf + (tg_p) * 6336 + 6208, 0, tg_nan_canon(tg_r[tg_l]));
                 }
             }
 
             /* softmax.yaml:30: dve.reciprocal */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 6272 + 6144;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6272 + 6208;
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 6144;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 6208;
                 tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
             }
             /* softmax.yaml:31: dve.tensor_scalar */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6272 + 4096;
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6272 + 6144, 0);
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 4096;
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6336 + 6144, 0);
                 {
                     const int64_t tg_j0 = 0;
                     const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
@@ -162,7 +162,7 @@ static int softmax_enter(tg_core *core, const float *x, float *y)
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(SOFTMAX_SBUF_PEAK_BYTES),
-                               (size_t)SOFTMAX_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, SOFTMAX_PE_FLOATS);
+                               TG_CORE_ROW((size_t)SOFTMAX_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), SOFTMAX_PE_FLOATS);
     return tg_rc;
 }
 

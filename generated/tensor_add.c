@@ -103,7 +103,7 @@ static int tensor_add_enter(tg_core *core, const float *a, const float *b, float
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(TENSOR_ADD_SBUF_PEAK_BYTES),
-                               (size_t)TENSOR_ADD_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TENSOR_ADD_PE_FLOATS);
+                               TG_CORE_ROW((size_t)TENSOR_ADD_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), TENSOR_ADD_PE_FLOATS);
     return tg_rc;
 }
 

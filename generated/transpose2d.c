@@ -92,7 +92,7 @@ static int transpose2d_enter(tg_core *core, const float *x, float *y)
         return TG_EALIAS;
     /* the plan's SBUF/PSUM rows and PE staging in the caller's storage */
     int tg_rc = tg_core_layout(core, TG_CORE_ROW(TRANSPOSE2D_SBUF_PEAK_BYTES),
-                               (size_t)TRANSPOSE2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES, TRANSPOSE2D_PE_FLOATS);
+                               TG_CORE_ROW((size_t)TRANSPOSE2D_PSUM_PEAK_BANKS * TG_PSUM_BANK_BYTES), TRANSPOSE2D_PE_FLOATS);
     return tg_rc;
 }
 

@@ -39,8 +39,9 @@ enum {
  * provides, sized by the kernel's plan: k.h defines K_CORE_BYTES (with
  * K_SBUF_BYTES, K_PSUM_BYTES, K_PE_BYTES), the kernel checks it at entry and
  * returns TG_ESTORAGE when it is smaller. Layout while a kernel runs:
- *   SBUF  TG_PARTITIONS rows of TG_CORE_ROW(plan SBUF peak) bytes
- *   PSUM  TG_PARTITIONS rows of (plan PSUM banks) x TG_PSUM_BANK_BYTES
+ *   SBUF  TG_PARTITIONS rows TG_CORE_ROW(plan SBUF peak) bytes apart
+ *   PSUM  TG_PARTITIONS rows TG_CORE_ROW((plan PSUM banks) x TG_PSUM_BANK_BYTES)
+ *         bytes apart
  *   PE    fp32 panels in which a matmul/transpose stages its operands and
  *         result (the largest op's K*M + K*N + M*N floats; 0 without one)
  * The common host case is two lines:
@@ -51,15 +52,24 @@ enum {
  * (their SBUF contents do not carry over between kernels). Storage in other
  * memory (a linker section, malloc): tg_core_init_storage. */
 
-/* Bytes of one SBUF row for a plan peak (8-byte aligned rows). */
-#define TG_CORE_ROW(peak) ((((size_t)(peak)) + 7u) / 8u * 8u)
+/* Bytes from one partition's row to the next, for rows of `bytes` (SBUF: the
+ * plan's peak; PSUM: its banks x TG_PSUM_BANK_BYTES): an odd number of
+ * 64-byte lines, so the partitions' rows fall in successive L1 sets. At 2 KiB
+ * a PSUM bank, rows 4 or 8 KiB apart put the same element of all 128
+ * partitions in one set, and each write across partitions (a matmul's
+ * columns into PSUM, a transpose) missed: moe_tkg 0.48 -> 0.36 ms. 0 for no
+ * rows. The pitch is the host's layout only: no result depends on it. */
+#define TG_CORE_ROW(bytes) ((size_t)(bytes) != 0u ? ((size_t)(bytes) + 127u) / 128u * 128u + 64u : (size_t)0)
 /* Bytes after the last row: tg_sim.h's tg_rd_f32_even may read up to 4
  * bytes past a row's last byte (into the next row, or here). */
 #define TG_CORE_TAIL 8u
-/* Storage for a plan: SBUF peak bytes per partition, PSUM banks, PE floats. */
-#define TG_CORE_BYTES(sbuf_peak, psum_banks, pe_floats)                                      \
-    ((size_t)TG_PARTITIONS * (TG_CORE_ROW(sbuf_peak) + (size_t)(psum_banks) * TG_PSUM_BANK_BYTES) + \
+/* Storage for a plan on `cores` physical cores (the ISS keeps each one's rows
+ * side by side): SBUF peak bytes per partition, PSUM banks, PE floats. */
+#define TG_CORE_BYTES_CORES(cores, sbuf_peak, psum_banks, pe_floats)                                   \
+    ((size_t)TG_PARTITIONS * (size_t)(cores) *                                                          \
+         (TG_CORE_ROW(sbuf_peak) + TG_CORE_ROW((size_t)(psum_banks) * TG_PSUM_BANK_BYTES)) +            \
      4u * (size_t)(pe_floats) + TG_CORE_TAIL)
+#define TG_CORE_BYTES(sbuf_peak, psum_banks, pe_floats) TG_CORE_BYTES_CORES(1u, sbuf_peak, psum_banks, pe_floats)
 /* The most one Tensor-engine op stages (K = 128, M = 128, N = 512). */
 #define TG_PE_FLOATS_MAX                                                                     \
     (TG_MATMUL_K_MAX * TG_MATMUL_STATIONARY_FMAX + TG_MATMUL_K_MAX * TG_MATMUL_MOVING_FMAX + \

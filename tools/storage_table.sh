@@ -21,6 +21,6 @@ trap 'rm -rf "$work"' EXIT
   echo '  return 0; }'
 } >"$work/t.c"
 $CC -std=c11 -Wall -Werror -I"$here/runtime" -I"$here/generated" "$work/t.c" -o "$work/t"
-echo "| kernel | SBUF peak (bytes/partition) | PSUM peak (banks) | plan peak x 128 partitions | PE staging | sizeof storage |"
+echo "| kernel | SBUF peak (bytes/partition) | PSUM peak (banks) | rows x 128 partitions | PE staging | sizeof storage |"
 echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 "$work/t"

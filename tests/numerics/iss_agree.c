@@ -37,7 +37,7 @@ static tg_core core_c, core_iss; /* each on k.core_bytes of storage: the plan's 
 static int short_storage_refused(const tg_kernel *k, void *const tc[], void *const ti[])
 {
     static tg_core small;
-    size_t rows = (size_t)TG_PARTITIONS * (TG_CORE_ROW(k->sbuf_peak) + k->psum_peak);
+    size_t rows = (size_t)TG_PARTITIONS * (TG_CORE_ROW(k->sbuf_peak) + TG_CORE_ROW(k->psum_peak));
     size_t n = k->core_bytes > rows ? k->core_bytes : rows;
     void *mem = malloc(n);
     int e = TG_OK, f = TG_OK;

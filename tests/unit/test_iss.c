@@ -1331,19 +1331,24 @@ static void test_core_storage(void **state)
     assert_int_equal(tg_core_init(&c, TG_TRN1), TG_EINVAL); /* no storage */
     static tg_storage_unit mem[(TG_CORE_BYTES(64, 1, 10) + 7) / 8 + 1];
     size_t need = TG_CORE_BYTES(64, 1, 10);
-    assert_int_equal(need, 128 * (64 + 2048) + 40 + 8);
+    /* rows an odd number of 64-byte lines apart (TG_CORE_ROW): 64 -> 192, 2048 -> 2112 */
+    assert_int_equal(TG_CORE_ROW(0), 0);
+    assert_int_equal(TG_CORE_ROW(1), 192);
+    assert_int_equal(TG_CORE_ROW(128), 192);
+    assert_int_equal(TG_CORE_ROW(129), 320);
+    assert_int_equal(need, 128 * (192 + 2112) + 40 + 8);
     assert_int_equal(tg_core_init_storage(&c, TG_TRN1, (char *)mem + 4, need), TG_EINVAL); /* misaligned */
-    assert_int_equal(tg_core_layout(&c, 64, 2048, 10), TG_ECORE);
+    assert_int_equal(tg_core_layout(&c, 192, 2112, 10), TG_ECORE);
     assert_int_equal(tg_core_init_storage(&c, TG_TRN1, mem, need), 0);
-    assert_int_equal(tg_core_layout(&c, 64, 2048, 10), 0);
-    assert_true(c.sbuf == (uint8_t *)mem && c.psum == c.sbuf + 128 * 64);
-    assert_true((uint8_t *)c.pe == c.psum + 128 * 2048 && c.pe_floats == 10);
-    assert_int_equal(tg_core_layout(&c, 64, 2048, 11), TG_ESTORAGE);
-    assert_int_equal(tg_core_layout(&c, 72, 2048, 0), TG_ESTORAGE);
-    assert_int_equal(tg_core_layout(&c, 60, 2048, 0), TG_ESTORAGE); /* rows 8-byte aligned */
+    assert_int_equal(tg_core_layout(&c, 192, 2112, 10), 0);
+    assert_true(c.sbuf == (uint8_t *)mem && c.psum == c.sbuf + 128 * 192);
+    assert_true((uint8_t *)c.pe == c.psum + 128 * 2112 && c.pe_floats == 10);
+    assert_int_equal(tg_core_layout(&c, 192, 2112, 11), TG_ESTORAGE);
+    assert_int_equal(tg_core_layout(&c, 200, 2112, 0), TG_ESTORAGE);
+    assert_int_equal(tg_core_layout(&c, 188, 2112, 0), TG_ESTORAGE); /* rows 8-byte aligned */
     assert_int_equal(tg_core_layout(&c, (size_t)-8, 0, 0), TG_ESTORAGE); /* no overflow */
     assert_int_equal(tg_core_init_storage(&c, TG_TRN1, mem, need - 1), 0);
-    assert_int_equal(tg_core_layout(&c, 64, 2048, 10), TG_ESTORAGE); /* the tail counts */
+    assert_int_equal(tg_core_layout(&c, 192, 2112, 10), TG_ESTORAGE); /* the tail counts */
 
     /* the ISS: exactly tg_iss_core_bytes runs, 8 bytes less is refused */
     build_add(1);
@@ -1351,7 +1356,8 @@ static void test_core_storage(void **state)
     tg_prog p;
     assert_int_equal(tg_prog_decode(&p, b.out, b.size), 0);
     size_t n = tg_iss_core_bytes(&p);
-    static tg_storage_unit big[TG_PARTITIONS * 6 * F * 4 / 8 + 1]; /* three double-buffered [P, F] tiles */
+    /* three double-buffered [P, F] tiles: rows TG_CORE_ROW(6 F floats) apart */
+    static tg_storage_unit big[(TG_PARTITIONS * TG_CORE_ROW(6 * F * 4) + TG_CORE_TAIL) / 8];
     assert_int_equal(n, sizeof big); /* exactly the tiles' rows and the tail */
     void *t[3] = {A, Bv, C};
     assert_int_equal(tg_core_init_storage(&c, TG_TRN1, big, n), 0);
