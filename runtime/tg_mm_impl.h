@@ -21,6 +21,7 @@
 #define TG_MM_NOFUSE(v) ((void)0)
 #endif
 #define tg__vec TG_MM_FN(tg__vec)
+#define tg__ivec TG_MM_FN(tg__ivec)
 #define tg__mm_kernel TG_MM_FN(tg__mm_kernel)
 #define tg__mm_partial TG_MM_FN(tg__mm_partial)
 #define tg__mm_rows TG_MM_FN(tg__mm_rows)
@@ -33,10 +34,20 @@
 
 #if TG_MM_VW > 1
 typedef float tg__vec __attribute__((vector_size(TG_MM_VW * 4), aligned(4), may_alias));
+typedef int32_t tg__ivec __attribute__((vector_size(TG_MM_VW * 4), aligned(4), may_alias));
 #define TG_MM_ALIGN __attribute__((aligned(64)))
+/* A NaN sum (a variable v) as the canonical NaN (docs/numerics.md "One NaN"):
+ * which NaN an add keeps is the compiler's choice of operand order, different
+ * in each body, so the payload depended on the CPU (fuzz seed 860002: a matmul
+ * of fp8 NaNs gave 0xfff00000 on one body, 0x7fd00000 on another). A macro: a
+ * vector argument of a function is an ABI question clang asks per body. */
+#define TG_MM_CANON(v)                                                                \
+    ((tg__vec)(((tg__ivec)(v) & ~(tg__ivec)((v) != (v))) |                            \
+               (((tg__ivec){0} + (int32_t)TG_NAN_CANON_BITS) & (tg__ivec)((v) != (v)))))
 #else
 typedef float tg__vec;
 #define TG_MM_ALIGN
+#define TG_MM_CANON(v) tg_nan_canon(v)
 #endif
 
 #define TG_MM_NR (2 * TG_MM_VW)     /* dst columns per micro-kernel */
@@ -102,9 +113,9 @@ typedef float tg__vec;
         c##i##0 = c##i##0 + p0_;           \
         c##i##1 = c##i##1 + p1_;           \
     }
-#define TG_MM_STORE(i)                                   \
-    TG_MM_ST(c + (ptrdiff_t)(i) * ds, c##i##0);           \
-    TG_MM_ST(c + (ptrdiff_t)(i) * ds + TG_MM_VW, c##i##1);
+#define TG_MM_STORE(i)                                                 \
+    TG_MM_ST(c + (ptrdiff_t)(i) * ds, TG_MM_CANON(c##i##0));            \
+    TG_MM_ST(c + (ptrdiff_t)(i) * ds + TG_MM_VW, TG_MM_CANON(c##i##1));
 
 /* c[i·ds + j] (+)= Σ_k ap[k·MR + i] · bp[k·NR + j], i < ROWS' length, j <
  * NR, over kc packed k rows, from c (acc_in) or from +0: the micro-kernel
@@ -346,7 +357,7 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
         }
         for (n = 0; n < N; n++)
             for (i = 0; i < mc; i++)
-                dst[(ptrdiff_t)(m0 + i) * ds + n] = acc[n][i];
+                dst[(ptrdiff_t)(m0 + i) * ds + n] = tg_nan_canon(acc[n][i]);
     }
 }
 
@@ -439,6 +450,8 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 }
 
 #undef tg__vec
+#undef tg__ivec
+#undef TG_MM_CANON
 #undef tg__mm_widen
 #undef tg__mm_narrow
 #undef tg__mm_packed

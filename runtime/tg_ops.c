@@ -23,7 +23,7 @@ static void tg__mm_plain(float *dst, ptrdiff_t ds, const float *stat, ptrdiff_t 
                 float p = stat[k * ss + m] * mov[k * ms + n];
                 acc = acc + p;
             }
-            dst[m * ds + n] = acc;
+            dst[m * ds + n] = tg_nan_canon(acc);
         }
     }
 }

@@ -13,7 +13,8 @@
  *
  * Orders (the ISS must reproduce exactly these — it does, by calling them):
  *  - matmul: dst[m][n] = (((c + p0) + p1) + ...) + p(K-1), p_k = fl(stat[k][m]
- *    · mov[k][n]) rounded to fp32, c = dst[m][n] when accumulating, else +0.
+ *    · mov[k][n]) rounded to fp32, c = dst[m][n] when accumulating, else +0;
+ *    a NaN result is the canonical NaN.
  *    So a K loop of tiles with accumulate gives the same bits as one big K.
  *  - row reductions: r = x[0]; r = r op x[j] for j = 1..n-1 (left to right),
  *    then negated (sign flip) if asked. The activation's `reduce` is the same

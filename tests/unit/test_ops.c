@@ -524,6 +524,54 @@ static void test_matmul_hand(void **state)
     }
 }
 
+/* NaN results of a matmul are the canonical NaN in every SIMD body and path
+ * (packed, narrow N <= 4, accumulating into a dst of NaNs with payloads, the
+ * reference): fp32 operands holding NaNs of either sign and several payloads
+ * and infinities give 0x7fc00000 wherever the sum is NaN, and every body the
+ * same bits as the reference (fuzz seed 860002: a body's payload leaked). */
+static void test_matmul_nan_canonical(void **state)
+{
+    static const uint32_t nans[] = {0x7fc00000u, 0xffc00000u, 0x7fd00000u, 0xfff00000u, 0x7f800001u, 0xff812345u};
+    static float st[20 * 37], mv[20 * 41], d[37 * 41], r[37 * 41];
+    static const int shapes[][3] = {{20, 37, 41}, {7, 37, 1}, {20, 13, 4}, {1, 5, 17}};
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        const int K = shapes[s][0], M = shapes[s][1], N = shapes[s][2];
+        for (int acc = 0; acc < 2; acc++) {
+            for (int i = 0; i < K * M; i++) {
+                uint32_t u = rnd32();
+                st[i] = u % 7 == 0 ? tg_bits_f32(nans[u % 6]) : u % 11 == 0 ? tg_bits_f32(u % 2 ? 0xff800000u : 0x7f800000u)
+                                                                : rndf();
+            }
+            for (int i = 0; i < K * N; i++) {
+                uint32_t u = rnd32();
+                mv[i] = u % 9 == 0 ? tg_bits_f32(nans[u % 6]) : rndf();
+            }
+            for (int i = 0; i < M * N; i++)
+                r[i] = i % 5 == 0 ? tg_bits_f32(nans[i % 6]) : rndf();
+            memcpy(d, r, sizeof d);
+            tg_matmul_f32_ref(r, N, st, M, mv, N, K, M, N, acc);
+            int nnan = 0;
+            for (int i = 0; i < M * N; i++)
+                if (r[i] != r[i]) {
+                    assert_int_equal(tg_f32_bits(r[i]), 0x7fc00000u);
+                    nnan++;
+                }
+            assert_true(nnan > 0);
+            for (int level = top; level >= 1; level--) {
+                static float d2[37 * 41];
+                assert_int_equal(tg_matmul_isa(level), level);
+                memcpy(d2, d, sizeof d2);
+                tg_matmul_f32(d2, N, st, M, mv, N, K, M, N, acc);
+                for (int i = 0; i < M * N; i++)
+                    assert_int_equal(tg_f32_bits(d2[i]), tg_f32_bits(r[i]));
+            }
+        }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
 /* Random shapes around the micro-kernel and block edges (a last stationary
  * panel of every row count short of 4, 6 and 8), strided operands,
  * bit-exact against ref_matmul (with and without accumulate), with every SIMD
@@ -1340,6 +1388,7 @@ int main(void)
         cmocka_unit_test(test_bn_lanes),
         cmocka_unit_test(test_partition_reduce),
         cmocka_unit_test(test_matmul_hand),
+        cmocka_unit_test(test_matmul_nan_canonical),
         cmocka_unit_test(test_matmul_random),
         cmocka_unit_test(test_matmul_k_tiles),
         cmocka_unit_test(test_matmul_direct),
