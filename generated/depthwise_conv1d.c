@@ -85,11 +85,11 @@ static TG_SIMD_BODY int depthwise_conv1d_body_all(int tg_avx512, tg_core *core, 
     }
     return TG_OK;
 }
+/* The same body built for AVX2 and, with gcc, AVX-512 (no FMA, as tg_fp.h has
+ * it): on x86-64 built without -march flags the baseline body's loops are
+ * SSE2; the runtime's CPU level (tg_matmul_isa) picks. The same C, IEEE lanes,
+ * nothing fused or reassociated: the same bits (docs/numerics.md). */
 #ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (docs/numerics.md). */
 TG_SIMD_AVX2_BEGIN
 static int depthwise_conv1d_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *img, const float *filter, float *out)
 {
@@ -98,8 +98,6 @@ static int depthwise_conv1d_body_avx2(tg_core *core, const int64_t tg_lo[3], con
 TG_SIMD_AVX2_END
 #endif
 #ifdef TG_SIMD_AVX512_BODY
-/* The same body built for AVX-512 (gcc: no FMA under tg_fp.h), where the
- * runtime's level is 3. */
 TG_SIMD_AVX512_BEGIN
 static int depthwise_conv1d_body_avx512(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const float *img, const float *filter, float *out)
 {

@@ -126,7 +126,7 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                                     tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 256, 0, &tg_kx, &tg_nan);
                                     tg_k += 256;
                                 }
-                                const float tg_r = !tg_k ? 0.0f : tg_nan ? tg_bits_f32(0x7fc00000u) : tg_bits_f32(tg_order_bits(tg_kx));
+                                const float tg_r = !tg_k ? 0.0f : tg_key_result(tg_kx, tg_nan);
                                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
                             }
                             { /* flash_attention_cte.yaml:79: dve.tensor_tensor */
@@ -259,11 +259,11 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
     }
     return TG_OK;
 }
+/* The same body built for AVX2 and, with gcc, AVX-512 (no FMA, as tg_fp.h has
+ * it): on x86-64 built without -march flags the baseline body's loops are
+ * SSE2; the runtime's CPU level (tg_matmul_isa) picks. The same C, IEEE lanes,
+ * nothing fused or reassociated: the same bits (docs/numerics.md). */
 #ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (docs/numerics.md). */
 TG_SIMD_AVX2_BEGIN
 static int flash_attention_cte_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
 {
@@ -272,8 +272,6 @@ static int flash_attention_cte_body_avx2(tg_core *core, const int64_t tg_lo[3], 
 TG_SIMD_AVX2_END
 #endif
 #ifdef TG_SIMD_AVX512_BODY
-/* The same body built for AVX-512 (gcc: no FMA under tg_fp.h), where the
- * runtime's level is 3. */
 TG_SIMD_AVX512_BEGIN
 static int flash_attention_cte_body_avx512(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o)
 {

@@ -51,11 +51,11 @@ static TG_SIMD_BODY int tensor_add_bf16_body_all(int tg_avx512, tg_core *core, c
     }
     return TG_OK;
 }
+/* The same body built for AVX2 and, with gcc, AVX-512 (no FMA, as tg_fp.h has
+ * it): on x86-64 built without -march flags the baseline body's loops are
+ * SSE2; the runtime's CPU level (tg_matmul_isa) picks. The same C, IEEE lanes,
+ * nothing fused or reassociated: the same bits (docs/numerics.md). */
 #ifdef TG_SIMD_AVX2_BODY
-/* The same body built for AVX2 (no FMA, as tg_fp.h has it): on x86-64 built
- * without -march flags the baseline body's loops are SSE2; the runtime's CPU
- * level (tg_matmul_isa) picks. The same C, IEEE lanes, nothing fused or
- * reassociated: the same bits (docs/numerics.md). */
 TG_SIMD_AVX2_BEGIN
 static int tensor_add_bf16_body_avx2(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *a, const uint16_t *b, uint16_t *c)
 {
@@ -64,8 +64,6 @@ static int tensor_add_bf16_body_avx2(tg_core *core, const int64_t tg_lo[3], cons
 TG_SIMD_AVX2_END
 #endif
 #ifdef TG_SIMD_AVX512_BODY
-/* The same body built for AVX-512 (gcc: no FMA under tg_fp.h), where the
- * runtime's level is 3. */
 TG_SIMD_AVX512_BEGIN
 static int tensor_add_bf16_body_avx512(tg_core *core, const int64_t tg_lo[3], const int64_t tg_hi[3], const uint16_t *a, const uint16_t *b, uint16_t *c)
 {

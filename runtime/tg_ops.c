@@ -418,8 +418,9 @@ static void tg__transpose_tile(float *dst, ptrdiff_t ds, const float *src, ptrdi
     if (P == TG_TR_T && F == TG_TR_T && ds % 1024 == 0) {
         /* dst rows a multiple of 4 KiB apart all fall in one L1 set: the
          * tile goes through a buffer and each dst line is written at once,
-         * not a block at a time (tg_transpose_pe's 16-row calls into PSUM
-         * rows 4 KiB apart, 64 transposes of 128x128: 1.14 -> 0.25 ms) */
+         * not a block at a time (16-row calls into rows 4 KiB apart, 64
+         * transposes of 128x128: 1.14 -> 0.25 ms). PSUM rows no longer are
+         * (TG_CORE_ROW); an HBM destination of such rows still is. */
         float t[TG_TR_T * TG_TR_T];
         for (int f1 = 0; f1 < TG_TR_T; f1 += TG_TR_B)
             for (int p1 = 0; p1 < TG_TR_T; p1 += TG_TR_B)
@@ -645,43 +646,20 @@ TG_SIMD_AVX512_END
 typedef void (*tg__tt_fn)(tg_alu_op, uint8_t *, const uint8_t *, const uint8_t *, size_t);
 typedef void (*tg__ts_fn)(tg_alu_op, uint8_t *, const uint8_t *, size_t, float, int);
 
-/* The widest body of the rows (at most the runtime's level). */
-static int tg__row_level(void)
-{
-#if defined(TG_SIMD_AVX2_BODY) || defined(TG_SIMD_AVX512_BODY)
-    return tg__simd_level();
+/* NAME_<body> for the widest body built and allowed (tg__simd_level). */
+#ifdef TG_SIMD_AVX512_BODY
+#define TG_ROW_PICK512(NAME) tg__simd_level() >= 3 ? NAME##_avx512:
 #else
-    return 1;
-#endif
-}
-static tg__tt_fn tg__tt_row(void)
-{
-    int l = tg__row_level();
-    (void)l;
-#ifdef TG_SIMD_AVX512_BODY
-    if (l >= 3)
-        return tg__tt_row_avx512;
+#define TG_ROW_PICK512(NAME)
 #endif
 #ifdef TG_SIMD_AVX2_BODY
-    if (l >= 2)
-        return tg__tt_row_avx2;
+#define TG_ROW_PICK2(NAME) tg__simd_level() >= 2 ? NAME##_avx2:
+#else
+#define TG_ROW_PICK2(NAME)
 #endif
-    return tg__tt_row_base;
-}
-static tg__ts_fn tg__ts_row(void)
-{
-    int l = tg__row_level();
-    (void)l;
-#ifdef TG_SIMD_AVX512_BODY
-    if (l >= 3)
-        return tg__ts_row_avx512;
-#endif
-#ifdef TG_SIMD_AVX2_BODY
-    if (l >= 2)
-        return tg__ts_row_avx2;
-#endif
-    return tg__ts_row_base;
-}
+#define TG_ROW_PICK(NAME) (TG_ROW_PICK512(NAME) TG_ROW_PICK2(NAME) NAME##_base)
+static tg__tt_fn tg__tt_row(void) { return TG_ROW_PICK(tg__tt_row); }
+static tg__ts_fn tg__ts_row(void) { return TG_ROW_PICK(tg__ts_row); }
 
 void tg_tensor_tensor_f32_row(tg_alu_op op, void *d, const void *a, const void *b, size_t n)
 {
@@ -731,6 +709,9 @@ void tg_scalar_tensor_tensor_f32_row(void *d, const void *s, const void *b, size
 #undef TG_ROW_FNS
 #undef TG_TS_CASE
 #undef TG_TT_CASE
+#undef TG_ROW_PICK
+#undef TG_ROW_PICK2
+#undef TG_ROW_PICK512
 
 void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, float scale, float bias)
 {
@@ -793,25 +774,23 @@ void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op o
 /* The keys' max or min and the NaN test, W elements at a time (a max, a min
  * and an OR: any order gives the same result); the AVX2 body has unsigned
  * 32-bit max/min (SSE2 has neither), the AVX-512 one 16 lanes of them. */
-#define TG_RK_LOOP(CMP, W)                                                                      \
+#define TG_RK_LOOP(CMP, KEY, W)                                                                 \
     for (; j + W <= n; j += W)                                                                  \
         for (int l = 0; l < W; l++) {                                                           \
-            uint32_t u, key;                                                                    \
+            uint32_t u;                                                                         \
             memcpy(&u, row + (j + l) * 4, 4);                                                   \
-            key = tg_order_key(u);                                                              \
-            k8[l] = key CMP k8[l] ? key : k8[l];                                                \
-            m8[l] |= (u & 0x7fffffffu) > 0x7f800000u;                                           \
+            k8[l] = KEY(k8[l], u);                                                              \
+            m8[l] |= tg_key_nan(u);                                                             \
         }                                                                                       \
     for (int l = 0; l < W; l++) {                                                               \
         *kx = k8[l] CMP *kx ? k8[l] : *kx;                                                      \
         *nan |= m8[l];                                                                          \
     }                                                                                           \
     for (; j < n; j++) {                                                                        \
-        uint32_t u, key;                                                                        \
+        uint32_t u;                                                                             \
         memcpy(&u, row + j * 4, 4);                                                             \
-        key = tg_order_key(u);                                                                  \
-        *kx = key CMP *kx ? key : *kx;                                                          \
-        *nan |= (u & 0x7fffffffu) > 0x7f800000u;                                                \
+        *kx = KEY(*kx, u);                                                                      \
+        *nan |= tg_key_nan(u);                                                                  \
     }
 #define TG_RK_FN(NAME, W)                                                                       \
     static void NAME(const uint8_t *row, int64_t n, int is_min, uint32_t *kx, uint32_t *nan)   \
@@ -821,9 +800,9 @@ void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op o
         for (int l = 0; l < W; l++)                                                             \
             k8[l] = *kx, m8[l] = 0;                                                             \
         if (is_min) {                                                                           \
-            TG_RK_LOOP(<, W)                                                                    \
+            TG_RK_LOOP(<, tg_key_min, W)                                                        \
         } else {                                                                                \
-            TG_RK_LOOP(>, W)                                                                    \
+            TG_RK_LOOP(>, tg_key_max, W)                                                        \
         }                                                                                       \
     }
 TG_RK_FN(tg__reduce_key_base, 8)
