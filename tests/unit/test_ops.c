@@ -904,15 +904,15 @@ static void test_matmul_range_edges(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
-/* tg_lanes_stage_f32 / tg_lanes_unstage_f32: every block length 0..16 at odd
- * offsets, rows anywhere (and one row repeated, as lanes past the partition
- * count read row tg_pb), every lane count, bits moved as they are (NaN
- * payloads, -0); unstage writes only the first `lanes` rows' block. */
-static void test_lanes_stage(void **state)
+/* tg_lanes_stage_f32 / tg_lanes_unstage_f32 at one SIMD level: every block
+ * length 0..16 at odd offsets, rows anywhere (and one row repeated, as lanes
+ * past the partition count read row tg_pb), every lane count, bits moved as
+ * they are (NaN payloads, -0); unstage writes only the first `lanes` rows'
+ * block. */
+static void lanes_stage_at(void)
 {
     static uint8_t mem[TG_LANES * 200 * 4];
     float t[TG_LANE_BLOCK * TG_LANES];
-    (void)state;
     for (size_t i = 0; i < sizeof mem; i++)
         mem[i] = (uint8_t)rnd32();
     for (int64_t n = 0; n <= TG_LANE_BLOCK; n++)
@@ -943,6 +943,25 @@ static void test_lanes_stage(void **state)
                     memcpy(out2 + (wrows[l] - out1) + (off + j) * 4, t + j * TG_LANES + l, 4);
             assert_memory_equal(out1, out2, sizeof out1);
         }
+}
+
+/* fn at every SIMD level this CPU runs (tg_matmul_isa: on x86-64 the
+ * baseline, AVX2 and AVX-512 bodies), then back at the widest. */
+static void at_every_level(void (*fn)(void))
+{
+    int top = tg_matmul_isa(0);
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        fn();
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
+/* ... in every body (the baseline's 4x4 blocks, AVX2's 8x8). */
+static void test_lanes_stage(void **state)
+{
+    (void)state;
+    at_every_level(lanes_stage_at);
 }
 
 
@@ -1363,13 +1382,8 @@ static void transpose_checks(void)
  * 4x4 blocks and the AVX2 body's 8x8 ones). */
 static void test_transpose(void **state)
 {
-    int top = tg_matmul_isa(0);
     (void)state;
-    for (int level = top; level >= 1; level--) {
-        assert_int_equal(tg_matmul_isa(level), level);
-        transpose_checks();
-    }
-    assert_int_equal(tg_matmul_isa(3), top);
+    at_every_level(transpose_checks);
 }
 
 int main(void)
