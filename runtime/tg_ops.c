@@ -60,18 +60,23 @@ typedef struct {
     tg_dtype dt;
 } tg__mm_src;
 
-/* Element i of a row, widened exactly (tg_dtype.h; the staging's tg_rd_*). */
+/* Element i of a row, widened exactly (tg_dtype.h; the staging's tg_rd_*),
+ * but for a NaN's quiet bit (bf16, below). */
 static inline float tg__mm_rd_f32(const uint8_t *r, ptrdiff_t i)
 {
     float v;
     memcpy(&v, r + i * 4, 4);
     return v;
 }
+/* bf16: the bits moved up, a signalling NaN left signalling (tg_bf16_to_f32
+ * quiets it). The same sums: a NaN operand makes its product and sum NaN
+ * either way, and every NaN sum is stored as the canonical NaN (TG_MM_CANON);
+ * the quieting's compare and blend were most of a bf16 decode matmul's widening. */
 static inline float tg__mm_rd_bf16(const uint8_t *r, ptrdiff_t i)
 {
     uint16_t v;
     memcpy(&v, r + i * 2, 2);
-    return tg_bf16_to_f32(v);
+    return tg_bits_f32((uint32_t)v << 16);
 }
 static inline float tg__mm_rd_f16(const uint8_t *r, ptrdiff_t i)
 {

@@ -526,49 +526,66 @@ static void test_matmul_hand(void **state)
 
 /* NaN results of a matmul are the canonical NaN in every SIMD body and path
  * (packed, narrow N <= 4, accumulating into a dst of NaNs with payloads, the
- * reference): fp32 operands holding NaNs of either sign and several payloads
- * and infinities give 0x7fc00000 wherever the sum is NaN, and every body the
- * same bits as the reference (fuzz seed 860002: a body's payload leaked). */
+ * reference): operands holding NaNs of either sign and several payloads and
+ * infinities give 0x7fc00000 wherever the sum is NaN, and every body the same
+ * bits as the reference (fuzz seed 860002: a body's payload leaked). fp32
+ * operands, and bf16 ones with signalling NaNs too (the matmul's widening
+ * leaves a quiet bit alone), against the reference on them widened as
+ * tg_bf16_to_f32 does. */
 static void test_matmul_nan_canonical(void **state)
 {
     static const uint32_t nans[] = {0x7fc00000u, 0xffc00000u, 0x7fd00000u, 0xfff00000u, 0x7f800001u, 0xff812345u};
+    static const uint16_t nans16[] = {0x7f81u, 0xff81u, 0x7fc0u, 0xffc1u, 0x7fa5u, 0x7f80u};
     static float st[20 * 37], mv[20 * 41], d[37 * 41], r[37 * 41];
+    static uint16_t st16[20 * 37], mv16[20 * 41];
     static const int shapes[][3] = {{20, 37, 41}, {7, 37, 1}, {20, 13, 4}, {1, 5, 17}};
     int top = tg_matmul_isa(0);
     (void)state;
-    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-        const int K = shapes[s][0], M = shapes[s][1], N = shapes[s][2];
-        for (int acc = 0; acc < 2; acc++) {
-            for (int i = 0; i < K * M; i++) {
-                uint32_t u = rnd32();
-                st[i] = u % 7 == 0 ? tg_bits_f32(nans[u % 6]) : u % 11 == 0 ? tg_bits_f32(u % 2 ? 0xff800000u : 0x7f800000u)
-                                                                : rndf();
-            }
-            for (int i = 0; i < K * N; i++) {
-                uint32_t u = rnd32();
-                mv[i] = u % 9 == 0 ? tg_bits_f32(nans[u % 6]) : rndf();
-            }
-            for (int i = 0; i < M * N; i++)
-                r[i] = i % 5 == 0 ? tg_bits_f32(nans[i % 6]) : rndf();
-            memcpy(d, r, sizeof d);
-            tg_matmul_f32_ref(r, N, st, M, mv, N, K, M, N, acc);
-            int nnan = 0;
-            for (int i = 0; i < M * N; i++)
-                if (r[i] != r[i]) {
-                    assert_int_equal(tg_f32_bits(r[i]), 0x7fc00000u);
-                    nnan++;
+    for (int bf = 0; bf < 2; bf++)
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            const int K = shapes[s][0], M = shapes[s][1], N = shapes[s][2];
+            for (int acc = 0; acc < 2; acc++) {
+                for (int i = 0; i < K * M; i++) {
+                    uint32_t u = rnd32();
+                    st[i] = u % 7 == 0    ? tg_bits_f32(nans[u % 6])
+                            : u % 11 == 0 ? tg_bits_f32(u % 2 ? 0xff800000u : 0x7f800000u)
+                                          : rndf();
+                    st16[i] = u % 7 == 0 ? nans16[u % 6] : (uint16_t)(tg_f32_bits(st[i]) >> 16);
+                    if (bf)
+                        st[i] = tg_bf16_to_f32(st16[i]);
                 }
-            assert_true(nnan > 0);
-            for (int level = top; level >= 1; level--) {
-                static float d2[37 * 41];
-                assert_int_equal(tg_matmul_isa(level), level);
-                memcpy(d2, d, sizeof d2);
-                tg_matmul_f32(d2, N, st, M, mv, N, K, M, N, acc);
+                for (int i = 0; i < K * N; i++) {
+                    uint32_t u = rnd32();
+                    mv[i] = u % 9 == 0 ? tg_bits_f32(nans[u % 6]) : rndf();
+                    mv16[i] = u % 9 == 0 ? nans16[u % 6] : (uint16_t)(tg_f32_bits(mv[i]) >> 16);
+                    if (bf)
+                        mv[i] = tg_bf16_to_f32(mv16[i]);
+                }
                 for (int i = 0; i < M * N; i++)
-                    assert_int_equal(tg_f32_bits(d2[i]), tg_f32_bits(r[i]));
+                    r[i] = i % 5 == 0 ? tg_bits_f32(nans[i % 6]) : rndf();
+                memcpy(d, r, sizeof d);
+                tg_matmul_f32_ref(r, N, st, M, mv, N, K, M, N, acc);
+                int nnan = 0;
+                for (int i = 0; i < M * N; i++)
+                    if (r[i] != r[i]) {
+                        assert_int_equal(tg_f32_bits(r[i]), 0x7fc00000u);
+                        nnan++;
+                    }
+                assert_true(nnan > 0);
+                const tg_pe_src a16 = {st16, M * 2, 1, TG_BFLOAT16}, b16 = {mv16, N * 2, 1, TG_BFLOAT16};
+                for (int level = top; level >= 1; level--) {
+                    static float d2[37 * 41];
+                    assert_int_equal(tg_matmul_isa(level), level);
+                    memcpy(d2, d, sizeof d2);
+                    if (bf)
+                        tg_matmul(d2, N, a16, b16, K, M, N, acc, NULL, 0);
+                    else
+                        tg_matmul_f32(d2, N, st, M, mv, N, K, M, N, acc);
+                    for (int i = 0; i < M * N; i++)
+                        assert_int_equal(tg_f32_bits(d2[i]), tg_f32_bits(r[i]));
+                }
             }
         }
-    }
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
@@ -768,7 +785,8 @@ static void test_matmul_blocks(void **state)
     /* K, blocks, M, N, layout (0 side by side, 1 a partition block apart, 2 reversed) */
     static const int cases[][5] = {{64, 4, 128, 512}, {37, 5, 13, 40, 1}, {1, 7, 6, 16, 2}, {50, 3, 150, 33},
                                    {64, 6, 20, 64, 1}, {3, 2, 97, 200, 2}, {128, 5, 30, 48, 1}, {100, 7, 7, 17},
-                                   {64, 3, 150, 1, 1}, {37, 5, 40, 4, 2}, {20, 2, 130, 2}};
+                                   {64, 3, 150, 1, 1}, {37, 5, 40, 4, 2}, {20, 2, 130, 2}, {100, 6, 30, 3},
+                                   {90, 4, 20, 1, 2}}; /* the last two: narrow, K·blocks past 256 */
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
