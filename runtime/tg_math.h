@@ -128,24 +128,20 @@ static inline double tg_math_pow2i(int32_t n)
 }
 
 /* e^x in double, relative error ~1e-15. x = (32m + j + r')·ln2/32 with
- * |r| ≤ ln2/64; e^r by a degree-5 Taylor polynomial (tail < 3e-15). Above
- * 1000 the result is +inf, below -1000 +0 (what the polynomial path gives
- * at ±1000: e^1000 overflows a double, e^-1000 rounds to +0; test_math.c
- * checks both); NaN propagates (x + x). Every step is an operation on all
- * lanes and the out-of-range cases are selected at the end, so a loop of
- * them vectorizes: the integer parts are 64-bit (SSE2 has no 64-bit compare;
- * the table index a 64-bit lane) and there is no clamp (gcc threads a clamp
- * into branches). For |x| ≤ 1000 the arithmetic is that of a clamp-first
- * version, so every result bit is as before. */
-static inline double tg_math_exp_dv(double x)
+ * |r| ≤ ln2/64; e^r by a degree-5 Taylor polynomial (tail < 3e-15). The
+ * reduction and polynomial: returns 2^(j/32)·e^r and sets *mb = m + 2^46.
+ * Every step is an operation on all lanes and the out-of-range cases are
+ * selected at the end (by the callers), so a loop of them vectorizes: the
+ * integer parts are 64-bit (SSE2 has no 64-bit compare; the table index a
+ * 64-bit lane) and there is no clamp (gcc threads a clamp into branches). */
+static inline double tg_math_exp_core(double x, uint64_t *mb)
 {
     const double ln2_32_hi = 0x1.62e42ff000000p-6; /* 32 bits: k*hi exact */
     const double ln2_32_lo = -0x1.718432a1b0e26p-40;
     const double shift = 0x1.8p52; /* adding it rounds to an integer (RNE) */
-    const uint64_t b45 = (uint64_t)1 << 45;
-    tg_math_f64u kb, e1, e2, inf;
-    double kd, r, t, p, s;
-    uint64_t kbias, j, mb, m1b;
+    tg_math_f64u kb;
+    double kd, r, t, p;
+    uint64_t kbias;
     kd = x * 0x1.71547652b82fep+5;
     kd = kd + shift;
     kb.d = kd;
@@ -165,14 +161,27 @@ static inline double tg_math_exp_dv(double x)
     p = r * p;
     p = p + 1.0;
     /* kd + shift has mantissa field 2^51 + k, k = round(x·32/ln2), |k| < 2^16
-     * here; j = k mod 32 and m = (k - j)/32 = floor(k/32), both biased: */
+     * for |x| ≤ 1000; j = k mod 32 and m = (k - j)/32 = floor(k/32), biased: */
     kbias = kb.u & (((uint64_t)1 << 52) - 1);
-    j = kbias & 31;
-    mb = kbias >> 5;                    /* m + 2^46, so bit 46 is set iff m >= 0 */
+    *mb = kbias >> 5; /* m + 2^46, so bit 46 is set iff m >= 0 */
+    return tg_math_exp_tab[kbias & 31] * p;
+}
+
+/* e^x in double. Above 1000 the result is +inf, below -1000 +0 (what the
+ * polynomial path gives at ±1000: e^1000 overflows a double, e^-1000 rounds
+ * to +0; test_math.c checks both); NaN propagates (x + x). 2^m is applied as
+ * 2^m1 · 2^(m-m1), each a normal double for |x| ≤ 1000. For |x| ≤ 1000 the
+ * arithmetic is that of a clamp-first version, so every result bit is as
+ * before. */
+static inline double tg_math_exp_dv(double x)
+{
+    const uint64_t b45 = (uint64_t)1 << 45;
+    tg_math_f64u e1, e2, inf;
+    uint64_t mb, m1b;
+    double s = tg_math_exp_core(x, &mb), t;
     m1b = (mb + (1 - (mb >> 46))) >> 1; /* m1 + 2^45, m1 = m/2 rounded toward zero */
     e1.u = (m1b - b45 + 1023) << 52;    /* 2^m1 */
     e2.u = (mb - m1b - b45 + 1023) << 52; /* 2^(m - m1) */
-    s = tg_math_exp_tab[j] * p;
     s = s * e1.d;
     s = s * e2.d;
     inf.u = (uint64_t)0x7ff << 52;
@@ -182,8 +191,26 @@ static inline double tg_math_exp_dv(double x)
     return x != x ? t : s;
 }
 
-/* e^x on fp32 (one rounding of the fp64 value). */
-static inline float tg_math_expv(float x) { return (float)tg_math_exp_dv((double)x); }
+/* e^x on fp32, one rounding of tg_math_exp_dv's value: for |x| ≤ 128 the
+ * same operations, but 2^m in one multiply (|m| ≤ 185: 2^m and the product
+ * are normal doubles, so (s·2^m1)·2^(m-m1) = s·2^m exactly); beyond, +inf
+ * and +0 as that value rounds to fp32 (e^128 > 2^184 and e^-128 < 2^-184).
+ * So the bits of (float)tg_math_exp_dv(x) for every fp32 x (test_math.c
+ * sweeps them), in ~10 % less time on a row. */
+static inline float tg_math_expv(float xf)
+{
+    const double x = (double)xf;
+    tg_math_f64u e, inf;
+    uint64_t mb;
+    double s = tg_math_exp_core(x, &mb), t;
+    e.u = (mb - ((uint64_t)1 << 46) + 1023) << 52; /* 2^m */
+    s = s * e.d;
+    inf.u = (uint64_t)0x7ff << 52;
+    s = x > 128.0 ? inf.d : s;
+    s = x < -128.0 ? 0.0 : s;
+    t = x + x;
+    return (float)(x != x ? t : s);
+}
 
 /* 1 / (1 + e^-x) in fp64, rounded once. */
 static inline float tg_math_sigmoidv(float x)

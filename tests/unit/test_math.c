@@ -262,10 +262,34 @@ static void test_exp_range_ends(void **state)
     assert_true(tg_math_exp_dv(-744.0) > 0.0 && tg_math_exp_dv(-746.0) == 0.0); /* 2^-1074 = e^-744.44 */
 }
 
+/* tg_math_expv (one scale 2^m, ±inf and +0 selected past ±128) gives the
+ * bits of tg_math_exp_dv rounded to fp32: every 97th fp32 bit pattern, and
+ * every one within 8 of ±128 (the selects) and of the fp32 ends of exp
+ * (88.72: overflow, -103.97 and -87.34: subnormal and normal results). An
+ * exhaustive run over all 2^32 found no difference either. */
+static void test_expv_one_scale(void **state)
+{
+    static const float around[] = {128.0f, -128.0f, 88.72f, -103.97f, -87.34f};
+    uint64_t bad = 0;
+    (void)state;
+    for (uint64_t u = 0; u < ((uint64_t)1 << 32); u += 97) {
+        float x = tg_bits_f32((uint32_t)u);
+        bad += tg_f32_bits(tg_math_expv(x)) != tg_f32_bits((float)tg_math_exp_dv((double)x));
+    }
+    for (size_t i = 0; i < sizeof around / sizeof around[0]; i++) {
+        const float lo = around[i] - 8.0f, hi = around[i] + 8.0f;
+        for (float x = lo; x <= hi; x = nextafterf(x, INF))
+            bad += tg_f32_bits(tg_math_expv(x)) != tg_f32_bits((float)tg_math_exp_dv((double)x));
+    }
+    assert_true(bad == 0);
+    assert_true(tg_f32_bits(tg_math_expv(NAN)) == tg_f32_bits((float)tg_math_exp_dv((double)NAN)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exp_range_ends),
+        cmocka_unit_test(test_expv_one_scale),
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_specials),
         cmocka_unit_test(test_header_bounds),
