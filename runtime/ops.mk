@@ -80,6 +80,21 @@ suite-ops-freestanding:
 	done; \
 	echo "$$p passed, $$f failed"
 
+# Every runtime source built as the default build builds it (gcc and clang,
+# -O2, no -march): no AVX2 or AVX-512 function calls into the baseline's code
+# with the vector registers' upper halves dirty (tools/simd_clean.sh).
+SUITES += simd-clean
+.PHONY: suite-simd-clean
+suite-simd-clean:
+	@d=$(BUILD)/simd-clean; mkdir -p $$d; objs=; f=0; \
+	for cc in $(OPS_FREESTANDING_CCS); do for src in $(wildcard runtime/*.c); do \
+	  obj=$$d/$$cc-$$(basename $$src .c).o; \
+	  if $$cc -std=c11 -O2 -Iruntime -c $$src -o $$obj; then objs="$$objs $$obj"; \
+	  else echo "FAIL: $$cc $$src does not build"; f=$$((f+1)); fi; \
+	done; done; \
+	tools/simd_clean.sh $$objs | tee $$d/log; \
+	[ $$f -eq 0 ] || echo "0 passed, $$f failed"
+
 # matmul 512×1024×1024 (and the PE-tiled call pattern) against OpenBLAS sgemm.
 BENCHES += ops
 bench-ops: $(BIN)/bench_ops
