@@ -28,7 +28,6 @@
 #define tg__mm_pack_a TG_MM_FN(tg__mm_pack_a)
 #define tg__mm_pack_b TG_MM_FN(tg__mm_pack_b)
 #define tg__mm_run TG_MM_FN(tg__mm_run)
-#define tg__mm_widen TG_MM_FN(tg__mm_widen)
 #define tg__mm_narrow TG_MM_FN(tg__mm_narrow)
 #define tg__mm_packed TG_MM_FN(tg__mm_packed)
 
@@ -278,49 +277,25 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
 #undef TG_MM_PACK_Q
 #undef TG_MM_PREFETCH_ROW
 
-/* t[j] = element j·fs of row r widened (j < n), as the packing reads them. */
-#define TG_MM_WIDEN_DT(RD)                  \
-    if (fs == 1)                            \
-        for (j = 0; j < n; j++)             \
-            t[j] = RD(r, j);                \
-    else                                    \
-        for (j = 0; j < n; j++)             \
-            t[j] = RD(r, j * fs);           \
-    break;
-static void tg__mm_widen(float *t, const uint8_t *r, ptrdiff_t fs, tg_dtype dt, int n)
-{
-    int j;
-    switch (dt) {
-    case TG_FLOAT32:
-    case TG_TFLOAT32: TG_MM_WIDEN_DT(TG_MM_RD_F32)
-    case TG_BFLOAT16: TG_MM_WIDEN_DT(TG_MM_RD_BF16)
-    case TG_FLOAT16: TG_MM_WIDEN_DT(TG_MM_RD_F16)
-    case TG_FLOAT8_E4M3: TG_MM_WIDEN_DT(TG_MM_RD_E4M3)
-    case TG_FLOAT8_E5M2: TG_MM_WIDEN_DT(TG_MM_RD_E5M2)
-    default:
-        for (j = 0; j < n; j++)
-            t[j] = tg_load_f32(r, dt, (size_t)(j * fs));
-        break;
-    }
-}
-#undef TG_MM_WIDEN_DT
 
 /* The packed kernels' sums for N <= TG_MM_NARROW dst columns (a
- * matrix-vector product: a decode step's matmul), without packing. Per dst
- * column, k blocks of TG_MM_NKB rows: the moving column's elements widened
- * once into bcol, then, TG_MM_NV vectors of dst rows at a time, the sums in
- * registers over the block's k in increasing order, each k's stationary
- * elements widened into t: acc = acc + b[k][n] · a[k][m..], the moving
- * element first as in the kernel, one multiply then one add per element,
- * from dst (accumulate, or the previous k block's sums) or +0. The same
- * operations on each dst element as the kernel's, so the same bits; a NaN
- * sum is stored canonical after the last block. The packed path ran the
- * kernel on 2·TG_MM_VW columns to keep one and widened the whole stationary
- * into a pack first (moe_tkg's 1-column matmuls: most of its time); then the
- * sums lay in L1, loaded and stored for every k (with the widening's bf16
- * bits moved up, tg__mm_rd_bf16: moe_tkg 0.35 -> 0.26 ms). */
+ * matrix-vector product: a decode step's matmul), without packing: TG_MM_NV
+ * vectors of dst rows at a time, k in increasing order, TG_MM_NKS rows of k at
+ * once. Those rows' elements of the stationary (the chunk's) and of the moving
+ * operand are widened into t and bk, then per dst column the sums run over
+ * them in registers: acc = acc + b[k][n] · a[k][m..], the moving element
+ * first as in the kernel, one multiply then one add per element, from dst
+ * (accumulate) or +0, kept in c between the groups of k. The same operations
+ * on each dst element as the kernel's, so the same bits; a NaN sum is stored
+ * canonical. The packed path ran the kernel on 2·TG_MM_VW columns to keep one
+ * and widened the whole stationary into a pack first (moe_tkg's 1-column
+ * matmuls: most of its time); then, one k row at a time, the sums lay in L1,
+ * loaded and stored for every k (with the widening's bf16 bits moved up,
+ * tg__mm_rd_bf16: moe_tkg 0.35 -> 0.26 ms). Rows widened one at a time and at
+ * once read back as whole vectors waited on stores that cannot forward (the
+ * widening writes pieces): hence groups of TG_MM_NKS. */
 #define TG_MM_NARROW TG_MATMUL_NARROW
-#define TG_MM_NKB 256
+#define TG_MM_NKS 16
 #if TG_MM_VW >= 16
 #define TG_MM_NV 4
 #define TG_MM_NVS TG_MM_R4
@@ -328,106 +303,101 @@ static void tg__mm_widen(float *t, const uint8_t *r, ptrdiff_t fs, tg_dtype dt, 
 #define TG_MM_NV 2
 #define TG_MM_NVS TG_MM_R2
 #endif
-#define TG_MM_NW_LOAD(v) tg__vec acc##v = TG_MM_LD(c + (v) * TG_MM_VW);
+#define TG_MM_NW_LOAD(v) tg__vec acc##v = TG_MM_LD(c[n] + (v) * TG_MM_VW);
 #define TG_MM_NW_STEP(v)                                   \
     {                                                      \
-        tg__vec p_ = bk * TG_MM_LD(tk + (v) * TG_MM_VW);   \
+        tg__vec p_ = bv * TG_MM_LD(tk + (v) * TG_MM_VW);   \
         TG_MM_NOFUSE(p_);                                  \
         acc##v = acc##v + p_;                              \
     }
-#define TG_MM_NW_STORE(v) TG_MM_ST(c + (v) * TG_MM_VW, acc##v);
-#define TG_MM_RD_ANY(r, i) tg_load_f32(r, a->dt, (size_t)(i))
-/* The k loop of a chunk, TG_MM_NKS rows at a time: their elements read by RD
- * into t (consecutive ones apart: the loop vectorizes), then the sums over
- * them. One row at a time, each step read back whole vectors just written in
- * pieces, a store that cannot forward: moe_tkg took 0.37 ms, not 0.33. */
-#define TG_MM_NKS 16
-#define TG_MM_NW_K(RD)                                                  \
-    for (int k1 = 0; k1 < kn; k1 += TG_MM_NKS) {                        \
-        const int ks = kn - k1 < TG_MM_NKS ? kn - k1 : TG_MM_NKS;       \
-        for (int kk = 0; kk < ks; kk++) {                               \
-            const uint8_t *r_ = am + (ptrdiff_t)in * a->ps;             \
-            float *tk = t + kk * CH;                                    \
-            if (a->fs == 1)                                             \
-                for (int j = 0; j < mc; j++)                            \
-                    tk[j] = RD(r_, j);                                  \
-            else                                                        \
-                for (int j = 0; j < mc; j++)                            \
-                    tk[j] = RD(r_, j * a->fs);                          \
-            if (++in == a->kb) {                                        \
-                in = 0;                                                 \
-                am += a->bs;                                            \
-            }                                                           \
-        }                                                               \
-        for (int kk = 0; kk < ks; kk++) {                               \
-            const tg__vec bk = (tg__vec){0} + bcol[k1 + kk];            \
-            const float *tk = t + kk * CH;                              \
-            TG_MM_NVS(TG_MM_NW_STEP)                                    \
-        }                                                               \
+#define TG_MM_NW_STORE(v) TG_MM_ST(c[n] + (v) * TG_MM_VW, acc##v);
+/* The group's rows of the stationary chunk into t, and of the moving
+ * operand's N elements into bk, each read by RD. */
+#define TG_MM_NW_ROWS(RD)                                                      \
+    for (int kk = 0; kk < ks; kk++) {                                          \
+        const uint8_t *r_ = ablk + (ptrdiff_t)ain * a->ps;                     \
+        float *tk = t + kk * CH;                                               \
+        if (a->fs == 1)                                                        \
+            for (int j = 0; j < mc; j++)                                       \
+                tk[j] = RD(r_, j);                                             \
+        else                                                                   \
+            for (int j = 0; j < mc; j++)                                       \
+                tk[j] = RD(r_, j * a->fs);                                     \
+        if (++ain == a->kb) {                                                  \
+            ain = 0;                                                           \
+            ablk += a->bs;                                                     \
+        }                                                                      \
     }
-/* Walks operand o's rows from row k (blocks of kb rows bs bytes apart, ps
- * within): TG_MM_ROW_AT sets blk/in, TG_MM_ROW is the row, TG_MM_ROW_NEXT steps. */
-#define TG_MM_ROW_AT(o, k, blk, in) (blk = (o)->base + (ptrdiff_t)((k) / (o)->kb) * (o)->bs, in = (k) % (o)->kb)
-#define TG_MM_ROW(o, blk, in) ((blk) + (ptrdiff_t)(in) * (o)->ps)
-#define TG_MM_ROW_NEXT(o, blk, in)  \
-    if (++in == (o)->kb) {          \
-        in = 0;                     \
-        blk += (o)->bs;             \
+#define TG_MM_NW_BK(RD)                                                        \
+    for (int kk = 0; kk < ks; kk++) {                                          \
+        const uint8_t *r_ = bblk + (ptrdiff_t)bin * b->ps;                     \
+        for (int j = 0; j < N; j++)                                            \
+            bk[kk][j] = RD(r_, j * b->fs);                                     \
+        if (++bin == b->kb) {                                                  \
+            bin = 0;                                                           \
+            bblk += b->bs;                                                     \
+        }                                                                      \
     }
+#define TG_MM_RD_ANY_A(r, i) tg_load_f32(r, a->dt, (size_t)(i))
+#define TG_MM_RD_ANY_B(r, i) tg_load_f32(r, b->dt, (size_t)(i))
+#define TG_MM_NW_SWITCH(DT, LOOP)                              \
+    switch (DT) {                                              \
+    case TG_FLOAT32:                                           \
+    case TG_TFLOAT32: LOOP(TG_MM_RD_F32) break;                \
+    case TG_BFLOAT16: LOOP(TG_MM_RD_BF16) break;               \
+    case TG_FLOAT16: LOOP(TG_MM_RD_F16) break;                 \
+    case TG_FLOAT8_E4M3: LOOP(TG_MM_RD_E4M3) break;            \
+    case TG_FLOAT8_E5M2: LOOP(TG_MM_RD_E5M2) break;            \
+    default: LOOP(TG_MM_NW_ANY_##LOOP) break;                  \
+    }
+#define TG_MM_NW_ANY_TG_MM_NW_ROWS TG_MM_RD_ANY_A
+#define TG_MM_NW_ANY_TG_MM_NW_BK TG_MM_RD_ANY_B
 static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
                           int accumulate)
 {
     enum { CH = TG_MM_NV * TG_MM_VW };
-    TG_MM_ALIGN float t[TG_MM_NKS * CH], c[CH], bcol[TG_MM_NKB];
-    const ptrdiff_t ea = (ptrdiff_t)tg_dtype_size(a->dt), eb = (ptrdiff_t)tg_dtype_size(b->dt);
-    for (int n = 0; n < N; n++)
-        for (int k0 = 0; k0 < K; k0 += TG_MM_NKB) {
-            const int kn = K - k0 < TG_MM_NKB ? K - k0 : TG_MM_NKB, last = k0 + kn == K;
-            const uint8_t *blk;
-            int in;
-            TG_MM_ROW_AT(b, k0, blk, in);
-            for (int k = 0; k < kn; k++) {
-                tg__mm_widen(bcol + k, TG_MM_ROW(b, blk, in) + (ptrdiff_t)n * b->fs * eb, 1, b->dt, 1);
-                TG_MM_ROW_NEXT(b, blk, in)
-            }
-            for (int m0 = 0; m0 < M; m0 += CH) {
-                const int mc = M - m0 < CH ? M - m0 : CH;
-                float *d = dst + (ptrdiff_t)m0 * ds + n;
-                int i;
-                for (i = 0; i < mc; i++)
-                    c[i] = accumulate || k0 > 0 ? d[(ptrdiff_t)i * ds] : 0.0f;
-                for (; i < CH; i++) {
-                    c[i] = 0.0f; /* the last vector's lanes past M */
-                    for (int kk = 0; kk < TG_MM_NKS; kk++)
-                        t[kk * CH + i] = 0.0f;
-                }
+    TG_MM_ALIGN float t[TG_MM_NKS * CH], c[TG_MM_NARROW][CH], bk[TG_MM_NKS][TG_MM_NARROW];
+    const ptrdiff_t ea = (ptrdiff_t)tg_dtype_size(a->dt);
+    for (int m0 = 0; m0 < M; m0 += CH) {
+        const int mc = M - m0 < CH ? M - m0 : CH;
+        const uint8_t *ablk = a->base + (ptrdiff_t)m0 * a->fs * ea, *bblk = b->base;
+        int i, n, ain = 0, bin = 0;
+        for (n = 0; n < N; n++)
+            for (i = 0; i < CH; i++)
+                c[n][i] = accumulate && i < mc ? dst[(ptrdiff_t)(m0 + i) * ds + n] : 0.0f;
+        for (i = mc; i < CH; i++)
+            for (int kk = 0; kk < TG_MM_NKS; kk++)
+                t[kk * CH + i] = 0.0f; /* the last vector's lanes past M */
+        for (int k1 = 0; k1 < K; k1 += TG_MM_NKS) {
+            const int ks = K - k1 < TG_MM_NKS ? K - k1 : TG_MM_NKS;
+            /* one dtype switch per group, not per row: rows k's blocks walked as the packing does */
+            TG_MM_NW_SWITCH(a->dt, TG_MM_NW_ROWS)
+            TG_MM_NW_SWITCH(b->dt, TG_MM_NW_BK)
+            for (n = 0; n < N; n++) {
                 TG_MM_NVS(TG_MM_NW_LOAD)
-                TG_MM_ROW_AT(a, k0, blk, in);
-                const uint8_t *am = blk + (ptrdiff_t)m0 * a->fs * ea; /* the chunk's first row */
-                switch (a->dt) { /* outside the k loop: a call in it would spill the sums */
-                case TG_FLOAT32:
-                case TG_TFLOAT32: TG_MM_NW_K(TG_MM_RD_F32) break;
-                case TG_BFLOAT16: TG_MM_NW_K(TG_MM_RD_BF16) break;
-                case TG_FLOAT16: TG_MM_NW_K(TG_MM_RD_F16) break;
-                case TG_FLOAT8_E4M3: TG_MM_NW_K(TG_MM_RD_E4M3) break;
-                case TG_FLOAT8_E5M2: TG_MM_NW_K(TG_MM_RD_E5M2) break;
-                default: TG_MM_NW_K(TG_MM_RD_ANY) break;
+                for (int kk = 0; kk < ks; kk++) {
+                    const tg__vec bv = (tg__vec){0} + bk[kk][n];
+                    const float *tk = t + kk * CH;
+                    TG_MM_NVS(TG_MM_NW_STEP)
                 }
                 TG_MM_NVS(TG_MM_NW_STORE)
-                for (i = 0; i < mc; i++)
-                    d[(ptrdiff_t)i * ds] = last ? tg_nan_canon(c[i]) : c[i];
             }
         }
+        for (n = 0; n < N; n++)
+            for (i = 0; i < mc; i++)
+                dst[(ptrdiff_t)(m0 + i) * ds + n] = tg_nan_canon(c[n][i]);
+    }
 }
 #undef TG_MM_NW_LOAD
 #undef TG_MM_NW_STEP
 #undef TG_MM_NW_STORE
-#undef TG_MM_RD_ANY
-#undef TG_MM_NW_K
-#undef TG_MM_NKS
-#undef TG_MM_ROW_AT
-#undef TG_MM_ROW
-#undef TG_MM_ROW_NEXT
+#undef TG_MM_NW_ROWS
+#undef TG_MM_NW_BK
+#undef TG_MM_RD_ANY_A
+#undef TG_MM_RD_ANY_B
+#undef TG_MM_NW_SWITCH
+#undef TG_MM_NW_ANY_TG_MM_NW_ROWS
+#undef TG_MM_NW_ANY_TG_MM_NW_BK
 
 /* dst[m·ds + n] (+)= Σ_k a[k][m] · b[k][n], k in increasing order (see the
  * header); a and b's rows k lie in blocks (tg__mm_src). Per k block (kcap
@@ -520,11 +490,10 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 #undef tg__vec
 #undef tg__ivec
 #undef TG_MM_CANON
-#undef tg__mm_widen
 #undef tg__mm_narrow
 #undef tg__mm_packed
 #undef TG_MM_NARROW
-#undef TG_MM_NKB
+#undef TG_MM_NKS
 #undef TG_MM_NV
 #undef TG_MM_NVS
 #undef tg__mm_kernel
