@@ -340,7 +340,8 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
     }
 #define TG_MM_RD_ANY_A(r, i) tg_load_f32(r, a->dt, (size_t)(i))
 #define TG_MM_RD_ANY_B(r, i) tg_load_f32(r, b->dt, (size_t)(i))
-#define TG_MM_NW_SWITCH(DT, LOOP)                              \
+/* LOOP(RD) with the reader of dtype DT (ANY: the others, by tg_load_f32). */
+#define TG_MM_NW_SWITCH(DT, LOOP, ANY)                         \
     switch (DT) {                                              \
     case TG_FLOAT32:                                           \
     case TG_TFLOAT32: LOOP(TG_MM_RD_F32) break;                \
@@ -348,10 +349,8 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
     case TG_FLOAT16: LOOP(TG_MM_RD_F16) break;                 \
     case TG_FLOAT8_E4M3: LOOP(TG_MM_RD_E4M3) break;            \
     case TG_FLOAT8_E5M2: LOOP(TG_MM_RD_E5M2) break;            \
-    default: LOOP(TG_MM_NW_ANY_##LOOP) break;                  \
+    default: LOOP(ANY) break;                                  \
     }
-#define TG_MM_NW_ANY_TG_MM_NW_ROWS TG_MM_RD_ANY_A
-#define TG_MM_NW_ANY_TG_MM_NW_BK TG_MM_RD_ANY_B
 static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
                           int accumulate)
 {
@@ -371,8 +370,8 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
         for (int k1 = 0; k1 < K; k1 += TG_MM_NKS) {
             const int ks = K - k1 < TG_MM_NKS ? K - k1 : TG_MM_NKS;
             /* one dtype switch per group, not per row: rows k's blocks walked as the packing does */
-            TG_MM_NW_SWITCH(a->dt, TG_MM_NW_ROWS)
-            TG_MM_NW_SWITCH(b->dt, TG_MM_NW_BK)
+            TG_MM_NW_SWITCH(a->dt, TG_MM_NW_ROWS, TG_MM_RD_ANY_A)
+            TG_MM_NW_SWITCH(b->dt, TG_MM_NW_BK, TG_MM_RD_ANY_B)
             for (n = 0; n < N; n++) {
                 TG_MM_NVS(TG_MM_NW_LOAD)
                 for (int kk = 0; kk < ks; kk++) {
@@ -396,8 +395,6 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
 #undef TG_MM_RD_ANY_A
 #undef TG_MM_RD_ANY_B
 #undef TG_MM_NW_SWITCH
-#undef TG_MM_NW_ANY_TG_MM_NW_ROWS
-#undef TG_MM_NW_ANY_TG_MM_NW_BK
 
 /* dst[m·ds + n] (+)= Σ_k a[k][m] · b[k][n], k in increasing order (see the
  * header); a and b's rows k lie in blocks (tg__mm_src). Per k block (kcap
