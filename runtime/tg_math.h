@@ -167,6 +167,19 @@ static inline double tg_math_exp_core(double x, uint64_t *mb)
     return tg_math_exp_tab[kbias & 31] * p;
 }
 
+/* e^x's ends, selected after the arithmetic (so a row vectorizes): s (x's
+ * scaled value) for |x| ≤ lim, +inf above, +0 below, NaN propagated (x + x). */
+static inline double tg_math_exp_ends(double x, double s, double lim)
+{
+    tg_math_f64u inf;
+    double t;
+    inf.u = (uint64_t)0x7ff << 52;
+    s = x > lim ? inf.d : s;
+    s = x < -lim ? 0.0 : s;
+    t = x + x;
+    return x != x ? t : s;
+}
+
 /* e^x in double. Above 1000 the result is +inf, below -1000 +0 (what the
  * polynomial path gives at ±1000: e^1000 overflows a double, e^-1000 rounds
  * to +0; test_math.c checks both); NaN propagates (x + x). 2^m is applied as
@@ -176,19 +189,15 @@ static inline double tg_math_exp_core(double x, uint64_t *mb)
 static inline double tg_math_exp_dv(double x)
 {
     const uint64_t b45 = (uint64_t)1 << 45;
-    tg_math_f64u e1, e2, inf;
+    tg_math_f64u e1, e2;
     uint64_t mb, m1b;
-    double s = tg_math_exp_core(x, &mb), t;
+    double s = tg_math_exp_core(x, &mb);
     m1b = (mb + (1 - (mb >> 46))) >> 1; /* m1 + 2^45, m1 = m/2 rounded toward zero */
     e1.u = (m1b - b45 + 1023) << 52;    /* 2^m1 */
     e2.u = (mb - m1b - b45 + 1023) << 52; /* 2^(m - m1) */
     s = s * e1.d;
     s = s * e2.d;
-    inf.u = (uint64_t)0x7ff << 52;
-    s = x > 1000.0 ? inf.d : s;
-    s = x < -1000.0 ? 0.0 : s;
-    t = x + x;
-    return x != x ? t : s;
+    return tg_math_exp_ends(x, s, 1000.0);
 }
 
 /* e^x in double for the callers that round to fp32: for |x| ≤ 128 the
@@ -201,16 +210,12 @@ static inline double tg_math_exp_dv(double x)
  * runs agreed), in ~10 % less time on a row. */
 static inline double tg_math_exp_nd(double x)
 {
-    tg_math_f64u e, inf;
+    tg_math_f64u e;
     uint64_t mb;
-    double s = tg_math_exp_core(x, &mb), t;
+    double s = tg_math_exp_core(x, &mb);
     e.u = (mb - ((uint64_t)1 << 46) + 1023) << 52; /* 2^m */
     s = s * e.d;
-    inf.u = (uint64_t)0x7ff << 52;
-    s = x > 128.0 ? inf.d : s;
-    s = x < -128.0 ? 0.0 : s;
-    t = x + x;
-    return x != x ? t : s;
+    return tg_math_exp_ends(x, s, 128.0);
 }
 
 /* e^x on fp32 (one rounding of the fp64 value). */
