@@ -132,7 +132,7 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
                        add's chain is in order) apart */
                     TG_IVDEP
                     for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                        tg_wr_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
+                        tg_wrc_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
                     }
                     for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
                         tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
@@ -186,7 +186,7 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
             { /* attention_causal.yaml:66: dve.reciprocal */
                 uint8_t *tg_d = tg_rl7;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12480 + 12352;
-                tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+                tg_wrc_f32(tg_d, 0, tg_act_reciprocal(tg_rdn_f32(tg_s0, 0)));
             }
             { /* attention_causal.yaml:67: dve.tensor_scalar */
                 uint8_t *tg_d = (uint8_t *)(o + (v_i * 16384) + tg_p * 128);
@@ -194,9 +194,9 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
                 const float tg_c0 = tg_rd_f32(tg_rl7, 0);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                    float tg_x = tg_rdn_f32(tg_s0, tg_j0);
                     tg_x = tg_alu_multiply(tg_x, tg_c0);
-                    tg_wr_bf16(tg_d, tg_j0, tg_x);
+                    tg_wrc_bf16(tg_d, tg_j0, tg_x);
                 }
             }
             /* attention_causal.yaml:68: dma.store sunk: its tile's writers write o directly */

@@ -197,7 +197,7 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
                     float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                    tg_wr_bf16(tg_d, tg_j0, tg_y);
+                    tg_wrc_bf16(tg_d, tg_j0, tg_y);
                 }
             }
         }
@@ -245,7 +245,7 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
             { /* attention_tkg.yaml:101: dve.reciprocal */
                 uint8_t *tg_d = tg_rl16;
                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160;
-                tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+                tg_wrc_f32(tg_d, 0, tg_act_reciprocal(tg_rdn_f32(tg_s0, 0)));
             }
             { /* attention_tkg.yaml:102: dve.tensor_scalar */
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 3392;
@@ -284,7 +284,7 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
                 const uint8_t *tg_s1 = tg_rl19;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                    tg_wrc_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                 }
             }
         }

@@ -56,7 +56,7 @@ static TG_SIMD_BODY int avgpool2d_body_all(int tg_avx512, tg_core *core, const i
                         for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
                             TG_IVDEP
                             for (int64_t tg_j1 = 0; tg_j1 < 32; tg_j1++) {
-                                tg_wr_f32(tg_d, tg_j0 * 32 + tg_j1, tg_alu_add(tg_rd_f32(tg_s0, tg_j0 * 32 + tg_j1), tg_rd_f32(tg_s1, tg_j0 * 128 + tg_j1 * 2)));
+                                tg_wrc_f32(tg_d, tg_j0 * 32 + tg_j1, tg_alu_add(tg_rdn_f32(tg_s0, tg_j0 * 32 + tg_j1), tg_rdn_f32(tg_s1, tg_j0 * 128 + tg_j1 * 2)));
                             }
                         }
                     }

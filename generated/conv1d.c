@@ -112,9 +112,9 @@ static TG_SIMD_BODY int conv1d_body_all(int tg_avx512, tg_core *core, const int6
                         const float tg_c0 = tg_rd_f32((const uint8_t *)(bias + (v_program_id_0 * 48) + tg_p * 1), 0);
                         TG_IVDEP
                         for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (600 - (v_lt * 512))); tg_j0++) {
-                            float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                            float tg_x = tg_rdn_f32(tg_s0, tg_j0);
                             tg_x = tg_alu_add(tg_x, tg_c0);
-                            tg_wr_f32(tg_d, tg_j0, tg_x);
+                            tg_wrc_f32(tg_d, tg_j0, tg_x);
                         }
                     }
                     /* conv1d.yaml:79: dma.store sunk: its tile's writers write y directly */

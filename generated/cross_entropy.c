@@ -74,14 +74,14 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3328;
                     const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3072;
                     const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3264;
-                    tg_wr_f32(tg_d, 0, tg_alu_maximum(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                    tg_wrc_f32(tg_d, 0, tg_alu_maximum(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
                 }
                 /* cross_entropy.yaml:47: dve.tensor_tensor */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3392;
                     const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3072;
                     const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3328;
-                    tg_wr_f32(tg_d, 0, tg_alu_subtract(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                    tg_wrc_f32(tg_d, 0, tg_alu_subtract(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
                 }
                 /* cross_entropy.yaml:48: act.activation */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
@@ -90,14 +90,14 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                     const float tg_scale = 1.0f;
                     const float tg_bias = 0.0f;
                     float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                    tg_wr_f32(tg_d, 0, tg_y);
+                    tg_wrc_f32(tg_d, 0, tg_y);
                 }
                 /* cross_entropy.yaml:49: dve.tensor_tensor */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3520;
                     const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3136;
                     const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3456;
-                    tg_wr_f32(tg_d, 0, tg_alu_multiply(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                    tg_wrc_f32(tg_d, 0, tg_alu_multiply(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
                 }
                 /* cross_entropy.yaml:50: dve.tensor_scalar */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
@@ -106,9 +106,9 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                     const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3776 + 3328, 0);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
-                        float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                        float tg_x = tg_rdn_f32(tg_s0, tg_j0);
                         tg_x = tg_alu_subtract(tg_x, tg_c0);
-                        tg_wr_f32(tg_d, tg_j0, tg_x);
+                        tg_wrc_f32(tg_d, tg_j0, tg_x);
                     }
                 }
                 /* cross_entropy.yaml:51: act.activation */
@@ -120,7 +120,7 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
                         float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                        tg_wr_f32(tg_d, tg_j0, tg_y);
+                        tg_wrc_f32(tg_d, tg_j0, tg_y);
                     }
                 }
                 /* cross_entropy.yaml:52: dve.tensor_reduce */
@@ -165,7 +165,7 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3136;
                     const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3520;
                     const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3584;
-                    tg_wr_f32(tg_d, 0, tg_alu_add(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                    tg_wrc_f32(tg_d, 0, tg_alu_add(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
                 }
                 /* cross_entropy.yaml:54: dve.tensor_copy */
                 for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
@@ -181,14 +181,14 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
                 float tg_y = tg_activation(TG_ACT_LOG, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                tg_wr_f32(tg_d, 0, tg_y);
+                tg_wrc_f32(tg_d, 0, tg_y);
             }
             /* cross_entropy.yaml:56: dve.tensor_tensor */
             for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 64;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3072;
                 const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776;
-                tg_wr_f32(tg_d, 0, tg_alu_add(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                tg_wrc_f32(tg_d, 0, tg_alu_add(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
             }
             /* cross_entropy.yaml:57: dma.load forwarded: its readers read logits directly at the indices it checks and keeps here */
             for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
@@ -201,7 +201,7 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                 uint8_t *tg_d = (uint8_t *)(loss + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 64;
                 const uint8_t *tg_s1 = (const uint8_t *)(logits + ((v_program_id_0 * 50000) + (v_b * 32000)) + tg_p * 1000 + tg_ix16[tg_p] * 1);
-                tg_wr_f32(tg_d, 0, tg_alu_subtract(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                tg_wrc_f32(tg_d, 0, tg_alu_subtract(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
             }
             /* cross_entropy.yaml:59: dma.store */
             for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {

@@ -53,9 +53,9 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                             const float tg_c0 = 0.125f;
                             TG_IVDEP
                             for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                                float tg_x = tg_rd_bf16(tg_s0, tg_j0);
+                                float tg_x = tg_rdn_bf16(tg_s0, tg_j0);
                                 tg_x = tg_alu_multiply(tg_x, tg_c0);
-                                tg_wr_bf16(tg_d, tg_j0, tg_x);
+                                tg_wrc_bf16(tg_d, tg_j0, tg_x);
                             }
                         }
                     }
@@ -133,7 +133,7 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                                 uint8_t *tg_d = tg_rl8;
                                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 5888;
                                 const uint8_t *tg_s1 = tg_rl6;
-                                tg_wr_f32(tg_d, 0, tg_alu_minimum(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                                tg_wrc_f32(tg_d, 0, tg_alu_minimum(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
                             }
                             { /* flash_attention_cte.yaml:80: act.activation */
                                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 6080;
@@ -141,7 +141,7 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                                 const float tg_scale = -1.0f;
                                 const float tg_bias = tg_rd_f32(tg_rl8, 0);
                                 float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                                tg_wr_f32(tg_d, 0, tg_y);
+                                tg_wrc_f32(tg_d, 0, tg_y);
                             }
                             { /* flash_attention_cte.yaml:81: dve.tensor_copy */
                                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5888;
@@ -164,7 +164,7 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                                        add's chain is in order) apart */
                                     TG_IVDEP
                                     for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                                        tg_wr_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
+                                        tg_wrc_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
                                     }
                                     for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
                                         tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
@@ -177,7 +177,7 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 5952;
                                 const uint8_t *tg_s1 = tg_rl10;
                                 const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6336 + 6080, 0);
-                                tg_wr_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_f32(tg_s1, 0)));
+                                tg_wrc_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rdn_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rdn_f32(tg_s1, 0)));
                             }
                         }
                         for (int64_t v_c = 0; v_c < 2; v_c += 1) { /* flash_attention_cte.yaml:84 */
@@ -238,7 +238,7 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                         { /* flash_attention_cte.yaml:93: dve.reciprocal */
                             uint8_t *tg_d = tg_rl12;
                             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 5952;
-                            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+                            tg_wrc_f32(tg_d, 0, tg_act_reciprocal(tg_rdn_f32(tg_s0, 0)));
                         }
                         { /* flash_attention_cte.yaml:94: dve.tensor_scalar */
                             uint8_t *tg_d = (uint8_t *)(o + ((((v_program_id_0 * 262144) + (v_program_id_1 * 131072)) + (v_g * 65536)) + (v_i * 8192)) + tg_p * 64);
@@ -246,9 +246,9 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                             const float tg_c0 = tg_rd_f32(tg_rl12, 0);
                             TG_IVDEP
                             for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                                float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                                float tg_x = tg_rdn_f32(tg_s0, tg_j0);
                                 tg_x = tg_alu_multiply(tg_x, tg_c0);
-                                tg_wr_bf16(tg_d, tg_j0, tg_x);
+                                tg_wrc_bf16(tg_d, tg_j0, tg_x);
                             }
                         }
                         /* flash_attention_cte.yaml:95: dma.store sunk: its tile's writers write o directly */

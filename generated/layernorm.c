@@ -103,7 +103,7 @@ static TG_SIMD_BODY int layernorm_body_all(int tg_avx512, tg_core *core, const i
                 const float tg_scale = 1.0f;
                 const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 24768 + 24576, 0);
                 float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                tg_wr_f32(tg_d, 0, tg_y);
+                tg_wrc_f32(tg_d, 0, tg_y);
             }
             { /* layernorm.yaml:43: dve.tensor_scalar */
                 uint8_t *tg_d = tg_rl7;

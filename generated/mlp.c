@@ -120,7 +120,7 @@ static TG_SIMD_BODY int mlp_body_all(int tg_avx512, tg_core *core, const int64_t
                 const uint8_t *tg_s1 = tg_psum + (tg_p) * 8256 + 4096 + (tg_fmod(v_f, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                    tg_wrc_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                 }
             }
         }

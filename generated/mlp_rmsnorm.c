@@ -90,7 +90,7 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                     float tg_y = tg_tab[tg_key16(tg_s0, tg_j0)];
-                    tg_wr_f32(tg_d, tg_j0, tg_y);
+                    tg_wrc_f32(tg_d, tg_j0, tg_y);
                 }
             }
             {
@@ -125,7 +125,7 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                 const float tg_scale = 0.00390625f;
                 const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 10304 + 9216, 0);
                 float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                tg_wr_f32(tg_d, 0, tg_y);
+                tg_wrc_f32(tg_d, 0, tg_y);
             }
             /* mlp_rmsnorm.yaml:68: act.activation */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
@@ -136,7 +136,7 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                     float tg_y = tg_activation(TG_ACT_COPY, tg_rd_bf16(tg_s0, tg_j0), tg_scale, tg_bias);
-                    tg_wr_bf16(tg_d, tg_j0, tg_y);
+                    tg_wrc_bf16(tg_d, tg_j0, tg_y);
                 }
             }
         }
@@ -156,9 +156,9 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                 const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 10304 + 9280 + (v_k) * 4, 0);
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                    float tg_x = tg_rdn_f32(tg_s0, tg_j0);
                     tg_x = tg_alu_multiply(tg_x, tg_c0);
-                    tg_wr_bf16(tg_d, tg_j0, tg_x);
+                    tg_wrc_bf16(tg_d, tg_j0, tg_x);
                 }
             }
         }
@@ -221,7 +221,7 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                 const uint8_t *tg_s1 = tg_psum + (tg_p) * 8256 + 4096 + (tg_fmod(v_f, 2)) * 2048;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                    tg_wr_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                    tg_wrc_bf16(tg_d, tg_j0, tg_alu_multiply(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                 }
             }
         }

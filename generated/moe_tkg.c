@@ -78,7 +78,7 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                     const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
                     const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6848 + 6464 + (v_hb) * 4;
                     const float tg_c0 = 256.0f;
-                    tg_wr_i32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_u32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_i32(tg_s1, 0)));
+                    tg_wrc_i32(tg_d, 0, tg_scalar_tensor_tensor(tg_rdn_u32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rdn_i32(tg_s1, 0)));
                 }
                 /* moe_tkg.yaml:77: dma.load */
                 { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
@@ -102,7 +102,7 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                     const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
                     const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6848 + 6528 + (v_ib) * 4;
                     const float tg_c0 = 256.0f;
-                    tg_wr_i32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_u32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_i32(tg_s1, 0)));
+                    tg_wrc_i32(tg_d, 0, tg_scalar_tensor_tensor(tg_rdn_u32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rdn_i32(tg_s1, 0)));
                 }
                 /* moe_tkg.yaml:81: dma.load */
                 { /* an index column: every index checked before anything moves (TG_EBOUNDS) */
@@ -124,9 +124,9 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + 6272 + (tg_fmod(((v_t * 2) + v_k), 2)) * 64;
                 const uint8_t *tg_s0 = (const uint8_t *)(expert_index + ((v_t * 2) + v_k));
                 const float tg_c0 = ((float)(((double)v_t * (double)(16))));
-                float tg_x = tg_rd_u32(tg_s0, 0);
+                float tg_x = tg_rdn_u32(tg_s0, 0);
                 tg_x = tg_alu_add(tg_x, tg_c0);
-                tg_wr_i32(tg_d, 0, tg_x);
+                tg_wrc_i32(tg_d, 0, tg_x);
             }
             /* moe_tkg.yaml:83: dma.load forwarded: its readers read affinities directly at the indices it checks and keeps here */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
@@ -182,13 +182,13 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                         const float tg_scale = 1.0f;
                         const float tg_bias = 0.0f;
                         float tg_y = tg_activation(TG_ACT_SILU, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                        tg_wr_f32(tg_d, 0, tg_y);
+                        tg_wrc_f32(tg_d, 0, tg_y);
                     }
                     { /* moe_tkg.yaml:94: dve.tensor_tensor */
                         uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + 6656 + (v_ib) * 2;
                         const uint8_t *tg_s0 = tg_rl12;
                         const uint8_t *tg_s1 = tg_psum + (tg_p) * 8256 + 4096 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_ib), 2)) * 2048;
-                        tg_wr_bf16(tg_d, 0, tg_alu_multiply(tg_rd_f32(tg_s0, 0), tg_rd_f32(tg_s1, 0)));
+                        tg_wrc_bf16(tg_d, 0, tg_alu_multiply(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
                     }
                 }
             }
@@ -218,7 +218,7 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                     const uint8_t *tg_s0 = tg_psum + (tg_p) * 8256 + (tg_fmod((((v_t * 4) + (v_k * 2)) + v_hb), 2)) * 2048;
                     const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6848 + 6592 + ((v_t + (v_hb * 4))) * 4;
                     const float tg_c0 = tg_rd_f32((const uint8_t *)(affinities + tg_ix10[tg_p] * 1), 0);
-                    tg_wr_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rd_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rd_f32(tg_s1, 0)));
+                    tg_wrc_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rdn_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rdn_f32(tg_s1, 0)));
                 }
             }
         }

@@ -78,7 +78,7 @@ static TG_SIMD_BODY int output_projection_body_all(int tg_avx512, tg_core *core,
                         const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6720 + 5120;
                         TG_IVDEP
                         for (int64_t tg_j0 = 0; tg_j0 < 384; tg_j0++) {
-                            tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                            tg_wrc_bf16(tg_d, tg_j0, tg_alu_add(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                         }
                     }
                     /* output_projection.yaml:54: dma.store sunk: its tile's writers write out directly */

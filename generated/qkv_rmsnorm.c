@@ -118,7 +118,7 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                     const float tg_scale = 0.00390625f;
                     const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 8384 + 8192, 0);
                     float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                    tg_wr_f32(tg_d, 0, tg_y);
+                    tg_wrc_f32(tg_d, 0, tg_y);
                 }
                 /* qkv_rmsnorm.yaml:61: act.activation */
                 for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
@@ -129,7 +129,7 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                         float tg_y = tg_activation(TG_ACT_COPY, tg_rd_bf16(tg_s0, tg_j0), tg_scale, tg_bias);
-                        tg_wr_bf16(tg_d, tg_j0, tg_y);
+                        tg_wrc_bf16(tg_d, tg_j0, tg_y);
                     }
                 }
             }
@@ -149,9 +149,9 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                     const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8384 + 8256 + (v_k) * 4, 0);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                        float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                        float tg_x = tg_rdn_f32(tg_s0, tg_j0);
                         tg_x = tg_alu_multiply(tg_x, tg_c0);
-                        tg_wr_bf16(tg_d, tg_j0, tg_x);
+                        tg_wrc_bf16(tg_d, tg_j0, tg_x);
                     }
                 }
             }
@@ -183,7 +183,7 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                         const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 8384 + 2560 + ((v_c * 512)) * 4;
                         TG_IVDEP
                         for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (640 - (v_c * 512))); tg_j0++) {
-                            tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                            tg_wrc_bf16(tg_d, tg_j0, tg_alu_add(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                         }
                     }
                     /* qkv_rmsnorm.yaml:73: dma.store sunk: its tile's writers write qkv directly */

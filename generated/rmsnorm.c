@@ -77,10 +77,10 @@ static TG_SIMD_BODY int rmsnorm_body_all(int tg_avx512, tg_core *core, const int
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8384 + 8192;
             const float tg_c0 = 512.0f;
             const float tg_c1 = 1e-06f;
-            float tg_x = tg_rd_f32(tg_s0, 0);
+            float tg_x = tg_rdn_f32(tg_s0, 0);
             tg_x = tg_alu_divide(tg_x, tg_c0);
             tg_x = tg_alu_add(tg_x, tg_c1);
-            tg_wr_f32(tg_d, 0, tg_x);
+            tg_wrc_f32(tg_d, 0, tg_x);
         }
         /* rmsnorm.yaml:30: act.activation */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
@@ -89,7 +89,7 @@ static TG_SIMD_BODY int rmsnorm_body_all(int tg_avx512, tg_core *core, const int
             const float tg_scale = 1.0f;
             const float tg_bias = 0.0f;
             float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-            tg_wr_f32(tg_d, 0, tg_y);
+            tg_wrc_f32(tg_d, 0, tg_y);
         }
         /* rmsnorm.yaml:31: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {

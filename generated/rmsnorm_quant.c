@@ -85,7 +85,7 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
             const float tg_scale = 0.00390625f;
             const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 4416 + 4096, 0);
             float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-            tg_wr_f32(tg_d, 0, tg_y);
+            tg_wrc_f32(tg_d, 0, tg_y);
         }
         /* rmsnorm_quant.yaml:44: dve.scalar_tensor_tensor */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
@@ -125,22 +125,22 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
             const float tg_scale = 0.004166667f;
             const float tg_bias = 0.0f;
             float tg_y = tg_activation(TG_ACT_COPY, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-            tg_wr_f32(tg_d, 0, tg_y);
+            tg_wrc_f32(tg_d, 0, tg_y);
         }
         /* rmsnorm_quant.yaml:49: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
             uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 512;
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416;
             const float tg_c0 = 1e-06f;
-            float tg_x = tg_rd_f32(tg_s0, 0);
+            float tg_x = tg_rdn_f32(tg_s0, 0);
             tg_x = tg_alu_maximum(tg_x, tg_c0);
-            tg_wr_f32(tg_d, 0, tg_x);
+            tg_wrc_f32(tg_d, 0, tg_x);
         }
         /* rmsnorm_quant.yaml:50: dve.reciprocal */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
             uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 576;
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 512;
-            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+            tg_wrc_f32(tg_d, 0, tg_act_reciprocal(tg_rdn_f32(tg_s0, 0)));
         }
         /* rmsnorm_quant.yaml:51: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
@@ -149,9 +149,9 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
             const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4416 + 576, 0);
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                float tg_x = tg_rdn_f32(tg_s0, tg_j0);
                 tg_x = tg_alu_multiply(tg_x, tg_c0);
-                tg_wr_e4m3(tg_d, tg_j0, tg_x);
+                tg_wrc_e4m3(tg_d, tg_j0, tg_x);
             }
         }
         /* rmsnorm_quant.yaml:52: dma.store */

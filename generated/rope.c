@@ -48,7 +48,7 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                     const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                        tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                     }
                 }
                 { /* rope.yaml:38: dve.tensor_tensor */
@@ -57,7 +57,7 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                     const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                        tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                     }
                 }
                 { /* rope.yaml:39: dve.tensor_tensor */
@@ -66,7 +66,7 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                     const uint8_t *tg_s1 = tg_rl4;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_bf16(tg_d, tg_j0, tg_alu_subtract(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                        tg_wrc_bf16(tg_d, tg_j0, tg_alu_subtract(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                     }
                 }
                 { /* rope.yaml:40: dve.tensor_tensor */
@@ -75,7 +75,7 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                     const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                        tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                     }
                 }
                 { /* rope.yaml:41: dve.tensor_tensor */
@@ -84,7 +84,7 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                     const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_f32(tg_d, tg_j0, tg_alu_multiply(tg_rd_bf16(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                        tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                     }
                 }
             }
@@ -96,7 +96,7 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                     const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2624 + 2304;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_f32(tg_s0, tg_j0), tg_rd_f32(tg_s1, tg_j0)));
+                        tg_wrc_bf16(tg_d, tg_j0, tg_alu_add(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                     }
                 }
                 /* rope.yaml:43: dma.store sunk: its tile's writers write y directly */

@@ -157,7 +157,7 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
             uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 2112;
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 2176;
-            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+            tg_wrc_f32(tg_d, 0, tg_act_reciprocal(tg_rdn_f32(tg_s0, 0)));
         }
         /* router_topk.yaml:63: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
@@ -262,7 +262,7 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
             uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1664;
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1600;
-            tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+            tg_wrc_f32(tg_d, 0, tg_act_reciprocal(tg_rdn_f32(tg_s0, 0)));
         }
         /* router_topk.yaml:71: dve.tensor_scalar */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {

@@ -92,7 +92,7 @@ static TG_SIMD_BODY int softmax_body_all(int tg_avx512, tg_core *core, const int
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 6144;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 6208;
-                tg_wr_f32(tg_d, 0, tg_act_reciprocal(tg_rd_f32(tg_s0, 0)));
+                tg_wrc_f32(tg_d, 0, tg_act_reciprocal(tg_rdn_f32(tg_s0, 0)));
             }
             /* softmax.yaml:31: dve.tensor_scalar */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {

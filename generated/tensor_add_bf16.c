@@ -42,7 +42,7 @@ static TG_SIMD_BODY int tensor_add_bf16_body_all(int tg_avx512, tg_core *core, c
                     const uint8_t *tg_s1 = (const uint8_t *)(b + ((v_i * 262144) + (v_j * 1024)) + tg_p * 2048);
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                        tg_wr_bf16(tg_d, tg_j0, tg_alu_add(tg_rd_bf16(tg_s0, tg_j0), tg_rd_bf16(tg_s1, tg_j0)));
+                        tg_wrc_bf16(tg_d, tg_j0, tg_alu_add(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_bf16(tg_s1, tg_j0)));
                     }
                 }
                 /* tensor_add_bf16.yaml:28: dma.store sunk: its tile's writers write c directly */

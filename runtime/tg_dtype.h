@@ -159,6 +159,16 @@ static inline uint16_t tg_f32_to_bf16(float f)
     uint32_t n = (x >> 16) | 0x40u;                       /* quiet NaN, payload kept */
     return (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? n : r);
 }
+/* The two for operands and results of ops that make every NaN canonical
+ * (tg_sim.h's tg_rdn_bf16 / tg_wrc_bf16): the widening without quieting a
+ * NaN, and the rounding of an f that is not NaN or is the canonical NaN
+ * 0x7fc00000, which RNE takes to 0x7fc0 as tg_f32_to_bf16 does. */
+static inline float tg_bf16_to_f32_any(uint16_t h) { return tg_bits_f32((uint32_t)h << 16); }
+static inline uint16_t tg_f32_to_bf16_canon(float f)
+{
+    uint32_t x = tg_f32_bits(f);
+    return (uint16_t)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
 
 /* ---- float16 (1/5/10, bias 15) ------------------------------------------- */
 static inline float tg_f16_to_f32(uint16_t h) { return tg__narrow_to_f32(h, 5, 10, 0x1p112f); }

@@ -12,35 +12,52 @@
 #include "tg_dtype.h"
 
 /* tg_rd_<sfx>(row, i): element i of a row of that storage type, as fp32.
- * tg_wr_<sfx>(row, i, x): x rounded to that storage type into element i. */
-#define TG_SIM_ACCESSOR(SFX, CTYPE, WIDEN, NARROW)                       \
-    static inline float tg_rd_##SFX(const uint8_t *row, int64_t i)       \
+ * tg_wr_<sfx>(row, i, x): x rounded to that storage type into element i.
+ * Two more for the operands and results of ops whose every NaN result is the
+ * canonical NaN (docs/numerics.md, "One NaN"):
+ * tg_rdn_<sfx>(row, i): as tg_rd, but a NaN may come out signalling — for a
+ *   consumer that makes any NaN result canonical and never looks at a NaN's
+ *   bits, so which NaN went in never shows;
+ * tg_wrc_<sfx>(row, i, x): as tg_wr, for an x that is not NaN or is the
+ *   canonical NaN, which the rounding alone takes to the quiet NaN.
+ * Only bf16 differs: its widening is a shift once it need not quiet a NaN,
+ * and its rounding a carry once it need not test for one. */
+#define TG_SIM_RD(NAME, CTYPE, WIDEN)                                    \
+    static inline float NAME(const uint8_t *row, int64_t i)              \
     {                                                                     \
         CTYPE v;                                                          \
         memcpy(&v, row + i * (int64_t)sizeof v, sizeof v);                \
         return WIDEN(v);                                                  \
-    }                                                                     \
-    static inline void tg_wr_##SFX(uint8_t *row, int64_t i, float x)     \
+    }
+#define TG_SIM_WR(NAME, CTYPE, NARROW)                                   \
+    static inline void NAME(uint8_t *row, int64_t i, float x)            \
     {                                                                     \
         CTYPE v = NARROW(x);                                              \
         memcpy(row + i * (int64_t)sizeof v, &v, sizeof v);                \
     }
+#define TG_SIM_ACCESSOR(SFX, CTYPE, WIDEN, NARROW, WIDEN_ANY, NARROW_CANON) \
+    TG_SIM_RD(tg_rd_##SFX, CTYPE, WIDEN)                                  \
+    TG_SIM_WR(tg_wr_##SFX, CTYPE, NARROW)                                 \
+    TG_SIM_RD(tg_rdn_##SFX, CTYPE, WIDEN_ANY)                             \
+    TG_SIM_WR(tg_wrc_##SFX, CTYPE, NARROW_CANON)
 
 /* One per dtype of SPEC.md §2, suffixes as gen/emit.c names them. */
-TG_SIM_ACCESSOR(f32, float, , )
-TG_SIM_ACCESSOR(tf32, float, , tg_f32_to_tf32)
-TG_SIM_ACCESSOR(bf16, uint16_t, tg_bf16_to_f32, tg_f32_to_bf16)
-TG_SIM_ACCESSOR(f16, uint16_t, tg_f16_to_f32, tg_f32_to_f16)
-TG_SIM_ACCESSOR(e4m3, uint8_t, tg_e4m3_to_f32, tg_f32_to_e4m3)
-TG_SIM_ACCESSOR(e5m2, uint8_t, tg_e5m2_to_f32, tg_f32_to_e5m2)
-TG_SIM_ACCESSOR(i8, int8_t, (float), tg_f32_to_i8)
-TG_SIM_ACCESSOR(u8, uint8_t, (float), tg_f32_to_u8)
-TG_SIM_ACCESSOR(i16, int16_t, (float), tg_f32_to_i16)
-TG_SIM_ACCESSOR(u16, uint16_t, (float), tg_f32_to_u16)
-TG_SIM_ACCESSOR(i32, int32_t, (float), tg_f32_to_i32)
-TG_SIM_ACCESSOR(u32, uint32_t, (float), tg_f32_to_u32)
+TG_SIM_ACCESSOR(f32, float, , , , )
+TG_SIM_ACCESSOR(tf32, float, , tg_f32_to_tf32, , tg_f32_to_tf32)
+TG_SIM_ACCESSOR(bf16, uint16_t, tg_bf16_to_f32, tg_f32_to_bf16, tg_bf16_to_f32_any, tg_f32_to_bf16_canon)
+TG_SIM_ACCESSOR(f16, uint16_t, tg_f16_to_f32, tg_f32_to_f16, tg_f16_to_f32, tg_f32_to_f16)
+TG_SIM_ACCESSOR(e4m3, uint8_t, tg_e4m3_to_f32, tg_f32_to_e4m3, tg_e4m3_to_f32, tg_f32_to_e4m3)
+TG_SIM_ACCESSOR(e5m2, uint8_t, tg_e5m2_to_f32, tg_f32_to_e5m2, tg_e5m2_to_f32, tg_f32_to_e5m2)
+TG_SIM_ACCESSOR(i8, int8_t, (float), tg_f32_to_i8, (float), tg_f32_to_i8)
+TG_SIM_ACCESSOR(u8, uint8_t, (float), tg_f32_to_u8, (float), tg_f32_to_u8)
+TG_SIM_ACCESSOR(i16, int16_t, (float), tg_f32_to_i16, (float), tg_f32_to_i16)
+TG_SIM_ACCESSOR(u16, uint16_t, (float), tg_f32_to_u16, (float), tg_f32_to_u16)
+TG_SIM_ACCESSOR(i32, int32_t, (float), tg_f32_to_i32, (float), tg_f32_to_i32)
+TG_SIM_ACCESSOR(u32, uint32_t, (float), tg_f32_to_u32, (float), tg_f32_to_u32)
 
 #undef TG_SIM_ACCESSOR
+#undef TG_SIM_RD
+#undef TG_SIM_WR
 
 /* c ? a : b, bit for bit. In an AVX-512 body (`bitwise` a constant 1 there)
  * as an AND/OR of the bits: gcc would fold a's load into a masked blend, and

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "tg_alu.h"
+#include "tg_dtype.h"
 
 static const float INF = (float)INFINITY;
 
@@ -127,6 +128,33 @@ static void test_nan_canonical(void **state)
     assert_int_equal(tg_f32_bits(tg_alu_power(-2.0f, 0.5f)), 0x7fc00000u);
     /* moves keep the bits: abs clears the sign only */
     assert_int_equal(tg_f32_bits(tg_alu_abs(tg_bits_f32(0xffc12345u), 0.0f)), 0x7fc12345u);
+}
+
+/* The generated code reads the operands of the ops that make every NaN result
+ * canonical (templates/kernel.c.j2 nan_in: add through logical_xor, and
+ * reciprocal) with tg_rdn_bf16, which leaves a signalling NaN signalling. The
+ * result must be the same bits as from the quieted operand: every bf16 NaN,
+ * either side, against specials and random operands. */
+static void test_nan_in_any(void **state)
+{
+    static const float sp[] = {0.0f, -0.0f, 1.0f, -1.0f, 0.5f, 2.0f, -2.5f, 1e30f, -1e-40f, INFINITY, -INFINITY, NAN};
+    (void)state;
+    assert_int_equal(TG_ALU_ADD, 0);
+    assert_int_equal(TG_ALU_LOGICAL_XOR + 1, TG_ALU_BITWISE_AND);
+    for (uint32_t h = 0; h < 0x10000u; h++) {
+        if ((h & 0x7fffu) <= 0x7f80u)
+            continue;
+        const float s = tg_bf16_to_f32_any((uint16_t)h), q = tg_bf16_to_f32((uint16_t)h);
+        assert_int_equal(tg_f32_bits(s), h << 16);
+        assert_int_equal(tg_f32_bits(tg_act_reciprocal(s)), tg_f32_bits(tg_act_reciprocal(q)));
+        for (int i = 0; i < 28; i++) {
+            const float b = i < 12 ? sp[i] : i < 16 ? tg_bf16_to_f32_any((uint16_t)rnd32()) : tg_bits_f32(rnd32());
+            for (int op = TG_ALU_ADD; op <= TG_ALU_LOGICAL_XOR; op++)
+                if (tg_f32_bits(tg_alu((tg_alu_op)op, s, b)) != tg_f32_bits(tg_alu((tg_alu_op)op, q, b)) ||
+                    tg_f32_bits(tg_alu((tg_alu_op)op, b, s)) != tg_f32_bits(tg_alu((tg_alu_op)op, b, q)))
+                    fail_msg("%s with bf16 NaN 0x%04x and %a", tg_alu_name((tg_alu_op)op), (unsigned)h, (double)b);
+        }
+    }
 }
 
 static void test_logical(void **state)
@@ -371,6 +399,7 @@ int main(void)
         cmocka_unit_test(test_arith_and_dispatch),
         cmocka_unit_test(test_max_min_rules),
         cmocka_unit_test(test_nan_canonical),
+        cmocka_unit_test(test_nan_in_any),
         cmocka_unit_test(test_logical),
         cmocka_unit_test(test_power),
         cmocka_unit_test(test_bitvec),

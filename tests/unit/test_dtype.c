@@ -192,6 +192,30 @@ static void ties(const fmt *f)
     }
 }
 
+/* tg_f32_to_bf16_canon (the generated code's tg_wrc_bf16) against
+ * tg_f32_to_bf16 on every value it may get: fp32 patterns at a stride and
+ * every pattern whose low half sits at a rounding edge (ties, carries into the
+ * exponent and to inf), and the canonical NaN. */
+static void test_bf16_canon(void **state)
+{
+    static const uint32_t lows[] = {0x0000u, 0x0001u, 0x7fffu, 0x8000u, 0x8001u, 0xffffu};
+    (void)state;
+    for (uint64_t u = 0; u < 0x100000000ull; u += 4093u) {
+        const float x = tg_bits_f32((uint32_t)u);
+        if (x == x)
+            assert_int_equal(tg_f32_to_bf16_canon(x), tg_f32_to_bf16(x));
+    }
+    for (uint32_t hi = 0; hi < 0x10000u; hi++)
+        for (size_t i = 0; i < sizeof lows / sizeof lows[0]; i++) {
+            const float x = tg_bits_f32(hi << 16 | lows[i]);
+            if (x == x && tg_f32_to_bf16_canon(x) != tg_f32_to_bf16(x))
+                fail_msg("0x%08x: 0x%04x, not 0x%04x", (unsigned)(hi << 16 | lows[i]),
+                         (unsigned)tg_f32_to_bf16_canon(x), (unsigned)tg_f32_to_bf16(x));
+        }
+    assert_int_equal(tg_f32_to_bf16_canon(tg_bits_f32(0x7fc00000u)), 0x7fc0);
+    assert_int_equal(tg_f32_to_bf16(tg_bits_f32(0x7fc00000u)), 0x7fc0);
+}
+
 static void test_ties_bf16(void **state) { (void)state; ties(&F_BF16); }
 static void test_ties_f16(void **state) { (void)state; ties(&F_F16); }
 static void test_ties_e4m3(void **state) { (void)state; ties(&F_E4M3); }
@@ -532,6 +556,7 @@ int main(void)
         cmocka_unit_test(test_e5m2_exhaustive),
         cmocka_unit_test(test_f16_vs_compiler),
         cmocka_unit_test(test_ties_bf16),
+        cmocka_unit_test(test_bf16_canon),
         cmocka_unit_test(test_ties_f16),
         cmocka_unit_test(test_ties_e4m3),
         cmocka_unit_test(test_ties_e5m2),
