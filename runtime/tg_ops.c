@@ -382,6 +382,37 @@ void tg_transpose(void *dst, ptrdiff_t ds, const void *src, ptrdiff_t ss, int P,
 #define TG_TR_ROWS 16 /* a 64-byte line of each dst row */
 #define TG_TR_COLS 128
 
+/* A bf16 row widened (tg_row_bf16_to_f32) in the widest body built: the PE
+ * transpose's staging of bf16 rows below (attention's P^T) ran in the
+ * baseline's 4 lanes. */
+typedef void (*tg__bf16_row_fn)(float *, const uint16_t *, size_t);
+#define TG_BF16_ROW(NAME)                                                                                   \
+    static void NAME(float *dst, const uint16_t *src, size_t n) { tg_row_bf16_to_f32(dst, src, n); }
+TG_BF16_ROW(tg__bf16_row_base)
+#ifdef TG_SIMD_AVX2_BODY
+TG_SIMD_AVX2_BEGIN
+TG_BF16_ROW(tg__bf16_row_avx2)
+TG_SIMD_AVX2_END
+#endif
+#ifdef TG_SIMD_AVX512_BODY
+TG_SIMD_AVX512_BEGIN
+TG_BF16_ROW(tg__bf16_row_avx512)
+TG_SIMD_AVX512_END
+#endif
+#undef TG_BF16_ROW
+static tg__bf16_row_fn tg__bf16_row(void)
+{
+#ifdef TG_SIMD_AVX512_BODY
+    if (tg__simd_level() >= 3)
+        return tg__bf16_row_avx512;
+#endif
+#ifdef TG_SIMD_AVX2_BODY
+    if (tg__simd_level() >= 2)
+        return tg__bf16_row_avx2;
+#endif
+    return tg__bf16_row_base;
+}
+
 void tg_transpose_pe(float *dst, ptrdiff_t ds, tg_pe_src src, int P, int F)
 {
     const uint8_t *base = (const uint8_t *)src.base;
@@ -396,13 +427,16 @@ void tg_transpose_pe(float *dst, ptrdiff_t ds, tg_pe_src src, int P, int F)
     /* a block of rows widened to fp32 (tg_load_f32: the staging's values),
      * then moved by the blocked transpose while it is in L1 */
     float buf[TG_TR_ROWS * TG_TR_COLS];
+    const tg__bf16_row_fn widen_bf16 = tg__bf16_row();
     for (int p0 = 0; p0 < P; p0 += TG_TR_ROWS) {
         int pn = P - p0 < TG_TR_ROWS ? P - p0 : TG_TR_ROWS;
         for (int f0 = 0; f0 < F; f0 += TG_TR_COLS) {
             int fn = F - f0 < TG_TR_COLS ? F - f0 : TG_TR_COLS;
             for (int p = 0; p < pn; p++) {
                 const uint8_t *row = base + (ptrdiff_t)(p0 + p) * src.pstride + (ptrdiff_t)f0 * src.fstride * es;
-                if (src.fstride == 1)
+                if (src.fstride == 1 && src.dtype == TG_BFLOAT16)
+                    widen_bf16(buf + p * fn, (const uint16_t *)(const void *)row, (size_t)fn);
+                else if (src.fstride == 1)
                     tg_row_to_f32(buf + p * fn, row, src.dtype, (size_t)fn);
                 else
                     for (int f = 0; f < fn; f++)
