@@ -382,36 +382,46 @@ void tg_transpose(void *dst, ptrdiff_t ds, const void *src, ptrdiff_t ss, int P,
 #define TG_TR_ROWS 16 /* a 64-byte line of each dst row */
 #define TG_TR_COLS 128
 
-/* A bf16 row widened (tg_row_bf16_to_f32) in the widest body built: the PE
- * transpose's staging of bf16 rows below (attention's P^T) ran in the
- * baseline's 4 lanes. */
-typedef void (*tg__bf16_row_fn)(float *, const uint16_t *, size_t);
-#define TG_BF16_ROW(NAME)                                                                                   \
-    static void NAME(float *dst, const uint16_t *src, size_t n) { tg_row_bf16_to_f32(dst, src, n); }
-TG_BF16_ROW(tg__bf16_row_base)
+/* NAME_<body> for the widest body built and allowed (tg__simd_level). */
+#ifdef TG_SIMD_AVX512_BODY
+#define TG_ROW_PICK512(NAME) tg__simd_level() >= 3 ? NAME##_avx512:
+#else
+#define TG_ROW_PICK512(NAME)
+#endif
+#ifdef TG_SIMD_AVX2_BODY
+#define TG_ROW_PICK2(NAME) tg__simd_level() >= 2 ? NAME##_avx2:
+#else
+#define TG_ROW_PICK2(NAME)
+#endif
+#define TG_ROW_PICK(NAME) (TG_ROW_PICK512(NAME) TG_ROW_PICK2(NAME) NAME##_base)
+
+/* A row widened to fp32 for the PE transpose's staging (tg_transpose_pe),
+ * built per SIMD body: bf16 and fp16 by tg_dtype.h's inline row loops, which
+ * then run at the body's width (tg_row_to_f32 is built for the baseline
+ * only: attention's bf16 P^T spent 4 % of the kernel in its SSE2 loop). */
+typedef void (*tg__pe_row_fn)(float *, const uint8_t *, tg_dtype, size_t);
+#define TG_PE_ROW(NAME)                                                                                     \
+    static void NAME(float *dst, const uint8_t *row, tg_dtype dt, size_t n)                               \
+    {                                                                                                       \
+        if (dt == TG_BFLOAT16)                                                                              \
+            tg_row_bf16_to_f32(dst, (const uint16_t *)(const void *)row, n);                                \
+        else if (dt == TG_FLOAT16)                                                                          \
+            tg_row_f16_to_f32(dst, (const uint16_t *)(const void *)row, n);                                 \
+        else                                                                                                \
+            tg_row_to_f32(dst, row, dt, n);                                                                 \
+    }
+TG_PE_ROW(tg__pe_row_base)
 #ifdef TG_SIMD_AVX2_BODY
 TG_SIMD_AVX2_BEGIN
-TG_BF16_ROW(tg__bf16_row_avx2)
+TG_PE_ROW(tg__pe_row_avx2)
 TG_SIMD_AVX2_END
 #endif
 #ifdef TG_SIMD_AVX512_BODY
 TG_SIMD_AVX512_BEGIN
-TG_BF16_ROW(tg__bf16_row_avx512)
+TG_PE_ROW(tg__pe_row_avx512)
 TG_SIMD_AVX512_END
 #endif
-#undef TG_BF16_ROW
-static tg__bf16_row_fn tg__bf16_row(void)
-{
-#ifdef TG_SIMD_AVX512_BODY
-    if (tg__simd_level() >= 3)
-        return tg__bf16_row_avx512;
-#endif
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg__simd_level() >= 2)
-        return tg__bf16_row_avx2;
-#endif
-    return tg__bf16_row_base;
-}
+#undef TG_PE_ROW
 
 void tg_transpose_pe(float *dst, ptrdiff_t ds, tg_pe_src src, int P, int F)
 {
@@ -427,17 +437,15 @@ void tg_transpose_pe(float *dst, ptrdiff_t ds, tg_pe_src src, int P, int F)
     /* a block of rows widened to fp32 (tg_load_f32: the staging's values),
      * then moved by the blocked transpose while it is in L1 */
     float buf[TG_TR_ROWS * TG_TR_COLS];
-    const tg__bf16_row_fn widen_bf16 = tg__bf16_row();
+    const tg__pe_row_fn widen = TG_ROW_PICK(tg__pe_row);
     for (int p0 = 0; p0 < P; p0 += TG_TR_ROWS) {
         int pn = P - p0 < TG_TR_ROWS ? P - p0 : TG_TR_ROWS;
         for (int f0 = 0; f0 < F; f0 += TG_TR_COLS) {
             int fn = F - f0 < TG_TR_COLS ? F - f0 : TG_TR_COLS;
             for (int p = 0; p < pn; p++) {
                 const uint8_t *row = base + (ptrdiff_t)(p0 + p) * src.pstride + (ptrdiff_t)f0 * src.fstride * es;
-                if (src.fstride == 1 && src.dtype == TG_BFLOAT16)
-                    widen_bf16(buf + p * fn, (const uint16_t *)(const void *)row, (size_t)fn);
-                else if (src.fstride == 1)
-                    tg_row_to_f32(buf + p * fn, row, src.dtype, (size_t)fn);
+                if (src.fstride == 1)
+                    widen(buf + p * fn, row, src.dtype, (size_t)fn);
                 else
                     for (int f = 0; f < fn; f++)
                         buf[p * fn + f] = tg_load_f32(row + (ptrdiff_t)f * src.fstride * es, src.dtype, 0);
@@ -751,18 +759,6 @@ TG_SIMD_AVX512_END
 typedef void (*tg__tt_fn)(tg_alu_op, uint8_t *, const uint8_t *, const uint8_t *, size_t);
 typedef void (*tg__ts_fn)(tg_alu_op, uint8_t *, const uint8_t *, size_t, float, int);
 
-/* NAME_<body> for the widest body built and allowed (tg__simd_level). */
-#ifdef TG_SIMD_AVX512_BODY
-#define TG_ROW_PICK512(NAME) tg__simd_level() >= 3 ? NAME##_avx512:
-#else
-#define TG_ROW_PICK512(NAME)
-#endif
-#ifdef TG_SIMD_AVX2_BODY
-#define TG_ROW_PICK2(NAME) tg__simd_level() >= 2 ? NAME##_avx2:
-#else
-#define TG_ROW_PICK2(NAME)
-#endif
-#define TG_ROW_PICK(NAME) (TG_ROW_PICK512(NAME) TG_ROW_PICK2(NAME) NAME##_base)
 static tg__tt_fn tg__tt_row(void) { return TG_ROW_PICK(tg__tt_row); }
 static tg__ts_fn tg__ts_row(void) { return TG_ROW_PICK(tg__ts_row); }
 
