@@ -11,10 +11,13 @@
  *      scratch, scratch_floats, keep) for K, M, N > 0, and TG_MM_NR; every other
  *      name is #undef'd at the end.
  * Operands are widened to fp32 while they are packed, each element once per
- * k block when the packs hold all of M and N. The kernel keeps a
- * TG_MM_MR x (2 * TG_MM_VW) block of dst in registers, read from and written
- * back to dst itself, and walks k in increasing order, one multiply then one
- * add per element and k — the order of tg_matmul_f32_ref. Vector lanes are
+ * k block when the packs hold all of M and N: the moving operand in panels
+ * of TG_MM_NR columns, the stationary in panels of TG_MM_MR rows or, for N of
+ * a few panels, flat (k rows of all of M). The kernel keeps a TG_MM_MR x
+ * (2 * TG_MM_VW) block of dst in registers (one vector of columns for a last
+ * block that narrow), read from and written back to dst itself, and walks k
+ * in increasing order, one multiply then one add per element and k — the
+ * order of tg_matmul_f32_ref. Vector lanes are
  * independent elements, so the SIMD width never changes bits
  * (tests/unit/test_ops.c runs every body). */
 #ifndef TG_MM_NOFUSE
@@ -23,10 +26,12 @@
 #define tg__vec TG_MM_FN(tg__vec)
 #define tg__ivec TG_MM_FN(tg__ivec)
 #define tg__mm_kernel TG_MM_FN(tg__mm_kernel)
+#define tg__mm_kernel1 TG_MM_FN(tg__mm_kernel1)
 #define tg__mm_partial TG_MM_FN(tg__mm_partial)
 #define tg__mm_rows TG_MM_FN(tg__mm_rows)
 #define tg__mm_pack_a TG_MM_FN(tg__mm_pack_a)
 #define tg__mm_pack_b TG_MM_FN(tg__mm_pack_b)
+#define tg__mm_pack_flat TG_MM_FN(tg__mm_pack_flat)
 #define tg__mm_run TG_MM_FN(tg__mm_run)
 #define tg__mm_narrow TG_MM_FN(tg__mm_narrow)
 #define tg__mm_packed TG_MM_FN(tg__mm_packed)
@@ -77,6 +82,19 @@ typedef float tg__vec;
  * in order) do not all fall into one cache set. */
 #define TG_MM_PSTEP(kc, W) ((ptrdiff_t)(kc) * (W) + 16)
 
+/* Flat packs of the stationary (tg__mm_pack_flat) for N up to TG_MM_FLAT_N
+ * columns (each packed element read by at most four kernels; bf16 128 x 128
+ * x N on the AVX-512 body, N = 32: 7.1 -> 6.5 us, 96: 18.2 -> 17.6; at
+ * 256 no gain, and 512 in noise, so wider N keeps the panels): rows of m floats are TG_MM_FLAT_LDA(m) apart, 8 more when m is a
+ * multiple of 16, so that the row stride is not a multiple of 64 bytes times
+ * a power of two and a panel's k rows spread over every L1 set (512 bytes
+ * apart, 128 rows would share 8 sets). TG_MM_APACK(flat, k, m): the pack's floats for k rows of m
+ * (m a whole number of panels), either layout. */
+#define TG_MM_FLAT_N (4 * TG_MM_NR)
+#define TG_MM_FLAT_LDA(m) ((ptrdiff_t)(m) + ((m) % 16 == 0 ? 8 : 0))
+#define TG_MM_APACK(flat, k, m)                                                                         \
+    ((flat) ? (size_t)(k) * (size_t)TG_MM_FLAT_LDA(m) : (size_t)TG_MM_PSTEP(k, TG_MM_MR) * (size_t)((m) / TG_MM_MR))
+
 #define TG_MM_LD(p) (*(const tg__vec *)(const void *)(p))
 #define TG_MM_ST(p, v) (*(tg__vec *)(void *)(p) = (v))
 
@@ -97,88 +115,99 @@ typedef float tg__vec;
 #define TG_MM_ROWS TG_MM_R4
 #endif
 
-#define TG_MM_DECL(i) tg__vec c##i##0, c##i##1;
-#define TG_MM_LOAD(i)                              \
-    c##i##0 = TG_MM_LD(c + (ptrdiff_t)(i) * ds);    \
-    c##i##1 = TG_MM_LD(c + (ptrdiff_t)(i) * ds + TG_MM_VW);
-#define TG_MM_ZERO(i) c##i##0 = zero; c##i##1 = zero;
+/* Row i of a kernel's block: its first vector of columns, and its second
+ * where the kernel has two (tg__two, a constant of the kernel's function). */
+#define TG_MM_DECL(i) tg__vec c##i##0 = zero, c##i##1 = zero;
+#define TG_MM_LOAD(i)                                                  \
+    c##i##0 = TG_MM_LD(c + (ptrdiff_t)(i) * ds);                        \
+    if (tg__two)                                                       \
+        c##i##1 = TG_MM_LD(c + (ptrdiff_t)(i) * ds + TG_MM_VW);
 #define TG_MM_STEP(i)                      \
     {                                      \
         float a_ = ap[i];                  \
         tg__vec p0_ = b0 * a_;             \
-        tg__vec p1_ = b1 * a_;             \
         TG_MM_NOFUSE(p0_);                 \
-        TG_MM_NOFUSE(p1_);                 \
         c##i##0 = c##i##0 + p0_;           \
-        c##i##1 = c##i##1 + p1_;           \
+        if (tg__two) {                     \
+            tg__vec p1_ = b1 * a_;         \
+            TG_MM_NOFUSE(p1_);             \
+            c##i##1 = c##i##1 + p1_;       \
+        }                                  \
     }
-#define TG_MM_STORE(i)                                                 \
-    TG_MM_ST(c + (ptrdiff_t)(i) * ds, TG_MM_CANON(c##i##0));            \
-    TG_MM_ST(c + (ptrdiff_t)(i) * ds + TG_MM_VW, TG_MM_CANON(c##i##1));
+#define TG_MM_STORE(i)                                                     \
+    TG_MM_ST(c + (ptrdiff_t)(i) * ds, TG_MM_CANON(c##i##0));                \
+    if (tg__two)                                                           \
+        TG_MM_ST(c + (ptrdiff_t)(i) * ds + TG_MM_VW, TG_MM_CANON(c##i##1));
 
-/* c[i·ds + j] (+)= Σ_k ap[k·MR + i] · bp[k·NR + j], i < ROWS' length, j <
- * NR, over kc packed k rows, from c (acc_in) or from +0: the micro-kernel
+/* c[i·ds + j] (+)= Σ_k ap[k·as + i] · bp[k·NR + j], i < ROWS' length, j <
+ * NR, over kc packed k rows (as: MR in a panel, the row's length in a flat
+ * pack), from c (acc_in) or from +0: the micro-kernel
  * (all MR rows of a stationary panel) and, for a last panel of fewer rows,
  * one per row count, which leave the padding rows alone. */
-#define TG_MM_KERNEL_FN(NAME, ROWS)                                                            \
-    static void NAME(float *c, ptrdiff_t ds, const float *ap, const float *bp, int kc, int acc_in) \
+#define TG_MM_KERNEL_FN(NAME, ROWS, TWO)                                                       \
+    static void NAME(float *c, ptrdiff_t ds, const float *ap, ptrdiff_t as, const float *bp, int kc, int acc_in) \
     {                                                                                          \
+        enum { tg__two = TWO };                                                                \
+        const tg__vec zero = {0};                                                              \
         ROWS(TG_MM_DECL)                                                                       \
         int k;                                                                                 \
         if (acc_in) {                                                                          \
             ROWS(TG_MM_LOAD)                                                                   \
-        } else {                                                                               \
-            tg__vec zero = {0};                                                                \
-            ROWS(TG_MM_ZERO)                                                                   \
         }                                                                                      \
         for (k = 0; k < kc; k++) {                                                             \
             tg__vec b0 = TG_MM_LD(bp);                                                         \
-            tg__vec b1 = TG_MM_LD(bp + TG_MM_VW);                                              \
+            tg__vec b1 = tg__two ? TG_MM_LD(bp + TG_MM_VW) : zero;                             \
             ROWS(TG_MM_STEP)                                                                   \
-            ap += TG_MM_MR;                                                                    \
+            ap += as;                                                                          \
             bp += TG_MM_NR;                                                                    \
         }                                                                                      \
         ROWS(TG_MM_STORE)                                                                      \
     }
-TG_MM_KERNEL_FN(tg__mm_kernel, TG_MM_ROWS)
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows1), TG_MM_R1)
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows2), TG_MM_R2)
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows3), TG_MM_R3)
+TG_MM_KERNEL_FN(tg__mm_kernel, TG_MM_ROWS, 1)
+TG_MM_KERNEL_FN(tg__mm_kernel1, TG_MM_ROWS, 0)
+TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows1), TG_MM_R1, 1)
+TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows2), TG_MM_R2, 1)
+TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows3), TG_MM_R3, 1)
 #if TG_MM_MR > 4
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows4), TG_MM_R4)
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows5), TG_MM_R5)
+TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows4), TG_MM_R4, 1)
+TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows5), TG_MM_R5, 1)
 #endif
 #if TG_MM_MR > 6
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows6), TG_MM_R6)
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows7), TG_MM_R7)
+TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows6), TG_MM_R6, 1)
+TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows7), TG_MM_R7, 1)
 #endif
 
 /* The kernel for the first mr < MR rows of a panel, all NR columns. A last
  * panel of 2 rows (M = 128 in panels of 6) took the whole 6-row kernel on a
  * copy before: 4 rows of work thrown away and the copies in and out. */
-static void tg__mm_rows(float *c, ptrdiff_t ds, const float *ap, const float *bp, int kc, int mr, int acc_in)
+static void tg__mm_rows(float *c, ptrdiff_t ds, const float *ap, ptrdiff_t as, const float *bp, int kc, int mr,
+                        int acc_in)
 {
     switch (mr) {
-    case 1: TG_MM_FN(tg__mm_rows1)(c, ds, ap, bp, kc, acc_in); break;
-    case 2: TG_MM_FN(tg__mm_rows2)(c, ds, ap, bp, kc, acc_in); break;
-    case 3: TG_MM_FN(tg__mm_rows3)(c, ds, ap, bp, kc, acc_in); break;
+    case 1: TG_MM_FN(tg__mm_rows1)(c, ds, ap, as, bp, kc, acc_in); break;
+    case 2: TG_MM_FN(tg__mm_rows2)(c, ds, ap, as, bp, kc, acc_in); break;
+    case 3: TG_MM_FN(tg__mm_rows3)(c, ds, ap, as, bp, kc, acc_in); break;
 #if TG_MM_MR > 4
-    case 4: TG_MM_FN(tg__mm_rows4)(c, ds, ap, bp, kc, acc_in); break;
-    case 5: TG_MM_FN(tg__mm_rows5)(c, ds, ap, bp, kc, acc_in); break;
+    case 4: TG_MM_FN(tg__mm_rows4)(c, ds, ap, as, bp, kc, acc_in); break;
+    case 5: TG_MM_FN(tg__mm_rows5)(c, ds, ap, as, bp, kc, acc_in); break;
 #endif
 #if TG_MM_MR > 6
-    case 6: TG_MM_FN(tg__mm_rows6)(c, ds, ap, bp, kc, acc_in); break;
-    case 7: TG_MM_FN(tg__mm_rows7)(c, ds, ap, bp, kc, acc_in); break;
+    case 6: TG_MM_FN(tg__mm_rows6)(c, ds, ap, as, bp, kc, acc_in); break;
+    case 7: TG_MM_FN(tg__mm_rows7)(c, ds, ap, as, bp, kc, acc_in); break;
 #endif
-    default: tg__mm_kernel(c, ds, ap, bp, kc, acc_in); break;
+    default: tg__mm_kernel(c, ds, ap, as, bp, kc, acc_in); break;
     }
 }
 
 /* A block narrower than the micro-kernel (nr < NR columns, any rows): the
- * same kernel on a register-sized copy of the block, its
- * padding lanes fed zeros by the packing and thrown away after. Lanes are
- * independent elements, so the kept ones get exactly the kernel's bits. */
-static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, const float *bp, int kc,
+ * kernel of one vector of columns (nr <= TG_MM_VW) or two on a
+ * register-sized copy of the block, its padding lanes fed zeros by the
+ * packing and thrown away after. Lanes are independent elements, so the kept
+ * ones get exactly the kernel's bits. (A last block of one vector, a whole
+ * panel of rows, takes tg__mm_kernel1 in place: N = 16 and 48 on the
+ * AVX-512 body ran their last vector's sums twice and copied the block in
+ * and out.) */
+static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, ptrdiff_t as, const float *bp, int kc,
                            int mr, int nr, int acc_in)
 {
     TG_MM_ALIGN float tmp[TG_MM_MR * TG_MM_NR];
@@ -189,7 +218,10 @@ static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, const float 
         for (i = 0; i < mr; i++)
             for (j = 0; j < nr; j++)
                 tmp[i * TG_MM_NR + j] = c[i * ds + j];
-    tg__mm_kernel(tmp, TG_MM_NR, ap, bp, kc, 1);
+    if (nr <= TG_MM_VW)
+        tg__mm_kernel1(tmp, TG_MM_NR, ap, as, bp, kc, 1);
+    else
+        tg__mm_kernel(tmp, TG_MM_NR, ap, as, bp, kc, 1);
     for (i = 0; i < mr; i++)
         for (j = 0; j < nr; j++)
             c[i * ds + j] = tmp[i * TG_MM_NR + j];
@@ -275,6 +307,55 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
 #undef TG_MM_PACK_DT
 #undef TG_MM_PACK_FN
 #undef TG_MM_PACK_Q
+
+/* LOOP(RD) with the reader of dtype DT (ANY: the others, by tg_load_f32). */
+#define TG_MM_NW_SWITCH(DT, LOOP, ANY)                         \
+    switch (DT) {                                              \
+    case TG_FLOAT32:                                           \
+    case TG_TFLOAT32: LOOP(TG_MM_RD_F32) break;                \
+    case TG_BFLOAT16: LOOP(TG_MM_RD_BF16) break;               \
+    case TG_FLOAT16: LOOP(TG_MM_RD_F16) break;                 \
+    case TG_FLOAT8_E4M3: LOOP(TG_MM_RD_E4M3) break;            \
+    case TG_FLOAT8_E5M2: LOOP(TG_MM_RD_E5M2) break;            \
+    default: LOOP(ANY) break;                                  \
+    }
+
+/* The pack of a stationary operand that few kernels pass (tg__mm_packed,
+ * flat: N of at most TG_MM_FLAT_N columns): rows k0 ..
+ * k0+kc-1 of o, free elements j0 .. j0+n-1, widened flat, element j0 + j of
+ * row k to dst[k·lda + j], zeros from n up to a whole panel of TG_MM_MR (the
+ * rows tg__mm_partial's kernel reads). Each k row is one contiguous run of
+ * the pack, widened in whole vectors: panels of TG_MM_MR put it a panel
+ * apart, 8-float pieces stored a panel stride apart (attention_tkg's 128 x
+ * 128 bf16 stationaries: packing took a fifth of the kernel's time). The
+ * kernels then read a panel's rows lda floats apart. */
+#define TG_MM_RD_ANY_O(r, i) tg_load_f32(r, o->dt, (size_t)(i))
+#define TG_MM_FLAT_DT(RD)                                                                                  \
+    for (k = 0, kin = k0 % o->kb, blk = o->base + (ptrdiff_t)(k0 / o->kb) * o->bs + j0 * fs * es; k < kc; \
+         k++, kin = kin + 1 < o->kb ? kin + 1 : 0, blk += kin ? 0 : o->bs) {                               \
+        const uint8_t *r_ = blk + kin * ps;                                                                \
+        float *d_ = dst + k * lda;                                                                         \
+        TG_MM_PREFETCH_ROW(kin + 2 < o->kb ? r_ + 2 * ps : blk + o->bs + (kin + 2 - o->kb) * ps, rowbytes)  \
+        if (fs == 1)                                                                                       \
+            for (j = 0; j < n; j++)                                                                        \
+                d_[j] = RD(r_, j);                                                                         \
+        else                                                                                               \
+            for (j = 0; j < n; j++)                                                                        \
+                d_[j] = RD(r_, j * fs);                                                                    \
+        for (; j < nz; j++)                                                                                \
+            d_[j] = 0.0f;                                                                                  \
+    }
+static void tg__mm_pack_flat(float *dst, ptrdiff_t lda, const tg__mm_src *o, int k0, int kc, int j0, int n)
+{
+    const ptrdiff_t ps = o->ps, fs = o->fs, es = (ptrdiff_t)tg_dtype_size(o->dt);
+    const ptrdiff_t rowbytes = (ptrdiff_t)n * fs * es;
+    const int nz = (n + TG_MM_MR - 1) / TG_MM_MR * TG_MM_MR;
+    const uint8_t *blk;
+    int k, kin, j;
+    TG_MM_NW_SWITCH(o->dt, TG_MM_FLAT_DT, TG_MM_RD_ANY_O)
+}
+#undef TG_MM_FLAT_DT
+#undef TG_MM_RD_ANY_O
 #undef TG_MM_PREFETCH_ROW
 
 
@@ -340,17 +421,6 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
     }
 #define TG_MM_RD_ANY_A(r, i) tg_load_f32(r, a->dt, (size_t)(i))
 #define TG_MM_RD_ANY_B(r, i) tg_load_f32(r, b->dt, (size_t)(i))
-/* LOOP(RD) with the reader of dtype DT (ANY: the others, by tg_load_f32). */
-#define TG_MM_NW_SWITCH(DT, LOOP, ANY)                         \
-    switch (DT) {                                              \
-    case TG_FLOAT32:                                           \
-    case TG_TFLOAT32: LOOP(TG_MM_RD_F32) break;                \
-    case TG_BFLOAT16: LOOP(TG_MM_RD_BF16) break;               \
-    case TG_FLOAT16: LOOP(TG_MM_RD_F16) break;                 \
-    case TG_FLOAT8_E4M3: LOOP(TG_MM_RD_E4M3) break;            \
-    case TG_FLOAT8_E5M2: LOOP(TG_MM_RD_E5M2) break;            \
-    default: LOOP(ANY) break;                                  \
-    }
 static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
                           int accumulate)
 {
@@ -404,6 +474,9 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
  * per k block), in k blocks of TG_MM_KCX rows when the scratch holds them;
  * else TG_MM_KC rows, TG_MM_SA rows and TG_MM_SB columns on the stack. Each stationary panel passes the packed moving panels from L1,
  * walking dst along its rows, read and written in place. */
+/* The stack's room for the stationary holds a flat pack of its rows too. */
+typedef char TG_MM_FN(tg__mm_flat_fits)[TG_MM_KC * TG_MM_FLAT_LDA(TG_MM_SA / TG_MM_MR * TG_MM_MR) <=
+                                                (TG_MM_KC + 16) * TG_MM_SA ? 1 : -1];
 static void tg__mm_packed(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
                           int accumulate, float *scratch, size_t scratch_floats, int keep)
 {
@@ -412,12 +485,13 @@ static void tg__mm_packed(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
     const int nblk = nall < TG_MM_QB * TG_MM_NR ? nall : TG_MM_QB * TG_MM_NR;
     float *apack = stack, *bpack = stack + (TG_MM_KC + 16) * TG_MM_SA;
     int mcap = TG_MM_SA / TG_MM_MR * TG_MM_MR, ncap = TG_MM_SB / TG_MM_NR * TG_MM_NR, kcap = TG_MM_KC;
+    const int flat = nall <= TG_MM_FLAT_N; /* the stationary packed flat */
     /* with scratch: all of M and TG_MM_QB moving panels per k block, of
      * TG_MM_KCX rows when K has them and the scratch holds them (the kernels'
      * loads and stores of dst spread over more k), else TG_MM_KC */
     for (int kx = TG_MM_KCX; scratch && kx >= TG_MM_KC; kx /= 2) {
         const size_t kmax = (size_t)(K < kx ? K : kx);
-        const size_t aall = (size_t)TG_MM_PSTEP(kmax, TG_MM_MR) * (size_t)(mall / TG_MM_MR);
+        const size_t aall = TG_MM_APACK(flat, kmax, mall);
         const size_t bblk = (size_t)TG_MM_PSTEP(kmax, TG_MM_NR) * (size_t)(nblk / TG_MM_NR);
         if ((K >= kx || kx == TG_MM_KC) && scratch_floats >= aall + bblk) {
             apack = scratch;
@@ -432,12 +506,13 @@ static void tg__mm_packed(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
      * by side after the stationary, chunk after chunk (the layout depends
      * only on K, M, N and the scratch's size); then an operand `keep` names (TG_MATMUL_KEEP_*)
      * is already packed there by the previous call and is not packed again */
-    const size_t aall_r = (size_t)TG_MM_PSTEP(K, TG_MM_MR) * (size_t)(mall / TG_MM_MR);
+    const size_t aall_r = TG_MM_APACK(flat, K, mall);
     const size_t bpan_r = (size_t)TG_MM_PSTEP(K, TG_MM_NR); /* one moving panel */
     const int resident = apack == scratch && K <= kcap && mcap == mall && ncap == nblk &&
                          scratch_floats >= aall_r + (size_t)(nall / TG_MM_NR) * bpan_r;
     if (!resident)
         keep = 0;
+    const ptrdiff_t lda = TG_MM_FLAT_LDA(mcap);
     int k0, m0, n0;
     for (k0 = 0; k0 < K; k0 += kcap) {
         int kc = K - k0 < kcap ? K - k0 : kcap;
@@ -445,7 +520,11 @@ static void tg__mm_packed(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
         for (m0 = 0; m0 < M; m0 += mcap) {
             int mc = M - m0 < mcap ? M - m0 : mcap;
             int np = (mc + TG_MM_MR - 1) / TG_MM_MR, i;
-            if (!(keep & TG_MATMUL_KEEP_STAT))
+            if (keep & TG_MATMUL_KEEP_STAT)
+                ;
+            else if (flat)
+                tg__mm_pack_flat(apack, lda, a, k0, kc, m0, mc);
+            else
                 tg__mm_pack_a(apack, a, k0, kc, m0, mc);
             for (n0 = 0; n0 < N; n0 += ncap) {
                 int nc = N - n0 < ncap ? N - n0 : ncap, q;
@@ -455,17 +534,20 @@ static void tg__mm_packed(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
                     tg__mm_pack_b(bpack, b, k0, kc, n0, nc);
                 for (i = 0; i < np; i++) {
                     int mr = mc - i * TG_MM_MR < TG_MM_MR ? mc - i * TG_MM_MR : TG_MM_MR;
-                    const float *ap = apack + (ptrdiff_t)i * TG_MM_PSTEP(kc, TG_MM_MR);
+                    const float *ap = apack + (ptrdiff_t)i * (flat ? TG_MM_MR : TG_MM_PSTEP(kc, TG_MM_MR));
+                    const ptrdiff_t as = flat ? lda : TG_MM_MR;
                     for (q = 0; q * TG_MM_NR < nc; q++) {
                         int nr = nc - q * TG_MM_NR < TG_MM_NR ? nc - q * TG_MM_NR : TG_MM_NR;
                         const float *bp = bpack + (ptrdiff_t)q * TG_MM_PSTEP(kc, TG_MM_NR);
                         float *c = dst + (ptrdiff_t)(m0 + i * TG_MM_MR) * ds + n0 + q * TG_MM_NR;
                         if (mr == TG_MM_MR && nr == TG_MM_NR)
-                            tg__mm_kernel(c, ds, ap, bp, kc, acc_in);
+                            tg__mm_kernel(c, ds, ap, as, bp, kc, acc_in);
                         else if (nr == TG_MM_NR)
-                            tg__mm_rows(c, ds, ap, bp, kc, mr, acc_in);
+                            tg__mm_rows(c, ds, ap, as, bp, kc, mr, acc_in);
+                        else if (mr == TG_MM_MR && nr == TG_MM_VW)
+                            tg__mm_kernel1(c, ds, ap, as, bp, kc, acc_in);
                         else
-                            tg__mm_partial(c, ds, ap, bp, kc, mr, nr, acc_in);
+                            tg__mm_partial(c, ds, ap, as, bp, kc, mr, nr, acc_in);
                     }
                 }
             }
@@ -494,10 +576,12 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 #undef TG_MM_NV
 #undef TG_MM_NVS
 #undef tg__mm_kernel
+#undef tg__mm_kernel1
 #undef tg__mm_partial
 #undef tg__mm_rows
 #undef tg__mm_pack_a
 #undef tg__mm_pack_b
+#undef tg__mm_pack_flat
 #undef tg__mm_run
 #undef TG_MM_ALIGN
 #undef TG_MM_NR
@@ -507,6 +591,9 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 #undef TG_MM_SB
 #undef TG_MM_QB
 #undef TG_MM_PSTEP
+#undef TG_MM_FLAT_N
+#undef TG_MM_FLAT_LDA
+#undef TG_MM_APACK
 #undef TG_MM_LD
 #undef TG_MM_ST
 #undef TG_MM_ROWS
@@ -521,7 +608,6 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 #undef TG_MM_KERNEL_FN
 #undef TG_MM_DECL
 #undef TG_MM_LOAD
-#undef TG_MM_ZERO
 #undef TG_MM_STEP
 #undef TG_MM_STORE
 #undef TG_MM_NOFUSE

@@ -601,6 +601,11 @@ static void test_matmul_random(void **state)
                                     {129, 13, 33}, {300, 50, 100}, {5, 128, 64}, {257, 97, 200},
                                     {17, 48, 48}, {64, 64, 31}, {128, 1, 512}, {3, 150, 600},
                                     {20, 3, 64},  {40, 5, 96},  {9, 4, 32},    {12, 11, 160},
+                                    /* a last block of one vector of columns (16 on AVX-512, 8 on AVX2), of
+                                     * a whole panel of rows and of fewer; flat stationary packs (N up to 4
+                                     * micro-kernel widths) with rows a multiple of 16 and not */
+                                    {128, 16, 48}, {70, 13, 48}, {33, 128, 80}, {40, 24, 120}, {128, 18, 40},
+                                    {65, 96, 24},
                                     /* N <= 4: the unpacked matrix-vector path, M past its 256-row chunks */
                                     {150, 300, 1}, {129, 17, 4}, {64, 257, 2}, {3, 520, 3}, {1, 1, 4}};
     size_t t;
