@@ -102,27 +102,27 @@ static inline float tg_bits_f32(uint32_t u) { tg_f32u v; v.u = u; return v.f; }
 
 /* ---- generic narrow float codec (internal; constants fold when inlined) -----
  * A narrow IEEE-style format with `mb` mantissa bits, exponent bias `bias`,
- * exponent all-ones = inf/NaN; `ebits` exponent bits. */
+ * exponent all-ones = inf/NaN; `ebits` exponent bits. fp32 → narrow, RNE,
+ * without a shift by a variable amount (so a loop of it vectorizes in
+ * every body): a value in the format's normal range is rounded on its fp32
+ * bits (a carry out of the mantissa moves the exponent up, to inf past the
+ * largest finite value) and rebiased; one below it, where the format's
+ * quantum is fixed, 2^(1-bias-mb), is rounded by adding 2^(24-bias-mb), whose
+ * fp32 quantum that is: the sum's low bits are the subnormal's. NaN keeps
+ * its sign and top payload bits, made quiet. */
 static inline uint32_t tg__f32_to_narrow(uint32_t x, int ebits, int mb, int bias)
 {
+    const int sh = 23 - mb;
+    const uint32_t inf = ((1u << ebits) - 1u) << mb;
+    const uint32_t tiny = (uint32_t)(128 - bias) << 23;          /* the format's least normal */
+    const uint32_t magic = (uint32_t)(151 - bias - mb) << 23;    /* 2^(24-bias-mb) */
     uint32_t sign = (x >> 31) << (ebits + mb);
     uint32_t ax = x & 0x7fffffffu;
-    uint32_t inf = ((1u << ebits) - 1u) << mb;
-    uint32_t ef = ax >> 23;
-    uint32_t m = (ax & 0x7fffffu) | (ef ? 0x800000u : 0u);
-    /* value = m * 2^(max(ef,1) - 150); target biased exponent: */
-    int32_t e = (int32_t)(ef ? ef : 1u) - 127 + bias;
-    int32_t sh = 23 - mb + (e < 1 ? 1 - e : 0);
-    uint32_t base = e < 1 ? 0u : ((uint32_t)(e - 1) << mb);
-    uint32_t q, rem, half, r, nan;
-    if (sh > 25)
-        sh = 25; /* m < 2^24: everything shifts out, rounds to 0 */
-    q = m >> sh;
-    rem = m & ((1u << sh) - 1u);
-    half = 1u << (sh - 1);
-    r = base + q + (uint32_t)(rem > half || (rem == half && (q & 1u)));
+    uint32_t nrm = ((ax + (1u << (sh - 1)) - 1u + ((ax >> sh) & 1u)) >> sh) - ((uint32_t)(127 - bias) << mb);
+    uint32_t sub = tg_f32_bits(tg_bits_f32(ax) + tg_bits_f32(magic)) - magic;
+    uint32_t r = ax < tiny ? sub : nrm;
+    uint32_t nan = inf | (1u << (mb - 1)) | ((ax >> sh) & ((1u << mb) - 1u));
     r = r > inf ? inf : r; /* overflow (and fp32 inf) → inf */
-    nan = inf | (1u << (mb - 1)) | ((ax >> (23 - mb)) & ((1u << mb) - 1u));
     return sign | (ax > 0x7f800000u ? nan : r);
 }
 

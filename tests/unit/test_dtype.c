@@ -2,7 +2,9 @@
  * encoding decoded against an independent formula (and _Float16 when the
  * compiler has it) and re-encoded; fp32 → narrow rounding at every tie,
  * subnormal boundary, overflow threshold, NaN payload, ±0, ±inf; a random
- * sweep against a slow double-precision reference encoder; int casts; rows.
+ * sweep against a slow double-precision reference encoder; every pattern of
+ * the binades where the rounding changes form against an encoder by shifts;
+ * int casts; rows.
  * tg_fp.h first, as in every runtime and generated file: the inline
  * conversions are compiled here under the options they get there. */
 #include "tg_fp.h"
@@ -346,6 +348,64 @@ static void test_sweep(void **state)
     sweep(&F_TF32, 2000000);
 }
 
+/* A second encoder, by shifts: the mantissa with its implicit bit shifted
+ * right by as many places as the format's quantum at the value's exponent
+ * asks, rounded on the bits shifted out (the runtime's codec rounds on the
+ * fp32 bits and, below the format's normals, by adding a power of two). */
+static uint32_t shift_encode(const fmt *f, uint32_t x)
+{
+    uint32_t sign = (x >> 31) << (f->ebits + f->mb), ax = x & 0x7fffffffu;
+    uint32_t inf = ((1u << f->ebits) - 1u) << f->mb, ef = ax >> 23;
+    uint32_t m = (ax & 0x7fffffu) | (ef ? 0x800000u : 0u);
+    int32_t e = (int32_t)(ef ? ef : 1u) - 127 + f->bias;
+    int32_t sh = 23 - f->mb + (e < 1 ? 1 - e : 0);
+    uint32_t base = e < 1 ? 0u : ((uint32_t)(e - 1) << f->mb), q, rem, half, r;
+    if (ax > 0x7f800000u)
+        return sign | inf | (1u << (f->mb - 1)) | ((ax >> (23 - f->mb)) & ((1u << f->mb) - 1u));
+    if (sh > 25)
+        sh = 25;
+    q = m >> sh;
+    rem = m & ((1u << sh) - 1u);
+    half = 1u << (sh - 1);
+    r = base + q + (uint32_t)(rem > half || (rem == half && (q & 1u)));
+    return sign | (r > inf ? inf : r);
+}
+
+/* Every fp32 pattern, both signs, of the exponents where a format's rounding
+ * changes form: from half its least subnormal quantum to two binades above
+ * its least normal, the binades about its overflow threshold, and NaN and
+ * inf; a stride of 4093 over the rest; against shift_encode. (All
+ * 2^32 patterns of f16, e4m3, e5m2 and tf32 were compared when the codec
+ * changed: equal.) */
+static void dense(const fmt *f)
+{
+    const int emax = (1 << f->ebits) - 2 - f->bias;
+    const int bands[3][2] = {{127 + 1 - f->bias - f->mb - 2, 127 + 1 - f->bias + 2},
+                             {127 + emax - 1, 127 + emax + 1}, {255, 255}};
+    for (int b = 0; b < 3; b++)
+        for (int e = bands[b][0] < 0 ? 0 : bands[b][0]; e <= bands[b][1] && e <= 255; e++)
+            for (uint32_t s = 0; s < 2; s++)
+                for (uint32_t m = 0; m < 0x800000u; m++) {
+                    uint32_t x = s << 31 | (uint32_t)e << 23 | m;
+                    if (enc(f, tg_bits_f32(x)) != shift_encode(f, x))
+                        fail_msg("%s(%#x) = %#x, by shifts %#x", f->name, x, enc(f, tg_bits_f32(x)),
+                                 shift_encode(f, x));
+                }
+    for (uint64_t x = 0; x < 0x100000000u; x += 4093)
+        if (enc(f, tg_bits_f32((uint32_t)x)) != shift_encode(f, (uint32_t)x))
+            fail_msg("%s(%#x) = %#x, by shifts %#x", f->name, (uint32_t)x, enc(f, tg_bits_f32((uint32_t)x)),
+                     shift_encode(f, (uint32_t)x));
+}
+
+static void test_narrow_dense(void **state)
+{
+    (void)state;
+    dense(&F_F16);
+    dense(&F_E4M3);
+    dense(&F_E5M2);
+    dense(&F_TF32);
+}
+
 /* fp8: a second, brute-force reference — nearest of all 256 values. */
 static void brute_fp8(const fmt *f)
 {
@@ -565,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_specials),
         cmocka_unit_test(test_sweep),
         cmocka_unit_test(test_fp8_brute),
+        cmocka_unit_test(test_narrow_dense),
         cmocka_unit_test(test_int_casts),
         cmocka_unit_test(test_int_cast_no_negative_zero),
         cmocka_unit_test(test_rows),
