@@ -45,6 +45,10 @@ static const char *const dtype_enums[TG_DTYPE_COUNT] = {
 /* Elements per block when the template splits an innermost loop. */
 #define EMIT_CHUNK 64
 
+/* A source read every second element along a constant innermost loop of at
+ * least this many is gathered into a contiguous row first (operand, stage). */
+#define EMIT_STAGE_MIN 16
+
 /* Activation result tables (act_table): at most this many settings, read by
  * at most this many instructions each; a table is worth building when its
  * activations compute at least as many elements per run as it has entries
@@ -379,7 +383,7 @@ static const char *row_of(E *e, const IrAp *ap, int writable)
     return row;
 }
 
-static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int writable, int skip_inner)
+static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int writable, int skip_inner, int stage)
 {
     tpl_value *m = new_map(e);
     if (!m)
@@ -387,7 +391,7 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
     const EmitDtype *dt = &dtypes[ap->dtype];
     int64_t es = (int64_t)tg_dtype_size(ap->dtype);
     const char *row = row_of(e, ap, writable);
-    const char *idx = "0", *idx2 = "0";
+    const char *idx = "0", *idx2 = "0", *gidx = "0";
     int even = nest && nest->n > 0 && !skip_inner && nest->step[k][nest->n - 1] == 2 && !nest->idx[k];
     for (int d = 0; nest && d < nest->n - (skip_inner ? 1 : 0); d++) {
         if (nest->ncount[d])
@@ -402,6 +406,8 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
         const char *t = s == 1 ? arena_printf(e->arena, "tg_j%d", d)
                                : arena_printf(e->arena, "tg_j%d * %lld", d, (long long)s);
         idx = cadd(e, idx, t ? t : "0");
+        if (d < nest->n - 1)
+            gidx = cadd(e, gidx, t ? t : "0");
         even = even && s % 2 == 0;
         if (even) {
             t = s == 2 ? arena_printf(e->arena, "tg_j%d", d)
@@ -417,7 +423,26 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
      * and the innermost 2 (e.g. a pooling window), its index in 8-byte pairs,
      * read with tg_rd_f32_even (which the compiler vectorizes; the pair's
      * second half is a row byte too, so the read stays inside the row) */
-    put_str(e, m, "idx2", even && ap->mem != IR_MEM_HBM && ap->dtype == TG_FLOAT32 ? idx2 : "");
+    int pair = even && ap->mem != IR_MEM_HBM && ap->dtype == TG_FLOAT32;
+    put_str(e, m, "idx2", pair ? idx2 : "");
+    /* stage: for a source the caller lets be staged (elementwise) that steps
+     * by 2 elements of 1, 2 or 4 bytes along a constant innermost loop of at
+     * least EMIT_STAGE_MIN and has no idx2, a row-local buffer's name: the
+     * template gathers the row's elements into it (tg_stage2_<bits>, from
+     * element gidx, gn of them) before the innermost loop, which reads them
+     * contiguously at its variable ivar. gcc -O2 vectorizes a stride-2 load
+     * by peeling for the gap after its last element, which left a vector's
+     * worth of every row scalar (avgpool2d's window adds). */
+    int inner_n = nest && nest->n > 0 ? nest->n - 1 : 0;
+    int staged = stage && !pair && nest && nest->n > 0 && !skip_inner && !nest->idx[k] && !nest->ncount[inner_n] &&
+                 nest->step[k][inner_n] == 2 && (es == 1 || es == 2 || es == 4) &&
+                 nest->count[inner_n] >= EMIT_STAGE_MIN;
+    put_str(e, m, "stage", staged ? arena_printf(e->arena, "tg_g%d", k) : "");
+    if (staged) {
+        put_str(e, m, "gidx", gidx);
+        put_int(e, m, "gn", nest->count[inner_n]);
+        put_str(e, m, "ivar", arena_printf(e->arena, "tg_j%d", inner_n));
+    }
     put_str(e, m, "sfx", dt->sfx);
     /* f32run: fp32 elements the innermost loop walks one after another (a
      * lane block of them is one run in each row: tg_lanes_stage_f32) */
@@ -644,7 +669,7 @@ static tpl_value *scalar(E *e, const IrScalar *s)
     put_bool(e, m, "is_ap", s->is_ap);
     put(e, m, "num", number(e, s->num, s->numx));
     if (s->is_ap)
-        put(e, m, "ap", operand(e, &s->ap, NULL, 0, 0, 0));
+        put(e, m, "ap", operand(e, &s->ap, NULL, 0, 0, 0, 0));
     return m;
 }
 
@@ -734,14 +759,21 @@ static int elementwise(E *e, IrInst *in, tpl_value *m, int raw)
     put_bool(e, m, "contig", contig);
     int inner = raw && contig;
     put_int(e, m, "memcpy_n", inner ? nest.count[nest.n - 1] : 1);
+    /* sources the template reads only in element() (kernel.c.j2), each
+     * element once per innermost iteration, may be staged (operand) */
+    int stage = !alias && !raw &&
+                (in->op == IR_OP_TENSOR_TENSOR || in->op == IR_OP_SCALAR_TENSOR_TENSOR ||
+                 in->op == IR_OP_RECIPROCAL || in->op == IR_OP_SELECT ||
+                 (in->op == IR_OP_TENSOR_SCALAR && !in->has_reduce) || in->op == IR_OP_LOAD ||
+                 in->op == IR_OP_STORE || in->op == IR_OP_DMA_COPY || in->op == IR_OP_TENSOR_COPY);
     /* chunk: the template may split the innermost loop into blocks of this
      * many (a constant trip count the compiler vectorizes), or 0 */
     put_int(e, m, "chunk", fixed && nest.count[nest.n - 1] % EMIT_CHUNK == 0 ? EMIT_CHUNK : 0);
     put_nest(e, m, &nest, inner);
-    put(e, m, "dst", operand(e, &in->dst, &nest, 0, 1, inner));
+    put(e, m, "dst", operand(e, &in->dst, &nest, 0, 1, inner, 0));
     tpl_value *src = new_list(e);
     for (int i = 0; src && i < in->nsrc; i++)
-        append(e, src, operand(e, &in->src[i], &nest, i + 1, 0, inner));
+        append(e, src, operand(e, &in->src[i], &nest, i + 1, 0, inner, stage));
     put(e, m, "src", src);
     return 1;
 }
@@ -772,7 +804,7 @@ static tpl_value *walk(E *e, IrAp *ap, int writable, SrcLoc loc, int64_t *count)
         return NULL;
     *count = ir_ap_free_elems(ap); /* -1: ragged */
     put_nest(e, m, &nest, 0);
-    put(e, m, "o", operand(e, ap, &nest, 0, writable, 0));
+    put(e, m, "o", operand(e, ap, &nest, 0, writable, 0, 0));
     if (*count >= 0)
         put_int(e, m, "count", *count);
     else
@@ -876,10 +908,10 @@ static int copy_transpose(E *e, const IrInst *in, tpl_value *m)
     if (m) {
         const IrAp *pc = in->op == IR_OP_LOAD ? s : d;
         put_str(e, m, "op", "transpose_copy");
-        put(e, m, "dst", operand(e, d, NULL, 0, 1, 0));
+        put(e, m, "dst", operand(e, d, NULL, 0, 1, 0, 0));
         tpl_value *src = new_list(e);
         if (src)
-            append(e, src, operand(e, s, NULL, 0, 0, 0));
+            append(e, src, operand(e, s, NULL, 0, 0, 0, 0));
         put(e, m, "src", src);
         tpl_value *n = dn >= 0 ? tpl_int(e->ta, dn) : str(e, "(int)(%s)", free_count_c(e, d));
         if (load) { /* source rows j (sfs apart) of P elements */
@@ -1069,7 +1101,7 @@ static int reduce_fields(E *e, const IrInst *in, tpl_value *m)
         unsupported(e, in->reduce_dst.loc, "a reduce other than add, maximum or minimum into [P,1] is");
         return 0;
     }
-    put(e, m, "reduce", operand(e, &in->reduce_dst, NULL, 0, 1, 0));
+    put(e, m, "reduce", operand(e, &in->reduce_dst, NULL, 0, 1, 0, 0));
     put_str(e, m, "reduce_alu", spec_alu_name(in->reduce_op));
     put_str(e, m, "reduce_init", in->reduce_op == SPEC_ALU_ADD       ? "-0.0f"
                                  : in->reduce_op == SPEC_ALU_MAXIMUM ? "tg_bits_f32(0xff800000u)"
@@ -1136,7 +1168,7 @@ static int print_fields(E *e, const IrInst *in, tpl_value *m)
     put(e, m, "idx", idx);
     put(e, m, "shape", shape);
     put(e, m, "stride", stride);
-    put(e, m, "src", operand(e, ap, NULL, 0, 0, 0));
+    put(e, m, "src", operand(e, ap, NULL, 0, 0, 0, 0));
     return 1;
 }
 
@@ -1301,7 +1333,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
         put_str(e, m, "op", raw ? "copy_raw" : "copy_cast");
         ok = elementwise(e, in, m, raw);
         if (in->has_ind) { /* SPEC.md §2.1: every index checked before anything moves */
-            put(e, m, "ind", operand(e, &in->ind, NULL, 0, 0, 0));
+            put(e, m, "ind", operand(e, &in->ind, NULL, 0, 0, 0, 0));
             put_int(e, m, "ind_bound", in->ind_bound);
             char dt[32];
             snprintf(dt, sizeof dt, "TG_%s", tg_dtype_name(in->ind.dtype));
@@ -1399,7 +1431,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
         put(e, m, "scale", scalar(e, &in->scalar[0]));
         put_bool(e, m, "has_bias", in->has_bias);
         if (in->has_bias)
-            put(e, m, "bias", operand(e, &in->bias, NULL, 0, 0, 0));
+            put(e, m, "bias", operand(e, &in->bias, NULL, 0, 0, 0, 0));
         ok = reduce_fields(e, in, m);
         act_table(e, in, m);
         ok = ok && elementwise(e, in, m, 0);
@@ -1417,10 +1449,10 @@ static tpl_value *inst_map(E *e, IrInst *in)
         if (!refine(e, aps, 1, &nest, in->loc))
             return NULL;
         put_nest(e, m, &nest, 0);
-        put(e, m, "dst", operand(e, &in->dst, NULL, 0, 1, 0));
+        put(e, m, "dst", operand(e, &in->dst, NULL, 0, 1, 0, 0));
         tpl_value *src = new_list(e);
         if (src)
-            append(e, src, operand(e, &in->src[0], &nest, 0, 0, 0));
+            append(e, src, operand(e, &in->src[0], &nest, 0, 0, 0, 0));
         put(e, m, "src", src);
         break;
     }
@@ -1588,10 +1620,10 @@ static tpl_value *transpose_fold(E *e, const IrLoop *lp)
     put_bool(e, m, "alias", 0);
     put_bool(e, m, "lanes", 0);
     put(e, m, "dims", new_list(e));
-    put(e, m, "dst", operand(e, &d, NULL, 0, 1, 0));
+    put(e, m, "dst", operand(e, &d, NULL, 0, 1, 0, 0));
     tpl_value *src = new_list(e);
     if (src)
-        append(e, src, operand(e, &s, NULL, 0, 0, 0));
+        append(e, src, operand(e, &s, NULL, 0, 0, 0, 0));
     put(e, m, "src", src);
     put_int(e, m, "rows", lp->trip);
     put_int(e, m, "cols", n);

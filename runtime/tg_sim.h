@@ -103,6 +103,71 @@ static inline float tg_rd_f32_even(const uint8_t *row, int64_t i)
 #endif
 }
 
+/* tg_stage2_<bits>(dst, src, n): elements 0, 2, .., 2(n-1) of a row of
+ * bits-wide elements at src into dst, one after another (the generated C
+ * gathers a source read at a stride of 2 so, before its innermost loop;
+ * emit.c operand's stage). gcc -O2 vectorizes a loop reading at a stride of 2
+ * by peeling a vector's worth of iterations off its end (the load of the
+ * last pair reaches past the last element), so such an op ran that many
+ * elements scalar per row. Here (GNU C vectors, gcc 12 and clang) 16 or 32
+ * elements at a time are picked out of two 64-byte loads by one shuffle; the
+ * last block, when n is not a whole number of them, ends at element 2(n-1)
+ * exactly (its second load starts an element early and the shuffle takes the
+ * odd lanes of it), so nothing past the last element is read. The bits are
+ * copied: the reads after it see the same elements. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
+typedef uint32_t tg__st_u32 __attribute__((vector_size(64), aligned(4)));
+typedef uint16_t tg__st_u16 __attribute__((vector_size(64), aligned(2)));
+/* Shuffle indices: 8 or 16 even ones from o; per width the block's (EV)
+ * and the last block's (LA: evens of the first load, then the odd lanes of
+ * the second, which starts one element early) */
+#define TG_ST_E8(o) (o), (o) + 2, (o) + 4, (o) + 6, (o) + 8, (o) + 10, (o) + 12, (o) + 14
+#define TG_ST_E16(o) TG_ST_E8(o), TG_ST_E8((o) + 16)
+#define TG_ST_EV32 TG_ST_E16(0)
+#define TG_ST_LA32 TG_ST_E8(0), TG_ST_E8(17)
+#define TG_ST_EV16 TG_ST_E16(0), TG_ST_E16(32)
+#define TG_ST_LA16 TG_ST_E16(0), TG_ST_E16(33)
+/* L elements of type V at a time: block j from loads at 2j and 2j + L. */
+#define TG_STAGE2_VEC(V, L, EVEN, LAST)                                      \
+    for (; j + (L) < n; j += (L)) {                                       \
+        V a_, b_, e_;                                                     \
+        memcpy(&a_, src + 2 * j * es, sizeof a_);                         \
+        memcpy(&b_, src + (2 * j + (L)) * es, sizeof b_);                 \
+        e_ = __builtin_shufflevector(a_, b_, EVEN);                       \
+        memcpy(dst + j * es, &e_, sizeof e_);                             \
+    }                                                                     \
+    if (j < n && n >= (L)) {                                              \
+        V a_, b_, e_;                                                     \
+        j = n - (L);                                                      \
+        memcpy(&a_, src + 2 * j * es, sizeof a_);                         \
+        memcpy(&b_, src + (2 * j + (L) - 1) * es, sizeof b_);             \
+        e_ = __builtin_shufflevector(a_, b_, LAST);                       \
+        memcpy(dst + j * es, &e_, sizeof e_);                             \
+        j = n;                                                            \
+    }
+#else
+#define TG_STAGE2_VEC(V, L, EVEN, LAST)
+#endif
+static inline void tg_stage2_8(uint8_t *restrict dst, const uint8_t *restrict src, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++)
+        dst[j] = src[2 * j];
+}
+/* The 2- and 4-byte gathers: L elements of V per block, then one by one. */
+#define TG_STAGE2_FN(BITS, V, L)                                                                      \
+    static inline void tg_stage2_##BITS(uint8_t *restrict dst, const uint8_t *restrict src, int64_t n) \
+    {                                                                                                 \
+        const int64_t es = (BITS) / 8;                                                                \
+        int64_t j = 0;                                                                                \
+        TG_STAGE2_VEC(V, L, TG_ST_EV##BITS, TG_ST_LA##BITS)                                           \
+        for (; j < n; j++)                                                                            \
+            memcpy(dst + j * es, src + 2 * j * es, (BITS) / 8);                                       \
+    }
+TG_STAGE2_FN(16, tg__st_u16, 32)
+TG_STAGE2_FN(32, tg__st_u32, 16)
+#undef TG_STAGE2_FN
+#undef TG_STAGE2_VEC
+
 /* TG_IVDEP before an innermost free loop: its iterations carry no memory
  * dependence (operands are either the same element or disjoint), so gcc may
  * vectorize without a runtime alias check, which -O2's cost model refuses.

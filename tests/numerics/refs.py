@@ -587,6 +587,26 @@ def _ref_rowlocal(p, x):
     return {k: (a, "exact") for k, a in out.items()}
 
 
+def _inputs_stage2(p, r):
+    # small integers: every op is exact in fp32 and bfloat16; x never 0 (reciprocal)
+    w = p["W"]
+    x = r.integers(1, 9, (128, w)) * r.choice([-1, 1], (128, w))
+    return {"x": x.astype(np.float64), "xb": r.integers(-8, 9, (128, w)).astype(np.float64),
+            "xu": r.integers(0, 3, (128, w)), "xi": r.integers(-1000, 1000, (128, 80)),
+            "x3": r.integers(-8, 9, (128, 4, 50)).astype(np.float64)}
+
+
+def _ref_stage2(p, x):
+    xf, xb, xu, x3 = (f32(x[k]) for k in ("x", "xb", "xu", "x3"))
+    xi = x["xi"]
+    out = {"y1": f32(xf[:, 0::2] + xf[:, 1::2]), "y2": f32(f32(xb[:, 1::2] * 3) - 1), "y3": xu[:, 1::2],
+           "y4": xi[:, 0::2] - xi[:, 1::2], "y5": f32(np.float32(1) / xf[:, 0:32:2]),
+           "y6": f32(xf[:, 0:30:2] + 1), "y7": f32(x3[:, :, 0:40:2] * 2),
+           "y8": np.where(xu[:, 0::2] != 0, xb[:, 0::2], f32(-1.0)),
+           "y9": stored(f32(xb[:, 0::2] * xb[:, 1::2]), "bfloat16")}
+    return {k: (v, "exact") for k, v in out.items()}
+
+
 KERNELS = {
     "tensor_add": _k({"N": 512, "M": 2048},
                      [("a", "float32", "N, M"), ("b", "float32", "N, M")],
@@ -1089,6 +1109,14 @@ TEST_KERNELS = {
                  [("rows", "float32", "N, D"), ("rows16", "float32", "N, D"), ("rows8", "float32", "N, D"),
                   ("rowsu", "float32", "N, D"), ("rows3", "bfloat16", "N, 4, 8"), ("picked", "float32", "N, 1"),
                   ("scat", "float32", "N, D")], _inputs_gather, _ref_gather),
+    "stage2": _k({"W": 202},
+                 [("x", "float32", "128, W"), ("xb", "bfloat16", "128, W"), ("xu", "uint8", "128, W"),
+                  ("xi", "int32", "128, 80"), ("x3", "float32", "128, 4, 50")],
+                 [("y1", "float32", "128, W / 2"), ("y2", "float32", "128, W / 2"),
+                  ("y3", "float32", "128, W / 2"), ("y4", "int32", "128, 40"), ("y5", "float32", "128, 16"),
+                  ("y6", "float32", "128, 15"), ("y7", "float32", "128, 4, 20"), ("y8", "float32", "128, W / 2"),
+                  ("y9", "bfloat16", "128, W / 2")],
+                 _inputs_stage2, _ref_stage2),
     "rowlocal": _k({"N": 256, "F": 64, "W": 2100},
                    [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("z", "float32", "128, W")],
                    [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y3", "float32", "N, F"),

@@ -18,7 +18,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
+
 #include "tg_dtype.h"
+#include "tg_sim.h"
 #include "test_rng.h"
 
 /* A narrow float format, described independently of the runtime's codec. */
@@ -570,6 +573,74 @@ static void test_table(void **state)
 }
 
 /* tg_cvt_row for every (src, dst) pair equals element-wise load → store. */
+/* tg_stage2_<bits> (tg_sim.h: the generated C's gather of a source read at a
+ * stride of 2) for every row length 0..130 at 3 offsets, from a heap buffer
+ * that ends at the row's last element (so an ASan build catches a read past
+ * it), against a plain element copy; nothing written past n elements. Built
+ * into the baseline and, with gcc on x86-64, into AVX2 and AVX-512 functions
+ * (the generated bodies inline it so), each run where the CPU has it. */
+typedef void stage2_fn(uint8_t *, const uint8_t *, int64_t);
+#define STAGE2_SET(SUFFIX)                                                                              \
+    static void stage2_8##SUFFIX(uint8_t *d, const uint8_t *s, int64_t n) { tg_stage2_8(d, s, n); }    \
+    static void stage2_16##SUFFIX(uint8_t *d, const uint8_t *s, int64_t n) { tg_stage2_16(d, s, n); }  \
+    static void stage2_32##SUFFIX(uint8_t *d, const uint8_t *s, int64_t n) { tg_stage2_32(d, s, n); }
+STAGE2_SET(_base)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#pragma GCC push_options
+#pragma GCC target("avx2")
+STAGE2_SET(_avx2)
+#pragma GCC pop_options
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl")
+STAGE2_SET(_avx512)
+#pragma GCC pop_options
+#define STAGE2_BODIES 3
+#else
+#define STAGE2_BODIES 1
+#endif
+static void stage2_check(stage2_fn *fn, size_t es)
+{
+    for (int64_t n = 0; n <= 130; n++)
+        for (size_t off = 0; off < 3; off++) {
+            size_t len = off * es + (n ? (size_t)(2 * n - 1) * es : 0);
+            uint8_t *src = malloc(len ? len : 1), *dst = malloc((size_t)n * es + 16);
+            assert_non_null(src);
+            assert_non_null(dst);
+            for (size_t i = 0; i < len; i++)
+                src[i] = (uint8_t)rnd32();
+            memset(dst, 0xa5, (size_t)n * es + 16);
+            fn(dst, src + off * es, n);
+            for (int64_t j = 0; j < n; j++)
+                if (memcmp(dst + (size_t)j * es, src + off * es + (size_t)(2 * j) * es, es) != 0)
+                    fail_msg("tg_stage2_%u: n %lld, offset %zu: element %lld", (unsigned)(es * 8), (long long)n,
+                             off, (long long)j);
+            for (size_t i = (size_t)n * es; i < (size_t)n * es + 16; i++)
+                assert_int_equal(dst[i], 0xa5);
+            free(src);
+            free(dst);
+        }
+}
+
+static void test_stage2(void **state)
+{
+    static stage2_fn *const fns[3][3] = {
+        {stage2_8_base, stage2_16_base, stage2_32_base},
+#if STAGE2_BODIES > 1
+        {stage2_8_avx2, stage2_16_avx2, stage2_32_avx2},
+        {stage2_8_avx512, stage2_16_avx512, stage2_32_avx512},
+#endif
+    };
+    (void)state;
+    for (int b = 0; b < STAGE2_BODIES; b++) {
+#if STAGE2_BODIES > 1
+        if ((b == 1 && !__builtin_cpu_supports("avx2")) || (b == 2 && !__builtin_cpu_supports("avx512bw")))
+            continue;
+#endif
+        for (int w = 0; w < 3; w++)
+            stage2_check(fns[b][w], (size_t)1 << w);
+    }
+}
+
 static void test_rows(void **state)
 {
     enum { N = 700 };
@@ -629,6 +700,7 @@ int main(void)
         cmocka_unit_test(test_int_casts),
         cmocka_unit_test(test_int_cast_no_negative_zero),
         cmocka_unit_test(test_rows),
+        cmocka_unit_test(test_stage2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
