@@ -677,6 +677,46 @@ def block_readback(sp):
     sp.body += rows.wrap(body, sp=sp)
 
 
+# --- block: ops reading every second element of a row ---------------------------
+# (the C back end gathers such a source into a contiguous row first when the row
+# has 16 or more of them: gen/emit.c operand's stage; from HBM when the load is
+# read through, else from SBUF)
+
+def block_strided(sp):
+    r = sp.r
+    n, _, rows, pr, tr, P = row_setup(sp)
+    f = r.choice((20, 32, 33, 40, 64, 101, 202))
+    xd = sp.dtype()
+    x = sp.inp(xd, [n, f])
+    t = sp.tile(xd if r.random() < 0.7 else sp.dtype(), [P, f], sp.bufs())
+    body = [op("load", dst="%s[%s, :]" % (t, tr), src="%s[%s, :]" % (x, pr))]
+    for _ in range(r.randrange(1, 3)):
+        off = r.randrange(0, 2)
+        fh = len(range(off, f, 2))
+        hd = sp.dtype()
+        ht = sp.tile(hd, [P, fh], sp.bufs())
+        hs, hdst = "%s[%s, %d:%d:2]" % (t, tr, off, f), "%s[%s, :]" % (ht, tr)
+        hb = "%s[%s, %d:%d:2]" % (t, tr, 1 - off, f) if f % 2 == 0 and r.random() < 0.5 else hs
+        how = r.choice(("tt", "ts", "recip", "copy", "where", "stt"))
+        if how == "tt":
+            body.append(op("tensor_tensor", dst=hdst, a=hs, b=hb, op=r.choice(ARITH + CMP)))
+        elif how == "ts":
+            body.append(op("tensor_scalar", dst=hdst, src=hs, op0=r.choice(ARITH), operand0=sp.scalar()))
+        elif how == "recip":
+            body.append(op("reciprocal", dst=hdst, src=hs))
+        elif how == "copy":
+            body.append(op("tensor_copy", dst=hdst, src=hs))
+        elif how == "where":
+            body.append(op("select", dst=hdst, pred=hs, on_true=hb, on_false=sp.scalar()))
+        else:
+            body.append(op("scalar_tensor_tensor", dst=hdst, src=hs, op0=r.choice(ARITH), operand0=sp.scalar(),
+                           op1=r.choice(ARITH), b=hb))
+        yh = sp.out(hd, [n, fh])
+        body.append(op("store", dst="%s[%s, :]" % (yh, pr), src=hdst))
+    sp.feat.add("strided-source")
+    sp.body += rows.wrap(body, sp=sp)
+
+
 # --- block: a load transposed by the DMA ---------------------------------------
 
 def block_tload(sp):
@@ -1747,7 +1787,8 @@ def u_dtype(sp, name):
 BLOCKS = ((block_subpart, 2), (block_pipeline, 5), (block_transpose, 3), (block_carried, 2), (block_readback, 1),
           (block_tload, 1), (block_after, 1), (block_matmul, 3), (block_matmul_ragged, 1), (block_matmul_ragged_mn, 2), (block_ragged_2d, 2), (block_ragged_decl, 3 if RAGGED_DECL else 0), (block_pe_transpose, 2),
           (block_dma, 2), (block_bn, 2), (block_preduce, 2), (block_running, 2), (block_ragged_free, 4),
-          (block_tri, 3), (block_tri_matmul, 2), (block_gather, 3), (block_view, 2), (block_scratch, 2))
+          (block_tri, 3), (block_tri_matmul, 2), (block_gather, 3), (block_view, 2), (block_scratch, 2),
+          (block_strided, 2))
 
 
 def make_spec(seed):
