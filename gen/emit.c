@@ -46,8 +46,11 @@ static const char *const dtype_enums[TG_DTYPE_COUNT] = {
 #define EMIT_CHUNK 64
 
 /* A source read every second element along a constant innermost loop of at
- * least this many is gathered into a contiguous row first (operand, stage). */
+ * least EMIT_STAGE_MIN elements, and at most EMIT_STAGE_MAX_BYTES of them (a
+ * buffer on the kernel's stack, as the row-local tiles' budget), is gathered
+ * into a contiguous row first (operand, stage). */
 #define EMIT_STAGE_MIN 16
+#define EMIT_STAGE_MAX_BYTES 4096
 
 /* Activation result tables (act_table): at most this many settings, read by
  * at most this many instructions each; a table is worth building when its
@@ -436,7 +439,7 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
     int inner_n = nest && nest->n > 0 ? nest->n - 1 : 0;
     int staged = stage && !pair && nest && nest->n > 0 && !skip_inner && !nest->idx[k] && !nest->ncount[inner_n] &&
                  nest->step[k][inner_n] == 2 && (es == 1 || es == 2 || es == 4) &&
-                 nest->count[inner_n] >= EMIT_STAGE_MIN;
+                 nest->count[inner_n] >= EMIT_STAGE_MIN && nest->count[inner_n] * es <= EMIT_STAGE_MAX_BYTES;
     put_str(e, m, "stage", staged ? arena_printf(e->arena, "tg_g%d", k) : "");
     if (staged) {
         put_str(e, m, "gidx", gidx);
@@ -704,6 +707,15 @@ static int partial_alias(E *e, const IrAp *d, const IrAp *s)
     return 0;
 }
 
+/* 1 if d and s are HBM accesses of different tensors over one base (a view
+ * and its base, or two views of it: SPEC.md 2.1), which partial_alias does
+ * not compare. */
+static int view_overlap(E *e, const IrAp *d, const IrAp *s)
+{
+    const SpecTensor *t = e->ir->spec->tensors;
+    return d->mem == IR_MEM_HBM && s->mem == IR_MEM_HBM && d->index != s->index && t[d->index].base == t[s->index].base;
+}
+
 /* 1 if every source of `in` has dtype dt and every op passes ok_op. */
 static int row_ops(const IrInst *in, tg_dtype dt, int (*ok_op)(tg_alu_op))
 {
@@ -761,7 +773,10 @@ static int elementwise(E *e, IrInst *in, tpl_value *m, int raw)
     put_int(e, m, "memcpy_n", inner ? nest.count[nest.n - 1] : 1);
     /* sources the template reads only in element() (kernel.c.j2), each
      * element once per innermost iteration, may be staged (operand) */
-    int stage = !alias && !raw &&
+    int views = 0; /* a source over the dst's base tensor: it might overlap, so no row is read ahead */
+    for (int i = 0; i < in->nsrc; i++)
+        views |= view_overlap(e, &in->dst, &in->src[i]);
+    int stage = !alias && !raw && !views &&
                 (in->op == IR_OP_TENSOR_TENSOR || in->op == IR_OP_SCALAR_TENSOR_TENSOR ||
                  in->op == IR_OP_RECIPROCAL || in->op == IR_OP_SELECT ||
                  (in->op == IR_OP_TENSOR_SCALAR && !in->has_reduce) || in->op == IR_OP_LOAD ||

@@ -108,13 +108,17 @@ static inline float tg_bits_f32(uint32_t u) { tg_f32u v; v.u = u; return v.f; }
  * bits (a carry out of the mantissa moves the exponent up, to inf past the
  * largest finite value) and rebiased; one below it, where the format's
  * quantum is fixed, 2^(1-bias-mb), is rounded by adding 2^(24-bias-mb), whose
- * fp32 quantum that is: the sum's low bits are the subnormal's. NaN keeps
- * its sign and top payload bits, made quiet. */
+ * fp32 quantum that is: the sum's low bits are the subnormal's (a float add:
+ * the default environment, round to nearest and no DAZ, as every fp32 op of
+ * the C simulation assumes). NaN keeps its sign and top payload bits, made
+ * quiet. */
 static inline uint32_t tg__f32_to_narrow(uint32_t x, int ebits, int mb, int bias)
 {
     const int sh = 23 - mb;
     const uint32_t inf = ((1u << ebits) - 1u) << mb;
-    const uint32_t tiny = (uint32_t)(128 - bias) << 23;          /* the format's least normal */
+    /* the format's least normal; none for tf32, whose subnormals are fp32's
+     * rounded on the bits (no float add, whatever FTZ/DAZ says) */
+    const uint32_t tiny = bias >= 127 ? 0u : (uint32_t)(128 - bias) << 23;
     const uint32_t magic = (uint32_t)(151 - bias - mb) << 23;    /* 2^(24-bias-mb) */
     uint32_t sign = (x >> 31) << (ebits + mb);
     uint32_t ax = x & 0x7fffffffu;

@@ -140,7 +140,7 @@ typedef float tg__vec;
         TG_MM_ST(c + (ptrdiff_t)(i) * ds + TG_MM_VW, TG_MM_CANON(c##i##1));
 
 /* c[i·ds + j] (+)= Σ_k ap[k·as + i] · bp[k·NR + j], i < ROWS' length, j <
- * NR, over kc packed k rows (as: MR in a panel, the row's length in a flat
+ * NR (j < VW for the one-vector kernel, TWO 0), over kc packed k rows (as: MR in a panel, the row's length in a flat
  * pack), from c (acc_in) or from +0: the micro-kernel
  * (all MR rows of a stationary panel) and, for a last panel of fewer rows,
  * one per row count, which leave the padding rows alone. */

@@ -477,9 +477,11 @@ typedef struct tg_pe_src {
 
 /* Floats of scratch with which tg_matmul packs a whole K block of both
  * operands at once, for K ≤ k, M ≤ m and N ≤ n (so every element is widened
- * once per call): min(k, 128) rows of m and of n, each rounded up to the
- * widest micro-kernel's block (16 rows, 32 columns), and a cache line of
- * padding per packed panel (at most one panel per row or column). */
+ * once per call): min(k, 128) rows of m and of n, m + 15 covering M rounded
+ * up to the widest micro-kernel's rows (8) plus the 8 floats a flat pack of
+ * the stationary adds per k row (tg_mm_impl.h TG_MM_FLAT_LDA), n + 31 N
+ * rounded up to its columns (32), and a cache line of padding per packed
+ * panel (at most one panel per row or column). */
 #define TG_MATMUL_SCRATCH_FLOATS(k, m, n)                                                                    \
     (((size_t)((k) < TG_MATMUL_K_MAX ? (k) : TG_MATMUL_K_MAX) + 16u) * ((size_t)(m) + 15u + (size_t)(n) + 31u))
 

@@ -109,11 +109,14 @@ static inline float tg_rd_f32_even(const uint8_t *row, int64_t i)
  * emit.c operand's stage). gcc -O2 vectorizes a loop reading at a stride of 2
  * by peeling a vector's worth of iterations off its end (the load of the
  * last pair reaches past the last element), so such an op ran that many
- * elements scalar per row. Here (GNU C vectors, gcc 12 and clang) 16 or 32
- * elements at a time are picked out of two 64-byte loads by one shuffle; the
- * last block, when n is not a whole number of them, ends at element 2(n-1)
- * exactly (its second load starts an element early and the shuffle takes the
- * odd lanes of it), so nothing past the last element is read. The bits are
+ * elements scalar per row. Here, with `wide` (the generated AVX-512 body's
+ * tg_avx512; GNU C vectors, gcc 12 and clang), 16 or 32 elements at a time
+ * are picked out of two 64-byte loads by one shuffle; the last block, when n
+ * is not a whole number of them, ends at element 2(n-1) exactly (its second
+ * load starts an element early and the shuffle takes the odd lanes of it), so
+ * nothing past the last element is read. Without it (other bodies: the
+ * shuffle lowered to SSE2 or NEON pieces ran 3-5x slower than the plain
+ * loop), and for bytes, the elements are copied one by one. The bits are
  * copied: the reads after it see the same elements. */
 #if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 12)
 typedef uint32_t tg__st_u32 __attribute__((vector_size(64), aligned(4)));
@@ -148,25 +151,35 @@ typedef uint16_t tg__st_u16 __attribute__((vector_size(64), aligned(2)));
 #else
 #define TG_STAGE2_VEC(V, L, EVEN, LAST)
 #endif
-static inline void tg_stage2_8(uint8_t *restrict dst, const uint8_t *restrict src, int64_t n)
+static inline void tg_stage2_8(uint8_t *restrict dst, const uint8_t *restrict src, int64_t n, int wide)
 {
+    (void)wide;
     for (int64_t j = 0; j < n; j++)
         dst[j] = src[2 * j];
 }
-/* The 2- and 4-byte gathers: L elements of V per block, then one by one. */
-#define TG_STAGE2_FN(BITS, V, L)                                                                      \
-    static inline void tg_stage2_##BITS(uint8_t *restrict dst, const uint8_t *restrict src, int64_t n) \
-    {                                                                                                 \
-        const int64_t es = (BITS) / 8;                                                                \
-        int64_t j = 0;                                                                                \
-        TG_STAGE2_VEC(V, L, TG_ST_EV##BITS, TG_ST_LA##BITS)                                           \
-        for (; j < n; j++)                                                                            \
-            memcpy(dst + j * es, src + 2 * j * es, (BITS) / 8);                                       \
+/* The 2- and 4-byte gathers: L elements of V per block (wide), then one by one. */
+#define TG_STAGE2_FN(BITS, V, L)                                                                       \
+    static inline void tg_stage2_##BITS(uint8_t *restrict dst, const uint8_t *restrict src, int64_t n, \
+                                        int wide)                                                      \
+    {                                                                                                  \
+        const int64_t es = (BITS) / 8;                                                                 \
+        int64_t j = 0;                                                                                 \
+        if (wide) {                                                                                    \
+            TG_STAGE2_VEC(V, L, TG_ST_EV##BITS, TG_ST_LA##BITS)                                        \
+        }                                                                                              \
+        for (; j < n; j++)                                                                             \
+            memcpy(dst + j * es, src + 2 * j * es, (BITS) / 8);                                        \
     }
 TG_STAGE2_FN(16, tg__st_u16, 32)
 TG_STAGE2_FN(32, tg__st_u32, 16)
 #undef TG_STAGE2_FN
 #undef TG_STAGE2_VEC
+#undef TG_ST_E8
+#undef TG_ST_E16
+#undef TG_ST_EV32
+#undef TG_ST_LA32
+#undef TG_ST_EV16
+#undef TG_ST_LA16
 
 /* TG_IVDEP before an innermost free loop: its iterations carry no memory
  * dependence (operands are either the same element or disjoint), so gcc may

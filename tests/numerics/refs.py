@@ -593,7 +593,8 @@ def _inputs_stage2(p, r):
     x = r.integers(1, 9, (128, w)) * r.choice([-1, 1], (128, w))
     return {"x": x.astype(np.float64), "xb": r.integers(-8, 9, (128, w)).astype(np.float64),
             "xu": r.integers(0, 3, (128, w)), "xi": r.integers(-1000, 1000, (128, 80)),
-            "x3": r.integers(-8, 9, (128, 4, 50)).astype(np.float64)}
+            "x3": r.integers(-8, 9, (128, 4, 50)).astype(np.float64),
+            "xl": r.integers(-8, 9, (128, 2100)).astype(np.float64)}
 
 
 def _ref_stage2(p, x):
@@ -603,7 +604,7 @@ def _ref_stage2(p, x):
            "y4": xi[:, 0::2] - xi[:, 1::2], "y5": f32(np.float32(1) / xf[:, 0:32:2]),
            "y6": f32(xf[:, 0:30:2] + 1), "y7": f32(x3[:, :, 0:40:2] * 2),
            "y8": np.where(xu[:, 0::2] != 0, xb[:, 0::2], f32(-1.0)),
-           "y9": stored(f32(xb[:, 0::2] * xb[:, 1::2]), "bfloat16")}
+           "y9": stored(f32(xb[:, 0::2] * xb[:, 1::2]), "bfloat16"), "y10": f32(f32(x["xl"])[:, 1::2] * 2)}
     return {k: (v, "exact") for k, v in out.items()}
 
 
@@ -1111,11 +1112,11 @@ TEST_KERNELS = {
                   ("scat", "float32", "N, D")], _inputs_gather, _ref_gather),
     "stage2": _k({"W": 202},
                  [("x", "float32", "128, W"), ("xb", "bfloat16", "128, W"), ("xu", "uint8", "128, W"),
-                  ("xi", "int32", "128, 80"), ("x3", "float32", "128, 4, 50")],
+                  ("xi", "int32", "128, 80"), ("x3", "float32", "128, 4, 50"), ("xl", "float32", "128, 2100")],
                  [("y1", "float32", "128, W / 2"), ("y2", "float32", "128, W / 2"),
                   ("y3", "float32", "128, W / 2"), ("y4", "int32", "128, 40"), ("y5", "float32", "128, 16"),
                   ("y6", "float32", "128, 15"), ("y7", "float32", "128, 4, 20"), ("y8", "float32", "128, W / 2"),
-                  ("y9", "bfloat16", "128, W / 2")],
+                  ("y9", "bfloat16", "128, W / 2"), ("y10", "float32", "128, 1050")],
                  _inputs_stage2, _ref_stage2),
     "rowlocal": _k({"N": 256, "F": 64, "W": 2100},
                    [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("z", "float32", "128, W")],

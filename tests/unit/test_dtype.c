@@ -572,18 +572,18 @@ static void test_table(void **state)
     assert_true(tg_dtype_is_signed_int(TG_INT16) && !tg_dtype_is_signed_int(TG_UINT16));
 }
 
-/* tg_cvt_row for every (src, dst) pair equals element-wise load → store. */
 /* tg_stage2_<bits> (tg_sim.h: the generated C's gather of a source read at a
  * stride of 2) for every row length 0..130 at 3 offsets, from a heap buffer
  * that ends at the row's last element (so an ASan build catches a read past
- * it), against a plain element copy; nothing written past n elements. Built
- * into the baseline and, with gcc on x86-64, into AVX2 and AVX-512 functions
- * (the generated bodies inline it so), each run where the CPU has it. */
-typedef void stage2_fn(uint8_t *, const uint8_t *, int64_t);
-#define STAGE2_SET(SUFFIX)                                                                              \
-    static void stage2_8##SUFFIX(uint8_t *d, const uint8_t *s, int64_t n) { tg_stage2_8(d, s, n); }    \
-    static void stage2_16##SUFFIX(uint8_t *d, const uint8_t *s, int64_t n) { tg_stage2_16(d, s, n); }  \
-    static void stage2_32##SUFFIX(uint8_t *d, const uint8_t *s, int64_t n) { tg_stage2_32(d, s, n); }
+ * it), against a plain element copy; nothing written past n elements. Both
+ * forms (wide: the shuffles; not: one by one), built into the baseline and,
+ * with gcc on x86-64, into AVX2 and AVX-512 functions (the generated bodies
+ * inline it so), each run where the CPU has it. */
+typedef void stage2_fn(uint8_t *, const uint8_t *, int64_t, int);
+#define STAGE2_SET(SUFFIX)                                                                                      \
+    static void stage2_8##SUFFIX(uint8_t *d, const uint8_t *s, int64_t n, int w) { tg_stage2_8(d, s, n, w); }   \
+    static void stage2_16##SUFFIX(uint8_t *d, const uint8_t *s, int64_t n, int w) { tg_stage2_16(d, s, n, w); } \
+    static void stage2_32##SUFFIX(uint8_t *d, const uint8_t *s, int64_t n, int w) { tg_stage2_32(d, s, n, w); }
 STAGE2_SET(_base)
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
 #pragma GCC push_options
@@ -598,7 +598,7 @@ STAGE2_SET(_avx512)
 #else
 #define STAGE2_BODIES 1
 #endif
-static void stage2_check(stage2_fn *fn, size_t es)
+static void stage2_check(stage2_fn *fn, size_t es, int wide)
 {
     for (int64_t n = 0; n <= 130; n++)
         for (size_t off = 0; off < 3; off++) {
@@ -609,11 +609,11 @@ static void stage2_check(stage2_fn *fn, size_t es)
             for (size_t i = 0; i < len; i++)
                 src[i] = (uint8_t)rnd32();
             memset(dst, 0xa5, (size_t)n * es + 16);
-            fn(dst, src + off * es, n);
+            fn(dst, src + off * es, n, wide);
             for (int64_t j = 0; j < n; j++)
                 if (memcmp(dst + (size_t)j * es, src + off * es + (size_t)(2 * j) * es, es) != 0)
-                    fail_msg("tg_stage2_%u: n %lld, offset %zu: element %lld", (unsigned)(es * 8), (long long)n,
-                             off, (long long)j);
+                    fail_msg("tg_stage2_%u (wide %d): n %lld, offset %zu: element %lld", (unsigned)(es * 8), wide,
+                             (long long)n, off, (long long)j);
             for (size_t i = (size_t)n * es; i < (size_t)n * es + 16; i++)
                 assert_int_equal(dst[i], 0xa5);
             free(src);
@@ -637,10 +637,12 @@ static void test_stage2(void **state)
             continue;
 #endif
         for (int w = 0; w < 3; w++)
-            stage2_check(fns[b][w], (size_t)1 << w);
+            for (int wide = 0; wide < 2; wide++)
+                stage2_check(fns[b][w], (size_t)1 << w, wide);
     }
 }
 
+/* tg_cvt_row for every (src, dst) pair equals element-wise load → store. */
 static void test_rows(void **state)
 {
     enum { N = 700 };

@@ -685,8 +685,11 @@ static void test_matmul_direct(void **state)
     static uint8_t sa[130 * 3 * 150 * 4 + 64], sb[130 * 3 * 520 * 4 + 64];
     static float wa[130 * 150], wb[130 * 520], d1[150 * 530], d2[150 * 530], scratch[TG_MATMUL_SCRATCH_FLOATS(128, 150, 520)];
     static const tg_dtype dts[] = {TG_FLOAT32, TG_TFLOAT32, TG_BFLOAT16, TG_FLOAT16, TG_FLOAT8_E4M3, TG_FLOAT8_E5M2};
+    /* with scratch of exactly TG_MATMUL_SCRATCH_FLOATS: flat stationary packs (N up to 4 micro-kernel
+     * widths) at M = 9 and 17 (M + 15 just covers their rows and pad) and 128 */
     static const int shapes[][3] = {{128, 128, 512}, {1, 1, 1}, {7, 13, 17}, {128, 150, 33}, {64, 6, 16}, {3, 97, 200},
-                                    {128, 150, 1}, {37, 100, 4}, {5, 3, 2}};
+                                    {128, 150, 1}, {37, 100, 4}, {5, 3, 2}, {128, 9, 40}, {70, 17, 100},
+                                    {128, 128, 48}};
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
