@@ -236,13 +236,20 @@ static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, ptrdiff_t as
  * for the moving operand), so the full-width loops vectorize in the
  * variant's instruction set; a W that is not whole vectors widens up to 256
  * contiguous elements of the row first and copies them out a panel each. */
-#define TG_MM_PACK_DT(W, RD)                                                      \
+/* The walk both packs share: TG_MM_EACH_ROW { TG_MM_ROW_BEGIN ... } visits
+ * rows k = 0 .. kc-1 (operand row k0 + k, in block blk at row kin of o->kb);
+ * r_ is the row's element j0, and the row two ahead is prefetched. */
+#define TG_MM_EACH_ROW                                                                                    \
     for (k = 0, kin = k0 % o->kb, blk = o->base + (ptrdiff_t)(k0 / o->kb) * o->bs + j0 * fs * es; k < kc; \
-         k++, kin = kin + 1 < o->kb ? kin + 1 : 0, blk += kin ? 0 : o->bs) {      \
-        const uint8_t *r_ = blk + kin * ps;                                       \
+         k++, kin = kin + 1 < o->kb ? kin + 1 : 0, blk += kin ? 0 : o->bs)
+#define TG_MM_ROW_BEGIN                                                                                   \
+    const uint8_t *r_ = blk + kin * ps;                                                                   \
+    TG_MM_PREFETCH_ROW(kin + 2 < o->kb ? r_ + 2 * ps : blk + o->bs + (kin + 2 - o->kb) * ps, rowbytes)
+#define TG_MM_PACK_DT(W, RD)                                                      \
+    TG_MM_EACH_ROW {                                                              \
+        TG_MM_ROW_BEGIN                                                           \
         float *d_ = dst + k * (W);                                                \
         int q_ = 0;                                                               \
-        TG_MM_PREFETCH_ROW(kin + 2 < o->kb ? r_ + 2 * ps : blk + o->bs + (kin + 2 - o->kb) * ps, rowbytes); \
         if (fs == 1 && (W) % TG_MM_VW != 0) /* a narrow panel: via a row */       \
             while (q_ < nfull) {                                                  \
                 int qn_ = nfull - q_ < TG_MM_PACK_Q(W) ? nfull - q_ : TG_MM_PACK_Q(W), q1_; \
@@ -331,11 +338,9 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
  * kernels then read a panel's rows lda floats apart. */
 #define TG_MM_RD_ANY_O(r, i) tg_load_f32(r, o->dt, (size_t)(i))
 #define TG_MM_FLAT_DT(RD)                                                                                  \
-    for (k = 0, kin = k0 % o->kb, blk = o->base + (ptrdiff_t)(k0 / o->kb) * o->bs + j0 * fs * es; k < kc; \
-         k++, kin = kin + 1 < o->kb ? kin + 1 : 0, blk += kin ? 0 : o->bs) {                               \
-        const uint8_t *r_ = blk + kin * ps;                                                                \
+    TG_MM_EACH_ROW {                                                                                       \
+        TG_MM_ROW_BEGIN                                                                                    \
         float *d_ = dst + k * lda;                                                                         \
-        TG_MM_PREFETCH_ROW(kin + 2 < o->kb ? r_ + 2 * ps : blk + o->bs + (kin + 2 - o->kb) * ps, rowbytes)  \
         if (fs == 1)                                                                                       \
             for (j = 0; j < n; j++)                                                                        \
                 d_[j] = RD(r_, j);                                                                         \
@@ -356,6 +361,8 @@ static void tg__mm_pack_flat(float *dst, ptrdiff_t lda, const tg__mm_src *o, int
 }
 #undef TG_MM_FLAT_DT
 #undef TG_MM_RD_ANY_O
+#undef TG_MM_EACH_ROW
+#undef TG_MM_ROW_BEGIN
 #undef TG_MM_PREFETCH_ROW
 
 
