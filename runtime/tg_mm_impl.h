@@ -464,6 +464,120 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
                 dst[(ptrdiff_t)(m0 + i) * ds + n] = tg_nan_canon(c[n][i]);
     }
 }
+
+/* The kernels' sums for M <= TG_MM_SHORT dst rows and N wider than
+ * TG_MM_NARROW (a vector-matrix product: a ones column summing partitions, a
+ * one-channel convolution), without packing: per dst row, TG_MM_SHK k rows at
+ * a time over all of N, read in place from dst: d = d + b[k][n] · a[k][m],
+ * the moving element first as in the kernel, one multiply then one add per
+ * element and k, k in increasing order from dst (accumulate) or +0, a NaN
+ * sum stored canonical at the end. The same operations on each dst element as
+ * the kernel's, so the same bits. The packed path widened every moving
+ * element into panels for one row of sums (M = 1: 3 of 4 micro-kernel rows
+ * idle), then read the panels back. A moving row of fp32 or bf16 elements is
+ * widened in registers (TG_MM_SH_LDF, TG_MM_SH_LDBF); other dtypes and
+ * strided rows a vector at a time through tg_load_f32 into a copy. */
+#define TG_MM_SHORT TG_MATMUL_NARROW
+#define TG_MM_SHK 4
+#if TG_MM_VW > 1
+typedef uint16_t TG_MM_FN(tg__hvec) __attribute__((vector_size(TG_MM_VW * 2), aligned(2), may_alias));
+typedef uint32_t TG_MM_FN(tg__uvec) __attribute__((vector_size(TG_MM_VW * 4)));
+#define TG_MM_SH_LDBF(r, j)                                                                              \
+    ((tg__vec)(__builtin_convertvector(*(const TG_MM_FN(tg__hvec) *)(const void *)((r) + 2 * (j)),      \
+                                       TG_MM_FN(tg__uvec)) << 16))
+#else
+#define TG_MM_SH_LDBF(r, j) tg__mm_rd_bf16(r, j)
+#endif
+#define TG_MM_SH_LDF(r, j) TG_MM_LD((r) + 4 * (j))
+/* One k row's step on a vector of the dst row's sums c_, the moving row's
+ * elements j .. j + VW - 1 widened by LDV (TG_MM_SH_LDF or TG_MM_SH_LDBF). */
+#define TG_MM_SH_STEP(kk, LDV)                                  \
+    {                                                           \
+        tg__vec p_ = LDV(rows[kk], j) * av[kk];                 \
+        TG_MM_NOFUSE(p_);                                       \
+        c_ = c_ + p_;                                           \
+    }
+#define TG_MM_SH_STEPF(kk) TG_MM_SH_STEP(kk, TG_MM_SH_LDF)
+#define TG_MM_SH_STEPBF(kk) TG_MM_SH_STEP(kk, TG_MM_SH_LDBF)
+/* A group of TG_MM_SHK rows over the whole vectors of dst row d. */
+#define TG_MM_SH_GROUP(STEP)                                    \
+    for (j = 0; j + TG_MM_VW <= N; j += TG_MM_VW) {             \
+        tg__vec c_ = TG_MM_LD(d + j);                           \
+        TG_MM_R4(STEP)                                          \
+        TG_MM_ST(d + j, c_);                                    \
+    }
+static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M,
+                                    int N, int accumulate)
+{
+    const uint8_t *rows[TG_MM_SHK], *ablk = a->base, *bblk = b->base;
+    const ptrdiff_t ea = (ptrdiff_t)tg_dtype_size(a->dt), eb = (ptrdiff_t)tg_dtype_size(b->dt);
+    const int fast = b->fs == 1 && (b->dt == TG_FLOAT32 || b->dt == TG_TFLOAT32 || b->dt == TG_BFLOAT16);
+    float as[TG_MM_SHK][TG_MM_SHORT];
+    int ain = 0, bin = 0, m, j;
+    for (m = 0; m < M && !accumulate; m++)
+        for (j = 0; j < N; j++)
+            dst[m * ds + j] = 0.0f; /* +0: the start value when not accumulating */
+    for (int k1 = 0; k1 < K; k1 += TG_MM_SHK) {
+        const int ks = K - k1 < TG_MM_SHK ? K - k1 : TG_MM_SHK;
+        for (int kk = 0; kk < ks; kk++) {
+            rows[kk] = bblk + (ptrdiff_t)bin * b->ps;
+            for (m = 0; m < M; m++)
+                as[kk][m] = tg_load_f32(ablk + (ptrdiff_t)ain * a->ps + (ptrdiff_t)m * a->fs * ea, a->dt, 0);
+            if (++ain == a->kb) {
+                ain = 0;
+                ablk += a->bs;
+            }
+            if (++bin == b->kb) {
+                bin = 0;
+                bblk += b->bs;
+            }
+        }
+        for (m = 0; m < M; m++) {
+            float *d = dst + m * ds;
+            tg__vec av[TG_MM_SHK];
+            for (int kk = 0; kk < TG_MM_SHK; kk++)
+                av[kk] = (tg__vec){0} + as[kk < ks ? kk : 0][m];
+            if (fast && ks == TG_MM_SHK && b->dt == TG_BFLOAT16)
+                TG_MM_SH_GROUP(TG_MM_SH_STEPBF)
+            else if (fast && ks == TG_MM_SHK)
+                TG_MM_SH_GROUP(TG_MM_SH_STEPF)
+            else
+                j = 0;
+            /* the rest of the row (all of it for the other rows and dtypes):
+             * a vector at a time through a copy, zeros past N */
+            for (; j < N; j += TG_MM_VW) {
+                TG_MM_ALIGN float t[TG_MM_SHK][TG_MM_VW], cv[TG_MM_VW];
+                const int jn = N - j < TG_MM_VW ? N - j : TG_MM_VW;
+                int i;
+                for (int kk = 0; kk < ks; kk++)
+                    for (i = 0; i < TG_MM_VW; i++)
+                        t[kk][i] = i < jn ? tg_load_f32(rows[kk] + (ptrdiff_t)(j + i) * b->fs * eb, b->dt, 0) : 0.0f;
+                for (i = 0; i < TG_MM_VW; i++)
+                    cv[i] = i < jn ? d[j + i] : 0.0f;
+                {
+                    tg__vec c_ = TG_MM_LD(cv);
+                    for (int kk = 0; kk < ks; kk++) {
+                        tg__vec p_ = TG_MM_LD(t[kk]) * av[kk];
+                        TG_MM_NOFUSE(p_);
+                        c_ = c_ + p_;
+                    }
+                    TG_MM_ST(cv, c_);
+                }
+                for (i = 0; i < jn; i++)
+                    d[j + i] = cv[i];
+            }
+        }
+    }
+    for (m = 0; m < M; m++)
+        for (j = 0; j < N; j++)
+            dst[m * ds + j] = tg_nan_canon(dst[m * ds + j]);
+}
+#undef TG_MM_SH_STEP
+#undef TG_MM_SH_STEPF
+#undef TG_MM_SH_STEPBF
+#undef TG_MM_SH_GROUP
+#undef TG_MM_SH_LDF
+#undef TG_MM_SH_LDBF
 #undef TG_MM_NW_LOAD
 #undef TG_MM_NW_STEP
 #undef TG_MM_NW_STORE
@@ -569,6 +683,8 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 {
     if (N <= TG_MM_NARROW)
         tg__mm_narrow(dst, ds, a, b, K, M, N, accumulate);
+    else if (M <= TG_MM_SHORT)
+        TG_MM_FN(tg__mm_short)(dst, ds, a, b, K, M, N, accumulate);
     else
         tg__mm_packed(dst, ds, a, b, K, M, N, accumulate, scratch, scratch_floats, keep);
 }
@@ -579,6 +695,8 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 #undef tg__mm_narrow
 #undef tg__mm_packed
 #undef TG_MM_NARROW
+#undef TG_MM_SHORT
+#undef TG_MM_SHK
 #undef TG_MM_NKS
 #undef TG_MM_NV
 #undef TG_MM_NVS

@@ -508,8 +508,10 @@ void tg_matmul(float *dst, ptrdiff_t dst_stride, tg_pe_src stat, tg_pe_src mov, 
  * tg_matmul. */
 #define TG_MATMUL_KEEP_STAT 1
 #define TG_MATMUL_KEEP_MOV 2
-/* N up to this many dst columns: a matrix-vector product, done without
- * packing either operand (so nothing is kept; `keep` is then ignored). */
+/* N up to this many dst columns (a matrix-vector product), or else M up to
+ * this many dst rows (a vector-matrix product: a ones column summing
+ * partitions): done without packing either operand (so nothing is kept;
+ * `keep` is then ignored). */
 #define TG_MATMUL_NARROW 4
 void tg_matmul_keep(float *dst, ptrdiff_t dst_stride, tg_pe_src stat, tg_pe_src mov, int K, int M, int N,
                     int accumulate, float *scratch, size_t scratch_floats, int keep);

@@ -451,6 +451,14 @@ def s03_ragged_affine(x):
     return {"y": x * np.float32(2) + np.float32(1)}
 
 
+@probe({"y": EXACT})
+def s04_colsum_ones_mm(x):
+    # the Tensor engine sums the products (x * 1, exact) in increasing k from +0 in
+    # fp32; numpy's sum over an axis that is not the innermost adds whole rows into the
+    # result in order, the same fold (standard normal inputs: no -0 rows)
+    return {"y": bf16_dec(x).reshape(-1, 128, x.shape[1]).sum(axis=1, dtype=np.float32)}
+
+
 # --- inputs, timing and the check ---------------------------------------------------
 
 def tensors(directory):

@@ -538,7 +538,7 @@ static void test_matmul_nan_canonical(void **state)
     static const uint16_t nans16[] = {0x7f81u, 0xff81u, 0x7fc0u, 0xffc1u, 0x7fa5u, 0x7f80u};
     static float st[20 * 37], mv[20 * 41], d[37 * 41], r[37 * 41];
     static uint16_t st16[20 * 37], mv16[20 * 41];
-    static const int shapes[][3] = {{20, 37, 41}, {7, 37, 1}, {20, 13, 4}, {1, 5, 17}};
+    static const int shapes[][3] = {{20, 37, 41}, {7, 37, 1}, {20, 13, 4}, {1, 5, 17}, {20, 1, 41}, {9, 3, 33}};
     int top = tg_matmul_isa(0);
     (void)state;
     for (int bf = 0; bf < 2; bf++)
@@ -607,7 +607,10 @@ static void test_matmul_random(void **state)
                                     {128, 16, 48}, {70, 13, 48}, {33, 128, 80}, {40, 24, 120}, {128, 18, 40},
                                     {65, 96, 24},
                                     /* N <= 4: the unpacked matrix-vector path, M past its 256-row chunks */
-                                    {150, 300, 1}, {129, 17, 4}, {64, 257, 2}, {3, 520, 3}, {1, 1, 4}};
+                                    {150, 300, 1}, {129, 17, 4}, {64, 257, 2}, {3, 520, 3}, {1, 1, 4},
+                                    /* M <= 4, N > 4: the unpacked vector-matrix path, k in groups of 4 and a
+                                     * last group of fewer, N with and without a part vector */
+                                    {130, 2, 100}, {7, 4, 21}, {129, 1, 33}, {2, 3, 5}, {4, 1, 610}};
     size_t t;
     int i;
     (void)state;
@@ -689,7 +692,10 @@ static void test_matmul_direct(void **state)
      * widths) at M = 9 and 17 (M + 15 just covers their rows and pad) and 128 */
     static const int shapes[][3] = {{128, 128, 512}, {1, 1, 1}, {7, 13, 17}, {128, 150, 33}, {64, 6, 16}, {3, 97, 200},
                                     {128, 150, 1}, {37, 100, 4}, {5, 3, 2}, {128, 9, 40}, {70, 17, 100},
-                                    {128, 128, 48}};
+                                    {128, 128, 48},
+                                    /* M <= 4, N > 4 (unpacked; fp32 and bf16 rows of stride 1 widened in
+                                     * registers, the rest through a copy) */
+                                    {128, 1, 512}, {37, 2, 100}, {5, 4, 17}, {1, 3, 40}, {127, 1, 7}, {66, 4, 33}};
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
@@ -749,7 +755,7 @@ static void test_matmul_keep(void **state)
     static float d1[MM * NM], d2[MM * NM], scratch[TG_MATMUL_SCRATCH_FLOATS(KM, MM, NM)];
     /* K, M, N */
     static const int cases[][3] = {{128, 128, 512}, {37, 13, 40}, {1, 6, 16}, {100, 130, 520}, {64, 7, 17},
-                                   {128, 130, 1}, {50, 20, 3}};
+                                   {128, 130, 1}, {50, 20, 3}, {128, 1, 512}, {37, 4, 40}};
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
@@ -775,8 +781,8 @@ static void test_matmul_keep(void **state)
                     tg_pe_src a2 = {sa2, M * 4, 1, TG_FLOAT32}, b2 = {sb2, N * 4, 1, TG_FLOAT32};
                     tg_pe_src an = keep & TG_MATMUL_KEEP_STAT ? a2 : a, bn = keep & TG_MATMUL_KEEP_MOV ? b2 : b;
                     tg_matmul_keep(d1, N, an, bn, K, M, N, 0, scr, n, keep);
-                    /* TG_MATMUL_SCRATCH_FLOATS keeps every panel; nothing is packed for narrow N */
-                    const int kept = room == 2 && N > TG_MATMUL_NARROW;
+                    /* TG_MATMUL_SCRATCH_FLOATS keeps every panel; nothing is packed for narrow N or M */
+                    const int kept = room == 2 && N > TG_MATMUL_NARROW && M > TG_MATMUL_NARROW;
                     tg_matmul(d2, N, kept ? a : an, kept ? b : bn, K, M, N, 0, NULL, 0);
                     assert_memory_equal(d1, d2, sizeof(float) * (size_t)(M * N));
                 }
@@ -794,7 +800,9 @@ static void test_matmul_blocks(void **state)
     static const int cases[][5] = {{64, 4, 128, 512}, {37, 5, 13, 40, 1}, {1, 7, 6, 16, 2}, {50, 3, 150, 33},
                                    {64, 6, 20, 64, 1}, {3, 2, 97, 200, 2}, {128, 5, 30, 48, 1}, {100, 7, 7, 17},
                                    {64, 3, 150, 1, 1}, {37, 5, 40, 4, 2}, {20, 2, 130, 2}, {100, 6, 30, 3},
-                                   {90, 4, 20, 1, 2}}; /* the last two: narrow, K·blocks past 256 */
+                                   {90, 4, 20, 1, 2}, /* the last two: narrow, K·blocks past 256 */
+                                   /* M <= 4, N > 4 (unpacked), K not a multiple of its groups of 4 */
+                                   {64, 3, 1, 512}, {37, 5, 2, 40, 2}, {19, 4, 4, 64, 1}};
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
