@@ -1214,13 +1214,27 @@ static int latency_bound(SpecAlu op)
     return op == SPEC_ALU_ADD || op == SPEC_ALU_SUBTRACT || op == SPEC_ALU_MULTIPLY;
 }
 
+/* An activation with a reduce into a narrow dst folds its fp32 results,
+ * which the dst holds only rounded. In lanes, each row's fp32 results are
+ * kept on the stack for the block (`tg_lf`, TG_LANES rows of lane_f32_elems
+ * floats) and the lanes fold them from there: a row of constant length of
+ * at most EMIT_LANES_CAP elements (a 32 KiB buffer at most). Returns the row's
+ * length, or 0 where the fold stays with each row (chunked, in order). The
+ * serial chain of a bf16 softmax's row sum had taken longer than its exps
+ * (flash_attention_cte: a 4-cycle add per element, 7 % of the kernel). */
+static int64_t lane_f32_elems(const IrInst *in)
+{
+    int64_t n = ir_ap_free_elems(&in->dst);
+    return in->op == IR_OP_ACTIVATION && in->dst.dtype != TG_FLOAT32 && n >= 1 && n <= EMIT_LANES_CAP ? n : 0;
+}
+
 /* 1 if instruction `in` (the forwarded one: current()) is a fold, scan or
  * statistic that gains from lanes (in_lanes). */
 static int folds(const E *e, const IrInst *in)
 {
     switch (in->op) {
-    case IR_OP_ACTIVATION: /* the lanes read the fp32 results back */
-        return in->has_reduce && in->dst.dtype == TG_FLOAT32 && latency_bound(in->reduce_op);
+    case IR_OP_ACTIVATION: /* the lanes read the fp32 results back (lane_f32: kept apart for a narrow dst) */
+        return in->has_reduce && latency_bound(in->reduce_op) && (in->dst.dtype == TG_FLOAT32 || lane_f32_elems(in) > 0);
     case IR_OP_TENSOR_REDUCE:
         return latency_bound(in->alu[0]);
     case IR_OP_TENSOR_TENSOR_SCAN:
@@ -1249,7 +1263,9 @@ static int in_lanes(const IrInst *in, int fold)
 
 static void put_lanes(E *e, const IrInst *in, tpl_value *m, int fold)
 {
-    put_bool(e, m, "lanes", in_lanes(in, fold));
+    int lanes = in_lanes(in, fold);
+    put_bool(e, m, "lanes", lanes);
+    put_int(e, m, "lane_f32", lanes ? lane_f32_elems(in) : 0); /* the row length tg_f keeps, or 0 */
 }
 
 /* An activation without a bias operand, with a constant scale, on a source
@@ -1335,6 +1351,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
     put_bool(e, m, "alias", 0);           /* elementwise() replaces it */
     put_bool(e, m, "i32ops", 0);          /* put_rowops() replaces it */
     put_bool(e, m, "lanes", 0);           /* put_lanes() replaces it */
+    put_int(e, m, "lane_f32", 0);         /* and this */
     put_bool(e, m, "has_reduce", 0);      /* reduce_fields() replaces it */
     int ok = 1;
     switch (in->op) {
@@ -1634,6 +1651,7 @@ static tpl_value *transpose_fold(E *e, const IrLoop *lp)
     put(e, m, "stages", new_list(e));
     put_bool(e, m, "alias", 0);
     put_bool(e, m, "lanes", 0);
+    put_int(e, m, "lane_f32", 0);
     put(e, m, "dims", new_list(e));
     put(e, m, "dst", operand(e, &d, NULL, 0, 1, 0, 0));
     tpl_value *src = new_list(e);

@@ -87,24 +87,20 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                             (void)tg_p;
                         }
 
-                        /* partitions run the statements below in turn (all partition-local) */
-                        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                            uint64_t tg_rlw5[129]; /* s_sb: partition tg_p's row, row-local (docs/ir.md) */
-                            uint8_t *const tg_rl5 = (uint8_t *)tg_rlw5;
-                            uint64_t tg_rlw6[2]; /* nbm: partition tg_p's row, row-local (docs/ir.md) */
-                            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
-                            uint64_t tg_rlw8[2]; /* nmn: partition tg_p's row, row-local (docs/ir.md) */
-                            uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
-                            uint64_t tg_rlw10[2]; /* rs: partition tg_p's row, row-local (docs/ir.md) */
-                            uint8_t *const tg_rl10 = (uint8_t *)tg_rlw10;
-                            { /* flash_attention_cte.yaml:75: dve.tensor_copy */
-                                uint8_t *tg_d = tg_rl5;
+                        /* blocks of TG_LANES partitions run the statements below in turn (all
+                           partition-local) */
+                        for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
+                            const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
+                            /* flash_attention_cte.yaml:75: dve.tensor_copy */
+                            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 3072;
                                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod((((((v_program_id_0 * 128) + (v_program_id_1 * 64)) + (v_g * 32)) + (v_i * 4)) + v_j), 2)) * 2048;
                                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 1024);
                             }
-                            { /* flash_attention_cte.yaml:77: pool.affine_select */
-                                uint8_t *tg_d = tg_rl5;
-                                const uint8_t *tg_s0 = tg_rl5;
+                            /* flash_attention_cte.yaml:77: pool.affine_select */
+                            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 3072;
+                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 3072;
                                 TG_IVDEP
                                 for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
                                     const int64_t tg_f = tg_j0;
@@ -113,9 +109,10 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                                     tg_wr_f32(tg_d, tg_j0, tg_select_f32(tg_avx512, (tg_p + (v_i * 128)) >= (tg_f + (v_j * 256)), tg_x, tg_bits_f32(0xff800000u)));
                                 }
                             }
-                            { /* flash_attention_cte.yaml:78: dve.tensor_reduce */
-                                uint8_t *tg_d = tg_rl6;
-                                const uint8_t *tg_s0 = tg_rl5;
+                            /* flash_attention_cte.yaml:78: dve.tensor_reduce */
+                            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5120;
+                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 3072;
                                 /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
                                    -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
                                    values only, not on their order, so the loop vectorizes. */
@@ -129,53 +126,80 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                                 const float tg_r = !tg_k ? 0.0f : tg_key_result(tg_kx, tg_nan);
                                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
                             }
-                            { /* flash_attention_cte.yaml:79: dve.tensor_tensor */
-                                uint8_t *tg_d = tg_rl8;
+                            /* flash_attention_cte.yaml:79: dve.tensor_tensor */
+                            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 6016;
                                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 5888;
-                                const uint8_t *tg_s1 = tg_rl6;
+                                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6336 + 5120;
                                 tg_wrc_f32(tg_d, 0, tg_alu_minimum(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
                             }
-                            { /* flash_attention_cte.yaml:80: act.activation */
+                            /* flash_attention_cte.yaml:80: act.activation */
+                            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 6080;
                                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 5888;
                                 const float tg_scale = -1.0f;
-                                const float tg_bias = tg_rd_f32(tg_rl8, 0);
+                                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6336 + 6016, 0);
                                 float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
                                 tg_wrc_f32(tg_d, 0, tg_y);
                             }
-                            { /* flash_attention_cte.yaml:81: dve.tensor_copy */
+                            /* flash_attention_cte.yaml:81: dve.tensor_copy */
+                            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5888;
-                                const uint8_t *tg_s0 = tg_rl8;
+                                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 6016;
                                 memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
                             }
-                            { /* flash_attention_cte.yaml:82: act.activation */
-                                uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5120;
-                                const uint8_t *tg_s0 = tg_rl5;
-                                const float tg_scale = 1.0f;
-                                const float tg_bias = tg_rd_f32(tg_rl8, 0);
-                                float tg_sum = -0.0f; /* the fold's exact identity */
-                                for (int64_t tg_c = 0; tg_c < 256; tg_c += 64) {
-                                    float tg_buf[64];
-                                    {
-                                        const int64_t tg_j0 = tg_c;
-                                        tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
-                                    }
-                                    /* the narrowing in a loop of its own, which vectorizes; the fold (an
-                                       add's chain is in order) apart */
-                                    TG_IVDEP
-                                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                                        tg_wrc_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
-                                    }
-                                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                                        tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
+                            /* flash_attention_cte.yaml:82: act.activation */
+                            {
+                                float tg_lf[TG_LANES * 256]; /* the block's fp32 results, a row each */
+                                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5120;
+                                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 3072;
+                                    const float tg_scale = 1.0f;
+                                    const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6336 + 6016, 0);
+                                    float *const tg_lfr = tg_lf + (tg_p - tg_pb) * 256; /* this row's fp32 results, in fold order */
+                                    int64_t tg_q = 0;
+                                    for (int64_t tg_c = 0; tg_c < 256; tg_c += 64) {
+                                        float *const tg_buf = tg_lfr + tg_q; /* kept for the lanes' fold */
+                                        tg_q += 64;
+                                        {
+                                            const int64_t tg_j0 = tg_c;
+                                            tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
+                                        }
+                                        /* the narrowing in a loop of its own, which vectorizes; the fold (an
+                                           add's chain is in order) apart */
+                                        TG_IVDEP
+                                        for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
+                                            tg_wrc_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
+                                        }
                                     }
                                 }
-                                tg_wr_f32(tg_rl10, 0, tg_nan_canon(tg_sum));
+                                {
+                                    const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
+                                    float tg_r[TG_LANES];
+                                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                                        const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                                        (void)tg_p;
+                                        tg_s0[tg_l] = (const uint8_t *)(tg_lf + (tg_p - tg_pb) * 256);
+                                        tg_r[tg_l] = -0.0f; /* the fold's exact identity */
+                                    }
+                                    for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
+                                        const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
+                                        float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_jb, tg_jn);
+                                        tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
+                                    }
+                                    for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                                        const int64_t tg_p = tg_pb + tg_l;
+                                        tg_wr_f32(tg_sbuf + (tg_p) * 6336 + 6144, 0, tg_nan_canon(tg_r[tg_l]));
+                                    }
+                                }
                             }
-                            { /* flash_attention_cte.yaml:83: dve.scalar_tensor_tensor */
+
+                            /* flash_attention_cte.yaml:83: dve.scalar_tensor_tensor */
+                            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5952;
                                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 5952;
-                                const uint8_t *tg_s1 = tg_rl10;
+                                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 6336 + 6144;
                                 const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 6336 + 6080, 0);
                                 tg_wrc_f32(tg_d, 0, tg_scalar_tensor_tensor(tg_rdn_f32(tg_s0, 0), TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_ADD, tg_rdn_f32(tg_s1, 0)));
                             }

@@ -1005,6 +1005,43 @@ def _ref_acttab(p, x):
             "y3": (y3, elem(y3)), "y4": (y4, elem(y4))}
 
 
+def _inputs_lanesact(p, r):
+    return {"x": r.standard_normal((128, 256)) * 3.0, "x3": r.standard_normal((p["P"], 3, 37)),
+            "xb": r.standard_normal((128, 64)), "xl": r.standard_normal((128, 600)),
+            "xs": r.standard_normal((3, 96))}
+
+
+def _ref_lanesact(p, x):
+    # Each activation (of its fp32 argument, x * scale + bias rounded) within
+    # 4 u of its fp64 value (the runtime's <= 1 ulp, docs/numerics.md), then
+    # one rounding to the narrow dst: a value that close to a rounding
+    # boundary may round either way, so one quantum of the dst format (relative
+    # for normals; fp16 and fp8 subnormals' absolute quantum added).
+    # Row sums and max: the fp32 results folded in order, (n + 4) u of sum|y|.
+    # The exact bits are the ISS's (iss_check.sh).
+    elem = lambda a: 4 * U32 * np.abs(a) + TINY  # noqa: E731
+    rows = lambda a: np.sum(a.reshape(a.shape[0], -1), axis=1, keepdims=True)  # noqa: E731
+    sum_tol = lambda a: (a[0].size + 4) * U32 * rows(np.abs(a)) + 1e-37  # noqa: E731
+
+    def narrow(a, fmt, rel, quantum):
+        return fp.round_to(a, fmt), rel * np.abs(a) + quantum + elem(a)
+
+    v = f32(x["x"])
+    nm = -v.max(axis=1, keepdims=True)
+    e1 = np.exp(f32(v + nm))
+    e2 = np.tanh(f32(0.5 * f32(x["x3"])))
+    e3 = 1.0 / (1.0 + np.exp(-bf16(x["xb"])))
+    e4 = np.exp(f32(0.25 * v))
+    e5 = np.exp(f32(0.25 * f32(x["xl"])))
+    e6 = np.exp(f32(0.25 * f32(x["xs"])))
+    bf = lambda a: narrow(a, fp.BF16, ULP_BF16, 0.0)  # noqa: E731
+    return {"y1": bf(e1), "s1": (rows(e1), sum_tol(e1)), "r1": (1.0 / rows(e1), 2 * sum_tol(e1) / rows(e1) ** 2),
+            "y2": narrow(e2, fp.FP16, 2.0 ** -10, 2.0 ** -24), "s2": (rows(e2), sum_tol(e2)),
+            "y3": narrow(e3, fp.FP8_E4M3, 2.0 ** -3, 2.0 ** -9), "s3": (rows(e3), sum_tol(e3)),
+            "y4": bf(e4), "s4": (e4.max(axis=1, keepdims=True), elem(e4.max(axis=1, keepdims=True))),
+            "y5": bf(e5), "s5": (rows(e5), sum_tol(e5)), "y6": bf(e6), "s6": (rows(e6), sum_tol(e6))}
+
+
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
 # gen-cli suite (check.sh with SPECS=tests/numerics/specs).
 TEST_SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
@@ -1182,6 +1219,14 @@ TEST_KERNELS = {
     "loopnum_ops": _k({"D": 64}, [("x", "float32", "128, 4*D")],
                       [("ys", "float32", "128, 4*D"), ("yt", "float32", "128, 4*D"), ("yr", "float32", "128, 4*D")],
                       _inputs_loopnum_ops, _ref_loopnum_ops),
+    "lanesact": _k({"P": 100},
+                   [("x", "float32", "128, 256"), ("x3", "float32", "P, 3, 37"), ("xb", "bfloat16", "128, 64"),
+                    ("xl", "float32", "128, 600"), ("xs", "float32", "3, 96")],
+                   [("y1", "bfloat16", "128, 256"), ("s1", "float32", "128, 1"), ("r1", "float32", "128, 1"),
+                    ("y2", "float16", "P, 3, 37"), ("s2", "float32", "P, 1"), ("y3", "float8_e4m3", "128, 64"),
+                    ("s3", "float32", "128, 1"), ("y4", "bfloat16", "128, 256"), ("s4", "float32", "128, 1"),
+                    ("y5", "bfloat16", "128, 600"), ("s5", "float32", "128, 1"), ("y6", "bfloat16", "3, 96"),
+                    ("s6", "float32", "3, 1")], _inputs_lanesact, _ref_lanesact),
     "acttab": _k({"N": 256, "D": 512},
                  [("x", "bfloat16", "N, D"), ("xi", "int8", "128, 300"), ("xe", "float8_e4m3", "128, 300")],
                  [("y1", "float32", "N, D"), ("s1", "float32", "N, 1"), ("y2", "bfloat16", "N, D"),
