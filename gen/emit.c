@@ -1216,16 +1216,32 @@ static int latency_bound(SpecAlu op)
 
 /* An activation with a reduce into a narrow dst folds its fp32 results,
  * which the dst holds only rounded. In lanes, each row's fp32 results are
- * kept on the stack for the block (`tg_lf`, TG_LANES rows of lane_f32_elems
- * floats) and the lanes fold them from there: a row of constant length of
- * at most EMIT_LANES_CAP elements (a 32 KiB buffer at most). Returns the row's
- * length, or 0 where the fold stays with each row (chunked, in order). The
+ * kept on the stack for the block (`tg_lf`: TG_LANES rows of the returned
+ * count of floats, at most EMIT_LANES_CAP, 32 KiB) and the lanes fold them
+ * from there. A row of constant length up to EMIT_LANES_CAP is kept whole; a
+ * longer one that is a single free loop of whole chunks (EMIT_CHUNK, the
+ * template's act_chunks), its dst on another tile than its source, goes in
+ * column blocks of the largest multiple of EMIT_CHUNK up to EMIT_LANES_CAP
+ * that divides it: the block's rows computed, then folded, each lane's chain
+ * going on from block to block in its row's order. Returns the columns kept
+ * per row, or 0 where the fold stays with each row (chunked, in order). The
  * serial chain of a bf16 softmax's row sum had taken longer than its exps
- * (flash_attention_cte: a 4-cycle add per element, 7 % of the kernel). */
+ * (flash_attention_cte: a 4-cycle add per element, 7 % of the kernel;
+ * attention_causal's rows of 1024, 8 %). */
 static int64_t lane_f32_elems(const IrInst *in)
 {
     int64_t n = ir_ap_free_elems(&in->dst);
-    return in->op == IR_OP_ACTIVATION && in->dst.dtype != TG_FLOAT32 && n >= 1 && n <= EMIT_LANES_CAP ? n : 0;
+    if (in->op != IR_OP_ACTIVATION || in->dst.dtype == TG_FLOAT32 || n < 1)
+        return 0;
+    if (n <= EMIT_LANES_CAP)
+        return n;
+    if (in->dst.nfree != 1 || in->src[0].nfree != 1 || n % EMIT_CHUNK ||
+        (in->dst.mem == in->src[0].mem && in->dst.index == in->src[0].index))
+        return 0;
+    int64_t lf = EMIT_LANES_CAP / EMIT_CHUNK * EMIT_CHUNK;
+    while (n % lf)
+        lf -= EMIT_CHUNK;
+    return lf;
 }
 
 /* 1 if instruction `in` (the forwarded one: current()) is a fold, scan or
@@ -1265,7 +1281,8 @@ static void put_lanes(E *e, const IrInst *in, tpl_value *m, int fold)
 {
     int lanes = in_lanes(in, fold);
     put_bool(e, m, "lanes", lanes);
-    put_int(e, m, "lane_f32", lanes ? lane_f32_elems(in) : 0); /* the row length tg_f keeps, or 0 */
+    put_int(e, m, "lane_f32", lanes ? lane_f32_elems(in) : 0); /* the columns tg_lf keeps per row, or 0 */
+    put_int(e, m, "lane_n", ir_ap_free_elems(&in->dst)); /* all of them: the row's elements */
 }
 
 /* An activation without a bias operand, with a constant scale, on a source
@@ -1352,6 +1369,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
     put_bool(e, m, "i32ops", 0);          /* put_rowops() replaces it */
     put_bool(e, m, "lanes", 0);           /* put_lanes() replaces it */
     put_int(e, m, "lane_f32", 0);         /* and this */
+    put_int(e, m, "lane_n", 0);
     put_bool(e, m, "has_reduce", 0);      /* reduce_fields() replaces it */
     int ok = 1;
     switch (in->op) {
@@ -1652,6 +1670,7 @@ static tpl_value *transpose_fold(E *e, const IrLoop *lp)
     put_bool(e, m, "alias", 0);
     put_bool(e, m, "lanes", 0);
     put_int(e, m, "lane_f32", 0);
+    put_int(e, m, "lane_n", 0);
     put(e, m, "dims", new_list(e));
     put(e, m, "dst", operand(e, &d, NULL, 0, 1, 0, 0));
     tpl_value *src = new_list(e);

@@ -77,14 +77,13 @@ static TG_SIMD_BODY int attention_body_all(int tg_avx512, tg_core *core, const i
                 }
             }
         }
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw5[513]; /* s_m: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl5 = (uint8_t *)tg_rlw5;
-            uint64_t tg_rlw6[2]; /* nmx: partition tg_p's row, row-local (docs/ir.md) */
-            uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
-            { /* attention.yaml:53: pool.affine_select */
-                uint8_t *tg_d = tg_rl5;
+        /* blocks of TG_LANES partitions run the statements below in turn (all
+           partition-local) */
+        for (int64_t tg_pb = 0; tg_pb < 128; tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min(128 - tg_pb, TG_LANES);
+            /* attention.yaml:53: pool.affine_select */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12480 + 4096;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12480;
                 TG_IVDEP
                 for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
@@ -94,9 +93,10 @@ static TG_SIMD_BODY int attention_body_all(int tg_avx512, tg_core *core, const i
                     tg_wr_f32(tg_d, tg_j0, tg_select_f32(tg_avx512, (tg_p + (v_i * 128)) >= tg_f, tg_x, tg_bits_f32(0xff800000u)));
                 }
             }
-            { /* attention.yaml:54: dve.tensor_reduce */
-                uint8_t *tg_d = tg_rl6;
-                const uint8_t *tg_s0 = tg_rl5;
+            /* attention.yaml:54: dve.tensor_reduce */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 12480 + 2048;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12480 + 4096;
                 /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
                    -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
                    values only, not on their order, so the loop vectorizes. */
@@ -110,29 +110,49 @@ static TG_SIMD_BODY int attention_body_all(int tg_avx512, tg_core *core, const i
                 const float tg_r = !tg_k ? 0.0f : tg_key_result(tg_kx, tg_nan);
                 tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
             }
-            { /* attention.yaml:55: act.activation */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 12480;
-                const uint8_t *tg_s0 = tg_rl5;
-                const float tg_scale = 1.0f;
-                const float tg_bias = tg_rd_f32(tg_rl6, 0);
-                float tg_sum = -0.0f; /* the fold's exact identity */
-                for (int64_t tg_c = 0; tg_c < 1024; tg_c += 64) {
-                    float tg_buf[64];
-                    {
-                        const int64_t tg_j0 = tg_c;
-                        tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
+            /* attention.yaml:55: act.activation */
+            {
+                float tg_lf[TG_LANES * 512]; /* the block's fp32 results, a row each */
+                const uint8_t *tg_lrow[TG_LANES];
+                float tg_r[TG_LANES];
+                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                    tg_lrow[tg_l] = (const uint8_t *)(tg_lf + (tg_l < tg_pn ? tg_l : 0) * 512);
+                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
+                }
+                for (int64_t tg_cb = 0; tg_cb < 1024; tg_cb += 512) {
+                    for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 12480;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 12480 + 4096;
+                        const float tg_scale = 1.0f;
+                        const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 12480 + 2048, 0);
+                        float *const tg_lfr = tg_lf + (tg_p - tg_pb) * 512; /* this row's fp32 results, in fold order */
+                        int64_t tg_q = 0;
+                        for (int64_t tg_c = tg_cb; tg_c < tg_cb + 512; tg_c += 64) { /* this column block */
+                            float *const tg_buf = tg_lfr + tg_q; /* kept for the lanes' fold */
+                            tg_q += 64;
+                            {
+                                const int64_t tg_j0 = tg_c;
+                                tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
+                            }
+                            /* the narrowing in a loop of its own, which vectorizes; the fold (an
+                               add's chain is in order) apart */
+                            TG_IVDEP
+                            for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
+                                tg_wrc_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
+                            }
+                        }
                     }
-                    /* the narrowing in a loop of its own, which vectorizes; the fold (an
-                       add's chain is in order) apart */
-                    TG_IVDEP
-                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                        tg_wrc_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
-                    }
-                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                        tg_sum = tg_alu_raw_add(tg_sum, tg_buf[tg_j0 - tg_c]);
+                    for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
+                        const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
+                        float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                        tg_lanes_stage_f32(tg_t0, tg_lrow, tg_jb, tg_jn);
+                        tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
                     }
                 }
-                tg_wr_f32(tg_sbuf + (tg_p) * 12480 + 12288, 0, tg_nan_canon(tg_sum));
+                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                    const int64_t tg_p = tg_pb + tg_l;
+                    tg_wr_f32(tg_sbuf + (tg_p) * 12480 + 12288, 0, tg_nan_canon(tg_r[tg_l]));
+                }
             }
         }
         for (int64_t v_j = 0; v_j < 8; v_j += 1) { /* attention.yaml:57 */

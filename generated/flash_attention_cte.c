@@ -151,47 +151,45 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                             /* flash_attention_cte.yaml:82: act.activation */
                             {
                                 float tg_lf[TG_LANES * 256]; /* the block's fp32 results, a row each */
-                                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                                    uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5120;
-                                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 3072;
-                                    const float tg_scale = 1.0f;
-                                    const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6336 + 6016, 0);
-                                    float *const tg_lfr = tg_lf + (tg_p - tg_pb) * 256; /* this row's fp32 results, in fold order */
-                                    int64_t tg_q = 0;
-                                    for (int64_t tg_c = 0; tg_c < 256; tg_c += 64) {
-                                        float *const tg_buf = tg_lfr + tg_q; /* kept for the lanes' fold */
-                                        tg_q += 64;
-                                        {
-                                            const int64_t tg_j0 = tg_c;
-                                            tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
-                                        }
-                                        /* the narrowing in a loop of its own, which vectorizes; the fold (an
-                                           add's chain is in order) apart */
-                                        TG_IVDEP
-                                        for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
-                                            tg_wrc_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
-                                        }
-                                    }
+                                const uint8_t *tg_lrow[TG_LANES];
+                                float tg_r[TG_LANES];
+                                for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
+                                    tg_lrow[tg_l] = (const uint8_t *)(tg_lf + (tg_l < tg_pn ? tg_l : 0) * 256);
+                                    tg_r[tg_l] = -0.0f; /* the fold's exact identity */
                                 }
-                                {
-                                    const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
-                                    float tg_r[TG_LANES];
-                                    for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                                        const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                                        (void)tg_p;
-                                        tg_s0[tg_l] = (const uint8_t *)(tg_lf + (tg_p - tg_pb) * 256);
-                                        tg_r[tg_l] = -0.0f; /* the fold's exact identity */
+                                for (int64_t tg_cb = 0; tg_cb < 256; tg_cb += 256) {
+                                    for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                                        uint8_t *tg_d = tg_sbuf + (tg_p) * 6336 + 5120;
+                                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 6336 + 3072;
+                                        const float tg_scale = 1.0f;
+                                        const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6336 + 6016, 0);
+                                        float *const tg_lfr = tg_lf + (tg_p - tg_pb) * 256; /* this row's fp32 results, in fold order */
+                                        int64_t tg_q = 0;
+                                        for (int64_t tg_c = tg_cb; tg_c < tg_cb + 256; tg_c += 64) { /* this column block */
+                                            float *const tg_buf = tg_lfr + tg_q; /* kept for the lanes' fold */
+                                            tg_q += 64;
+                                            {
+                                                const int64_t tg_j0 = tg_c;
+                                                tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
+                                            }
+                                            /* the narrowing in a loop of its own, which vectorizes; the fold (an
+                                               add's chain is in order) apart */
+                                            TG_IVDEP
+                                            for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
+                                                tg_wrc_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
+                                            }
+                                        }
                                     }
                                     for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
                                         const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
                                         float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_jb, tg_jn);
+                                        tg_lanes_stage_f32(tg_t0, tg_lrow, tg_jb, tg_jn);
                                         tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
                                     }
-                                    for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
-                                        const int64_t tg_p = tg_pb + tg_l;
-                                        tg_wr_f32(tg_sbuf + (tg_p) * 6336 + 6144, 0, tg_nan_canon(tg_r[tg_l]));
-                                    }
+                                }
+                                for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
+                                    const int64_t tg_p = tg_pb + tg_l;
+                                    tg_wr_f32(tg_sbuf + (tg_p) * 6336 + 6144, 0, tg_nan_canon(tg_r[tg_l]));
                                 }
                             }
 

@@ -1008,7 +1008,8 @@ def _ref_acttab(p, x):
 def _inputs_lanesact(p, r):
     return {"x": r.standard_normal((128, 256)) * 3.0, "x3": r.standard_normal((p["P"], 3, 37)),
             "xb": r.standard_normal((128, 64)), "xl": r.standard_normal((128, 600)),
-            "xs": r.standard_normal((3, 96))}
+            "xs": r.standard_normal((3, 96)), "xw": r.standard_normal((128, 1024)) * 3.0,
+            "xv": r.standard_normal((70, 576))}
 
 
 def _ref_lanesact(p, x):
@@ -1034,12 +1035,16 @@ def _ref_lanesact(p, x):
     e4 = np.exp(f32(0.25 * v))
     e5 = np.exp(f32(0.25 * f32(x["xl"])))
     e6 = np.exp(f32(0.25 * f32(x["xs"])))
+    e7 = np.exp(f32(f32(0.25 * f32(x["xw"])) + nm))
+    e8 = 1.0 / (1.0 + np.exp(-f32(x["xv"])))
     bf = lambda a: narrow(a, fp.BF16, ULP_BF16, 0.0)  # noqa: E731
     return {"y1": bf(e1), "s1": (rows(e1), sum_tol(e1)), "r1": (1.0 / rows(e1), 2 * sum_tol(e1) / rows(e1) ** 2),
             "y2": narrow(e2, fp.FP16, 2.0 ** -10, 2.0 ** -24), "s2": (rows(e2), sum_tol(e2)),
             "y3": narrow(e3, fp.FP8_E4M3, 2.0 ** -3, 2.0 ** -9), "s3": (rows(e3), sum_tol(e3)),
             "y4": bf(e4), "s4": (e4.max(axis=1, keepdims=True), elem(e4.max(axis=1, keepdims=True))),
-            "y5": bf(e5), "s5": (rows(e5), sum_tol(e5)), "y6": bf(e6), "s6": (rows(e6), sum_tol(e6))}
+            "y5": bf(e5), "s5": (rows(e5), sum_tol(e5)), "y6": bf(e6), "s6": (rows(e6), sum_tol(e6)),
+            "y7": bf(e7), "s7": (rows(e7), sum_tol(e7)),
+            "y8": narrow(e8, fp.FP16, 2.0 ** -10, 2.0 ** -24), "s8": (rows(e8), sum_tol(e8))}
 
 
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
@@ -1221,12 +1226,14 @@ TEST_KERNELS = {
                       _inputs_loopnum_ops, _ref_loopnum_ops),
     "lanesact": _k({"P": 100},
                    [("x", "float32", "128, 256"), ("x3", "float32", "P, 3, 37"), ("xb", "bfloat16", "128, 64"),
-                    ("xl", "float32", "128, 600"), ("xs", "float32", "3, 96")],
+                    ("xl", "float32", "128, 600"), ("xs", "float32", "3, 96"), ("xw", "float32", "128, 1024"),
+                    ("xv", "float32", "70, 576")],
                    [("y1", "bfloat16", "128, 256"), ("s1", "float32", "128, 1"), ("r1", "float32", "128, 1"),
                     ("y2", "float16", "P, 3, 37"), ("s2", "float32", "P, 1"), ("y3", "float8_e4m3", "128, 64"),
                     ("s3", "float32", "128, 1"), ("y4", "bfloat16", "128, 256"), ("s4", "float32", "128, 1"),
                     ("y5", "bfloat16", "128, 600"), ("s5", "float32", "128, 1"), ("y6", "bfloat16", "3, 96"),
-                    ("s6", "float32", "3, 1")], _inputs_lanesact, _ref_lanesact),
+                    ("s6", "float32", "3, 1"), ("y7", "bfloat16", "128, 1024"), ("s7", "float32", "128, 1"),
+                    ("y8", "float16", "70, 576"), ("s8", "float32", "70, 1")], _inputs_lanesact, _ref_lanesact),
     "acttab": _k({"N": 256, "D": 512},
                  [("x", "bfloat16", "N, D"), ("xi", "int8", "128, 300"), ("xe", "float8_e4m3", "128, 300")],
                  [("y1", "float32", "N, D"), ("s1", "float32", "N, 1"), ("y2", "bfloat16", "N, D"),
