@@ -717,6 +717,49 @@ def block_strided(sp):
     sp.body += rows.wrap(body, sp=sp)
 
 
+# --- block: an activation's row sum into a narrow dst --------------------------
+
+def block_actsum(sp):
+    """An activation with a reduce (add mostly) whose dst is bf16, fp16, fp8 or
+    fp32: rows of 1 to 512 elements (kept whole for the lanes' fold), longer
+    ones of whole 64-element chunks (column blocks) and not, two free dims,
+    with or without a bias column, the sum stored."""
+    r = sp.r
+    n, _, rows, pr, tr, P = row_setup(sp)
+    kind = r.choice(("short", "short", "long", "two"))
+    if kind == "short":
+        shape = [r.choice((1, 16, 37, 64, 100, 256, 512))]
+    elif kind == "long":
+        shape = [r.choice((576, 640, 1024, 1000, 1088))]
+    else:
+        shape = [r.choice((2, 3)), r.choice((5, 37, 64))]
+    free = ", ".join(":" for _ in shape)
+    xd = r.choice(("float32", "float32", "bfloat16", "float16"))
+    x = sp.inp(xd, [n] + shape, 0.8)
+    t = sp.tile(xd, [P] + shape, sp.bufs())
+    body = [op("load", dst="%s[%s, %s]" % (t, tr, free), src="%s[%s, %s]" % (x, pr, free))]
+    fields = {}
+    if r.random() < 0.5:
+        b = sp.inp("float32", [n, 1], 0.8)
+        bt = sp.tile("float32", [P, 1], sp.bufs())
+        body.append(op("load", dst="%s[%s, :]" % (bt, tr), src="%s[%s, :]" % (b, pr)))
+        fields["bias"] = "%s[%s, :]" % (bt, tr)
+    if r.random() < 0.5:
+        fields["scale"] = r.choice(("0.5", "-1.0", "0.125", "2.0"))
+    ed = r.choice(("bfloat16", "bfloat16", "float16", "float8_e4m3", "float8_e5m2", "float32"))
+    e = sp.tile(ed, [P] + shape, sp.bufs())
+    col = sp.tile("float32", [P, 1], sp.bufs())
+    rop = r.choice(("add", "add", "add", "maximum"))
+    body.append(op("activation", dst="%s[%s, %s]" % (e, tr, free), src="%s[%s, %s]" % (t, tr, free),
+                   func=r.choice(("exp", "exp", "copy", "tanh", "sigmoid", "square", "silu")),
+                   reduce={"op": rop, "dst": "%s[%s, :]" % (col, tr)}, **fields))
+    ye, ys = sp.out(ed, [n] + shape), sp.out("float32", [n, 1])
+    body.append(op("store", dst="%s[%s, %s]" % (ye, pr, free), src="%s[%s, %s]" % (e, tr, free)))
+    body.append(op("store", dst="%s[%s, :]" % (ys, pr), src="%s[%s, :]" % (col, tr)))
+    sp.feat.add("act-sum-" + ("f32" if ed == "float32" else "narrow") + "-" + kind)
+    sp.body += rows.wrap(body, sp=sp)
+
+
 # --- block: a load transposed by the DMA ---------------------------------------
 
 def block_tload(sp):
@@ -1788,7 +1831,7 @@ BLOCKS = ((block_subpart, 2), (block_pipeline, 5), (block_transpose, 3), (block_
           (block_tload, 1), (block_after, 1), (block_matmul, 3), (block_matmul_ragged, 1), (block_matmul_ragged_mn, 2), (block_ragged_2d, 2), (block_ragged_decl, 3 if RAGGED_DECL else 0), (block_pe_transpose, 2),
           (block_dma, 2), (block_bn, 2), (block_preduce, 2), (block_running, 2), (block_ragged_free, 4),
           (block_tri, 3), (block_tri_matmul, 2), (block_gather, 3), (block_view, 2), (block_scratch, 2),
-          (block_strided, 2))
+          (block_strided, 2), (block_actsum, 2))
 
 
 def make_spec(seed):
