@@ -1215,7 +1215,8 @@ static int latency_bound(SpecAlu op)
 }
 
 /* An activation with a reduce into a narrow dst folds its fp32 results,
- * which the dst holds only rounded. In lanes, each row's fp32 results are
+ * which the dst holds only rounded; a tensor_scalar with an accumulate folds
+ * its results as it computes them (one loop, serial). In lanes, each row's fp32 results are
  * kept on the stack for the block (`tg_lf`: TG_LANES rows of the returned
  * count of floats, at most EMIT_LANES_CAP, 32 KiB) and the lanes fold them
  * from there. A row of constant length up to EMIT_LANES_CAP is kept whole; a
@@ -1231,11 +1232,12 @@ static int latency_bound(SpecAlu op)
 static int64_t lane_f32_elems(const IrInst *in)
 {
     int64_t n = ir_ap_free_elems(&in->dst);
-    if (in->op != IR_OP_ACTIVATION || in->dst.dtype == TG_FLOAT32 || n < 1)
+    int act = in->op == IR_OP_ACTIVATION && in->dst.dtype != TG_FLOAT32;
+    if ((!act && !(in->op == IR_OP_TENSOR_SCALAR && in->has_reduce)) || n < 1)
         return 0;
     if (n <= EMIT_LANES_CAP)
         return n;
-    if (in->dst.nfree != 1 || in->src[0].nfree != 1 || n % EMIT_CHUNK ||
+    if (!act || in->dst.nfree != 1 || in->src[0].nfree != 1 || n % EMIT_CHUNK ||
         (in->dst.mem == in->src[0].mem && in->dst.index == in->src[0].index))
         return 0;
     int64_t lf = EMIT_LANES_CAP / EMIT_CHUNK * EMIT_CHUNK;
@@ -1251,6 +1253,8 @@ static int folds(const E *e, const IrInst *in)
     switch (in->op) {
     case IR_OP_ACTIVATION: /* the lanes read the fp32 results back (lane_f32: kept apart for a narrow dst) */
         return in->has_reduce && latency_bound(in->reduce_op) && (in->dst.dtype == TG_FLOAT32 || lane_f32_elems(in) > 0);
+    case IR_OP_TENSOR_SCALAR: /* its accumulate's results kept as an activation's (lane_f32) */
+        return in->has_reduce && latency_bound(in->reduce_op) && lane_f32_elems(in) > 0;
     case IR_OP_TENSOR_REDUCE:
         return latency_bound(in->alu[0]);
     case IR_OP_TENSOR_TENSOR_SCAN:

@@ -1037,6 +1037,8 @@ def _ref_lanesact(p, x):
     e6 = np.exp(f32(0.25 * f32(x["xs"])))
     e7 = np.exp(f32(f32(0.25 * f32(x["xw"])) + nm))
     e8 = 1.0 / (1.0 + np.exp(-f32(x["xv"])))
+    e9 = f32(f32(0.5 * v) + 1.0)
+    e10 = f32(f32(x["x3"]) - 0.25)
     bf = lambda a: narrow(a, fp.BF16, ULP_BF16, 0.0)  # noqa: E731
     return {"y1": bf(e1), "s1": (rows(e1), sum_tol(e1)), "r1": (1.0 / rows(e1), 2 * sum_tol(e1) / rows(e1) ** 2),
             "y2": narrow(e2, fp.FP16, 2.0 ** -10, 2.0 ** -24), "s2": (rows(e2), sum_tol(e2)),
@@ -1044,7 +1046,9 @@ def _ref_lanesact(p, x):
             "y4": bf(e4), "s4": (e4.max(axis=1, keepdims=True), elem(e4.max(axis=1, keepdims=True))),
             "y5": bf(e5), "s5": (rows(e5), sum_tol(e5)), "y6": bf(e6), "s6": (rows(e6), sum_tol(e6)),
             "y7": bf(e7), "s7": (rows(e7), sum_tol(e7)),
-            "y8": narrow(e8, fp.FP16, 2.0 ** -10, 2.0 ** -24), "s8": (rows(e8), sum_tol(e8))}
+            "y8": narrow(e8, fp.FP16, 2.0 ** -10, 2.0 ** -24), "s8": (rows(e8), sum_tol(e8)),
+            "y9": (fp.round_to(e9, fp.BF16), "exact"), "s9": (rows(e9), sum_tol(e9)),
+            "y10": (e10, "exact"), "s10": (rows(e10), sum_tol(e10))}
 
 
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
@@ -1233,7 +1237,9 @@ TEST_KERNELS = {
                     ("s3", "float32", "128, 1"), ("y4", "bfloat16", "128, 256"), ("s4", "float32", "128, 1"),
                     ("y5", "bfloat16", "128, 600"), ("s5", "float32", "128, 1"), ("y6", "bfloat16", "3, 96"),
                     ("s6", "float32", "3, 1"), ("y7", "bfloat16", "128, 1024"), ("s7", "float32", "128, 1"),
-                    ("y8", "float16", "70, 576"), ("s8", "float32", "70, 1")], _inputs_lanesact, _ref_lanesact),
+                    ("y8", "float16", "70, 576"), ("s8", "float32", "70, 1"), ("y9", "bfloat16", "128, 256"),
+                    ("s9", "float32", "128, 1"), ("y10", "float32", "P, 3, 37"), ("s10", "float32", "P, 1")],
+                   _inputs_lanesact, _ref_lanesact),
     "acttab": _k({"N": 256, "D": 512},
                  [("x", "bfloat16", "N, D"), ("xi", "int8", "128, 300"), ("xe", "float8_e4m3", "128, 300")],
                  [("y1", "float32", "N, D"), ("s1", "float32", "N, 1"), ("y2", "bfloat16", "N, D"),
