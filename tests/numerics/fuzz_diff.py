@@ -723,7 +723,9 @@ def block_actsum(sp):
     """An activation with a reduce (add mostly) whose dst is bf16, fp16, fp8 or
     fp32: rows of 1 to 512 elements (kept whole for the lanes' fold), longer
     ones of whole 64-element chunks (column blocks) and not, two free dims,
-    with or without a bias column, the sum stored."""
+    with or without a bias column, the sum stored; 30 % of the time a
+    tensor_scalar with an accumulate instead (its operand the bias column or a
+    number)."""
     r = sp.r
     n, _, rows, pr, tr, P = row_setup(sp)
     kind = r.choice(("short", "short", "long", "two"))
@@ -750,13 +752,19 @@ def block_actsum(sp):
     e = sp.tile(ed, [P] + shape, sp.bufs())
     col = sp.tile("float32", [P, 1], sp.bufs())
     rop = r.choice(("add", "add", "add", "maximum"))
-    body.append(op("activation", dst="%s[%s, %s]" % (e, tr, free), src="%s[%s, %s]" % (t, tr, free),
-                   func=r.choice(("exp", "exp", "copy", "tanh", "sigmoid", "square", "silu")),
-                   reduce={"op": rop, "dst": "%s[%s, :]" % (col, tr)}, **fields))
+    ts = r.random() < 0.3  # tensor_scalar's accumulate instead
+    if ts:
+        body.append(op("tensor_scalar", dst="%s[%s, %s]" % (e, tr, free), src="%s[%s, %s]" % (t, tr, free),
+                       op0=r.choice(ARITH), operand0=fields.get("bias", sp.scalar()),
+                       accumulate={"op": rop, "dst": "%s[%s, :]" % (col, tr)}))
+    else:
+        body.append(op("activation", dst="%s[%s, %s]" % (e, tr, free), src="%s[%s, %s]" % (t, tr, free),
+                       func=r.choice(("exp", "exp", "copy", "tanh", "sigmoid", "square", "silu")),
+                       reduce={"op": rop, "dst": "%s[%s, :]" % (col, tr)}, **fields))
     ye, ys = sp.out(ed, [n] + shape), sp.out("float32", [n, 1])
     body.append(op("store", dst="%s[%s, %s]" % (ye, pr, free), src="%s[%s, %s]" % (e, tr, free)))
     body.append(op("store", dst="%s[%s, :]" % (ys, pr), src="%s[%s, :]" % (col, tr)))
-    sp.feat.add("act-sum-" + ("f32" if ed == "float32" else "narrow") + "-" + kind)
+    sp.feat.add(("ts" if ts else "act") + "-sum-" + ("f32" if ed == "float32" else "narrow") + "-" + kind)
     sp.body += rows.wrap(body, sp=sp)
 
 
