@@ -716,6 +716,28 @@ static int view_overlap(E *e, const IrAp *d, const IrAp *s)
     return d->mem == IR_MEM_HBM && s->mem == IR_MEM_HBM && d->index != s->index && t[d->index].base == t[s->index].base;
 }
 
+static int same_cx(E *e, const Expr *a, const Expr *b);
+
+/* The operands instruction `in` reads besides its sources' elements and those
+ * it writes: its sources, bias and [P,1] scalars into rd, its dst and reduce
+ * dst into wr. Returns the number read; *nw gets the number written. */
+static int read_write_aps(const IrInst *in, const IrAp *rd[IR_MAX_OPERANDS + 3], const IrAp *wr[2], int *nw)
+{
+    int nr = 0;
+    for (int i = 0; i < in->nsrc && nr < IR_MAX_OPERANDS; i++)
+        rd[nr++] = &in->src[i];
+    if (in->has_bias)
+        rd[nr++] = &in->bias;
+    for (int i = 0; i < in->nscalar && i < 2; i++)
+        if (in->scalar[i].is_ap)
+            rd[nr++] = &in->scalar[i].ap;
+    *nw = 0;
+    wr[(*nw)++] = &in->dst;
+    if (in->has_reduce)
+        wr[(*nw)++] = &in->reduce_dst;
+    return nr;
+}
+
 /* 1 if every source of `in` has dtype dt and every op passes ok_op. */
 static int row_ops(const IrInst *in, tg_dtype dt, int (*ok_op)(tg_alu_op))
 {
@@ -1237,19 +1259,54 @@ static int64_t lane_f32_elems(const IrInst *in)
         return 0;
     if (n <= EMIT_LANES_CAP)
         return n;
-    if (!act || in->dst.nfree != 1 || in->src[0].nfree != 1 || n % EMIT_CHUNK ||
-        (in->dst.mem == in->src[0].mem && in->dst.index == in->src[0].index))
+    if (!act || in->dst.nfree != 1 || in->src[0].nfree != 1 || n % EMIT_CHUNK)
         return 0;
+    /* column blocks read each row's bias again per block, after the row's
+     * earlier blocks are written: nothing read may lie on the dst's tile */
+    const IrAp *rd[IR_MAX_OPERANDS + 3], *wr[2];
+    int nw, nr = read_write_aps(in, rd, wr, &nw);
+    for (int i = 0; i < nr; i++)
+        if (rd[i]->mem == in->dst.mem && rd[i]->index == in->dst.index)
+            return 0;
     int64_t lf = EMIT_LANES_CAP / EMIT_CHUNK * EMIT_CHUNK;
     while (n % lf)
         lf -= EMIT_CHUNK;
     return lf;
 }
 
-/* 1 if instruction `in` (the forwarded one: current()) is a fold, scan or
- * statistic that gains from lanes (in_lanes). */
-static int folds(const E *e, const IrInst *in)
+/* 1 if running `in` in lanes could change what it reads. The lanes read a
+ * block's rows (or compute them) before any of the block's fold or scan
+ * results are written, where one partition after another read and wrote in
+ * turn; a read at one partition of what the instruction writes at another (a
+ * reduce dst that a later row's bias reads, a fold over rows its own dst
+ * shifts into) would then see the old value. So: no operand read on a tile
+ * the instruction writes at another partition start (or rotating copy), nor
+ * on an HBM tensor it writes (or a view of its base). */
+static int lanes_hazard(E *e, const IrInst *in)
 {
+    const IrAp *rd[IR_MAX_OPERANDS + 3], *wr[2];
+    int nw, nr = read_write_aps(in, rd, wr, &nw);
+    for (int i = 0; i < nr; i++)
+        for (int k = 0; k < nw; k++) {
+            const IrAp *r = rd[i], *w = wr[k];
+            if (r->mem == IR_MEM_HBM || w->mem == IR_MEM_HBM) {
+                if (r->mem == w->mem && (r->index == w->index || view_overlap(e, w, r)))
+                    return 1;
+            } else if (r->mem == w->mem && r->index == w->index &&
+                       (!same_cx(e, r->pstart, w->pstart) || !same_cx(e, r->buf, w->buf))) {
+                return 1;
+            }
+        }
+    return 0;
+}
+
+/* 1 if instruction `in` (the forwarded one: current()) is a fold, scan or
+ * statistic that gains from lanes (in_lanes), and lanes keep its reads
+ * (lanes_hazard). */
+static int folds(E *e, const IrInst *in)
+{
+    if (lanes_hazard(e, in))
+        return 0;
     switch (in->op) {
     case IR_OP_ACTIVATION: /* the lanes read the fp32 results back (lane_f32: kept apart for a narrow dst) */
         return in->has_reduce && latency_bound(in->reduce_op) && (in->dst.dtype == TG_FLOAT32 || lane_f32_elems(in) > 0);
@@ -1285,8 +1342,9 @@ static void put_lanes(E *e, const IrInst *in, tpl_value *m, int fold)
 {
     int lanes = in_lanes(in, fold);
     put_bool(e, m, "lanes", lanes);
-    put_int(e, m, "lane_f32", lanes ? lane_f32_elems(in) : 0); /* the columns tg_lf keeps per row, or 0 */
-    put_int(e, m, "lane_n", ir_ap_free_elems(&in->dst)); /* all of them: the row's elements */
+    int64_t lf = lanes ? lane_f32_elems(in) : 0;
+    put_int(e, m, "lane_f32", lf);                                    /* the columns tg_lf keeps per row, or 0 */
+    put_int(e, m, "lane_n", lf ? ir_ap_free_elems(&in->dst) : 0); /* and all of them: the row's elements */
 }
 
 /* An activation without a bias operand, with a constant scale, on a source
@@ -1953,7 +2011,7 @@ static tpl_value *stmt(E *e, const IrStmt *st)
  * included, runs in lanes (in_lanes: the rule put_lanes applies to each as
  * it is built). A dropped instruction runs nothing; a loop folded into one
  * call (transpose_fold) holds a copy, which never folds. */
-static int stmts_in_lanes(const E *e, const IrStmt *st, int n)
+static int stmts_in_lanes(E *e, const IrStmt *st, int n)
 {
     for (int i = 0; i < n; i++) {
         if (st[i].kind == IR_STMT_LOOP) {

@@ -165,7 +165,7 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                                         const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6336 + 6016, 0);
                                         float *const tg_lfr = tg_lf + (tg_p - tg_pb) * 256; /* this row's fp32 results, in fold order */
                                         int64_t tg_q = 0;
-                                        for (int64_t tg_c = tg_cb; tg_c < tg_cb + 256; tg_c += 64) { /* this column block */
+                                        for (int64_t tg_c = 0; tg_c < 256; tg_c += 64) {
                                             float *const tg_buf = tg_lfr + tg_q; /* kept for the lanes' fold */
                                             tg_q += 64;
                                             {

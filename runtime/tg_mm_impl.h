@@ -676,8 +676,9 @@ static void tg__mm_packed(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
     }
 }
 
-/* Either path (the narrow one packs nothing, so `keep` names no pack), each
- * with its own frame: the narrow path's sums are not stacked on the packs. */
+/* One of three paths (the narrow and short ones pack nothing, so `keep`
+ * names no pack there), each with its own frame: their sums are not stacked
+ * on the packs. */
 static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
                        int accumulate, float *scratch, size_t scratch_floats, int keep)
 {

@@ -723,7 +723,9 @@ def block_actsum(sp):
     """An activation with a reduce (add mostly) whose dst is bf16, fp16, fp8 or
     fp32: rows of 1 to 512 elements (kept whole for the lanes' fold), longer
     ones of whole 64-element chunks (column blocks) and not, two free dims,
-    with or without a bias column, the sum stored; 30 % of the time a
+    the source a part of a wider tile (loops that do not merge), with or
+    without a bias column (sometimes a column of the dst itself), the sum
+    stored; 30 % of the time a
     tensor_scalar with an accumulate instead (its operand the bias column or a
     number)."""
     r = sp.r
@@ -737,8 +739,11 @@ def block_actsum(sp):
         shape = [r.choice((2, 3)), r.choice((5, 37, 64))]
     free = ", ".join(":" for _ in shape)
     xd = r.choice(("float32", "float32", "bfloat16", "float16"))
-    x = sp.inp(xd, [n] + shape, 0.8)
-    t = sp.tile(xd, [P] + shape, sp.bufs())
+    # a wider tile read in part: two free loops that do not merge
+    wide = shape[:-1] + [shape[-1] + r.choice((0, 0, 3, 64))]
+    part = ", ".join([":"] * (len(shape) - 1) + ["0:%d" % shape[-1]])
+    x = sp.inp(xd, [n] + wide, 0.8)
+    t = sp.tile(xd, [P] + wide, sp.bufs())
     body = [op("load", dst="%s[%s, %s]" % (t, tr, free), src="%s[%s, %s]" % (x, pr, free))]
     fields = {}
     if r.random() < 0.5:
@@ -751,14 +756,18 @@ def block_actsum(sp):
     ed = r.choice(("bfloat16", "bfloat16", "float16", "float8_e4m3", "float8_e5m2", "float32"))
     e = sp.tile(ed, [P] + shape, sp.bufs())
     col = sp.tile("float32", [P, 1], sp.bufs())
+    if len(shape) == 1 and ed in ("float32", "bfloat16", "float16") and r.random() < 0.2:
+        # the bias a column of the dst (written first)
+        body.append(op("memset", dst="%s[%s, :]" % (e, tr), value=r.choice(("0.5", "-1.0"))))
+        fields["bias"] = "%s[%s, 0:1]" % (e, tr)
     rop = r.choice(("add", "add", "add", "maximum"))
     ts = r.random() < 0.3  # tensor_scalar's accumulate instead
     if ts:
-        body.append(op("tensor_scalar", dst="%s[%s, %s]" % (e, tr, free), src="%s[%s, %s]" % (t, tr, free),
+        body.append(op("tensor_scalar", dst="%s[%s, %s]" % (e, tr, free), src="%s[%s, %s]" % (t, tr, part),
                        op0=r.choice(ARITH), operand0=fields.get("bias", sp.scalar()),
                        accumulate={"op": rop, "dst": "%s[%s, :]" % (col, tr)}))
     else:
-        body.append(op("activation", dst="%s[%s, %s]" % (e, tr, free), src="%s[%s, %s]" % (t, tr, free),
+        body.append(op("activation", dst="%s[%s, %s]" % (e, tr, free), src="%s[%s, %s]" % (t, tr, part),
                        func=r.choice(("exp", "exp", "copy", "tanh", "sigmoid", "square", "silu")),
                        reduce={"op": rop, "dst": "%s[%s, :]" % (col, tr)}, **fields))
     ye, ys = sp.out(ed, [n] + shape), sp.out("float32", [n, 1])

@@ -1009,7 +1009,7 @@ def _inputs_lanesact(p, r):
     return {"x": r.standard_normal((128, 256)) * 3.0, "x3": r.standard_normal((p["P"], 3, 37)),
             "xb": r.standard_normal((128, 64)), "xl": r.standard_normal((128, 600)),
             "xs": r.standard_normal((3, 96)), "xw": r.standard_normal((128, 1024)) * 3.0,
-            "xv": r.standard_normal((70, 576))}
+            "xv": r.standard_normal((70, 576)), "x3w": r.standard_normal((128, 3, 128))}
 
 
 def _ref_lanesact(p, x):
@@ -1039,6 +1039,11 @@ def _ref_lanesact(p, x):
     e8 = 1.0 / (1.0 + np.exp(-f32(x["xv"])))
     e9 = f32(f32(0.5 * v) + 1.0)
     e10 = f32(f32(x["x3"]) - 0.25)
+    w = f32(x["x3w"])
+    e11 = np.exp(f32(0.25 * w[:, :, 0:64]))
+    e12 = f32(2.0 * w[:, :, 64:128])
+    e13 = np.exp(f32(f32(0.25 * f32(x["xw"])) + 0.5))  # the bias: each row's column 0 before the row
+    u14 = 2.0 ** (-100.0 + 6.0 * np.arange(33))[:, None]  # each row the row before's sum: 64 times it
     bf = lambda a: narrow(a, fp.BF16, ULP_BF16, 0.0)  # noqa: E731
     return {"y1": bf(e1), "s1": (rows(e1), sum_tol(e1)), "r1": (1.0 / rows(e1), 2 * sum_tol(e1) / rows(e1) ** 2),
             "y2": narrow(e2, fp.FP16, 2.0 ** -10, 2.0 ** -24), "s2": (rows(e2), sum_tol(e2)),
@@ -1048,7 +1053,10 @@ def _ref_lanesact(p, x):
             "y7": bf(e7), "s7": (rows(e7), sum_tol(e7)),
             "y8": narrow(e8, fp.FP16, 2.0 ** -10, 2.0 ** -24), "s8": (rows(e8), sum_tol(e8)),
             "y9": (fp.round_to(e9, fp.BF16), "exact"), "s9": (rows(e9), sum_tol(e9)),
-            "y10": (e10, "exact"), "s10": (rows(e10), sum_tol(e10))}
+            "y10": (e10, "exact"), "s10": (rows(e10), sum_tol(e10)),
+            "y11": bf(e11), "s11": (rows(e11), sum_tol(e11)), "y12": (e12, "exact"), "s12": (rows(e12), sum_tol(e12)),
+            "y13": bf(e13), "s13": (rows(e13), sum_tol(e13)),
+            "y14": (np.repeat(u14[:32], 64, axis=1), "exact"), "s14": (u14, "exact")}
 
 
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
@@ -1231,14 +1239,17 @@ TEST_KERNELS = {
     "lanesact": _k({"P": 100},
                    [("x", "float32", "128, 256"), ("x3", "float32", "P, 3, 37"), ("xb", "bfloat16", "128, 64"),
                     ("xl", "float32", "128, 600"), ("xs", "float32", "3, 96"), ("xw", "float32", "128, 1024"),
-                    ("xv", "float32", "70, 576")],
+                    ("xv", "float32", "70, 576"), ("x3w", "float32", "128, 3, 128")],
                    [("y1", "bfloat16", "128, 256"), ("s1", "float32", "128, 1"), ("r1", "float32", "128, 1"),
                     ("y2", "float16", "P, 3, 37"), ("s2", "float32", "P, 1"), ("y3", "float8_e4m3", "128, 64"),
                     ("s3", "float32", "128, 1"), ("y4", "bfloat16", "128, 256"), ("s4", "float32", "128, 1"),
                     ("y5", "bfloat16", "128, 600"), ("s5", "float32", "128, 1"), ("y6", "bfloat16", "3, 96"),
                     ("s6", "float32", "3, 1"), ("y7", "bfloat16", "128, 1024"), ("s7", "float32", "128, 1"),
                     ("y8", "float16", "70, 576"), ("s8", "float32", "70, 1"), ("y9", "bfloat16", "128, 256"),
-                    ("s9", "float32", "128, 1"), ("y10", "float32", "P, 3, 37"), ("s10", "float32", "P, 1")],
+                    ("s9", "float32", "128, 1"), ("y10", "float32", "P, 3, 37"), ("s10", "float32", "P, 1"),
+                    ("y11", "bfloat16", "128, 3, 64"), ("s11", "float32", "128, 1"), ("y12", "float32", "128, 3, 64"),
+                    ("s12", "float32", "128, 1"), ("y13", "bfloat16", "128, 1024"), ("s13", "float32", "128, 1"),
+                    ("y14", "bfloat16", "32, 64"), ("s14", "float32", "33, 1")],
                    _inputs_lanesact, _ref_lanesact),
     "acttab": _k({"N": 256, "D": 512},
                  [("x", "bfloat16", "N, D"), ("xi", "int8", "128, 300"), ("xe", "float8_e4m3", "128, 300")],
