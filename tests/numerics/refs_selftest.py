@@ -80,19 +80,21 @@ def test_bf16():
         0xFFC00001: 0xFFC0,   # negative NaN keeps its sign
     }
     xs = fp.bits_f32(np.array(list(known), dtype=np.uint32))
-    got = fp.encode(xs, fp.BF16)
     want = np.array(list(known.values()), dtype=np.uint16)
-    _check("bf16 known patterns", (got == want).all(),
-           ["%08x->%04x want %04x" % (k, g, w) for k, g, w in zip(known, got, want) if g != w])
+    for label, enc in (("encode", fp.encode), ("encode_general", fp.encode_general)):
+        got = enc(xs, fp.BF16)
+        _check("bf16 known patterns (%s)" % label, (got == want).all(),
+               ["%08x->%04x want %04x" % (k, g, w) for k, g, w in zip(known, got, want) if g != w])
     allbits = np.arange(1 << 16, dtype=np.uint32)
-    dec = fp.decode(allbits.astype(np.uint16), fp.BF16)
     ref = fp.bits_f32(allbits << 16)
-    same = (fp.f32_bits(dec) == fp.f32_bits(ref)) | (np.isnan(dec) & np.isnan(ref))
-    _check("bf16 decode all 65536", same.all())
+    for label, dec_fn in (("decode", fp.decode), ("decode_general", fp.decode_general)):
+        dec = dec_fn(allbits.astype(np.uint16), fp.BF16)
+        same = (fp.f32_bits(dec) == fp.f32_bits(ref)) | (np.isnan(dec) & np.isnan(ref))
+        _check("bf16 %s all 65536" % label, same.all())
     for label, v in (("round-trip", ref), ("midpoints", _midpoints(fp.BF16)),
                      ("f32 sweep", _sweep_f32())):
-        ok = _same_bits_or_nan(fp.encode(v, fp.BF16), fp.bf16_encode_bittrick(v), fp.BF16)
-        _check("bf16 encode %s vs bit-trick" % label, ok.all(), "%d bad" % (~ok).sum())
+        ok = _same_bits_or_nan(fp.encode_general(v, fp.BF16), fp.bf16_encode_bittrick(v), fp.BF16)
+        _check("bf16 encode_general %s vs bit-trick" % label, ok.all(), "%d bad" % (~ok).sum())
 
 
 def test_fp8():
