@@ -718,26 +718,6 @@ static int view_overlap(E *e, const IrAp *d, const IrAp *s)
 
 static int same_cx(E *e, const Expr *a, const Expr *b);
 
-/* The operands instruction `in` reads besides its sources' elements and those
- * it writes: its sources, bias and [P,1] scalars into rd, its dst and reduce
- * dst into wr. Returns the number read; *nw gets the number written. */
-static int read_write_aps(const IrInst *in, const IrAp *rd[IR_MAX_OPERANDS + 3], const IrAp *wr[2], int *nw)
-{
-    int nr = 0;
-    for (int i = 0; i < in->nsrc && nr < IR_MAX_OPERANDS; i++)
-        rd[nr++] = &in->src[i];
-    if (in->has_bias)
-        rd[nr++] = &in->bias;
-    for (int i = 0; i < in->nscalar && i < 2; i++)
-        if (in->scalar[i].is_ap)
-            rd[nr++] = &in->scalar[i].ap;
-    *nw = 0;
-    wr[(*nw)++] = &in->dst;
-    if (in->has_reduce)
-        wr[(*nw)++] = &in->reduce_dst;
-    return nr;
-}
-
 /* 1 if every source of `in` has dtype dt and every op passes ok_op. */
 static int row_ops(const IrInst *in, tg_dtype dt, int (*ok_op)(tg_alu_op))
 {
@@ -1263,10 +1243,10 @@ static int64_t lane_f32_elems(const IrInst *in)
         return 0;
     /* column blocks read each row's bias again per block, after the row's
      * earlier blocks are written: nothing read may lie on the dst's tile */
-    const IrAp *rd[IR_MAX_OPERANDS + 3], *wr[2];
-    int nw, nr = read_write_aps(in, rd, wr, &nw);
-    for (int i = 0; i < nr; i++)
-        if (rd[i]->mem == in->dst.mem && rd[i]->index == in->dst.index)
+    IrOperand ops[IR_MAX_OPERANDS];
+    int nops = ir_operands(in, ops);
+    for (int i = 0; i < nops; i++)
+        if (ops[i].is_read && ops[i].ap->mem == in->dst.mem && ops[i].ap->index == in->dst.index)
             return 0;
     int64_t lf = EMIT_LANES_CAP / EMIT_CHUNK * EMIT_CHUNK;
     while (n % lf)
@@ -1284,11 +1264,13 @@ static int64_t lane_f32_elems(const IrInst *in)
  * on an HBM tensor it writes (or a view of its base). */
 static int lanes_hazard(E *e, const IrInst *in)
 {
-    const IrAp *rd[IR_MAX_OPERANDS + 3], *wr[2];
-    int nw, nr = read_write_aps(in, rd, wr, &nw);
-    for (int i = 0; i < nr; i++)
-        for (int k = 0; k < nw; k++) {
-            const IrAp *r = rd[i], *w = wr[k];
+    IrOperand ops[IR_MAX_OPERANDS];
+    int nops = ir_operands(in, ops);
+    for (int i = 0; i < nops; i++)
+        for (int k = 0; k < nops; k++) {
+            const IrAp *r = ops[i].ap, *w = ops[k].ap;
+            if (!ops[i].is_read || !ops[k].is_write)
+                continue;
             if (r->mem == IR_MEM_HBM || w->mem == IR_MEM_HBM) {
                 if (r->mem == w->mem && (r->index == w->index || view_overlap(e, w, r)))
                     return 1;
@@ -1343,8 +1325,10 @@ static void put_lanes(E *e, const IrInst *in, tpl_value *m, int fold)
     int lanes = in_lanes(in, fold);
     put_bool(e, m, "lanes", lanes);
     int64_t lf = lanes ? lane_f32_elems(in) : 0;
-    put_int(e, m, "lane_f32", lf);                                    /* the columns tg_lf keeps per row, or 0 */
-    put_int(e, m, "lane_n", lf ? ir_ap_free_elems(&in->dst) : 0); /* and all of them: the row's elements */
+    int64_t n = lf ? ir_ap_free_elems(&in->dst) : 0;
+    put_int(e, m, "lane_f32", lf);            /* the columns tg_lf keeps per row, or 0 */
+    put_int(e, m, "lane_n", n);               /* and all of them: the row's elements */
+    put_bool(e, m, "lane_cols", lf && lf < n); /* in column blocks of lane_f32 (lane_f32_elems's form) */
 }
 
 /* An activation without a bias operand, with a constant scale, on a source
@@ -1430,8 +1414,9 @@ static tpl_value *inst_map(E *e, IrInst *in)
     put_bool(e, m, "alias", 0);           /* elementwise() replaces it */
     put_bool(e, m, "i32ops", 0);          /* put_rowops() replaces it */
     put_bool(e, m, "lanes", 0);           /* put_lanes() replaces it */
-    put_int(e, m, "lane_f32", 0);         /* and this */
+    put_int(e, m, "lane_f32", 0);         /* and these */
     put_int(e, m, "lane_n", 0);
+    put_bool(e, m, "lane_cols", 0);
     put_bool(e, m, "has_reduce", 0);      /* reduce_fields() replaces it */
     int ok = 1;
     switch (in->op) {
@@ -1733,6 +1718,7 @@ static tpl_value *transpose_fold(E *e, const IrLoop *lp)
     put_bool(e, m, "lanes", 0);
     put_int(e, m, "lane_f32", 0);
     put_int(e, m, "lane_n", 0);
+    put_bool(e, m, "lane_cols", 0);
     put(e, m, "dims", new_list(e));
     put(e, m, "dst", operand(e, &d, NULL, 0, 1, 0, 0));
     tpl_value *src = new_list(e);

@@ -188,8 +188,10 @@ typedef struct IrOperand {
  * the hardware cannot express into diag; returns NULL on any error. */
 Ir *ir_lower(Arena *arena, const Spec *spec, Diag *diag);
 
-/* The operands of in (into out[IR_MAX_OPERANDS]); returns how many. */
-int ir_operands(IrInst *in, IrOperand *out);
+/* The operands of in (into out[IR_MAX_OPERANDS]); returns how many. Like
+ * strchr, it takes a const instruction and gives its operands writable: a
+ * pass that owns the IR (lower.c) may write them, readers keep them const. */
+int ir_operands(const IrInst *in, IrOperand *out);
 /* The ISA instruction of an IR opcode (runtime/tg_isa.def). */
 tg_isa_op ir_isa_op(IrOpcode op);
 /* Its mnemonic ("pe.matmul"), from the ISA table. */

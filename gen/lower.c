@@ -682,9 +682,10 @@ static int lower_op(Lower *L, const SpecStmt *st, IrInst *in)
     return ok;
 }
 
-int ir_operands(IrInst *in, IrOperand *out)
+int ir_operands(const IrInst *cin, IrOperand *out)
 {
     static const SpecFieldId sel[3] = {SPEC_F_PRED, SPEC_F_ON_TRUE, SPEC_F_ON_FALSE};
+    IrInst *in = (IrInst *)cin; /* ir.h: the operands are given writable */
     int n = 0, two = in->op == IR_OP_TENSOR_TENSOR || in->op == IR_OP_TENSOR_TENSOR_SCAN;
     if (in->op != IR_OP_PRINT) /* a print writes nothing */
         out[n++] = (IrOperand){SPEC_F_DST, &in->dst, in->op == IR_OP_MATMUL && in->accumulate, 1};
