@@ -467,8 +467,10 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
 
 /* The kernels' sums for M <= TG_MM_SHORT dst rows and N wider than
  * TG_MM_NARROW (a vector-matrix product: a ones column summing partitions, a
- * one-channel convolution), without packing: per dst row, TG_MM_SHK k rows at
- * a time over all of N, read in place from dst: d = d + b[k][n] · a[k][m],
+ * one-channel convolution), without packing: TG_MM_SHK k rows at a time over
+ * all of N, each vector of their moving elements read once for every dst row
+ * (one pass per dst row read the moving rows M times: M = 4 took twice the
+ * packed path's time), sums read in place from dst: d = d + b[k][n] · a[k][m],
  * the moving element first as in the kernel, one multiply then one add per
  * element and k, k in increasing order from dst (accumulate) or +0, a NaN
  * sum stored canonical at the end. The same operations on each dst element as
@@ -489,22 +491,34 @@ typedef uint32_t TG_MM_FN(tg__uvec) __attribute__((vector_size(TG_MM_VW * 4)));
 #define TG_MM_SH_LDBF(r, j) tg__mm_rd_bf16(r, j)
 #endif
 #define TG_MM_SH_LDF(r, j) TG_MM_LD((r) + 4 * (j))
-/* One k row's step on a vector of the dst row's sums c_, the moving row's
- * elements j .. j + VW - 1 widened by LDV (TG_MM_SH_LDF or TG_MM_SH_LDBF). */
-#define TG_MM_SH_STEP(kk, LDV)                                  \
+/* One k row's step on a vector c_ of dst row m's sums: bv, the moving row
+ * kk's elements j .. j + VW - 1, times a[k][m]. */
+#define TG_MM_SH_STEP(bv, kk)                                   \
     {                                                           \
-        tg__vec p_ = LDV(rows[kk], j) * av[kk];                 \
+        tg__vec p_ = (bv) * av[m][kk];                          \
         TG_MM_NOFUSE(p_);                                       \
         c_ = c_ + p_;                                           \
     }
-#define TG_MM_SH_STEPF(kk) TG_MM_SH_STEP(kk, TG_MM_SH_LDF)
-#define TG_MM_SH_STEPBF(kk) TG_MM_SH_STEP(kk, TG_MM_SH_LDBF)
-/* A group of TG_MM_SHK rows over the whole vectors of dst row d. */
-#define TG_MM_SH_GROUP(STEP)                                    \
-    for (j = 0; j + TG_MM_VW <= N; j += TG_MM_VW) {             \
-        tg__vec c_ = TG_MM_LD(d + j);                           \
-        TG_MM_R4(STEP)                                          \
-        TG_MM_ST(d + j, c_);                                    \
+/* A group of TG_MM_SHK rows over the whole vectors of every dst row: each
+ * vector of the k rows' moving elements read and widened by LDV
+ * (TG_MM_SH_LDF or TG_MM_SH_LDBF) once, for all M dst rows; j0 is then
+ * where the rows' rest starts. */
+#define TG_MM_SH_GROUP(LDV)                                                                 \
+    {                                                                                       \
+        for (j = 0; j + TG_MM_VW <= N; j += TG_MM_VW) {                                     \
+            const tg__vec b0_ = LDV(rows[0], j), b1_ = LDV(rows[1], j), b2_ = LDV(rows[2], j), \
+                          b3_ = LDV(rows[3], j);                                            \
+            for (m = 0; m < M; m++) {                                                       \
+                float *d = dst + m * ds;                                                    \
+                tg__vec c_ = TG_MM_LD(d + j);                                               \
+                TG_MM_SH_STEP(b0_, 0)                                                       \
+                TG_MM_SH_STEP(b1_, 1)                                                       \
+                TG_MM_SH_STEP(b2_, 2)                                                       \
+                TG_MM_SH_STEP(b3_, 3)                                                       \
+                TG_MM_ST(d + j, c_);                                                        \
+            }                                                                               \
+        }                                                                                   \
+        j0 = j;                                                                             \
     }
 static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M,
                                     int N, int accumulate)
@@ -532,20 +546,20 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
                 bblk += b->bs;
             }
         }
+        tg__vec av[TG_MM_SHORT][TG_MM_SHK];
+        int j0 = 0;
+        for (m = 0; m < M; m++)
+            for (int kk = 0; kk < TG_MM_SHK; kk++)
+                av[m][kk] = (tg__vec){0} + as[kk < ks ? kk : 0][m];
+        if (fast && ks == TG_MM_SHK && b->dt == TG_BFLOAT16)
+            TG_MM_SH_GROUP(TG_MM_SH_LDBF)
+        else if (fast && ks == TG_MM_SHK)
+            TG_MM_SH_GROUP(TG_MM_SH_LDF)
         for (m = 0; m < M; m++) {
             float *d = dst + m * ds;
-            tg__vec av[TG_MM_SHK];
-            for (int kk = 0; kk < TG_MM_SHK; kk++)
-                av[kk] = (tg__vec){0} + as[kk < ks ? kk : 0][m];
-            if (fast && ks == TG_MM_SHK && b->dt == TG_BFLOAT16)
-                TG_MM_SH_GROUP(TG_MM_SH_STEPBF)
-            else if (fast && ks == TG_MM_SHK)
-                TG_MM_SH_GROUP(TG_MM_SH_STEPF)
-            else
-                j = 0;
             /* the rest of the row (all of it for the other rows and dtypes):
              * a vector at a time through a copy, zeros past N */
-            for (; j < N; j += TG_MM_VW) {
+            for (j = j0; j < N; j += TG_MM_VW) {
                 TG_MM_ALIGN float t[TG_MM_SHK][TG_MM_VW], cv[TG_MM_VW];
                 const int jn = N - j < TG_MM_VW ? N - j : TG_MM_VW;
                 int i;
@@ -557,7 +571,7 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
                 {
                     tg__vec c_ = TG_MM_LD(cv);
                     for (int kk = 0; kk < ks; kk++) {
-                        tg__vec p_ = TG_MM_LD(t[kk]) * av[kk];
+                        tg__vec p_ = TG_MM_LD(t[kk]) * av[m][kk];
                         TG_MM_NOFUSE(p_);
                         c_ = c_ + p_;
                     }
@@ -573,8 +587,6 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
             dst[m * ds + j] = tg_nan_canon(dst[m * ds + j]);
 }
 #undef TG_MM_SH_STEP
-#undef TG_MM_SH_STEPF
-#undef TG_MM_SH_STEPBF
 #undef TG_MM_SH_GROUP
 #undef TG_MM_SH_LDF
 #undef TG_MM_SH_LDBF

@@ -459,6 +459,18 @@ def s04_colsum_ones_mm(x):
     return {"y": bf16_dec(x).reshape(-1, 128, x.shape[1]).sum(axis=1, dtype=np.float32)}
 
 
+def _bf16_tiles_bound(x, ref):
+    """s05's y = w^T . x per 128-row tile: matmul_bound on each tile's product."""
+    w, xs = x["w"], x["x"].reshape(-1, 128, x["x"].shape[1])
+    return np.concatenate([matmul_bound(w.T, t) for t in xs])
+
+
+@probe({"y": Tol(bound=_bf16_tiles_bound, why="fp32 sums in another order")})
+def s05_rows4_mm(x, w):
+    wf, xf = bf16_dec(w), bf16_dec(x).reshape(-1, 128, x.shape[1])
+    return {"y": np.matmul(wf.T, xf).reshape(-1, x.shape[1])}
+
+
 # --- inputs, timing and the check ---------------------------------------------------
 
 def tensors(directory):
