@@ -1859,9 +1859,10 @@ static tpl_value *loop(E *e, const IrLoop *lp)
 
 /* ---- partition regions ---------------------------------------------------------
  * Consecutive statements whose every instruction is partition-local (partition
- * p touches only SBUF/PSUM row poff + p, the same poff and constant partition
- * count for all) share one loop over partitions: each partition runs the whole
- * sequence while its rows are in cache. Per partition the order of work is
+ * p touches only SBUF/PSUM row poff + p, the same poff and partition count for
+ * all: a constant, or one expression of the loops outside the run, a ragged
+ * tile's min(128, N - i*128)) share one loop over partitions: each partition
+ * runs the whole sequence while its rows are in cache. Per partition the order of work is
  * unchanged and different partitions touch disjoint rows, so the results are
  * the same. HBM is the exception: a tensor a region writes may be touched by
  * no other instruction of the region, and a carried loop inside a region
@@ -1870,7 +1871,8 @@ static tpl_value *loop(E *e, const IrLoop *lp)
 /* What a statement needs to join a region. */
 typedef struct Fuse {
     int ok;          /* partition-local */
-    int64_t pcount;  /* its constant partition count; -1: any (nothing to run) */
+    int64_t pcount;  /* its constant partition count; -1: any (nothing to run); 0: pcx */
+    const Expr *pcx; /* the partition count when not constant (a ragged tile's) */
     int64_t poff;    /* first partition of its SBUF/PSUM rows; -1: none */
     uint64_t reads;  /* HBM tensors read (bit per Spec.tensors index) */
     uint64_t writes; /* HBM tensors written */
@@ -1900,10 +1902,10 @@ static int fuse_ap(E *e, const IrAp *ap, int write, Fuse *f)
 
 static Fuse fuse_inst(E *e, IrInst *orig)
 {
-    Fuse f = {0, 0, -1, 0, 0};
+    Fuse f = {0, 0, NULL, -1, 0, 0};
     const IrInst *in = current(e, orig);
     if (!in)
-        return (Fuse){1, -1, -1, 0, 0}; /* dropped: joins any region */
+        return (Fuse){1, -1, NULL, -1, 0, 0}; /* dropped: joins any region */
     if (in->has_ind)
         return f; /* an indirect DMA may fail (TG_EBOUNDS) before it moves anything: on its own */
     if (copy_transpose(e, in, NULL))
@@ -1918,8 +1920,10 @@ static Fuse fuse_inst(E *e, IrInst *orig)
         return f;
     }
     const IrAp *pc = in->op == IR_OP_LOAD ? &in->src[0] : &in->dst;
-    if (!ir_expr_const(pc->pcount, &f.pcount))
-        return f;
+    if (!ir_expr_const(pc->pcount, &f.pcount)) {
+        f.pcount = 0;
+        f.pcx = pc->pcount;
+    }
     int ok = fuse_ap(e, &in->dst, 1, &f);
     for (int i = 0; ok && i < in->nsrc; i++)
         ok = fuse_ap(e, &in->src[i], 0, &f);
@@ -1934,12 +1938,15 @@ static Fuse fuse_inst(E *e, IrInst *orig)
 }
 
 /* a then b in one region: 1 and a updated, or 0. */
-static int fuse_merge(Fuse *a, const Fuse *b)
+static int fuse_merge(E *e, Fuse *a, const Fuse *b)
 {
     if (!a->ok || !b->ok || (a->pcount != b->pcount && a->pcount >= 0 && b->pcount >= 0) ||
+        (a->pcount == 0 && b->pcount == 0 && !same_cx(e, a->pcx, b->pcx)) ||
         (a->poff >= 0 && b->poff >= 0 && a->poff != b->poff) || (a->writes & (b->reads | b->writes)) ||
         (b->writes & (a->reads | a->writes)))
         return 0;
+    if (a->pcount < 0)
+        a->pcx = b->pcx;
     a->pcount = a->pcount >= 0 ? a->pcount : b->pcount;
     a->poff = a->poff >= 0 ? a->poff : b->poff;
     a->reads |= b->reads;
@@ -1951,19 +1958,20 @@ static Fuse fuse_stmt(E *e, const IrStmt *st)
 {
     if (st->kind == IR_STMT_INST)
         return fuse_inst(e, st->inst);
-    Fuse f = {0, 0, -1, 0, 0};
+    Fuse f = {0, 0, NULL, -1, 0, 0};
     const IrLoop *lp = st->loop;
     for (int i = 0; i < lp->nbody; i++) {
         Fuse g = fuse_stmt(e, &lp->body[i]);
         if (i == 0)
             f = g;
-        else if (!fuse_merge(&f, &g))
-            return (Fuse){0, 0, -1, 0, 0};
+        else if (!fuse_merge(e, &f, &g))
+            return (Fuse){0, 0, NULL, -1, 0, 0};
     }
     /* A loop without `carried` has independent iterations (sema: no two
      * write overlapping regions of an output), so its stores may interleave
-     * across partitions; a carried loop's may not. */
-    f.ok = f.ok && lp->nbody > 0 && (!f.writes || !lp->carried);
+     * across partitions; a carried loop's may not. A partition count that is
+     * not constant may change with the loop (the region counts once). */
+    f.ok = f.ok && lp->nbody > 0 && (!f.writes || !lp->carried) && f.pcount != 0;
     return f;
 }
 
@@ -2088,14 +2096,17 @@ static tpl_value *rowlocal_scan(E *e, const IrStmt *st, int n, int *lanes)
     return l;
 }
 
-static tpl_value *region(E *e, const IrStmt *st, int n, int64_t pcount)
+static tpl_value *region(E *e, const IrStmt *st, int n, const Fuse *f)
 {
     int lanes = 0;
     tpl_value *m = new_map(e), *l = new_list(e), *rl = rowlocal_scan(e, st, n, &lanes);
     if (!m || !l || !rl)
         return NULL;
     put_str(e, m, "kind", "region");
-    put_int(e, m, "pcount", pcount);
+    if (f->pcount > 0)
+        put_int(e, m, "pcount", f->pcount);
+    else
+        put(e, m, "pcount", str(e, "(%s)", cx(e, f->pcx))); /* the statements' own, evaluated once */
     e->in_region = 1;
     for (int i = 0; i < n; i++) {
         tpl_value *v = stmt(e, &st[i]);
@@ -2164,15 +2175,15 @@ static tpl_value *body(E *e, const IrStmt *st, int n)
             i += 2;
             continue;
         }
-        Fuse f = e->in_region ? (Fuse){0, 0, -1, 0, 0} : fuse_stmt(e, &st[i]);
+        Fuse f = e->in_region ? (Fuse){0, 0, NULL, -1, 0, 0} : fuse_stmt(e, &st[i]);
         int j = i + 1;
         while (f.ok && j < n) {
             Fuse g = fuse_stmt(e, &st[j]);
-            if (!fuse_merge(&f, &g))
+            if (!fuse_merge(e, &f, &g))
                 break;
             j++;
         }
-        if (f.ok && f.pcount > 0 && (j - i > 1 || st[i].kind == IR_STMT_LOOP)) {
+        if (f.ok && (f.pcount > 0 || f.pcx) && (j - i > 1 || st[i].kind == IR_STMT_LOOP)) {
             /* the run's loops that sink (sink_partitions) go on their own,
              * the statements between them in regions: regions of a part of
              * the run keep more of the spec's order, so they are legal too */
@@ -2182,7 +2193,7 @@ static tpl_value *body(E *e, const IrStmt *st, int n)
                 if (k < j && !sink)
                     continue;
                 if (k > k0) {
-                    tpl_value *v = k - k0 > 1 || st[k0].kind == IR_STMT_LOOP ? region(e, &st[k0], k - k0, f.pcount)
+                    tpl_value *v = k - k0 > 1 || st[k0].kind == IR_STMT_LOOP ? region(e, &st[k0], k - k0, &f)
                                                                             : stmt(e, &st[k0]);
                     if (v)
                         append(e, l, v);

@@ -34,98 +34,100 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
     int64_t tg_ix16[TG_PARTITIONS]; /* the indices gather 16 checked, for its readers */
     for (int64_t v_program_id_0 = tg_lo[0]; v_program_id_0 < tg_hi[0]; v_program_id_0 += 1) { /* cross_entropy.yaml:22 */
         for (int64_t v_b = 0; v_b < tg_fdiv((((tg_fdiv(101, 2) + (v_program_id_0 * tg_fmod(101, 2))) + 32) - 1), 32); v_b += 1) { /* cross_entropy.yaml:37 */
-            /* cross_entropy.yaml:39: dve.memset */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3072;
-                tg_wr_f32(tg_d, 0, tg_bits_f32(0xff800000u));
-            }
-            /* cross_entropy.yaml:40: dve.memset */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3136;
-                tg_wr_f32(tg_d, 0, 0.0f);
-            }
-            /* cross_entropy.yaml:41: dma.load */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3200;
-                const uint8_t *tg_s0 = (const uint8_t *)(targets + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
+            /* partitions run the statements below in turn (all partition-local) */
+            for (int64_t tg_p = 0; tg_p < (tg_min(32, ((v_program_id_0 + 50) - (v_b * 32)))); tg_p++) {
+                { /* cross_entropy.yaml:39: dve.memset */
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3072;
+                    tg_wr_f32(tg_d, 0, tg_bits_f32(0xff800000u));
+                }
+                { /* cross_entropy.yaml:40: dve.memset */
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3136;
+                    tg_wr_f32(tg_d, 0, 0.0f);
+                }
+                { /* cross_entropy.yaml:41: dma.load */
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3200;
+                    const uint8_t *tg_s0 = (const uint8_t *)(targets + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
+                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
+                }
             }
             for (int64_t v_c = 0; v_c < 4; v_c += 1) { /* cross_entropy.yaml:42, carried */
-                /* cross_entropy.yaml:44: dma.load forwarded: its readers read logits directly */
-                /* cross_entropy.yaml:45: dve.tensor_reduce */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3264;
-                    const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
-                    /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-                       -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-                       values only, not on their order, so the loop vectorizes. */
-                    uint32_t tg_kx = 0u, tg_nan = 0;
-                    int64_t tg_k = 0;
-                    {
-                        const int64_t tg_j0 = 0;
-                        tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, tg_min(256, (1000 - (v_c * 256))), 0, &tg_kx, &tg_nan);
-                        tg_k += tg_min(256, (1000 - (v_c * 256)));
+                /* blocks of TG_LANES partitions run the statements below in turn (all
+                   partition-local) */
+                for (int64_t tg_pb = 0; tg_pb < (tg_min(32, ((v_program_id_0 + 50) - (v_b * 32)))); tg_pb += TG_LANES) {
+                    const int64_t tg_pn = tg_min((tg_min(32, ((v_program_id_0 + 50) - (v_b * 32)))) - tg_pb, TG_LANES);
+                    /* cross_entropy.yaml:44: dma.load forwarded: its readers read logits directly */
+                    /* cross_entropy.yaml:45: dve.tensor_reduce */
+                    for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3264;
+                        const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
+                        /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
+                           -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
+                           values only, not on their order, so the loop vectorizes. */
+                        uint32_t tg_kx = 0u, tg_nan = 0;
+                        int64_t tg_k = 0;
+                        {
+                            const int64_t tg_j0 = 0;
+                            tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, tg_min(256, (1000 - (v_c * 256))), 0, &tg_kx, &tg_nan);
+                            tg_k += tg_min(256, (1000 - (v_c * 256)));
+                        }
+                        const float tg_r = !tg_k ? 0.0f : tg_key_result(tg_kx, tg_nan);
+                        tg_wr_f32(tg_d, 0, tg_nan_canon(tg_r));
                     }
-                    const float tg_r = !tg_k ? 0.0f : tg_key_result(tg_kx, tg_nan);
-                    tg_wr_f32(tg_d, 0, tg_nan_canon(tg_r));
-                }
-                /* cross_entropy.yaml:46: dve.tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3328;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3072;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3264;
-                    tg_wrc_f32(tg_d, 0, tg_alu_maximum(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
-                }
-                /* cross_entropy.yaml:47: dve.tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3392;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3072;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3328;
-                    tg_wrc_f32(tg_d, 0, tg_alu_subtract(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
-                }
-                /* cross_entropy.yaml:48: act.activation */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3456;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3392;
-                    const float tg_scale = 1.0f;
-                    const float tg_bias = 0.0f;
-                    float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                    tg_wrc_f32(tg_d, 0, tg_y);
-                }
-                /* cross_entropy.yaml:49: dve.tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3520;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3136;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3456;
-                    tg_wrc_f32(tg_d, 0, tg_alu_multiply(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
-                }
-                /* cross_entropy.yaml:50: dve.tensor_scalar */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 2048;
-                    const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
-                    const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3776 + 3328, 0);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
-                        float tg_x = tg_rdn_f32(tg_s0, tg_j0);
-                        tg_x = tg_alu_subtract(tg_x, tg_c0);
-                        tg_wrc_f32(tg_d, tg_j0, tg_x);
+                    /* cross_entropy.yaml:46: dve.tensor_tensor */
+                    for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3328;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3072;
+                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3264;
+                        tg_wrc_f32(tg_d, 0, tg_alu_maximum(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
                     }
-                }
-                /* cross_entropy.yaml:51: act.activation */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 2048;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 2048;
-                    const float tg_scale = 1.0f;
-                    const float tg_bias = 0.0f;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
-                        float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                        tg_wrc_f32(tg_d, tg_j0, tg_y);
+                    /* cross_entropy.yaml:47: dve.tensor_tensor */
+                    for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3392;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3072;
+                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3328;
+                        tg_wrc_f32(tg_d, 0, tg_alu_subtract(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
                     }
-                }
-                /* cross_entropy.yaml:52: dve.tensor_reduce */
-                for (int64_t tg_pb = 0; tg_pb < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_pb += TG_LANES) {
-                    const int64_t tg_pn = tg_min(tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))) - tg_pb, TG_LANES);
+                    /* cross_entropy.yaml:48: act.activation */
+                    for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3456;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3392;
+                        const float tg_scale = 1.0f;
+                        const float tg_bias = 0.0f;
+                        float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+                        tg_wrc_f32(tg_d, 0, tg_y);
+                    }
+                    /* cross_entropy.yaml:49: dve.tensor_tensor */
+                    for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3520;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3136;
+                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3456;
+                        tg_wrc_f32(tg_d, 0, tg_alu_multiply(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
+                    }
+                    /* cross_entropy.yaml:50: dve.tensor_scalar */
+                    for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 2048;
+                        const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
+                        const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3776 + 3328, 0);
+                        TG_IVDEP
+                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
+                            float tg_x = tg_rdn_f32(tg_s0, tg_j0);
+                            tg_x = tg_alu_subtract(tg_x, tg_c0);
+                            tg_wrc_f32(tg_d, tg_j0, tg_x);
+                        }
+                    }
+                    /* cross_entropy.yaml:51: act.activation */
+                    for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 2048;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 2048;
+                        const float tg_scale = 1.0f;
+                        const float tg_bias = 0.0f;
+                        TG_IVDEP
+                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
+                            float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
+                            tg_wrc_f32(tg_d, tg_j0, tg_y);
+                        }
+                    }
+                    /* cross_entropy.yaml:52: dve.tensor_reduce */
                     {
                         uint8_t *tg_d[TG_LANES];
                         const uint8_t *tg_s0[TG_LANES];
@@ -159,36 +161,40 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                             tg_wr_f32(tg_d[tg_l], 0, tg_nan_canon(tg_r[tg_l]));
                         }
                     }
+
+                    /* cross_entropy.yaml:53: dve.tensor_tensor */
+                    for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3136;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3520;
+                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3584;
+                        tg_wrc_f32(tg_d, 0, tg_alu_add(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
+                    }
+                    /* cross_entropy.yaml:54: dve.tensor_copy */
+                    for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3072;
+                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3328;
+                        memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
+                    }
                 }
-                /* cross_entropy.yaml:53: dve.tensor_tensor */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3136;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3520;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776 + 3584;
+            }
+            /* partitions run the statements below in turn (all partition-local) */
+            for (int64_t tg_p = 0; tg_p < (tg_min(32, ((v_program_id_0 + 50) - (v_b * 32)))); tg_p++) {
+                uint64_t tg_rlw11[2]; /* log_d: partition tg_p's row, row-local (docs/ir.md) */
+                uint8_t *const tg_rl11 = (uint8_t *)tg_rlw11;
+                { /* cross_entropy.yaml:55: act.activation */
+                    uint8_t *tg_d = tg_rl11;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3136;
+                    const float tg_scale = 1.0f;
+                    const float tg_bias = 0.0f;
+                    float tg_y = tg_activation(TG_ACT_LOG, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+                    tg_wrc_f32(tg_d, 0, tg_y);
+                }
+                { /* cross_entropy.yaml:56: dve.tensor_tensor */
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 64;
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3072;
+                    const uint8_t *tg_s1 = tg_rl11;
                     tg_wrc_f32(tg_d, 0, tg_alu_add(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
                 }
-                /* cross_entropy.yaml:54: dve.tensor_copy */
-                for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 3072;
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3328;
-                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                }
-            }
-            /* cross_entropy.yaml:55: act.activation */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3776;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3136;
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                float tg_y = tg_activation(TG_ACT_LOG, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-                tg_wrc_f32(tg_d, 0, tg_y);
-            }
-            /* cross_entropy.yaml:56: dve.tensor_tensor */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 64;
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 3072;
-                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3776;
-                tg_wrc_f32(tg_d, 0, tg_alu_add(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
             }
             /* cross_entropy.yaml:57: dma.load forwarded: its readers read logits directly at the indices it checks and keeps here */
             for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
@@ -196,20 +202,21 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                 if (tg_ix16[tg_p] < 0 || tg_ix16[tg_p] >= 1000)
                     return TG_EBOUNDS;
             }
-            /* cross_entropy.yaml:58: dve.tensor_tensor */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = (uint8_t *)(loss + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 64;
-                const uint8_t *tg_s1 = (const uint8_t *)(logits + ((v_program_id_0 * 50000) + (v_b * 32000)) + tg_p * 1000 + tg_ix16[tg_p] * 1);
-                tg_wrc_f32(tg_d, 0, tg_alu_subtract(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
+            /* partitions run the statements below in turn (all partition-local) */
+            for (int64_t tg_p = 0; tg_p < (tg_min(32, ((v_program_id_0 + 50) - (v_b * 32)))); tg_p++) {
+                { /* cross_entropy.yaml:58: dve.tensor_tensor */
+                    uint8_t *tg_d = (uint8_t *)(loss + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 64;
+                    const uint8_t *tg_s1 = (const uint8_t *)(logits + ((v_program_id_0 * 50000) + (v_b * 32000)) + tg_p * 1000 + tg_ix16[tg_p] * 1);
+                    tg_wrc_f32(tg_d, 0, tg_alu_subtract(tg_rdn_f32(tg_s0, 0), tg_rdn_f32(tg_s1, 0)));
+                }
+                { /* cross_entropy.yaml:59: dma.store */
+                    uint8_t *tg_d = (uint8_t *)(lse + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
+                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 64;
+                    memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
+                }
+                /* cross_entropy.yaml:60: dma.store sunk: its tile's writers write loss directly */
             }
-            /* cross_entropy.yaml:59: dma.store */
-            for (int64_t tg_p = 0; tg_p < tg_min(32, ((v_program_id_0 + 50) - (v_b * 32))); tg_p++) {
-                uint8_t *tg_d = (uint8_t *)(lse + ((v_program_id_0 * 50) + (v_b * 32)) + tg_p * 1);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 64;
-                memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-            }
-            /* cross_entropy.yaml:60: dma.store sunk: its tile's writers write loss directly */
         }
     }
     return TG_OK;

@@ -35,61 +35,67 @@ static TG_SIMD_BODY int mamba_body_all(int tg_avx512, tg_core *core, const float
     (void)out;
     for (int64_t v_b = 0; v_b < 1; v_b += 1) { /* mamba.yaml:42 */
         for (int64_t v_ct = 0; v_ct < 2; v_ct += 1) { /* mamba.yaml:44 */
-            /* mamba.yaml:46: dve.memset */
-            for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 30912;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
-                    tg_wr_f32(tg_d, tg_j0, 0.0f);
+            /* partitions run the statements below in turn (all partition-local) */
+            for (int64_t tg_p = 0; tg_p < (tg_min(128, (200 - (v_ct * 128)))); tg_p++) {
+                { /* mamba.yaml:46: dve.memset */
+                    uint8_t *tg_d = tg_sbuf + (tg_p) * 30912;
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
+                        tg_wr_f32(tg_d, tg_j0, 0.0f);
+                    }
                 }
+                /* mamba.yaml:47: dma.load forwarded: its readers read delta directly */
+                /* mamba.yaml:48: dma.load forwarded: its readers read u directly */
             }
-            /* mamba.yaml:47: dma.load forwarded: its readers read delta directly */
-            /* mamba.yaml:48: dma.load forwarded: its readers read u directly */
             for (int64_t v_n = 0; v_n < 8; v_n += 1) { /* mamba.yaml:50, carried */
-                /* mamba.yaml:52: dma.load forwarded: its readers read A directly */
-                /* mamba.yaml:53: dve.memset */
-                for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 30784;
-                    tg_wr_f32(tg_d, 0, 0.0f);
+                /* partitions run the statements below in turn (all partition-local) */
+                for (int64_t tg_p = 0; tg_p < (tg_min(128, (200 - (v_ct * 128)))); tg_p++) {
+                    /* mamba.yaml:52: dma.load forwarded: its readers read A directly */
+                    { /* mamba.yaml:53: dve.memset */
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 30784;
+                        tg_wr_f32(tg_d, 0, 0.0f);
+                    }
                 }
                 for (int64_t v_s = 0; v_s < 2; v_s += 1) { /* mamba.yaml:55, carried */
-                    /* mamba.yaml:58: act.activation */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 20480;
-                        const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
-                        const float tg_scale = tg_rd_f32((const uint8_t *)(A + ((v_ct * 1024) + v_n) + tg_p * 8), 0);
-                        const float tg_bias = 0.0f;
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
+                    /* blocks of TG_LANES partitions run the statements below in turn (all
+                       partition-local) */
+                    for (int64_t tg_pb = 0; tg_pb < (tg_min(128, (200 - (v_ct * 128)))); tg_pb += TG_LANES) {
+                        const int64_t tg_pn = tg_min((tg_min(128, (200 - (v_ct * 128)))) - tg_pb, TG_LANES);
+                        /* mamba.yaml:58: act.activation */
+                        for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 20480;
+                            const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
+                            const float tg_scale = tg_rd_f32((const uint8_t *)(A + ((v_ct * 1024) + v_n) + tg_p * 8), 0);
+                            const float tg_bias = 0.0f;
+                            {
+                                const int64_t tg_j0 = 0;
+                                tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
+                            }
                         }
-                    }
-                    /* mamba.yaml:60: dma.load forwarded: its readers read B directly */
-                    /* mamba.yaml:61: dve.tensor_tensor */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 22528;
-                        const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
-                        const uint8_t *tg_s1 = (const uint8_t *)(u + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                            (void)tg_j0;
+                        /* mamba.yaml:60: dma.load forwarded: its readers read B directly */
+                        /* mamba.yaml:61: dve.tensor_tensor */
+                        for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 22528;
+                            const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
+                            const uint8_t *tg_s1 = (const uint8_t *)(u + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
+                            {
+                                const int64_t tg_j0 = 0;
+                                tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                                (void)tg_j0;
+                            }
                         }
-                    }
-                    /* mamba.yaml:62: dve.tensor_tensor */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 24576;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912 + 22528;
-                        const uint8_t *tg_s1 = (const uint8_t *)(B + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                            (void)tg_j0;
+                        /* mamba.yaml:62: dve.tensor_tensor */
+                        for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 24576;
+                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912 + 22528;
+                            const uint8_t *tg_s1 = (const uint8_t *)(B + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
+                            {
+                                const int64_t tg_j0 = 0;
+                                tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                                (void)tg_j0;
+                            }
                         }
-                    }
-                    /* mamba.yaml:64: dve.tensor_tensor_scan */
-                    for (int64_t tg_pb = 0; tg_pb < tg_min(128, (200 - (v_ct * 128))); tg_pb += TG_LANES) {
-                        const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_ct * 128))) - tg_pb, TG_LANES);
+                        /* mamba.yaml:64: dve.tensor_tensor_scan */
                         {
                             uint8_t *tg_d[TG_LANES];
                             const uint8_t *tg_s0[TG_LANES];
@@ -131,34 +137,35 @@ static TG_SIMD_BODY int mamba_body_all(int tg_avx512, tg_core *core, const float
                                 }
                             }
                         }
-                    }
-                    /* mamba.yaml:65: dve.tensor_copy */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 30784;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912 + 26624 + 2044;
-                        memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
-                    }
-                    /* mamba.yaml:67: dma.load forwarded: its readers read C directly */
-                    /* mamba.yaml:68: dve.tensor_tensor */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 28672;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912 + 26624;
-                        const uint8_t *tg_s1 = (const uint8_t *)(C + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                            (void)tg_j0;
+
+                        /* mamba.yaml:65: dve.tensor_copy */
+                        for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 30784;
+                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912 + 26624 + 2044;
+                            memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);
                         }
-                    }
-                    /* mamba.yaml:69: dve.tensor_tensor */
-                    for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_ct * 128))); tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + ((v_s * 512)) * 4;
-                        const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912 + ((v_s * 512)) * 4;
-                        const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 30912 + 28672;
-                        {
-                            const int64_t tg_j0 = 0;
-                            tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                            (void)tg_j0;
+                        /* mamba.yaml:67: dma.load forwarded: its readers read C directly */
+                        /* mamba.yaml:68: dve.tensor_tensor */
+                        for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 28672;
+                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912 + 26624;
+                            const uint8_t *tg_s1 = (const uint8_t *)(C + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
+                            {
+                                const int64_t tg_j0 = 0;
+                                tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                                (void)tg_j0;
+                            }
+                        }
+                        /* mamba.yaml:69: dve.tensor_tensor */
+                        for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                            uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + ((v_s * 512)) * 4;
+                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912 + ((v_s * 512)) * 4;
+                            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 30912 + 28672;
+                            {
+                                const int64_t tg_j0 = 0;
+                                tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                                (void)tg_j0;
+                            }
                         }
                     }
                 }

@@ -32,10 +32,12 @@ static TG_SIMD_BODY int rmsnorm_body_all(int tg_avx512, tg_core *core, const int
     (void)y;
     /* rmsnorm.yaml:23: dma.load forwarded: its readers read g directly */
     for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* rmsnorm.yaml:24 */
-        /* rmsnorm.yaml:26: dma.load forwarded: its readers read x directly */
-        /* rmsnorm.yaml:28: act.activation */
-        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (300 - (v_i * 128))); tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(tg_min(128, (300 - (v_i * 128))) - tg_pb, TG_LANES);
+        /* blocks of TG_LANES partitions run the statements below in turn (all
+           partition-local) */
+        for (int64_t tg_pb = 0; tg_pb < (tg_min(128, (300 - (v_i * 128)))); tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min((tg_min(128, (300 - (v_i * 128)))) - tg_pb, TG_LANES);
+            /* rmsnorm.yaml:26: dma.load forwarded: its readers read x directly */
+            /* rmsnorm.yaml:28: act.activation */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 6144;
                 const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
@@ -70,53 +72,54 @@ static TG_SIMD_BODY int rmsnorm_body_all(int tg_avx512, tg_core *core, const int
                     tg_wr_f32(tg_sbuf + (tg_p) * 8384 + 8192, 0, tg_nan_canon(tg_r[tg_l]));
                 }
             }
-        }
-        /* rmsnorm.yaml:29: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 6144;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8384 + 8192;
-            const float tg_c0 = 512.0f;
-            const float tg_c1 = 1e-06f;
-            float tg_x = tg_rdn_f32(tg_s0, 0);
-            tg_x = tg_alu_divide(tg_x, tg_c0);
-            tg_x = tg_alu_add(tg_x, tg_c1);
-            tg_wrc_f32(tg_d, 0, tg_x);
-        }
-        /* rmsnorm.yaml:30: act.activation */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 8192;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8384 + 6144;
-            const float tg_scale = 1.0f;
-            const float tg_bias = 0.0f;
-            float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-            tg_wrc_f32(tg_d, 0, tg_y);
-        }
-        /* rmsnorm.yaml:31: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 6144;
-            const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8384 + 8192, 0);
-            {
-                const int64_t tg_j0 = 0;
-                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
-                const float tg_cv[2] = { tg_c0, 0.0f };
-                const int tg_rv[2] = { 0, 0 };
-                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, 1, tg_op, tg_cv, tg_rv);
-                (void)tg_j0;
+
+            /* rmsnorm.yaml:29: dve.tensor_scalar */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 6144;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8384 + 8192;
+                const float tg_c0 = 512.0f;
+                const float tg_c1 = 1e-06f;
+                float tg_x = tg_rdn_f32(tg_s0, 0);
+                tg_x = tg_alu_divide(tg_x, tg_c0);
+                tg_x = tg_alu_add(tg_x, tg_c1);
+                tg_wrc_f32(tg_d, 0, tg_x);
             }
-        }
-        /* rmsnorm.yaml:32: dve.tensor_tensor */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (300 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8384 + 6144;
-            const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
-            {
-                const int64_t tg_j0 = 0;
-                tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                (void)tg_j0;
+            /* rmsnorm.yaml:30: act.activation */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 8192;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8384 + 6144;
+                const float tg_scale = 1.0f;
+                const float tg_bias = 0.0f;
+                float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+                tg_wrc_f32(tg_d, 0, tg_y);
             }
+            /* rmsnorm.yaml:31: dve.tensor_scalar */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 6144;
+                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 8384 + 8192, 0);
+                {
+                    const int64_t tg_j0 = 0;
+                    const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
+                    const float tg_cv[2] = { tg_c0, 0.0f };
+                    const int tg_rv[2] = { 0, 0 };
+                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, 1, tg_op, tg_cv, tg_rv);
+                    (void)tg_j0;
+                }
+            }
+            /* rmsnorm.yaml:32: dve.tensor_tensor */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = (uint8_t *)(y + (v_i * 65536) + tg_p * 512);
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 8384 + 6144;
+                const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
+                    (void)tg_j0;
+                }
+            }
+            /* rmsnorm.yaml:33: dma.store sunk: its tile's writers write y directly */
         }
-        /* rmsnorm.yaml:33: dma.store sunk: its tile's writers write y directly */
     }
     return TG_OK;
 }

@@ -39,10 +39,12 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
         }
     }
     for (int64_t v_i = (0 + tg_lo[0] * 1); v_i < (0 + tg_hi[0] * 1); v_i += 1) { /* rmsnorm_quant.yaml:38 */
-        /* rmsnorm_quant.yaml:40: dma.load forwarded: its readers read xr directly */
-        /* rmsnorm_quant.yaml:42: act.activation */
-        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (192 - (v_i * 128))); tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(tg_min(128, (192 - (v_i * 128))) - tg_pb, TG_LANES);
+        /* blocks of TG_LANES partitions run the statements below in turn (all
+           partition-local) */
+        for (int64_t tg_pb = 0; tg_pb < (tg_min(128, (192 - (v_i * 128)))); tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min((tg_min(128, (192 - (v_i * 128)))) - tg_pb, TG_LANES);
+            /* rmsnorm_quant.yaml:40: dma.load forwarded: its readers read xr directly */
+            /* rmsnorm_quant.yaml:42: act.activation */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 3072;
                 const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
@@ -77,88 +79,89 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
                     tg_wr_f32(tg_sbuf + (tg_p) * 4416 + 4160, 0, tg_nan_canon(tg_r[tg_l]));
                 }
             }
-        }
-        /* rmsnorm_quant.yaml:43: act.activation */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 4224;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 4160;
-            const float tg_scale = 0.00390625f;
-            const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 4416 + 4096, 0);
-            float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-            tg_wrc_f32(tg_d, 0, tg_y);
-        }
-        /* rmsnorm_quant.yaml:44: dve.scalar_tensor_tensor */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 3072;
-            const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
-            const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4416 + 4224, 0);
-            {
-                const int64_t tg_j0 = 0;
-                tg_scalar_tensor_tensor_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 256, TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_MULTIPLY);
-                (void)tg_j0;
+
+            /* rmsnorm_quant.yaml:43: act.activation */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 4224;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 4160;
+                const float tg_scale = 0.00390625f;
+                const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 4416 + 4096, 0);
+                float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+                tg_wrc_f32(tg_d, 0, tg_y);
             }
-        }
-        /* rmsnorm_quant.yaml:46: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 3072;
-            const float tg_c0 = 0.0f;
-            uint32_t tg_kx = tg_order_key(tg_f32_bits(tg_bits_f32(0xff800000u))), tg_nan = 0; /* the fold: tg_key_max */
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                float tg_x = tg_rd_f32(tg_s0, tg_j0);
-                tg_x = tg_alu_abs(tg_x, tg_c0);
+            /* rmsnorm_quant.yaml:44: dve.scalar_tensor_tensor */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 3072;
+                const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
+                const uint8_t *tg_s1 = (const uint8_t *)(g + 0);
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4416 + 4224, 0);
                 {
-                    const uint32_t tg_u = tg_f32_bits(tg_x);
-                    tg_kx = tg_key_max(tg_kx, tg_u);
-                    tg_nan |= tg_key_nan(tg_u);
+                    const int64_t tg_j0 = 0;
+                    tg_scalar_tensor_tensor_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 256, TG_ALU_MULTIPLY, tg_c0, 0, TG_ALU_MULTIPLY);
+                    (void)tg_j0;
                 }
-                tg_wr_f32(tg_d, tg_j0, tg_x);
             }
-            tg_wr_f32(tg_sbuf + (tg_p) * 4416 + 1024, 0, tg_key_result(tg_kx, tg_nan));
-        }
-        /* rmsnorm_quant.yaml:48: act.activation */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 1024;
-            const float tg_scale = 0.004166667f;
-            const float tg_bias = 0.0f;
-            float tg_y = tg_activation(TG_ACT_COPY, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
-            tg_wrc_f32(tg_d, 0, tg_y);
-        }
-        /* rmsnorm_quant.yaml:49: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 512;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416;
-            const float tg_c0 = 1e-06f;
-            float tg_x = tg_rdn_f32(tg_s0, 0);
-            tg_x = tg_alu_maximum(tg_x, tg_c0);
-            tg_wrc_f32(tg_d, 0, tg_x);
-        }
-        /* rmsnorm_quant.yaml:50: dve.reciprocal */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 576;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 512;
-            tg_wrc_f32(tg_d, 0, tg_act_reciprocal(tg_rdn_f32(tg_s0, 0)));
-        }
-        /* rmsnorm_quant.yaml:51: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + (tg_fmod(v_i, 2)) * 256;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 3072;
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4416 + 576, 0);
-            TG_IVDEP
-            for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
-                float tg_x = tg_rdn_f32(tg_s0, tg_j0);
-                tg_x = tg_alu_multiply(tg_x, tg_c0);
-                tg_wrc_e4m3(tg_d, tg_j0, tg_x);
+            /* rmsnorm_quant.yaml:46: dve.tensor_scalar */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 4416;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 3072;
+                const float tg_c0 = 0.0f;
+                uint32_t tg_kx = tg_order_key(tg_f32_bits(tg_bits_f32(0xff800000u))), tg_nan = 0; /* the fold: tg_key_max */
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
+                    float tg_x = tg_rd_f32(tg_s0, tg_j0);
+                    tg_x = tg_alu_abs(tg_x, tg_c0);
+                    {
+                        const uint32_t tg_u = tg_f32_bits(tg_x);
+                        tg_kx = tg_key_max(tg_kx, tg_u);
+                        tg_nan |= tg_key_nan(tg_u);
+                    }
+                    tg_wr_f32(tg_d, tg_j0, tg_x);
+                }
+                tg_wr_f32(tg_sbuf + (tg_p) * 4416 + 1024, 0, tg_key_result(tg_kx, tg_nan));
             }
-        }
-        /* rmsnorm_quant.yaml:52: dma.store */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {
-            uint8_t *tg_d = ((uint8_t *)y + ((v_i * 33280) + tg_p * 260) * 1);
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + (tg_fmod(v_i, 2)) * 256;
-            memcpy(tg_d + (0) * 1, tg_s0 + (0) * 1, 256);
+            /* rmsnorm_quant.yaml:48: act.activation */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 4416;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 1024;
+                const float tg_scale = 0.004166667f;
+                const float tg_bias = 0.0f;
+                float tg_y = tg_activation(TG_ACT_COPY, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
+                tg_wrc_f32(tg_d, 0, tg_y);
+            }
+            /* rmsnorm_quant.yaml:49: dve.tensor_scalar */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 512;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416;
+                const float tg_c0 = 1e-06f;
+                float tg_x = tg_rdn_f32(tg_s0, 0);
+                tg_x = tg_alu_maximum(tg_x, tg_c0);
+                tg_wrc_f32(tg_d, 0, tg_x);
+            }
+            /* rmsnorm_quant.yaml:50: dve.reciprocal */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 576;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 512;
+                tg_wrc_f32(tg_d, 0, tg_act_reciprocal(tg_rdn_f32(tg_s0, 0)));
+            }
+            /* rmsnorm_quant.yaml:51: dve.tensor_scalar */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + (tg_fmod(v_i, 2)) * 256;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 3072;
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 4416 + 576, 0);
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 256; tg_j0++) {
+                    float tg_x = tg_rdn_f32(tg_s0, tg_j0);
+                    tg_x = tg_alu_multiply(tg_x, tg_c0);
+                    tg_wrc_e4m3(tg_d, tg_j0, tg_x);
+                }
+            }
+            /* rmsnorm_quant.yaml:52: dma.store */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = ((uint8_t *)y + ((v_i * 33280) + tg_p * 260) * 1);
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + (tg_fmod(v_i, 2)) * 256;
+                memcpy(tg_d + (0) * 1, tg_s0 + (0) * 1, 256);
+            }
         }
         /* rmsnorm_quant.yaml:53: dma.store */
         for (int64_t tg_p = 0; tg_p < tg_min(128, (192 - (v_i * 128))); tg_p++) {

@@ -86,38 +86,42 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
                 (void)tg_p;
             }
         }
-        /* router_topk.yaml:57: dve.tensor_tensor */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = (uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
-            const uint8_t *tg_s0 = tg_psum + (tg_p) * 2112;
-            const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2368 + 1088;
-            {
-                const int64_t tg_j0 = 0;
-                tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 64);
-                (void)tg_j0;
+        /* partitions run the statements below in turn (all partition-local) */
+        for (int64_t tg_p = 0; tg_p < (tg_min(128, (200 - (v_t * 128)))); tg_p++) {
+            { /* router_topk.yaml:57: dve.tensor_tensor */
+                uint8_t *tg_d = (uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
+                const uint8_t *tg_s0 = tg_psum + (tg_p) * 2112;
+                const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2368 + 1088;
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 64);
+                    (void)tg_j0;
+                }
             }
+            /* router_topk.yaml:58: dma.store sunk: its tile's writers write router_logits directly, and its other readers read it there */
         }
-        /* router_topk.yaml:58: dma.store sunk: its tile's writers write router_logits directly, and its other readers read it there */
-        /* router_topk.yaml:60: dve.tensor_reduce */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 2112;
-            const uint8_t *tg_s0 = (const uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
-            /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
-               -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
-               values only, not on their order, so the loop vectorizes. */
-            uint32_t tg_kx = 0u, tg_nan = 0;
-            int64_t tg_k = 0;
-            {
-                const int64_t tg_j0 = 0;
-                tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 64, 0, &tg_kx, &tg_nan);
-                tg_k += 64;
+        /* blocks of TG_LANES partitions run the statements below in turn (all
+           partition-local) */
+        for (int64_t tg_pb = 0; tg_pb < (tg_min(128, (200 - (v_t * 128)))); tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min((tg_min(128, (200 - (v_t * 128)))) - tg_pb, TG_LANES);
+            /* router_topk.yaml:60: dve.tensor_reduce */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 2112;
+                const uint8_t *tg_s0 = (const uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
+                /* max/min on ordered keys (tg_order_key: the order of tg_alu_raw_maximum,
+                   -0 below +0); a NaN anywhere gives NaN. The result depends on the row's
+                   values only, not on their order, so the loop vectorizes. */
+                uint32_t tg_kx = 0u, tg_nan = 0;
+                int64_t tg_k = 0;
+                {
+                    const int64_t tg_j0 = 0;
+                    tg_reduce_key_f32(tg_s0 + (tg_j0) * 4, 64, 0, &tg_kx, &tg_nan);
+                    tg_k += 64;
+                }
+                const float tg_r = !tg_k ? 0.0f : tg_key_result(tg_kx, tg_nan);
+                tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
             }
-            const float tg_r = !tg_k ? 0.0f : tg_key_result(tg_kx, tg_nan);
-            tg_wr_f32(tg_d, 0, -tg_nan_canon(tg_r));
-        }
-        /* router_topk.yaml:61: act.activation */
-        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (200 - (v_t * 128))); tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_t * 128))) - tg_pb, TG_LANES);
+            /* router_topk.yaml:61: act.activation */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1856;
                 const uint8_t *tg_s0 = (const uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
@@ -152,25 +156,26 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
                     tg_wr_f32(tg_sbuf + (tg_p) * 2368 + 2176, 0, tg_nan_canon(tg_r[tg_l]));
                 }
             }
-        }
-        /* router_topk.yaml:62: dve.reciprocal */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 2112;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 2176;
-            tg_wrc_f32(tg_d, 0, tg_act_reciprocal(tg_rdn_f32(tg_s0, 0)));
-        }
-        /* router_topk.yaml:63: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1600;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1856;
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2368 + 2112, 0);
-            {
-                const int64_t tg_j0 = 0;
-                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
-                const float tg_cv[2] = { tg_c0, 0.0f };
-                const int tg_rv[2] = { 0, 0 };
-                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 64, 1, tg_op, tg_cv, tg_rv);
-                (void)tg_j0;
+
+            /* router_topk.yaml:62: dve.reciprocal */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 2112;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 2176;
+                tg_wrc_f32(tg_d, 0, tg_act_reciprocal(tg_rdn_f32(tg_s0, 0)));
+            }
+            /* router_topk.yaml:63: dve.tensor_scalar */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1600;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1856;
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2368 + 2112, 0);
+                {
+                    const int64_t tg_j0 = 0;
+                    const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
+                    const float tg_cv[2] = { tg_c0, 0.0f };
+                    const int tg_rv[2] = { 0, 0 };
+                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 64, 1, tg_op, tg_cv, tg_rv);
+                    (void)tg_j0;
+                }
             }
         }
         /* router_topk.yaml:65: dve.max8 */
@@ -221,9 +226,11 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1920;
             memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 16);
         }
-        /* router_topk.yaml:69: dve.tensor_reduce */
-        for (int64_t tg_pb = 0; tg_pb < tg_min(128, (200 - (v_t * 128))); tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min(tg_min(128, (200 - (v_t * 128))) - tg_pb, TG_LANES);
+        /* blocks of TG_LANES partitions run the statements below in turn (all
+           partition-local) */
+        for (int64_t tg_pb = 0; tg_pb < (tg_min(128, (200 - (v_t * 128)))); tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min((tg_min(128, (200 - (v_t * 128)))) - tg_pb, TG_LANES);
+            /* router_topk.yaml:69: dve.tensor_reduce */
             {
                 uint8_t *tg_d[TG_LANES];
                 const uint8_t *tg_s0[TG_LANES];
@@ -257,25 +264,26 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
                     tg_wr_f32(tg_d[tg_l], 0, tg_nan_canon(tg_r[tg_l]));
                 }
             }
-        }
-        /* router_topk.yaml:70: dve.reciprocal */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1664;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1600;
-            tg_wrc_f32(tg_d, 0, tg_act_reciprocal(tg_rdn_f32(tg_s0, 0)));
-        }
-        /* router_topk.yaml:71: dve.tensor_scalar */
-        for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
-            uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1600;
-            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1856;
-            const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2368 + 1664, 0);
-            {
-                const int64_t tg_j0 = 0;
-                const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
-                const float tg_cv[2] = { tg_c0, 0.0f };
-                const int tg_rv[2] = { 0, 0 };
-                tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 4, 1, tg_op, tg_cv, tg_rv);
-                (void)tg_j0;
+
+            /* router_topk.yaml:70: dve.reciprocal */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1664;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1600;
+                tg_wrc_f32(tg_d, 0, tg_act_reciprocal(tg_rdn_f32(tg_s0, 0)));
+            }
+            /* router_topk.yaml:71: dve.tensor_scalar */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1600;
+                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1856;
+                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2368 + 1664, 0);
+                {
+                    const int64_t tg_j0 = 0;
+                    const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
+                    const float tg_cv[2] = { tg_c0, 0.0f };
+                    const int tg_rv[2] = { 0, 0 };
+                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 4, 1, tg_op, tg_cv, tg_rv);
+                    (void)tg_j0;
+                }
             }
         }
         /* router_topk.yaml:73: dma.store */
