@@ -326,6 +326,9 @@ check "ragged tiles: ragged_tiles.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" ragged_tiles >"$w/ragged_tiles.log" 2>&1'
 check "ragged tiles: ragged_tiles.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" ragged_tiles >"$w/ragged_tiles-iss.log" 2>&1'
+check "ragged tiles: statements over one ragged partition count share a partition loop (a region)" \
+  '"$TILEGEN" gen -o "$w/ragged_tiles-gen" "$here/specs/ragged_tiles.yaml" &&
+   [ "$(grep -c "for (int64_t tg_p = 0; tg_p < (tg_min(128, (300 - (v_[ir] \* 128)))); tg_p++) {" "$w/ragged_tiles-gen/ragged_tiles.c")" = 2 ]'
 check "ragged tiles: ragged_attn.yaml (triangular loop, PSUM ragged in both dims) matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" ragged_attn >"$w/ragged_attn.log" 2>&1'
 check "ragged tiles: ragged_attn.yaml C simulation and ISS bit-identical" \
