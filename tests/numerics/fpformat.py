@@ -46,10 +46,16 @@ def bits_f32(u):
 
 
 def decode(bits, fmt):
-    """Raw bits of `fmt` -> float32 (exact). bfloat16 by a shift (float32's top half,
-    NaN payloads kept); refs_selftest checks it against decode_general."""
+    """Raw bits of `fmt` -> float32 (exact), in the shape of `bits`. bfloat16 by a
+    shift (float32's top half; a NaN keeps its sign and payload, quieted, so no
+    signalling NaN reaches numpy's casts); refs_selftest checks it against
+    decode_general."""
     if fmt is BF16:
-        return bits_f32(np.asarray(bits).astype(np.uint32) << 16)
+        b = np.asarray(bits).astype(np.uint32)
+        nan = (b & 0x7F80) == 0x7F80
+        nan &= (b & 0x7F) != 0
+        u = np.where(nan, b | 0x40, b) << 16
+        return bits_f32(u).reshape(b.shape)
     return decode_general(bits, fmt)
 
 

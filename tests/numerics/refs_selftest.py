@@ -91,6 +91,13 @@ def test_bf16():
         dec = dec_fn(allbits.astype(np.uint16), fp.BF16)
         same = (fp.f32_bits(dec) == fp.f32_bits(ref)) | (np.isnan(dec) & np.isnan(ref))
         _check("bf16 %s all 65536" % label, same.all())
+    # the shift's NaNs: sign and payload kept, quieted (no signalling NaN reaches
+    # numpy's float64 casts); a 0-d input gives a 0-d result, as decode_general's
+    snan = fp.f32_bits(fp.decode(np.array([0x7F81, 0xFFA5, 0x7FC1], dtype=np.uint16), fp.BF16))
+    _check("bf16 decode NaNs quiet, payload kept", list(snan) == [0x7FC10000, 0xFFE50000, 0x7FC10000],
+           ["%08x" % v for v in snan])
+    _check("bf16 decode keeps a 0-d shape", fp.decode(np.uint16(0x3F80), fp.BF16).shape == ()
+           and float(fp.decode(np.uint16(0x3F80), fp.BF16)) == 1.0)
     for label, v in (("round-trip", ref), ("midpoints", _midpoints(fp.BF16)),
                      ("f32 sweep", _sweep_f32())):
         ok = _same_bits_or_nan(fp.encode_general(v, fp.BF16), fp.bf16_encode_bittrick(v), fp.BF16)
