@@ -363,9 +363,12 @@ float tg_math_rsqrt(float x)
         return tg_bits_f32(0x7fc00000u);
     if (x == tg_bits_f32(0x7f800000u))
         return 0.0f;
-    /* initial guess from the exponent, then Newton y ← y(3 − d y²)/2 */
+    /* initial guess from the exponent (3.4 % off at worst), then Newton
+     * y ← y(3 − d y²)/2, each step squaring the error: four reach binary64's
+     * own rounding (a fifth changed no result over every positive float; three
+     * change 231434) */
     y = bits_d(0x5fe6eb50c7b537a9ull - (d_bits(d) >> 1));
-    for (i = 0; i < 5; i++)
+    for (i = 0; i < 4; i++)
         y = y * (1.5 - 0.5 * d * y * y);
     return (float)y;
 }
