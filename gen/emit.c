@@ -1871,8 +1871,7 @@ static tpl_value *loop(E *e, const IrLoop *lp)
 /* What a statement needs to join a region. */
 typedef struct Fuse {
     int ok;          /* partition-local */
-    int64_t pcount;  /* its constant partition count; -1: any (nothing to run); 0: pcx */
-    const Expr *pcx; /* the partition count when not constant (a ragged tile's) */
+    const Expr *pc;  /* its partition count (same_cx compares them); NULL: any (nothing to run) */
     int64_t poff;    /* first partition of its SBUF/PSUM rows; -1: none */
     uint64_t reads;  /* HBM tensors read (bit per Spec.tensors index) */
     uint64_t writes; /* HBM tensors written */
@@ -1902,10 +1901,10 @@ static int fuse_ap(E *e, const IrAp *ap, int write, Fuse *f)
 
 static Fuse fuse_inst(E *e, IrInst *orig)
 {
-    Fuse f = {0, 0, NULL, -1, 0, 0};
+    Fuse f = {0, NULL, -1, 0, 0};
     const IrInst *in = current(e, orig);
     if (!in)
-        return (Fuse){1, -1, NULL, -1, 0, 0}; /* dropped: joins any region */
+        return (Fuse){1, NULL, -1, 0, 0}; /* dropped: joins any region */
     if (in->has_ind)
         return f; /* an indirect DMA may fail (TG_EBOUNDS) before it moves anything: on its own */
     if (copy_transpose(e, in, NULL))
@@ -1920,10 +1919,7 @@ static Fuse fuse_inst(E *e, IrInst *orig)
         return f;
     }
     const IrAp *pc = in->op == IR_OP_LOAD ? &in->src[0] : &in->dst;
-    if (!ir_expr_const(pc->pcount, &f.pcount)) {
-        f.pcount = 0;
-        f.pcx = pc->pcount;
-    }
+    f.pc = pc->pcount;
     int ok = fuse_ap(e, &in->dst, 1, &f);
     for (int i = 0; ok && i < in->nsrc; i++)
         ok = fuse_ap(e, &in->src[i], 0, &f);
@@ -1940,14 +1936,12 @@ static Fuse fuse_inst(E *e, IrInst *orig)
 /* a then b in one region: 1 and a updated, or 0. */
 static int fuse_merge(E *e, Fuse *a, const Fuse *b)
 {
-    if (!a->ok || !b->ok || (a->pcount != b->pcount && a->pcount >= 0 && b->pcount >= 0) ||
-        (a->pcount == 0 && b->pcount == 0 && !same_cx(e, a->pcx, b->pcx)) ||
+    if (!a->ok || !b->ok || (a->pc && b->pc && !same_cx(e, a->pc, b->pc)) ||
         (a->poff >= 0 && b->poff >= 0 && a->poff != b->poff) || (a->writes & (b->reads | b->writes)) ||
         (b->writes & (a->reads | a->writes)))
         return 0;
-    if (a->pcount < 0)
-        a->pcx = b->pcx;
-    a->pcount = a->pcount >= 0 ? a->pcount : b->pcount;
+    if (!a->pc)
+        a->pc = b->pc;
     a->poff = a->poff >= 0 ? a->poff : b->poff;
     a->reads |= b->reads;
     a->writes |= b->writes;
@@ -1958,20 +1952,21 @@ static Fuse fuse_stmt(E *e, const IrStmt *st)
 {
     if (st->kind == IR_STMT_INST)
         return fuse_inst(e, st->inst);
-    Fuse f = {0, 0, NULL, -1, 0, 0};
+    Fuse f = {0, NULL, -1, 0, 0};
     const IrLoop *lp = st->loop;
+    int64_t v;
     for (int i = 0; i < lp->nbody; i++) {
         Fuse g = fuse_stmt(e, &lp->body[i]);
         if (i == 0)
             f = g;
         else if (!fuse_merge(e, &f, &g))
-            return (Fuse){0, 0, NULL, -1, 0, 0};
+            return (Fuse){0, NULL, -1, 0, 0};
     }
     /* A loop without `carried` has independent iterations (sema: no two
      * write overlapping regions of an output), so its stores may interleave
      * across partitions; a carried loop's may not. A partition count that is
      * not constant may change with the loop (the region counts once). */
-    f.ok = f.ok && lp->nbody > 0 && (!f.writes || !lp->carried) && f.pcount != 0;
+    f.ok = f.ok && lp->nbody > 0 && (!f.writes || !lp->carried) && (!f.pc || ir_expr_const(f.pc, &v));
     return f;
 }
 
@@ -2103,10 +2098,11 @@ static tpl_value *region(E *e, const IrStmt *st, int n, const Fuse *f)
     if (!m || !l || !rl)
         return NULL;
     put_str(e, m, "kind", "region");
-    if (f->pcount > 0)
-        put_int(e, m, "pcount", f->pcount);
+    int64_t pc;
+    if (ir_expr_const(f->pc, &pc))
+        put_int(e, m, "pcount", pc);
     else
-        put(e, m, "pcount", str(e, "(%s)", cx(e, f->pcx))); /* the statements' own, evaluated once */
+        put(e, m, "pcount", str(e, "(%s)", cx(e, f->pc))); /* the statements' own, evaluated once */
     e->in_region = 1;
     for (int i = 0; i < n; i++) {
         tpl_value *v = stmt(e, &st[i]);
@@ -2175,7 +2171,7 @@ static tpl_value *body(E *e, const IrStmt *st, int n)
             i += 2;
             continue;
         }
-        Fuse f = e->in_region ? (Fuse){0, 0, NULL, -1, 0, 0} : fuse_stmt(e, &st[i]);
+        Fuse f = e->in_region ? (Fuse){0, NULL, -1, 0, 0} : fuse_stmt(e, &st[i]);
         int j = i + 1;
         while (f.ok && j < n) {
             Fuse g = fuse_stmt(e, &st[j]);
@@ -2183,7 +2179,7 @@ static tpl_value *body(E *e, const IrStmt *st, int n)
                 break;
             j++;
         }
-        if (f.ok && (f.pcount > 0 || f.pcx) && (j - i > 1 || st[i].kind == IR_STMT_LOOP)) {
+        if (f.ok && f.pc && (j - i > 1 || st[i].kind == IR_STMT_LOOP)) {
             /* the run's loops that sink (sink_partitions) go on their own,
              * the statements between them in regions: regions of a part of
              * the run keep more of the spec's order, so they are legal too */

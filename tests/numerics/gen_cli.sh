@@ -20,7 +20,7 @@ pass=0; fail=0
 # their build_rt would use, not again by each of the ~55 runs (~15 s each).
 work=$w/rt-once
 . "$here/harness.sh"
-build_rt tg_core tg_dtype tg_math tg_alu tg_ops tg_prog tg_iss tg_iss_row host/tg_npy
+build_rt $RT_ISS_SRCS
 RTOBJS=$rtobjs
 export RTOBJS
 ok() { pass=$((pass+1)); echo "[       OK ] $1"; }

@@ -5,6 +5,10 @@
 # HARNESS_OPT: the optimisation flag of those builds (default -O2).
 HOSTFLAGS="-std=c11 ${HARNESS_OPT:--O2} ${TG_HOST_ARCH:-} -ffp-contract=off -Wall -Wextra -Werror -I$root/runtime -I$root/runtime/host"
 
+# The runtime sources an ISS check links (iss_check.sh; gen_cli.sh builds them
+# once for all its checks).
+RT_ISS_SRCS="tg_core tg_dtype tg_math tg_alu tg_ops tg_prog tg_iss tg_iss_row host/tg_npy"
+
 # build_rt SRC...: compile runtime/SRC.c into $work/rt; sets rtobjs. A
 # failure ends the suite ("0 passed, 1 failed"). RTOBJS, when set, are the
 # runtime objects already built (`make generate` passes the Makefile's).

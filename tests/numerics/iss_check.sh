@@ -20,7 +20,7 @@ root=$here/../..
 SPECS=${SPECS:-$root/specs}
 work=$BUILD/iss-agree
 . "$here/harness.sh"
-build_rt tg_core tg_dtype tg_math tg_alu tg_ops tg_prog tg_iss tg_iss_row host/tg_npy
+build_rt $RT_ISS_SRCS
 
 pass=0; fail=0
 for k in "$@"; do
