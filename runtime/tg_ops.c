@@ -662,19 +662,63 @@ void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const floa
             memcpy(dst + 4 * j, &y_, 4);                                           \
         }                                                                          \
         break;
+/* exp a block of TG_EXP_BLOCK at a time: a block whose every argument
+ * x·scale + bias is below TG_EXP_DEAD is +0 throughout, what tg_activation
+ * gives there (e^-104 < 2^-150, half the least subnormal, so every argument
+ * below rounds to +0: tests/unit/test_math.c test_exp_dead checks each fp32
+ * in [-128, -104), and below -128 exp's ends are +0), so the block is
+ * written without evaluating exp: a causal mask's -inf past the diagonal
+ * (specs/attention_causal.yaml) costs a compare, not an exp. The first
+ * argument decides whether the block is checked at all, so a live row pays
+ * one compare per block. */
+#define TG_EXP_BLOCK 64
+#define TG_EXP_DEAD (-104.0f)
+static inline int tg__exp_block_dead(const uint8_t *src, size_t n, float scale, float bias)
+{
+    int dead = 1;
+    float x_;
+    memcpy(&x_, src, 4);
+    x_ = x_ * scale;
+    if (!(x_ + bias < TG_EXP_DEAD))
+        return 0;
+    for (size_t j = 1; j < n; j++) {
+        memcpy(&x_, src + 4 * j, 4);
+        x_ = x_ * scale;
+        x_ = x_ + bias;
+        dead &= x_ < TG_EXP_DEAD;
+    }
+    return dead;
+}
 #define TG_ACT_ROW_FN(NAME)                                                                          \
     static void NAME(tg_act_func f, uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias) \
+    {                                                                                                \
+        if (f == TG_ACT_EXP && n > 0) {                                                              \
+            for (size_t o_ = 0; o_ < n; o_ += TG_EXP_BLOCK) {                                        \
+                const size_t m_ = n - o_ < TG_EXP_BLOCK ? n - o_ : TG_EXP_BLOCK;                     \
+                if (tg__exp_block_dead(src + 4 * o_, m_, scale, bias))                               \
+                    memset(dst + 4 * o_, 0, 4 * m_);                                                 \
+                else                                                                                 \
+                    NAME##_f(TG_ACT_EXP, dst + 4 * o_, src + 4 * o_, m_, scale, bias);               \
+            }                                                                                        \
+            return;                                                                                  \
+        }                                                                                            \
+        NAME##_f(f, dst, src, n, scale, bias);                                                       \
+    }
+#define TG_ACT_ROW_FN_F(NAME)                                                                        \
+    static void NAME##_f(tg_act_func f, uint8_t *dst, const uint8_t *src, size_t n, float scale,     \
+                         float bias)                                                                 \
     {                                                                                                \
         switch (f) {                                                                                 \
             TG_ACT_FUNCS(TG_ACT_ROW_CASE)                                                            \
         default:                                                                                     \
             break;                                                                                   \
         }                                                                                            \
-    }
-TG_ACT_ROW_FN(tg__act_row_base)
+    }                                                                                                \
+    TG_ACT_ROW_FN(NAME)
+TG_ACT_ROW_FN_F(tg__act_row_base)
 #ifdef TG_SIMD_AVX2_BODY
 TG_SIMD_AVX2_BEGIN
-TG_ACT_ROW_FN(tg__act_row_avx2)
+TG_ACT_ROW_FN_F(tg__act_row_avx2)
 TG_SIMD_AVX2_END
 #endif
 /* gcc only, an AVX-512F body (8 fp64 lanes; p7's exp rows 2.05-2.39 -> 1.14-1.49
@@ -685,9 +729,10 @@ TG_SIMD_AVX2_END
 #define TG_ACT_AVX512_BODY 1
 #pragma GCC push_options
 #pragma GCC target("avx512f")
-TG_ACT_ROW_FN(tg__act_row_avx512)
+TG_ACT_ROW_FN_F(tg__act_row_avx512)
 #pragma GCC pop_options
 #endif
+#undef TG_ACT_ROW_FN_F
 #undef TG_ACT_ROW_FN
 #undef TG_ACT_ROW_CASE
 

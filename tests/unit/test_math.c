@@ -304,11 +304,29 @@ static void test_exp_one_scale(void **state)
     assert_true(bad == 0);
 }
 
+/* Every fp32 argument below -104 gives exp +0 (the activation rows write a
+ * block of them without evaluating exp, runtime/tg_ops.c TG_EXP_DEAD): each
+ * one in [-128, -104), the rest -inf and a sweep below -128, where the ends
+ * select +0. Just above the cut, exp is still positive. */
+static void test_exp_dead(void **state)
+{
+    uint64_t bad = 0;
+    (void)state;
+    for (float x = -128.0f; x < -104.0f; x = nextafterf(x, INF))
+        bad += tg_f32_bits(tg_math_expv(x)) != 0;
+    for (uint32_t u = tg_f32_bits(-128.0f); u <= 0xff800000u; u += 977)
+        bad += tg_f32_bits(tg_math_expv(tg_bits_f32(u))) != 0;
+    bad += tg_f32_bits(tg_math_expv(-INF)) != 0;
+    assert_true(bad == 0);
+    assert_true(tg_math_expv(-103.9f) > 0.0f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exp_range_ends),
         cmocka_unit_test(test_exp_one_scale),
+        cmocka_unit_test(test_exp_dead),
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_specials),
         cmocka_unit_test(test_header_bounds),

@@ -1207,6 +1207,46 @@ static void test_exp_rows_sweep(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
+/* exp rows whose blocks are all below exp's +0 cut (runtime/tg_ops.c
+ * TG_EXP_DEAD: written +0 without evaluating exp) or all but one element:
+ * -inf, -200 or -104.00001, with one live element (just above the cut,
+ * NaN, +0, 5) at each position of the row's first blocks and at every 13th
+ * after, rows of 198-200 elements at byte offsets 0-2, at scale 1 and at a
+ * scale and bias that move the cut, every body, against tg_activation
+ * element by element. */
+static void test_exp_rows_dead(void **state)
+{
+    enum { N = 200 };
+    static float x[N + 1], y[N + 1];
+    static const float dead[] = {-INFINITY, -200.0f, -104.00001f};
+    static const float live[] = {-103.9f, -87.9f, NAN, 0.0f, 5.0f}; /* -87.9: -103.95 at the second */
+    static const float sb[][2] = {{1.0f, 0.0f}, {0.5f, -60.0f}};
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        for (size_t k = 0; k < sizeof sb / sizeof sb[0]; k++)
+            for (size_t di = 0; di < sizeof dead / sizeof dead[0]; di++)
+                for (size_t li = 0; li < sizeof live / sizeof live[0]; li++)
+                    for (size_t at = 0; at <= N; at += at < 70 ? 1 : 13) {
+                        const size_t n = N - at % 3, off = at % 3;
+                        uint8_t *src = (uint8_t *)x + off, *dst = (uint8_t *)y + off;
+                        for (size_t j = 0; j < n; j++) {
+                            float v = j == at ? live[li] : dead[di];
+                            memcpy(src + 4 * j, &v, 4);
+                        }
+                        tg_activation_f32_row(TG_ACT_EXP, dst, src, n, sb[k][0], sb[k][1]);
+                        for (size_t j = 0; j < n; j++) {
+                            float v, w;
+                            memcpy(&v, src + 4 * j, 4);
+                            memcpy(&w, dst + 4 * j, 4);
+                            assert_int_equal(tg_f32_bits(w), tg_f32_bits(tg_activation(TG_ACT_EXP, v, sb[k][0], sb[k][1])));
+                        }
+                    }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
 /* tg_tensor_tensor_f32_row, tg_tensor_scalar_f32_row and
  * tg_scalar_tensor_tensor_f32_row against tg_alu element by element, bit
  * for bit: every op they take (and nothing written for one they do not), one
@@ -1450,6 +1490,7 @@ int main(void)
         cmocka_unit_test(test_matmul_range_edges),
         cmocka_unit_test(test_activation_rows),
         cmocka_unit_test(test_exp_rows_sweep),
+        cmocka_unit_test(test_exp_rows_dead),
         cmocka_unit_test(test_f32_rows),
         cmocka_unit_test(test_lanes_stage),
         cmocka_unit_test(test_lanes_fold),
