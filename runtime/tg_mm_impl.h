@@ -428,6 +428,41 @@ static void tg__mm_pack_flat(float *dst, ptrdiff_t lda, const tg__mm_src *o, int
     }
 #define TG_MM_RD_ANY_A(r, i) tg_load_f32(r, a->dt, (size_t)(i))
 #define TG_MM_RD_ANY_B(r, i) tg_load_f32(r, b->dt, (size_t)(i))
+/* Whole chunks of a stationary whose rows are consecutive fp32, or
+ * consecutive bf16 under one dst column, skip t: each k row's vectors are
+ * loaded (bf16: widened in registers) where the sums use them, the same
+ * products and sums in the same order (moe_tkg's bf16 1-column matmuls: the
+ * copy into t was a third of their time). With more columns a bf16 row is
+ * widened once into t rather than once per column. */
+#if TG_MM_VW > 1
+typedef uint16_t TG_MM_FN(tg__hvec) __attribute__((vector_size(TG_MM_VW * 2), aligned(2), may_alias));
+typedef uint32_t TG_MM_FN(tg__uvec) __attribute__((vector_size(TG_MM_VW * 4)));
+#define TG_MM_LDBF(r, j)                                                                                 \
+    ((tg__vec)(__builtin_convertvector(*(const TG_MM_FN(tg__hvec) *)(const void *)((r) + 2 * (j)),      \
+                                       TG_MM_FN(tg__uvec)) << 16))
+#define TG_MM_NWD_STEP_F32(v)                                          \
+    {                                                                  \
+        tg__vec p_ = bv * TG_MM_LD(rk + 4 * (v) * TG_MM_VW);    \
+        TG_MM_NOFUSE(p_);                                              \
+        acc##v = acc##v + p_;                                          \
+    }
+#define TG_MM_NWD_STEP_BF16(v)                                         \
+    {                                                                  \
+        tg__vec p_ = bv * TG_MM_LDBF(rk, (v) * TG_MM_VW);         \
+        TG_MM_NOFUSE(p_);                                              \
+        acc##v = acc##v + p_;                                          \
+    }
+#define TG_MM_NWD_SUMS(STEP)                                           \
+    for (n = 0; n < N; n++) {                                          \
+        TG_MM_NVS(TG_MM_NW_LOAD)                                       \
+        for (int kk = 0; kk < ks; kk++) {                              \
+            const tg__vec bv = (tg__vec){0} + bk[kk][n];               \
+            const uint8_t *const rk = rows[kk];                        \
+            TG_MM_NVS(STEP)                                            \
+        }                                                              \
+        TG_MM_NVS(TG_MM_NW_STORE)                                      \
+    }
+#endif
 static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
                           int accumulate)
 {
@@ -438,6 +473,8 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
         const int mc = M - m0 < CH ? M - m0 : CH;
         const uint8_t *ablk = a->base + (ptrdiff_t)m0 * a->fs * ea, *bblk = b->base;
         int i, n, ain = 0, bin = 0;
+        const int direct = mc == CH && a->fs == 1 &&
+                           (a->dt == TG_FLOAT32 || a->dt == TG_TFLOAT32 || (a->dt == TG_BFLOAT16 && N == 1));
         for (n = 0; n < N; n++)
             for (i = 0; i < CH; i++)
                 c[n][i] = accumulate && i < mc ? dst[(ptrdiff_t)(m0 + i) * ds + n] : 0.0f;
@@ -446,6 +483,24 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
                 t[kk * CH + i] = 0.0f; /* the last vector's lanes past M */
         for (int k1 = 0; k1 < K; k1 += TG_MM_NKS) {
             const int ks = K - k1 < TG_MM_NKS ? K - k1 : TG_MM_NKS;
+#if TG_MM_VW > 1
+            if (direct) {
+                const uint8_t *rows[TG_MM_NKS];
+                for (int kk = 0; kk < ks; kk++) { /* rows k's blocks walked as the packing does */
+                    rows[kk] = ablk + (ptrdiff_t)ain * a->ps; /* the chunk's first element */
+                    if (++ain == a->kb) {
+                        ain = 0;
+                        ablk += a->bs;
+                    }
+                }
+                TG_MM_NW_SWITCH(b->dt, TG_MM_NW_BK, TG_MM_RD_ANY_B)
+                if (a->dt == TG_BFLOAT16)
+                    TG_MM_NWD_SUMS(TG_MM_NWD_STEP_BF16)
+                else
+                    TG_MM_NWD_SUMS(TG_MM_NWD_STEP_F32)
+                continue;
+            }
+#endif
             /* one dtype switch per group, not per row: rows k's blocks walked as the packing does */
             TG_MM_NW_SWITCH(a->dt, TG_MM_NW_ROWS, TG_MM_RD_ANY_A)
             TG_MM_NW_SWITCH(b->dt, TG_MM_NW_BK, TG_MM_RD_ANY_B)
@@ -482,11 +537,7 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
 #define TG_MM_SHORT TG_MATMUL_NARROW
 #define TG_MM_SHK 4
 #if TG_MM_VW > 1
-typedef uint16_t TG_MM_FN(tg__hvec) __attribute__((vector_size(TG_MM_VW * 2), aligned(2), may_alias));
-typedef uint32_t TG_MM_FN(tg__uvec) __attribute__((vector_size(TG_MM_VW * 4)));
-#define TG_MM_SH_LDBF(r, j)                                                                              \
-    ((tg__vec)(__builtin_convertvector(*(const TG_MM_FN(tg__hvec) *)(const void *)((r) + 2 * (j)),      \
-                                       TG_MM_FN(tg__uvec)) << 16))
+#define TG_MM_SH_LDBF(r, j) TG_MM_LDBF(r, j)
 #else
 #define TG_MM_SH_LDBF(r, j) tg__mm_rd_bf16(r, j)
 #endif
@@ -590,6 +641,10 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
 #undef TG_MM_SH_GROUP
 #undef TG_MM_SH_LDF
 #undef TG_MM_SH_LDBF
+#undef TG_MM_LDBF
+#undef TG_MM_NWD_STEP_F32
+#undef TG_MM_NWD_STEP_BF16
+#undef TG_MM_NWD_SUMS
 #undef TG_MM_NW_LOAD
 #undef TG_MM_NW_STEP
 #undef TG_MM_NW_STORE

@@ -695,7 +695,10 @@ static void test_matmul_direct(void **state)
                                     {128, 128, 48},
                                     /* M <= 4, N > 4 (unpacked; fp32 and bf16 rows of stride 1 widened in
                                      * registers, the rest through a copy) */
-                                    {128, 1, 512}, {37, 2, 100}, {5, 4, 17}, {1, 3, 40}, {127, 1, 7}, {66, 4, 33}};
+                                    {128, 1, 512}, {37, 2, 100}, {5, 4, 17}, {1, 3, 40}, {127, 1, 7}, {66, 4, 33},
+                                    /* N = 1, whole chunks of dst rows (bf16 rows of stride 1 at the last,
+                                     * t = 19: loaded where the sums use them) */
+                                    {129, 64, 1}, {130, 128, 1}};
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
