@@ -471,6 +471,134 @@ def s05_rows4_mm(x, w):
     return {"y": np.matmul(wf.T, xf).reshape(-1, x.shape[1])}
 
 
+def _instnorm_inputs(shapes, r):
+    # rows with their own offset and scale (as the layernorm probes'), per-channel
+    # gamma/beta columns
+    b, c, hw = shapes["x"]
+    x = r.uniform(-1, 1, (b, c, 1)) + r.uniform(0.5, 2, (b, c, 1)) * r.standard_normal((b, c, hw))
+    return {"x": x, "gamma": r.uniform(0.5, 1.5, (c, 1)), "beta": 0.5 * r.standard_normal((c, 1))}
+
+
+def _instnorm_bound(x, ref):
+    """t01's y = x * sc + (beta - mean * sc), sc = rstd * gamma: the mean and variance
+    in another order (bn_stats/bn_aggr against numpy's two passes, each within
+    gamma_D relative, as layernorm_bound), and x * sc and mean * sc rounded apart
+    before they cancel: 2 (2D + 64) u * (|gamma| rstd (|x - mean| + |x| + mean|x|) + |beta|)."""
+    v, g, b = x["x"], x["gamma"], x["beta"]
+    d = v.shape[-1]
+    mean = v.mean(axis=-1, keepdims=True)
+    rstd = 1.0 / np.sqrt(v.var(axis=-1, keepdims=True) + 1e-5)
+    mag = np.abs(g) * rstd * (np.abs(v - mean) + np.abs(v) + np.abs(v).mean(axis=-1, keepdims=True)) + np.abs(b)
+    return 2 * (2 * d + 64) * U32 * mag
+
+
+@probe({"y": Tol(ulps=1, bound=_instnorm_bound, why="mean and variance in another order")},
+       make=_instnorm_inputs)
+def t01_instnorm_bf16(x, gamma, beta):
+    # eps 1e-5; the spec's folded scale and shift, fp32 in between
+    v = bf16_dec(x)
+    mean = v.mean(axis=-1, keepdims=True)
+    rstd = np.float32(1) / np.sqrt(v.var(axis=-1, keepdims=True) + np.float32(1e-5))
+    sc = rstd * gamma
+    sh = beta - mean * sc
+    return {"y": bf16_enc(v * sc + sh)}
+
+
+@probe({"rmax": EXACT, "rsum": Tol(bound=lambda x, ref: row_sum_bound(x["x"]), why="pairwise vs chunked left folds")})
+def t02_rowstats_2p(x):
+    return {"rmax": x.max(axis=1, keepdims=True), "rsum": x.sum(axis=1, keepdims=True)}
+
+
+@probe({"y": Tol(bound=lambda x, ref: (2 * x["x"].shape[1] + 16) * U32 * np.abs(ref),
+                 why="exp and the row sum")}, make=_softmax_inputs)
+def t03_softmax_f32_p64(x):
+    # q01's bound without the bf16 step: exp within 7u of each other, the row sum
+    # gamma_D each side, the divide one rounding each
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return {"y": e / e.sum(axis=1, keepdims=True)}
+
+
+@probe({"y": EXACT})
+def t04_maxpool1d_s2(x):
+    o = (x.shape[1] - 3) // 2 + 1
+    return {"y": np.maximum(np.maximum(x[:, 0:2 * o - 1:2], x[:, 1:2 * o:2]), x[:, 2:2 * o + 1:2])}
+
+
+def _ts_accum_msq_bound(x, ref):
+    """t05's mean square sum(x^2 * 1/D): power(x, 2) is the runtime's pow (within 1
+    ulp, docs/numerics.md), numpy's square exact, the scale one rounding each, then
+    the row sums: (2D + 6) u * sum(x^2 / D)."""
+    v = x["x"]
+    d = v.shape[1]
+    return (2 * d + 6) * U32 * (v * v / d).sum(axis=1, keepdims=True)
+
+
+@probe({"mean": Tol(bound=lambda x, ref: (2 * x["x"].shape[1] + 4) * U32 * (np.abs(x["x"]) / x["x"].shape[1]).sum(axis=1, keepdims=True),
+                    why="pairwise vs left fold"),
+        "msq": Tol(bound=_ts_accum_msq_bound, why="pow and the row sum"),
+        "amax": EXACT})
+def t05_ts_accum_rows(x):
+    inv = np.float32(1 / x.shape[1])
+    return {"mean": (x * inv).sum(axis=1, keepdims=True),
+            "msq": (x * x * inv).sum(axis=1, keepdims=True),
+            "amax": np.abs(x).max(axis=1, keepdims=True)}
+
+
+@probe({"xT": EXACT, "yb": EXACT})
+def t06_pe_transpose_d64(x):
+    n, d = x.shape
+    return {"xT": np.ascontiguousarray(x.T),
+            "yb": np.ascontiguousarray(x.reshape(n // d, d, d).transpose(0, 2, 1)).reshape(n, d)}
+
+
+def _groups_mm_bound(x, ref):
+    """t07's o[g] = pT[g]^T . v[g]: matmul_bound per group."""
+    return np.stack([matmul_bound(p.T, v) for p, v in zip(x["pT"], x["v"])])
+
+
+@probe({"o": Tol(bound=_groups_mm_bound, why="fp32 sums in another order")})
+def t07_mm_k64_pages(pT, v):
+    return {"o": np.matmul(bf16_dec(pT).transpose(0, 2, 1), bf16_dec(v))}
+
+
+def _dequant_inputs(shapes, r):
+    # uint8 codes, zero points near the middle of the range, small per-row scales
+    n, d = shapes["wq"]
+    return {"wq": r.integers(0, 256, (n, d)), "zp": r.integers(100, 157, (n, 1)),
+            "scale": r.uniform(0.001, 0.02, (n, 1))}
+
+
+@probe({"y": EXACT}, make=_dequant_inputs)
+def t08_dequant_u8(wq, scale, zp):
+    # wq - zp exact in fp32, the product rounded once, then to bf16, on both sides
+    return {"y": bf16_enc((wq.astype(np.float32) - zp.astype(np.float32)) * scale)}
+
+
+def _scores_inputs(shapes, r):
+    # the softmax probes' logit-like rows, for an input named s
+    n, d = shapes["s"]
+    return {"s": 3.0 * r.standard_normal((n, d)) + r.uniform(-20, 20, (n, 1))}
+
+
+@probe({"p": Tol(bound=lambda x, ref: (2 * 256 + 16) * U32 * np.abs(ref), why="exp and the row sum")},
+       make=_scores_inputs)
+def t09_swa_softmax(s):
+    # at most W = 256 (the spec's) nonzero terms per row sum, the masked ones exact
+    # zeros on both sides: t03's bound with W for D
+    n = s.shape[0]
+    q, k = np.arange(n)[:, None], np.arange(n)[None, :]
+    m = np.where((q >= k) & (k > q - 256), s, np.float32(-np.inf))
+    e = np.exp(m - m.max(axis=1, keepdims=True))
+    return {"p": e * (np.float32(1) / e.sum(axis=1, keepdims=True))}
+
+
+@probe({"csum": Tol(bound=lambda x, ref: (2 * x["x"].shape[0] + 2) * U32 * np.abs(x["x"]).sum(axis=0, keepdims=True),
+                    why="per-tile sums then PSUM adds vs a row fold"),
+        "cmax": EXACT})
+def t10_colstats_f32(x):
+    return {"csum": x.sum(axis=0, keepdims=True), "cmax": x.max(axis=0, keepdims=True)}
+
+
 # --- inputs, timing and the check ---------------------------------------------------
 
 def tensors(directory):
