@@ -111,21 +111,25 @@ static inline float tg_alu_raw_add(float a, float b) { return a + b; }
 static inline float tg_alu_raw_subtract(float a, float b) { return a - b; }
 static inline float tg_alu_raw_multiply(float a, float b) { return a * b; }
 static inline float tg_alu_raw_divide(float a, float b) { return a / b; }
+/* maximum and minimum as selects, no branch, so a loop of them (a
+ * partition_reduce's column folds) vectorizes: a NaN operand gives a + b (a
+ * NaN); equal operands give the AND of their bits for maximum (+0 of ±0,
+ * else the value itself) and the OR for minimum (−0 of ±0); else the greater
+ * (lesser). The bits of the branchy form they replaced (test_alu.c
+ * test_max_min_selects: every pair of a set of specials and a random sweep). */
 static inline float tg_alu_raw_maximum(float a, float b)
 {
-    if (a != a || b != b)
-        return a + b;
-    if (a == b) /* ±0: prefer +0 */
-        return (tg_f32_bits(a) >> 31) ? b : a;
-    return a > b ? a : b;
+    const float m = a > b ? a : b;
+    const float z = tg_bits_f32(tg_f32_bits(a) & tg_f32_bits(b));
+    const float r = a == b ? z : m;
+    return ((a != a) | (b != b)) ? a + b : r;
 }
 static inline float tg_alu_raw_minimum(float a, float b)
 {
-    if (a != a || b != b)
-        return a + b;
-    if (a == b) /* ±0: prefer −0 */
-        return (tg_f32_bits(a) >> 31) ? a : b;
-    return a < b ? a : b;
+    const float m = a < b ? a : b;
+    const float z = tg_bits_f32(tg_f32_bits(a) | tg_f32_bits(b));
+    const float r = a == b ? z : m;
+    return ((a != a) | (b != b)) ? a + b : r;
 }
 static inline float tg_alu_raw_power(float a, float b) { return tg_math_pow(a, b); }
 static inline float tg_alu_add(float a, float b) { return tg_nan_canon(a + b); }
