@@ -197,9 +197,9 @@ check "lanesact: lanesact.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" lanesact >"$w/lanesact.log" 2>&1'
 check "lanesact: lanesact.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" lanesact >"$w/lanesact-iss.log" 2>&1'
-check "lanesact: the activations whose fp32 results the lanes fold, and their row lengths" \
+check "lanesact: the activations and tensor_scalars whose fp32 results the lanes fold, and their row lengths" \
   '"$TILEGEN" gen -o "$w/lanesact-gen" "$here/specs/lanesact.yaml" &&
-   [ "$(sed -n "s|.*float tg_lf\[TG_LANES \* \([0-9]*\)\];.*|\1|p" "$w/lanesact-gen/lanesact.c" | tr "\n" " ")" = "256 111 64 512 192 256 111 192 192 " ]'
+   [ "$(sed -n "s|.*float tg_lf\[TG_LANES \* \([0-9]*\)\];.*|\1|p" "$w/lanesact-gen/lanesact.c" | tr "\n" " ")" = "256 111 64 512 192 256 111 192 192 512 " ]'
 # HBM forwarding (gen/forward.c): the cases of forward.yaml it takes and
 # leaves (the notes it leaves in the C, against tests/numerics/forward.notes:
 # loads, stores, and copies whose own store sank),

@@ -1044,6 +1044,7 @@ def _ref_lanesact(p, x):
     e12 = f32(2.0 * w[:, :, 64:128])
     e13 = np.exp(f32(f32(0.25 * f32(x["xw"])) + 0.5))  # the bias: each row's column 0 before the row
     u14 = 2.0 ** (-100.0 + 6.0 * np.arange(33))[:, None]  # each row the row before's sum: 64 times it
+    e15 = f32(f32(0.5 * f32(x["xw"])) - 0.75)
     bf = lambda a: narrow(a, fp.BF16, ULP_BF16, 0.0)  # noqa: E731
     return {"y1": bf(e1), "s1": (rows(e1), sum_tol(e1)), "r1": (1.0 / rows(e1), 2 * sum_tol(e1) / rows(e1) ** 2),
             "y2": narrow(e2, fp.FP16, 2.0 ** -10, 2.0 ** -24), "s2": (rows(e2), sum_tol(e2)),
@@ -1056,7 +1057,8 @@ def _ref_lanesact(p, x):
             "y10": (e10, "exact"), "s10": (rows(e10), sum_tol(e10)),
             "y11": bf(e11), "s11": (rows(e11), sum_tol(e11)), "y12": (e12, "exact"), "s12": (rows(e12), sum_tol(e12)),
             "y13": bf(e13), "s13": (rows(e13), sum_tol(e13)),
-            "y14": (np.repeat(u14[:32], 64, axis=1), "exact"), "s14": (u14, "exact")}
+            "y14": (np.repeat(u14[:32], 64, axis=1), "exact"), "s14": (u14, "exact"),
+            "y15": (e15, "exact"), "s15": (rows(e15), sum_tol(e15))}
 
 
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
@@ -1249,7 +1251,8 @@ TEST_KERNELS = {
                     ("s9", "float32", "128, 1"), ("y10", "float32", "P, 3, 37"), ("s10", "float32", "P, 1"),
                     ("y11", "bfloat16", "128, 3, 64"), ("s11", "float32", "128, 1"), ("y12", "float32", "128, 3, 64"),
                     ("s12", "float32", "128, 1"), ("y13", "bfloat16", "128, 1024"), ("s13", "float32", "128, 1"),
-                    ("y14", "bfloat16", "32, 64"), ("s14", "float32", "33, 1")],
+                    ("y14", "bfloat16", "32, 64"), ("s14", "float32", "33, 1"), ("y15", "float32", "128, 1024"),
+                    ("s15", "float32", "128, 1")],
                    _inputs_lanesact, _ref_lanesact),
     "acttab": _k({"N": 256, "D": 512},
                  [("x", "bfloat16", "N, D"), ("xi", "int8", "128, 300"), ("xe", "float8_e4m3", "128, 300")],
