@@ -77,9 +77,9 @@ uint32_t tg_alu_bits(tg_alu_op op, uint32_t a, uint32_t b);
 int tg_alu_i32_exact(tg_alu_op op);
 
 /* The ops tg_tensor_tensor_f32_row and tg_tensor_scalar_f32_row run
- * (tg_ops.h): every op but power (a libm-free pow per element, no SIMD
- * form) and the bitvec ops (integer patterns), X(ENUM_SUFFIX, spec_name) as
- * TG_ALU_OPS. */
+ * (tg_ops.h): every op but power (inline and branch-free, tg_math_powv: its
+ * element loops vectorize in the kernel's own bodies) and the bitvec ops
+ * (integer patterns), X(ENUM_SUFFIX, spec_name) as TG_ALU_OPS. */
 #define TG_ALU_F32_ROW_OPS(X)                                                         \
     X(ADD, add) X(SUBTRACT, subtract) X(MULTIPLY, multiply) X(DIVIDE, divide)        \
     X(MAXIMUM, maximum) X(MINIMUM, minimum) X(EQUAL, equal) X(NOT_EQUAL, not_equal)  \
@@ -131,14 +131,14 @@ static inline float tg_alu_raw_minimum(float a, float b)
     const float r = a == b ? z : m;
     return ((a != a) | (b != b)) ? a + b : r;
 }
-static inline float tg_alu_raw_power(float a, float b) { return tg_math_pow(a, b); }
+static inline float tg_alu_raw_power(float a, float b) { return tg_math_powv(a, b); }
 static inline float tg_alu_add(float a, float b) { return tg_nan_canon(a + b); }
 static inline float tg_alu_subtract(float a, float b) { return tg_nan_canon(a - b); }
 static inline float tg_alu_multiply(float a, float b) { return tg_nan_canon(a * b); }
 static inline float tg_alu_divide(float a, float b) { return tg_nan_canon(a / b); }
 static inline float tg_alu_maximum(float a, float b) { return tg_nan_canon(tg_alu_raw_maximum(a, b)); }
 static inline float tg_alu_minimum(float a, float b) { return tg_nan_canon(tg_alu_raw_minimum(a, b)); }
-static inline float tg_alu_power(float a, float b) { return tg_nan_canon(tg_math_pow(a, b)); }
+static inline float tg_alu_power(float a, float b) { return tg_nan_canon(tg_math_powv(a, b)); }
 static inline float tg_alu_equal(float a, float b) { return a == b ? 1.0f : 0.0f; }
 static inline float tg_alu_not_equal(float a, float b) { return a != b ? 1.0f : 0.0f; }
 static inline float tg_alu_greater(float a, float b) { return a > b ? 1.0f : 0.0f; }

@@ -373,46 +373,9 @@ float tg_math_rsqrt(float x)
     return (float)y;
 }
 
-/* C99 Annex F pow on fp32 operands, evaluated as exp(b·ln|a|) in double. */
-float tg_math_pow(float a, float b)
-{
-    const float inf = tg_bits_f32(0x7f800000u);
-    double ad = a < 0 ? -(double)a : (double)a, r;
-    int b_int = 0, b_odd = 0;
-    if (b == 0.0f)
-        return 1.0f;
-    if (a == 1.0f)
-        return 1.0f;
-    if (a != a || b != b)
-        return a + b;
-    {
-        float bb = b < 0 ? -b : b;
-        if (bb >= 0x1p24f) {
-            b_int = 1;
-        } else if (bb != inf) {
-            int64_t bi = (int64_t)bb; /* |b| < 2^24: in range */
-            b_int = (float)bi == bb;
-            b_odd = b_int && (bi & 1);
-        }
-    }
-    if (b == inf || b == -inf) {
-        if (a == -1.0f)
-            return 1.0f;
-        return (ad < 1.0) == (b < 0) ? inf : 0.0f;
-    }
-    if (a == 0.0f) {
-        float z = b < 0 ? inf : 0.0f;
-        return b_odd && (tg_f32_bits(a) >> 31) ? -z : z;
-    }
-    if (a == inf || a == -inf) {
-        float z = b < 0 ? 0.0f : inf;
-        return a < 0 && b_odd ? -z : z;
-    }
-    if (a < 0 && !b_int)
-        return tg_bits_f32(0x7fc00000u);
-    r = tg_math_exp_d((double)b * tg_math_log_d(ad));
-    return (float)(a < 0 && b_odd ? -r : r);
-}
+/* C99 Annex F pow on fp32 operands, evaluated as exp(b·ln|a|) in double
+ * (tg_math_powv, inline in tg_math.h). */
+float tg_math_pow(float a, float b) { return tg_math_powv(a, b); }
 
 /* ---- the activation table --------------------------------------------------*/
 static const char *const tg_act_names[TG_ACT_COUNT] = {

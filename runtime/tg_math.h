@@ -257,6 +257,93 @@ static inline float tg_math_gelu_tanhv(float x)
     return x != x ? n : r;
 }
 
+/* ln x in double for a positive normal double x (every |a| of a nonzero
+ * finite fp32 a): tg_math_log_d's operations, the mantissa's halving a
+ * select rather than a branch, so a row of them vectorizes. Its other
+ * inputs give some finite value or NaN, never a trap. */
+static inline double tg_math_log_dn(double x)
+{
+    const double ln2_hi = 0x1.62e42ff000000p-1, ln2_lo = -0x1.718432a1b0e26p-35;
+    tg_math_f64u v, mm;
+    double m, h, f, t, s, z, w, ed, p, q;
+    int64_t e;
+    v.d = x;
+    e = (int64_t)(v.u >> 52) - 1023;
+    mm.u = (v.u & 0x000fffffffffffffull) | 0x3ff0000000000000ull; /* [1,2) */
+    m = mm.d;
+    h = m * 0.5;
+    e = e + (m > 0x1.6a09e667f3bcdp+0);
+    m = m > 0x1.6a09e667f3bcdp+0 ? h : m;
+    f = m - 1.0;
+    t = 2.0 + f;
+    s = f / t;
+    z = s * s;
+    w = 1.0 / 23;
+#define TG_LOG_STEP(n) t = z * w; w = 1.0 / (n) + t;
+    TG_LOG_STEP(21) TG_LOG_STEP(19) TG_LOG_STEP(17) TG_LOG_STEP(15) TG_LOG_STEP(13) TG_LOG_STEP(11)
+    TG_LOG_STEP(9) TG_LOG_STEP(7) TG_LOG_STEP(5) TG_LOG_STEP(3) TG_LOG_STEP(1)
+#undef TG_LOG_STEP
+    ed = (double)e;
+    p = ed * ln2_hi;
+    q = ed * ln2_lo;
+    t = 2.0 * s;
+    t = t * w;
+    q = q + t;
+    return p + q;
+}
+
+/* C99 Annex F pow on fp32 operands, exp(b·ln|a|) in double rounded once,
+ * without a branch: the main path for every lane, then the special cases
+ * selected over it, the first of them in tg_math_pow's order last (b = 0,
+ * a = 1, a NaN operand, b = ±inf, a = ±0, a = ±inf, a < 0 with b not an
+ * integer). The bits of the branchy form (test_math.c test_pow_selects;
+ * exhaustive runs over every a for several b), so a row of `power`
+ * vectorizes: bench/probes t05. */
+static inline float tg_math_powv(float a, float b)
+{
+    tg_math_f32u iv, nv, av, zv, yv;
+    uint32_t m;
+    const float bb = b < 0 ? -b : b;
+    const float bc = bb < 0x1p24f ? bb : 0.0f; /* |b| < 2^24 (not NaN): in int64's range */
+    const int64_t bi = (int64_t)bc;
+    const int small = bb < 0x1p24f, whole = (float)bi == bb;
+    const int b_int = (bb >= 0x1p24f) | (small & whole);
+    const int b_odd = small & whole & (int)(bi & 1);
+    const int neg = (a < 0) & b_odd;
+    const double ad = a < 0 ? -(double)a : (double)a;
+    double r = tg_math_exp_dv((double)b * tg_math_log_dn(ad));
+    float y, z;
+    iv.u = 0x7f800000u;
+    nv.u = 0x7fc00000u;
+    av.f = a;
+    r = neg ? -r : r;
+    y = (float)r;
+    y = (a < 0) & !b_int ? nv.f : y;
+    z = b < 0 ? 0.0f : iv.f; /* a = ±inf */
+    z = neg ? -z : z;
+    y = (a == iv.f) | (a == -iv.f) ? z : y;
+    z = b < 0 ? iv.f : 0.0f; /* a = ±0 */
+    z = b_odd & (int)(av.u >> 31) ? -z : z;
+    y = a == 0.0f ? z : y;
+    z = (ad < 1.0) == (b < 0) ? iv.f : 0.0f; /* b = ±inf */
+    z = a == -1.0f ? 1.0f : z;
+    /* conditions on b alone select by masks: b is the same for a whole
+     * row (tensor_scalar), and gcc 12 vectorizes no ?: whose condition is
+     * loop-invariant and whose values are not */
+    m = 0u - (uint32_t)((b == iv.f) | (b == -iv.f));
+    zv.f = z;
+    yv.f = y;
+    yv.u = (zv.u & m) | (yv.u & ~m);
+    y = yv.f;
+    y = (a != a) | (b != b) ? a + b : y;
+    y = a == 1.0f ? 1.0f : y;
+    m = 0u - (uint32_t)(b == 0.0f);
+    zv.f = 1.0f;
+    yv.f = y;
+    yv.u = (zv.u & m) | (yv.u & ~m);
+    return yv.f;
+}
+
 /* The one NaN that arithmetic produces: quiet, positive, zero payload. IEEE
  * leaves open which NaN an operation returns (x86 keeps the first NaN
  * operand, or makes a negative default NaN; the operand order is the

@@ -413,6 +413,9 @@ def block_pipeline(sp):
             ints = is_int(curd) and is_int(nd)
             opset = ARITH + CMP + (BITWISE if ints else ())
             a0 = r.choice(opset)
+            if not ints and r.random() < 0.08:  # power: GpSimd's, the runtime's branch-free pow
+                a0 = "power"
+                sp.feat.add("power")
             o0 = (str(r.randrange(0, 5)) if a0 in BITWISE else
                   (r.choice(cols) + "[%s, :]" % tr if cols and r.random() < 0.5 else sp.scalar()))
             fl = dict(dst=dst, src=src, op0=a0, operand0=o0)
@@ -435,8 +438,11 @@ def block_pipeline(sp):
             b = other if other is not None and r.random() < 0.5 else cur
             bd = u_dtype(sp, b)
             ints = is_int(curd) and is_int(bd) and is_int(nd)
-            body.append(op("tensor_tensor", dst=dst, a=src, b="%s[%s, :]" % (b, tr),
-                           op=r.choice(ARITH + CMP + LOGIC + (BITWISE if ints else ()))))
+            tto = r.choice(ARITH + CMP + LOGIC + (BITWISE if ints else ()))
+            if not ints and r.random() < 0.08:
+                tto = "power"
+                sp.feat.add("power")
+            body.append(op("tensor_tensor", dst=dst, a=src, b="%s[%s, :]" % (b, tr), op=tto))
         elif k == "act":
             fl = dict(dst=dst, src=src, func=r.choice(FUNCS))
             if r.random() < 0.4:
