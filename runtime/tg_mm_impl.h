@@ -473,8 +473,10 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
         const int mc = M - m0 < CH ? M - m0 : CH;
         const uint8_t *ablk = a->base + (ptrdiff_t)m0 * a->fs * ea, *bblk = b->base;
         int i, n, ain = 0, bin = 0;
+#if TG_MM_VW > 1
         const int direct = mc == CH && a->fs == 1 &&
                            (a->dt == TG_FLOAT32 || a->dt == TG_TFLOAT32 || (a->dt == TG_BFLOAT16 && N == 1));
+#endif
         for (n = 0; n < N; n++)
             for (i = 0; i < CH; i++)
                 c[n][i] = accumulate && i < mc ? dst[(ptrdiff_t)(m0 + i) * ds + n] : 0.0f;
