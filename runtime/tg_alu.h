@@ -131,14 +131,14 @@ static inline float tg_alu_raw_minimum(float a, float b)
     const float r = a == b ? z : m;
     return ((a != a) | (b != b)) ? a + b : r;
 }
-static inline float tg_alu_raw_power(float a, float b) { return tg_math_powv(a, b); }
+TG_MATH_INLINE float tg_alu_raw_power(float a, float b) { return tg_math_powv(a, b); }
 static inline float tg_alu_add(float a, float b) { return tg_nan_canon(a + b); }
 static inline float tg_alu_subtract(float a, float b) { return tg_nan_canon(a - b); }
 static inline float tg_alu_multiply(float a, float b) { return tg_nan_canon(a * b); }
 static inline float tg_alu_divide(float a, float b) { return tg_nan_canon(a / b); }
 static inline float tg_alu_maximum(float a, float b) { return tg_nan_canon(tg_alu_raw_maximum(a, b)); }
 static inline float tg_alu_minimum(float a, float b) { return tg_nan_canon(tg_alu_raw_minimum(a, b)); }
-static inline float tg_alu_power(float a, float b) { return tg_nan_canon(tg_math_powv(a, b)); }
+TG_MATH_INLINE float tg_alu_power(float a, float b) { return tg_nan_canon(tg_math_powv(a, b)); }
 static inline float tg_alu_equal(float a, float b) { return a == b ? 1.0f : 0.0f; }
 static inline float tg_alu_not_equal(float a, float b) { return a != b ? 1.0f : 0.0f; }
 static inline float tg_alu_greater(float a, float b) { return a > b ? 1.0f : 0.0f; }

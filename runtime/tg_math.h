@@ -257,11 +257,22 @@ static inline float tg_math_gelu_tanhv(float x)
     return x != x ? n : r;
 }
 
+/* Inlined wherever called, also past gcc's size limit (pow, and tg_alu.h's
+ * power ops on it): a caller in an AVX2 or AVX-512 body (a generated
+ * kernel's, the int32 rows') would otherwise call a copy built for the
+ * baseline, its loop no longer vectorized, with the vector registers' upper
+ * halves dirty (tools/simd_clean.sh). */
+#if defined(__GNUC__)
+#define TG_MATH_INLINE __attribute__((always_inline)) static inline
+#else
+#define TG_MATH_INLINE static inline
+#endif
+
 /* ln x in double for a positive normal double x (every |a| of a nonzero
  * finite fp32 a): tg_math_log_d's operations, the mantissa's halving a
  * select rather than a branch, so a row of them vectorizes. Its other
  * inputs give some finite value or NaN, never a trap. */
-static inline double tg_math_log_dn(double x)
+TG_MATH_INLINE double tg_math_log_dn(double x)
 {
     const double ln2_hi = 0x1.62e42ff000000p-1, ln2_lo = -0x1.718432a1b0e26p-35;
     tg_math_f64u v, mm;
@@ -299,7 +310,7 @@ static inline double tg_math_log_dn(double x)
  * integer). The bits of the branchy form (test_math.c test_pow_selects;
  * exhaustive runs over every a for several b), so a row of `power`
  * vectorizes: bench/probes t05. */
-static inline float tg_math_powv(float a, float b)
+TG_MATH_INLINE float tg_math_powv(float a, float b)
 {
     tg_math_f32u iv, nv, av, zv, yv;
     uint32_t m;
@@ -318,12 +329,12 @@ static inline float tg_math_powv(float a, float b)
     av.f = a;
     r = neg ? -r : r;
     y = (float)r;
-    y = (a < 0) & !b_int ? nv.f : y;
+    y = ((a < 0) & !b_int) ? nv.f : y;
     z = b < 0 ? 0.0f : iv.f; /* a = ±inf */
     z = neg ? -z : z;
-    y = (a == iv.f) | (a == -iv.f) ? z : y;
+    y = ((a == iv.f) | (a == -iv.f)) ? z : y;
     z = b < 0 ? iv.f : 0.0f; /* a = ±0 */
-    z = b_odd & (int)(av.u >> 31) ? -z : z;
+    z = (b_odd & (int)(av.u >> 31)) ? -z : z;
     y = a == 0.0f ? z : y;
     z = (ad < 1.0) == (b < 0) ? iv.f : 0.0f; /* b = ±inf */
     z = a == -1.0f ? 1.0f : z;
@@ -335,7 +346,7 @@ static inline float tg_math_powv(float a, float b)
     yv.f = y;
     yv.u = (zv.u & m) | (yv.u & ~m);
     y = yv.f;
-    y = (a != a) | (b != b) ? a + b : y;
+    y = ((a != a) | (b != b)) ? a + b : y;
     y = a == 1.0f ? 1.0f : y;
     m = 0u - (uint32_t)(b == 0.0f);
     zv.f = 1.0f;

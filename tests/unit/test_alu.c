@@ -3,6 +3,7 @@
  * logical ops on NaN/±0, power against libm (specials exact, others ≤ 1 ulp),
  * the bitvec ops on signed/unsigned integer values, and the int32 rows
  * (tg_tensor_tensor_i32, tg_tensor_scalar_i32) against the fp32 form. */
+#include "tg_fp.h" /* first, as the runtime and kernels have it: max_min_rows vectorizes */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -102,7 +103,8 @@ static void test_max_min_rules(void **state)
  * minimum; else the greater, the lesser), the raw NaN included: every pair
  * of specials (±0, ±inf, NaNs with payloads and signs, subnormals, ±1) and
  * 2 million random bit patterns, a quarter of them sharing the other
- * operand's magnitude. */
+ * operand's magnitude, also through a loop of them (vectorized: this file
+ * takes tg_fp.h's options, as kernels do; a NaN's payload aside there). */
 static float ref_max(float a, float b)
 {
     if (a != a || b != b)
@@ -119,6 +121,13 @@ static float ref_min(float a, float b)
         return (tg_f32_bits(a) >> 31) ? a : b;
     return a < b ? a : b;
 }
+__attribute__((noinline)) static void max_min_rows(float *ymax, float *ymin, const float *a, const float *b, int n)
+{
+    for (int j = 0; j < n; j++) {
+        ymax[j] = tg_alu_raw_maximum(a[j], b[j]);
+        ymin[j] = tg_alu_raw_minimum(a[j], b[j]);
+    }
+}
 static void test_max_min_selects(void **state)
 {
     static const uint32_t sp[] = {0, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00001u, 0x7f800001u,
@@ -132,11 +141,21 @@ static void test_max_min_selects(void **state)
             bad += tg_f32_bits(tg_alu_raw_maximum(a, b)) != tg_f32_bits(ref_max(a, b));
             bad += tg_f32_bits(tg_alu_raw_minimum(a, b)) != tg_f32_bits(ref_min(a, b));
         }
+    static float xa[4096], xb[4096], ymax[4096], ymin[4096];
     for (int i = 0; i < 2000000; i++) {
         uint32_t u = rnd32(), v = i % 4 == 0 ? (u ^ 0x80000000u) : i % 4 == 1 ? u : rnd32();
         float a = tg_bits_f32(u), b = tg_bits_f32(v);
         bad += tg_f32_bits(tg_alu_raw_maximum(a, b)) != tg_f32_bits(ref_max(a, b));
         bad += tg_f32_bits(tg_alu_raw_minimum(a, b)) != tg_f32_bits(ref_min(a, b));
+        xa[i % 4096] = a;
+        xb[i % 4096] = b;
+        if (i % 4096 == 4095) { /* the same pairs through a loop the compiler vectorizes */
+            max_min_rows(ymax, ymin, xa, xb, 4096);
+            for (int j = 0; j < 4096; j++) {
+                bad += !same_bits(ymax[j], ref_max(xa[j], xb[j]));
+                bad += !same_bits(ymin[j], ref_min(xa[j], xb[j]));
+            }
+        }
     }
     assert_true(bad == 0);
 }
@@ -453,3 +472,4 @@ int main(void)
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+#include "tg_fp_end.h"

@@ -3,6 +3,7 @@
  * tools/ulp_measure.c's sweep against libm fp64), sqrt is correctly rounded,
  * IEEE special values of every function, the dispatcher/name table, the
  * scale/bias row helper, and the inline e^x family vectorized over rows. */
+#include "tg_fp.h" /* first, as the runtime and kernels have it: pow_row_avx512 vectorizes */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -326,9 +327,9 @@ static void test_exp_dead(void **state)
  * body: the special cases in turn, then exp(b·ln|a|) in double), a NaN's
  * payload aside (a + b of two NaNs: either operand's, as the compiler
  * orders them): every pair of specials, every 4099th a for b of either sign,
- * whole and odd, fractional, tiny and huge, 2 million random pairs, and the
- * same through a row loop the compiler vectorizes (tensor_scalar's form, b
- * the same for the row). Exhaustive runs over every a for b = 2, 0.5, -1
+ * whole and odd, fractional, tiny and huge, also through an AVX-512 row loop
+ * (tensor_scalar's form, b the same for the row) where the CPU has it, and 2
+ * million random pairs. Exhaustive runs over every a for b = 2, 0.5, -1
  * and 3, and 200 million random pairs, agreed (docs/numerics.md). */
 static float ref_pow(float a, float b)
 {
@@ -375,6 +376,24 @@ static int same_pow(float x, float y)
 {
     return (x != x && y != y) || tg_f32_bits(x) == tg_f32_bits(y);
 }
+/* y[i] = pow(x[i], b) as a kernel's element loop runs it (tg_fp.h's options), through memcpy,
+ * in an AVX-512 function where gcc builds one (there the loop vectorizes:
+ * 16 lanes of the selects and conversions, 8 of the fp64 log and exp). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define POW_ROW_AVX512 1
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512dq,avx512bw,avx512vl")
+__attribute__((noinline)) static void pow_row_avx512(float *y, const float *x, int n, float b)
+{
+    for (int i = 0; i < n; i++) {
+        float v;
+        memcpy(&v, x + i, 4);
+        v = tg_math_powv(v, b);
+        memcpy(y + i, &v, 4);
+    }
+}
+#pragma GCC pop_options
+#endif
 static void test_pow_selects(void **state)
 {
     enum { N = 4099 };
@@ -394,10 +413,18 @@ static void test_pow_selects(void **state)
             int m = 0;
             for (uint64_t u = u0; m < N && u < ((uint64_t)1 << 32); u += 4099)
                 x[m++] = tg_bits_f32((uint32_t)u);
-            for (int i = 0; i < m; i++) /* a row: vectorized */
+            for (int i = 0; i < m; i++)
                 y[i] = tg_math_powv(x[i], bs[k]);
             for (int i = 0; i < m; i++)
                 bad += !same_pow(y[i], ref_pow(x[i], bs[k]));
+#ifdef POW_ROW_AVX512
+            if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")) {
+                pow_row_avx512(y, x, m, bs[k]);
+                for (int i = 0; i < m; i++)
+                    bad += !same_pow(y[i], ref_pow(x[i], bs[k]));
+            }
+#endif
         }
     for (int i = 0; i < 2000000; i++) {
         s ^= s << 13, s ^= s >> 7, s ^= s << 17;
@@ -426,3 +453,4 @@ int main(void)
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
+#include "tg_fp_end.h"

@@ -698,7 +698,10 @@ static void test_matmul_direct(void **state)
                                     {128, 1, 512}, {37, 2, 100}, {5, 4, 17}, {1, 3, 40}, {127, 1, 7}, {66, 4, 33},
                                     /* N = 1, whole chunks of dst rows (bf16 rows of stride 1 at the last,
                                      * t = 19: loaded where the sums use them) */
-                                    {129, 64, 1}, {130, 128, 1}};
+                                    {129, 64, 1}, {130, 128, 1},
+                                    /* whole chunks read in place with N = 2..4: tf32 rows of stride 1 at
+                                     * t = 20, fp32 at t = 21 */
+                                    {70, 128, 3}, {129, 64, 2}};
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
