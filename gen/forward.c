@@ -6,7 +6,10 @@
  * (in it or in a loop nested in it) and reads the same rotating copy reads
  * exactly the bytes that load put there: the input's elements. When every
  * reader of t is such a reader, each reads the input directly and the load
- * goes. A tile a print reads keeps its load (the print shows SBUF).
+ * goes. A tile a print reads keeps its load (the print shows SBUF). Several
+ * such loads of one tile (a peeled first iteration) go too when each reader
+ * reads exactly one of them (loads_forwardable): bench/probes t10 stopped
+ * copying 8 MB into SBUF.
  *
  * Store sinking. Tile u is stored whole by a raw store to an output that no
  * other instruction writes and none reads; any other reader of u runs in the
@@ -334,8 +337,9 @@ static int gather_reader(const IrInst *c, const IrAp *ap)
     }
 }
 
-/* 1 if tile t's loader (id li) can be dropped: see the file comment. */
-static int load_forwardable(F *f, int t, int li)
+/* 1 if instruction li, by itself, is a load of tile t that forwarding may
+ * drop: a raw load of the whole tile from an input that nothing writes. */
+static int loader_ok(const F *f, int t, int li)
 {
     const IrInst *L = f->cur[li];
     int gather = L->has_ind;
@@ -344,8 +348,16 @@ static int load_forwardable(F *f, int t, int li)
         return 0;
     const IrAp *h = &L->src[0];
     const SpecTensor *ht = &f->spec->tensors[h->index];
-    if (ht->is_output || ht->is_scratch || f->hw[ht->base] || L->dst.dtype != h->dtype || h->nfree != 1 || h->free[0].step != 1 ||
-        !whole_tile(f, &L->dst))
+    return !(ht->is_output || ht->is_scratch || f->hw[ht->base] || L->dst.dtype != h->dtype || h->nfree != 1 ||
+             h->free[0].step != 1 || !whole_tile(f, &L->dst));
+}
+
+/* 1 if tile t's loader (id li) can be dropped: see the file comment. */
+static int load_forwardable(F *f, int t, int li)
+{
+    const IrInst *L = f->cur[li];
+    int gather = L->has_ind;
+    if (!loader_ok(f, t, li))
         return 0;
     for (int i = 0; i < f->ir->ninsts; i++) {
         if (i == li || !f->cur[i])
@@ -364,6 +376,83 @@ static int load_forwardable(F *f, int t, int li)
         }
     }
     return 1;
+}
+
+/* Tile t written by several instructions, every one a plain load that
+ * loader_ok takes: a K loop's first tile loaded before the loop and the rest
+ * in it, as NKI authors peel the first matmul (`accumulate` is a boolean).
+ * Each reader reads what the nearest writer before it in program order left,
+ * when that writer's loop encloses the reader's, and no writer lies in a loop
+ * that encloses the reader but not that writer (the reader's next iteration
+ * would read it): then asg[reader] = that loader, and the reader reads the
+ * same rotating copy (reads_rows). Every other instruction on t: not
+ * forwardable. Returns the number of loaders, or 0. */
+static int loads_forwardable(F *f, int t, int *asg)
+{
+    const int ni = f->ir->ninsts;
+    int nw = 0;
+    for (int i = 0; i < ni; i++) {
+        asg[i] = -1;
+        if (!f->cur[i] || !written_on(f->cur[i], t))
+            continue;
+        if (f->cur[i]->has_ind || !loader_ok(f, t, i))
+            return 0;
+        nw++;
+    }
+    if (nw < 2)
+        return 0;
+    for (int i = 0; i < ni; i++) {
+        IrInst *c = f->cur[i];
+        int w = -1;
+        if (!c || written_on(c, t) || !uses_tile(c, t))
+            continue;
+        if (c->op == IR_OP_PRINT)
+            return 0; /* a print shows the tile as the machine holds it */
+        for (int j = i - 1; j >= 0 && w < 0; j--)
+            if (f->cur[j] && written_on(f->cur[j], t)) {
+                if (!encloses(f->cur[j]->loop, c->loop))
+                    return 0; /* a loop of it may have run or not */
+                w = j;
+            }
+        if (w < 0)
+            return 0;
+        for (const IrLoop *x = c->loop; x && !encloses(x, f->cur[w]->loop); x = x->parent)
+            for (int j = 0; j < ni; j++)
+                if (f->cur[j] && written_on(f->cur[j], t) && encloses(x, f->cur[j]->loop))
+                    return 0;
+        IrOperand ops[IR_MAX_OPERANDS];
+        int n = ir_operands(c, ops);
+        for (int k = 0; k < n; k++)
+            if (on_tile(ops[k].ap, t) && !reads_rows(ops[k].ap, &f->cur[w]->dst))
+                return 0;
+        asg[i] = w;
+    }
+    return nw;
+}
+
+/* Forward each of tile t's loaders to the readers asg assigns it. */
+static int forward_loads(F *f, int t, const int *asg)
+{
+    for (int w = 0; w < f->ir->ninsts; w++) {
+        if (!f->cur[w] || !written_on(f->cur[w], t))
+            continue;
+        IrAp hbm = f->cur[w]->src[0];
+        for (int i = 0; i < f->ir->ninsts; i++) {
+            if (asg[i] != w)
+                continue;
+            IrInst *c = mutable_inst(f, i);
+            if (!c)
+                return -1;
+            IrOperand ops[IR_MAX_OPERANDS];
+            int n = ir_operands(c, ops);
+            for (int k = 0; k < n; k++)
+                if (on_tile(ops[k].ap, t) && to_hbm(f, ops[k].ap, &hbm) != 1)
+                    return -1;
+        }
+        if (drop(f, t, w, "forwarded: its readers read %s directly", hbm.index))
+            return -1;
+    }
+    return 0;
 }
 
 static int forward_load(F *f, int t, int li)
@@ -691,12 +780,19 @@ int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
     memset(f.env, 0, (size_t)(nslots > EXPR_VAR_FIRST ? nslots : EXPR_VAR_FIRST) * sizeof *f.env);
     count_uses(&f);
     /* loads first: a store whose tile came straight from a load then reads HBM */
+    int *asg = arena_alloc(arena, (size_t)(ni + 1) * sizeof *asg);
+    if (!asg)
+        return -1;
     for (int t = 0; t < nt; t++) {
-        int li = f.tw[t] == 1 ? only_user(&f, t, 1) : -1;
+        int li = f.tw[t] == 1 ? only_user(&f, t, 1) : -1, nl;
         if (li >= 0 && load_forwardable(&f, t, li)) {
             if (forward_load(&f, t, li))
                 return -1;
             out->loads++;
+        } else if (f.tw[t] > 1 && (nl = loads_forwardable(&f, t, asg)) > 0) {
+            if (forward_loads(&f, t, asg))
+                return -1;
+            out->loads += nl;
         }
     }
     /* store sinking writes outputs earlier than the store would: not across
