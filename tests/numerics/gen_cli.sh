@@ -320,6 +320,9 @@ check "shapes.yaml (broadcast rows, short DMAs, ragged free dims) matches numpy"
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" shapes >"$w/shapes.log" 2>&1'
 check "shapes.yaml: C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" shapes >"$w/shapes-iss.log" 2>&1'
+check "shapes.yaml: both loads of gt (one tile, two loaders: gen/forward.c loads_forwardable) are forwarded" \
+  '"$TILEGEN" gen -o "$w/shapes-gen" "$here/specs/shapes.yaml" &&
+   [ "$(grep -c "dma.load forwarded: its readers read [gh] directly" "$w/shapes-gen/shapes.c")" = 2 ]'
 # Ragged tiles declared once (SPEC.md §2.1): ragged partition and free dims,
 # undeclared tiles inheriting them, a ragged PSUM matmul tile, a triangular loop.
 check "ragged tiles: ragged_tiles.yaml matches numpy" \
