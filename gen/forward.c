@@ -305,6 +305,21 @@ static int uses_tile(IrInst *c, int u)
     return 0;
 }
 
+/* Instruction i's operands on tile t take the HBM pattern `hbm` pairs with
+ * (to_hbm) instead: 0, or -1 when memory runs out (the HBM step is 1). */
+static int rewrite_to_hbm(F *f, int i, int t, const IrAp *hbm)
+{
+    IrInst *c = mutable_inst(f, i);
+    if (!c)
+        return -1;
+    IrOperand ops[IR_MAX_OPERANDS];
+    int n = ir_operands(c, ops);
+    for (int k = 0; k < n; k++)
+        if (on_tile(ops[k].ap, t) && to_hbm(f, ops[k].ap, hbm) != 1)
+            return -1;
+    return 0;
+}
+
 /* ---- load forwarding ------------------------------------------------------------ */
 
 /* A row or element gather (indirect load) into tile t may be forwarded: it
@@ -437,18 +452,9 @@ static int forward_loads(F *f, int t, const int *asg)
         if (!f->cur[w] || !written_on(f->cur[w], t))
             continue;
         IrAp hbm = f->cur[w]->src[0];
-        for (int i = 0; i < f->ir->ninsts; i++) {
-            if (asg[i] != w)
-                continue;
-            IrInst *c = mutable_inst(f, i);
-            if (!c)
+        for (int i = 0; i < f->ir->ninsts; i++)
+            if (asg[i] == w && rewrite_to_hbm(f, i, t, &hbm))
                 return -1;
-            IrOperand ops[IR_MAX_OPERANDS];
-            int n = ir_operands(c, ops);
-            for (int k = 0; k < n; k++)
-                if (on_tile(ops[k].ap, t) && to_hbm(f, ops[k].ap, &hbm) != 1)
-                    return -1;
-        }
         if (drop(f, t, w, "forwarded: its readers read %s directly", hbm.index))
             return -1;
     }
@@ -460,23 +466,9 @@ static int forward_load(F *f, int t, int li)
     IrAp hbm = f->cur[li]->src[0];
     if (f->cur[li]->has_ind)
         hbm.ixgather = li + 1;
-    for (int i = 0; i < f->ir->ninsts; i++) {
-        if (i == li || !f->cur[i])
-            continue;
-        IrOperand ops[IR_MAX_OPERANDS];
-        int n = ir_operands(f->cur[i], ops), touches = 0;
-        for (int k = 0; k < n; k++)
-            touches |= on_tile(ops[k].ap, t);
-        if (!touches)
-            continue;
-        IrInst *c = mutable_inst(f, i);
-        if (!c)
+    for (int i = 0; i < f->ir->ninsts; i++)
+        if (i != li && f->cur[i] && uses_tile(f->cur[i], t) && rewrite_to_hbm(f, i, t, &hbm))
             return -1;
-        n = ir_operands(c, ops);
-        for (int k = 0; k < n; k++)
-            if (on_tile(ops[k].ap, t) && to_hbm(f, ops[k].ap, &hbm) != 1)
-                return -1; /* the HBM step is 1, so only memory can run out */
-    }
     return drop(f, t, li,
                 hbm.ixgather ? "forwarded: its readers read %s directly at the indices it checks and keeps here"
                              : "forwarded: its readers read %s directly",
@@ -699,14 +691,8 @@ static int sink_store(F *f, int u, int si)
         if (i == si || !f->cur[i] || !uses_tile(f->cur[i], u))
             continue;
         readers += !written_on(f->cur[i], u);
-        IrInst *c = mutable_inst(f, i);
-        if (!c)
+        if (rewrite_to_hbm(f, i, u, &hbm))
             return -1;
-        IrOperand ops[IR_MAX_OPERANDS];
-        int n = ir_operands(c, ops);
-        for (int k = 0; k < n; k++)
-            if (on_tile(ops[k].ap, u) && to_hbm(f, ops[k].ap, &hbm) != 1)
-                return -1; /* the HBM step is 1, so only memory can run out */
     }
     return drop(f, u, si,
                 readers ? "sunk: its tile's writers write %s directly, and its other readers read it there"
