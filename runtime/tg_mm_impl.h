@@ -392,11 +392,24 @@ static void tg__mm_pack_flat(float *dst, ptrdiff_t lda, const tg__mm_src *o, int
 #define TG_MM_NVS TG_MM_R2
 #endif
 #define TG_MM_NW_LOAD(v) tg__vec acc##v = TG_MM_LD(c[n] + (v) * TG_MM_VW);
-#define TG_MM_NW_STEP(v)                                   \
-    {                                                      \
-        tg__vec p_ = bv * TG_MM_LD(tk + (v) * TG_MM_VW);   \
-        TG_MM_NOFUSE(p_);                                  \
-        acc##v = acc##v + p_;                              \
+/* One k row's step on the sums' vector v: the row's vector v (rk: its
+ * bytes, fp32 in t or the stationary's own), times bv. */
+#define TG_MM_NW_STEP_F32(v)                                   \
+    {                                                          \
+        tg__vec p_ = bv * TG_MM_LD(rk + 4 * (v) * TG_MM_VW);   \
+        TG_MM_NOFUSE(p_);                                      \
+        acc##v = acc##v + p_;                                  \
+    }
+/* The group's sums, per dst column, over its ks rows (rows[kk]). */
+#define TG_MM_NW_SUMS(STEP)                                    \
+    for (n = 0; n < N; n++) {                                  \
+        TG_MM_NVS(TG_MM_NW_LOAD)                               \
+        for (int kk = 0; kk < ks; kk++) {                      \
+            const tg__vec bv = (tg__vec){0} + bk[kk][n];       \
+            const uint8_t *const rk = rows[kk];                \
+            TG_MM_NVS(STEP)                                    \
+        }                                                      \
+        TG_MM_NVS(TG_MM_NW_STORE)                              \
     }
 #define TG_MM_NW_STORE(v) TG_MM_ST(c[n] + (v) * TG_MM_VW, acc##v);
 /* The group's rows of the stationary chunk into t, and of the moving
@@ -440,27 +453,11 @@ typedef uint32_t TG_MM_FN(tg__uvec) __attribute__((vector_size(TG_MM_VW * 4)));
 #define TG_MM_LDBF(r, j)                                                                                 \
     ((tg__vec)(__builtin_convertvector(*(const TG_MM_FN(tg__hvec) *)(const void *)((r) + 2 * (j)),      \
                                        TG_MM_FN(tg__uvec)) << 16))
-#define TG_MM_NWD_STEP_F32(v)                                          \
-    {                                                                  \
-        tg__vec p_ = bv * TG_MM_LD(rk + 4 * (v) * TG_MM_VW);    \
-        TG_MM_NOFUSE(p_);                                              \
-        acc##v = acc##v + p_;                                          \
-    }
-#define TG_MM_NWD_STEP_BF16(v)                                         \
-    {                                                                  \
-        tg__vec p_ = bv * TG_MM_LDBF(rk, (v) * TG_MM_VW);         \
-        TG_MM_NOFUSE(p_);                                              \
-        acc##v = acc##v + p_;                                          \
-    }
-#define TG_MM_NWD_SUMS(STEP)                                           \
-    for (n = 0; n < N; n++) {                                          \
-        TG_MM_NVS(TG_MM_NW_LOAD)                                       \
-        for (int kk = 0; kk < ks; kk++) {                              \
-            const tg__vec bv = (tg__vec){0} + bk[kk][n];               \
-            const uint8_t *const rk = rows[kk];                        \
-            TG_MM_NVS(STEP)                                            \
-        }                                                              \
-        TG_MM_NVS(TG_MM_NW_STORE)                                      \
+#define TG_MM_NW_STEP_BF16(v)                                  \
+    {                                                          \
+        tg__vec p_ = bv * TG_MM_LDBF(rk, (v) * TG_MM_VW);      \
+        TG_MM_NOFUSE(p_);                                      \
+        acc##v = acc##v + p_;                                  \
     }
 #endif
 static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__mm_src *b, int K, int M, int N,
@@ -485,9 +482,9 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
                 t[kk * CH + i] = 0.0f; /* the last vector's lanes past M */
         for (int k1 = 0; k1 < K; k1 += TG_MM_NKS) {
             const int ks = K - k1 < TG_MM_NKS ? K - k1 : TG_MM_NKS;
+            const uint8_t *rows[TG_MM_NKS];
 #if TG_MM_VW > 1
             if (direct) {
-                const uint8_t *rows[TG_MM_NKS];
                 for (int kk = 0; kk < ks; kk++) { /* rows k's blocks walked as the packing does */
                     rows[kk] = ablk + (ptrdiff_t)ain * a->ps; /* the chunk's first element */
                     if (++ain == a->kb) {
@@ -495,26 +492,21 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
                         ablk += a->bs;
                     }
                 }
-                TG_MM_NW_SWITCH(b->dt, TG_MM_NW_BK, TG_MM_RD_ANY_B)
-                if (a->dt == TG_BFLOAT16)
-                    TG_MM_NWD_SUMS(TG_MM_NWD_STEP_BF16)
-                else
-                    TG_MM_NWD_SUMS(TG_MM_NWD_STEP_F32)
-                continue;
-            }
+            } else
 #endif
-            /* one dtype switch per group, not per row: rows k's blocks walked as the packing does */
-            TG_MM_NW_SWITCH(a->dt, TG_MM_NW_ROWS, TG_MM_RD_ANY_A)
-            TG_MM_NW_SWITCH(b->dt, TG_MM_NW_BK, TG_MM_RD_ANY_B)
-            for (n = 0; n < N; n++) {
-                TG_MM_NVS(TG_MM_NW_LOAD)
-                for (int kk = 0; kk < ks; kk++) {
-                    const tg__vec bv = (tg__vec){0} + bk[kk][n];
-                    const float *tk = t + kk * CH;
-                    TG_MM_NVS(TG_MM_NW_STEP)
-                }
-                TG_MM_NVS(TG_MM_NW_STORE)
+            {
+                /* one dtype switch per group, not per row: rows k's blocks walked as the packing does */
+                TG_MM_NW_SWITCH(a->dt, TG_MM_NW_ROWS, TG_MM_RD_ANY_A)
+                for (int kk = 0; kk < ks; kk++)
+                    rows[kk] = (const uint8_t *)(t + kk * CH);
             }
+            TG_MM_NW_SWITCH(b->dt, TG_MM_NW_BK, TG_MM_RD_ANY_B)
+#if TG_MM_VW > 1
+            if (direct && a->dt == TG_BFLOAT16)
+                TG_MM_NW_SUMS(TG_MM_NW_STEP_BF16)
+            else
+#endif
+                TG_MM_NW_SUMS(TG_MM_NW_STEP_F32)
         }
         for (n = 0; n < N; n++)
             for (i = 0; i < mc; i++)
@@ -644,11 +636,10 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
 #undef TG_MM_SH_LDF
 #undef TG_MM_SH_LDBF
 #undef TG_MM_LDBF
-#undef TG_MM_NWD_STEP_F32
-#undef TG_MM_NWD_STEP_BF16
-#undef TG_MM_NWD_SUMS
+#undef TG_MM_NW_STEP_F32
+#undef TG_MM_NW_STEP_BF16
+#undef TG_MM_NW_SUMS
 #undef TG_MM_NW_LOAD
-#undef TG_MM_NW_STEP
 #undef TG_MM_NW_STORE
 #undef TG_MM_NW_ROWS
 #undef TG_MM_NW_BK
