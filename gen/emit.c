@@ -455,6 +455,7 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
     put_str(e, m, "dtype", dtype_enums[ap->dtype]);
     put_int(e, m, "esize", es);
     put_str(e, m, "mem", ir_mem_name(ap->mem));
+    put_bool(e, m, "discard", ap->discard); /* a dst nothing reads (forward.c drop_dead): writes may go */
     return m;
 }
 
@@ -1217,7 +1218,8 @@ static int latency_bound(SpecAlu op)
 }
 
 /* An activation with a reduce into a narrow dst folds its fp32 results,
- * which the dst holds only rounded; a tensor_scalar with an accumulate folds
+ * which the dst holds only rounded (or not at all: a dst nothing reads,
+ * IrAp.discard); a tensor_scalar with an accumulate folds
  * its results as it computes them (one loop, serial). In lanes, each row's fp32 results are
  * kept on the stack for the block (`tg_lf`: TG_LANES rows of the returned
  * count of floats, at most EMIT_LANES_CAP, 32 KiB) and the lanes fold them
@@ -1236,7 +1238,7 @@ static int latency_bound(SpecAlu op)
 static int64_t lane_f32_elems(const IrInst *in)
 {
     int64_t n = ir_ap_free_elems(&in->dst);
-    int act = in->op == IR_OP_ACTIVATION && in->dst.dtype != TG_FLOAT32;
+    int act = in->op == IR_OP_ACTIVATION && (in->dst.dtype != TG_FLOAT32 || in->dst.discard);
     if ((!act && !(in->op == IR_OP_TENSOR_SCALAR && in->has_reduce)) || n < 1)
         return 0;
     if (n <= EMIT_LANES_CAP)
@@ -1293,7 +1295,8 @@ static int folds(E *e, const IrInst *in)
         return 0;
     switch (in->op) {
     case IR_OP_ACTIVATION: /* the lanes read the fp32 results back (lane_f32: kept apart for a narrow dst) */
-        return in->has_reduce && latency_bound(in->reduce_op) && (in->dst.dtype == TG_FLOAT32 || lane_f32_elems(in) > 0);
+        return in->has_reduce && latency_bound(in->reduce_op) &&
+               ((in->dst.dtype == TG_FLOAT32 && !in->dst.discard) || lane_f32_elems(in) > 0);
     case IR_OP_TENSOR_SCALAR: /* its accumulate's results kept as an activation's (lane_f32) */
         return in->has_reduce && latency_bound(in->reduce_op) && lane_f32_elems(in) > 0;
     case IR_OP_TENSOR_REDUCE:
@@ -1331,6 +1334,23 @@ static void put_lanes(E *e, const IrInst *in, tpl_value *m, int fold)
     put_int(e, m, "lane_f32", lf);            /* the columns tg_lf keeps per row, or 0 */
     put_int(e, m, "lane_n", n);               /* and all of them: the row's elements */
     put_bool(e, m, "lane_cols", lf && lf < n); /* in column blocks of lane_f32 (lane_f32_elems's form) */
+}
+
+/* An activation whose fp32 dst nothing reads (IrAp.discard) skips its
+ * writes only where its reduce runs in lanes from fp32 results kept on the
+ * stack (lane_f32_elems). Elsewhere it keeps the whole-row form, the row
+ * call into the dst and the reduce reading it back, which is faster than
+ * the chunked one a narrow dst needs: bench/probes r04's abs with a max
+ * reduce over rows of 512 took 0.66 ms that way and 1.0 ms chunked. The
+ * forwarded copies are the emitter's to adjust (they are arena copies). */
+static void keep_act_dsts(E *e)
+{
+    for (int i = 0; e->fwd.inst && i < e->ir->ninsts; i++) {
+        IrInst *in = e->fwd.inst[i];
+        if (in && in->op == IR_OP_ACTIVATION && in->dst.discard && in->dst.dtype == TG_FLOAT32 &&
+            !(in_lanes(in, folds(e, in)) && lane_f32_elems(in) > 0))
+            in->dst.discard = 0;
+    }
 }
 
 /* An activation without a bias operand, with a constant scale, on a source
@@ -1459,16 +1479,24 @@ static tpl_value *inst_map(E *e, IrInst *in)
     case IR_OP_TENSOR_SCALAR: {
         put_str(e, m, "op", "tensor_scalar");
         tpl_value *st = new_list(e);
+        int pow2 = 0;
         for (int i = 0; st && i < in->nalu; i++) {
             tpl_value *s = scalar(e, &in->scalar[i]);
             if (s) {
                 put_str(e, s, "alu", spec_alu_name(in->alu[i]));
                 put_bool(e, s, "reverse", in->reverse[i]);
                 put(e, s, "name", str(e, "tg_c%d", i));
+                /* power with the constant 2: x·x rounded once unless a row has an
+                   element tg_alu_pow2_slow flags (kernel.c.j2 pow2_rows) */
+                int p2 = in->alu[i] == SPEC_ALU_POWER && !in->reverse[i] && !in->scalar[i].is_ap &&
+                         !in->scalar[i].numx && (float)in->scalar[i].num == 2.0f;
+                put_bool(e, s, "pow2", p2);
+                pow2 |= p2;
             }
             append(e, st, s);
         }
         put(e, m, "stages", st);
+        put_bool(e, m, "pow2", pow2);
         put_rowops(e, in, m);
         ok = reduce_fields(e, in, m) && elementwise(e, in, m, 0);
         break;
@@ -2262,6 +2290,7 @@ tpl_value *emit_context(tpl_arena *ta, Arena *arena, const Ir *ir, const Plan *p
     const Spec *s = ir->spec;
     if (fwd_analyze(arena, ir, &e.fwd))
         goto oom;
+    keep_act_dsts(&e);
     tpl_value *ctx = new_map(&e);
     if (!ctx)
         goto oom;

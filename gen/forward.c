@@ -739,6 +739,89 @@ static int only_user(F *f, int t, int want_write)
     return -1;
 }
 
+/* ---- writes nothing reads ------------------------------------------------------ */
+
+/* 1 if instruction c does something besides writing tiles: writes HBM, reads
+ * an index column (its bounds check may end the kernel: TG_EBOUNDS), shows a
+ * region (print) or writes nothing at all. */
+static int has_effect(const F *f, int i)
+{
+    const IrInst *c = f->cur[i];
+    if (f->check[i] || c->has_ind || c->op == IR_OP_PRINT)
+        return 1;
+    IrOperand ops[IR_MAX_OPERANDS];
+    int n = ir_operands(c, ops), writes = 0;
+    for (int k = 0; k < n; k++)
+        if (ops[k].is_write) {
+            writes++;
+            if (ops[k].ap->mem == IR_MEM_HBM)
+                return 1;
+        }
+    return !writes;
+}
+
+/* 1 if c writes a tile marked in live. */
+static int writes_live(const IrInst *c, const unsigned char *live)
+{
+    IrOperand ops[IR_MAX_OPERANDS];
+    int n = ir_operands(c, ops);
+    for (int k = 0; k < n; k++)
+        if (ops[k].is_write && ops[k].ap->mem != IR_MEM_HBM && live[ops[k].ap->index])
+            return 1;
+    return 0;
+}
+
+/* Tiles whose contents nothing observes: a tile is live when an instruction
+ * that has an effect (has_effect) or writes a live tile reads it, to a fixed
+ * point. An instruction that writes only dead tiles goes; one whose dst is a
+ * dead tile but that also writes a live one (an accumulate's or reduce's
+ * [P,1] result) keeps running with its dst marked `discard`, and the C back
+ * end skips those writes (NKI's activation_reduce and tensor_scalar
+ * accumulate with a throwaway elementwise result: bench/probes t05 wrote
+ * three unread [128, 2048] tiles per row block). Outputs and their order of
+ * writes are unchanged: nothing dropped wrote HBM or could fail. */
+static int drop_dead(F *f, Fwd *out)
+{
+    int ni = f->ir->ninsts, nt = f->ir->ntiles;
+    unsigned char *live = arena_alloc(f->arena, (size_t)nt + 1);
+    if (!live)
+        return -1;
+    memset(live, 0, (size_t)nt + 1);
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = 0; i < ni; i++) {
+            if (!f->cur[i] || !(has_effect(f, i) || writes_live(f->cur[i], live)))
+                continue;
+            IrOperand ops[IR_MAX_OPERANDS];
+            int n = ir_operands(f->cur[i], ops);
+            for (int k = 0; k < n; k++)
+                if (ops[k].is_read && ops[k].ap->mem != IR_MEM_HBM && !live[ops[k].ap->index]) {
+                    live[ops[k].ap->index] = 1;
+                    changed = 1;
+                }
+        }
+    }
+    for (int i = 0; i < ni; i++) {
+        const IrInst *c = f->cur[i];
+        if (!c)
+            continue;
+        if (!has_effect(f, i) && !writes_live(c, live)) {
+            f->cur[i] = NULL;
+            f->note[i] = arena_printf(f->arena, "dropped: nothing reads tile %s", f->spec->tiles[c->dst.index].name);
+            if (!f->note[i])
+                return -1;
+            out->dead++;
+        } else if (c->op != IR_OP_PRINT && c->dst.mem != IR_MEM_HBM && !live[c->dst.index] && !c->dst.discard) {
+            IrInst *m = mutable_inst(f, i);
+            if (!m)
+                return -1;
+            m->dst.discard = 1;
+            out->discards++;
+        }
+    }
+    return 0;
+}
+
 int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
 {
     int ni = ir->ninsts, nt = ir->ntiles, nh = ir->spec->ntensors, nslots = ir->spec->nslots;
@@ -793,6 +876,8 @@ int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
                 out->stores++;
             }
         }
+    if (drop_dead(&f, out))
+        return -1;
     out->inst = f.cur;
     out->note = f.note;
     out->check_only = f.check;

@@ -2,7 +2,9 @@
  * forwarding"). A load whose tile only carries an input's bytes to its
  * readers is dropped and the readers read the input directly; a store whose
  * tile only carries its writers' results to an output is dropped and the
- * writers write the output directly. The outputs are bit-identical (same
+ * writers write the output directly. An instruction that writes only tiles
+ * nothing reads goes too, and one whose dst alone is such a tile skips that
+ * write where the back end can. The outputs are bit-identical (same
  * values, same order of writes to each output element); only SBUF traffic
  * that nothing observes disappears. The assembly keeps every instruction:
  * the hardware needs its DMAs. */
@@ -20,6 +22,8 @@ typedef struct Fwd {
     unsigned char *check_only; /* per id: 1 for such a gather (its readers read HBM) */
     int loads;           /* loads dropped (their readers read HBM) */
     int stores;          /* stores dropped (their writers write HBM) */
+    int dead;            /* instructions dropped: they write only tiles nothing reads */
+    int discards;        /* instructions whose dst nothing reads (IrAp.discard) */
 } Fwd;
 
 /* Work budget of the store coverage proof: element marks per store. Beyond it

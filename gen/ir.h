@@ -70,6 +70,8 @@ typedef struct IrAp {
     int ixgather;         /* C simulation only (gen/forward.c): 1 + the id of the gather this
                              operand was forwarded from, whose indices (as it checked them,
                              kept in tg_ix<id>) give index[p]; 0: the instruction's own */
+    int discard;          /* C simulation only (gen/forward.c, drop_dead): 1 on a dst whose
+                             tile nothing reads; the back end may skip writing it */
     int rot_loop;         /* tiles: copy rotates with this loop's iterations (IrLoop.id), -1 none */
     Expr *buf;            /* tiles: which of the tile's `bufs` copies (INT 0 if none rotate) */
     SrcLoc loc;           /* the region in the spec */

@@ -45,34 +45,38 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
             const int64_t tg_pn = tg_min((tg_min(128, (192 - (v_i * 128)))) - tg_pb, TG_LANES);
             /* rmsnorm_quant.yaml:40: dma.load forwarded: its readers read xr directly */
             /* rmsnorm_quant.yaml:42: act.activation */
-            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 3072;
-                const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
-                const float tg_scale = 1.0f;
-                const float tg_bias = 0.0f;
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_activation_f32_row(TG_ACT_SQUARE, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 256, tg_scale, tg_bias);
-                }
-            }
             {
-                const uint8_t *tg_s0[TG_LANES]; /* the fp32 results, read back */
+                float tg_lf[TG_LANES * 256]; /* the block's fp32 results, a row each */
+                const uint8_t *tg_lrow[TG_LANES];
                 float tg_r[TG_LANES];
                 for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
-                    (void)tg_p;
-                    tg_s0[tg_l] = tg_sbuf + (tg_p) * 4416 + 3072;
+                    tg_lrow[tg_l] = (const uint8_t *)(tg_lf + (tg_l < tg_pn ? tg_l : 0) * 256);
                     tg_r[tg_l] = -0.0f; /* the fold's exact identity */
                 }
-                for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
-                    const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
-                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                    {
-                        const int64_t tg_j0 = tg_jb;
-                        (void)tg_j0;
-                        tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
+                for (int64_t tg_cb = 0; tg_cb < 256; tg_cb += 256) {
+                    for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
+                        uint8_t *tg_d = tg_sbuf + (tg_p) * 4416 + 3072;
+                        (void)tg_d; /* nothing reads the dst's tile: only the reduce is written */
+                        const uint8_t *tg_s0 = ((const uint8_t *)x + ((v_i * 32768) + tg_p * 256) * 4);
+                        const float tg_scale = 1.0f;
+                        const float tg_bias = 0.0f;
+                        float *const tg_lfr = tg_lf + (tg_p - tg_pb) * 256; /* this row's fp32 results, in fold order */
+                        int64_t tg_q = 0;
+                        for (int64_t tg_c = 0; tg_c < 256; tg_c += 64) {
+                            float *const tg_buf = tg_lfr + tg_q; /* kept for the lanes' fold */
+                            tg_q += 64;
+                            {
+                                const int64_t tg_j0 = tg_c;
+                                tg_activation_f32_row(TG_ACT_SQUARE, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
+                            }
+                        }
                     }
-                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
+                    for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
+                        const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
+                        float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                        tg_lanes_stage_f32(tg_t0, tg_lrow, tg_jb, tg_jn);
+                        tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
+                    }
                 }
                 for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                     const int64_t tg_p = tg_pb + tg_l;
@@ -104,6 +108,7 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
             /* rmsnorm_quant.yaml:46: dve.tensor_scalar */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 4416;
+                (void)tg_d; /* nothing reads the dst's tile: only the accumulate is written */
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 4416 + 3072;
                 const float tg_c0 = 0.0f;
                 uint32_t tg_kx = tg_order_key(tg_f32_bits(tg_bits_f32(0xff800000u))), tg_nan = 0; /* the fold: tg_key_max */
@@ -116,7 +121,6 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
                         tg_kx = tg_key_max(tg_kx, tg_u);
                         tg_nan |= tg_key_nan(tg_u);
                     }
-                    tg_wr_f32(tg_d, tg_j0, tg_x);
                 }
                 tg_wr_f32(tg_sbuf + (tg_p) * 4416 + 1024, 0, tg_key_result(tg_kx, tg_nan));
             }

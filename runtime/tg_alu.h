@@ -139,6 +139,34 @@ static inline float tg_alu_divide(float a, float b) { return tg_nan_canon(a / b)
 static inline float tg_alu_maximum(float a, float b) { return tg_nan_canon(tg_alu_raw_maximum(a, b)); }
 static inline float tg_alu_minimum(float a, float b) { return tg_nan_canon(tg_alu_raw_minimum(a, b)); }
 TG_MATH_INLINE float tg_alu_power(float a, float b) { return tg_nan_canon(tg_math_powv(a, b)); }
+/* power with the number 2 as exponent, in two parts for a loop that checks
+ * first (kernel.c.j2 `pow2_rows`): a·a in double is exact (48 significant
+ * bits at most), so rounded once to fp32 it is the correctly rounded square.
+ * tg_math_powv's result is exp(2·ln|a|) in double, off the exact square by
+ * up to about |2 ln a|·2^-52 relative (under 2^-45.5 for a normal square),
+ * so it rounds the same way unless the square lies that close to a point
+ * halfway between two fp32 values. tg_alu_pow2_slow(a) flags those: a square
+ * within 2^9 units of 2^-52 (relative to its binade) of such a point, ties
+ * included, or below 2^-126 and not 0 (an fp32 subnormal result). Every
+ * other fp32 a, NaN, ±inf, ±0 and overflow included, gives tg_alu_power's
+ * bits with tg_alu_pow2_sq. Over all 2^32 inputs: the squares where the two
+ * differ lie at most 2^5 units from the halfway point (the nearest a square
+ * that is not a tie can lie), and none is unflagged; test_alu.c
+ * test_pow2_split sweeps them. About 2^-19 of random normal inputs are
+ * flagged. A row with no flagged element takes tg_alu_pow2_sq; otherwise the
+ * row runs tg_alu_power. */
+static inline float tg_alu_pow2_sq(float a) { return tg_nan_canon((float)((double)a * (double)a)); }
+static inline uint32_t tg_alu_pow2_slow(float a)
+{
+    union {
+        double d;
+        uint64_t u;
+    } v;
+    v.d = (double)a * (double)a;
+    /* the 29 bits fp32 drops, against the halfway point 0x10000000 */
+    const uint32_t off = (uint32_t)(v.u & 0x1fffffffu) - 0x10000000u + 0x200u;
+    return (uint32_t)(off < 0x400u) | (uint32_t)((v.d < 0x1p-126) & (v.d != 0.0));
+}
 static inline float tg_alu_equal(float a, float b) { return a == b ? 1.0f : 0.0f; }
 static inline float tg_alu_not_equal(float a, float b) { return a != b ? 1.0f : 0.0f; }
 static inline float tg_alu_greater(float a, float b) { return a > b ? 1.0f : 0.0f; }

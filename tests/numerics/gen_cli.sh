@@ -200,6 +200,21 @@ check "lanesact: lanesact.yaml C simulation and ISS bit-identical" \
 check "lanesact: the activations and tensor_scalars whose fp32 results the lanes fold, and their row lengths" \
   '"$TILEGEN" gen -o "$w/lanesact-gen" "$here/specs/lanesact.yaml" &&
    [ "$(sed -n "s|.*float tg_lf\[TG_LANES \* \([0-9]*\)\];.*|\1|p" "$w/lanesact-gen/lanesact.c" | tr "\n" " ")" = "256 111 64 512 192 256 111 192 192 512 " ]'
+# tensor_scalar power 2 as x·x where no element of the row is flagged
+# (tg_alu_pow2_slow), and writes nothing reads (gen/forward.c drop_dead):
+# numpy, the ISS bit for bit (rows with ties and subnormal squares run
+# tg_alu_power), three checked power-2 loops, the two copies nobody reads
+# dropped, and three instructions that write only their [P,1] sums (the
+# activation on 3 partitions keeps its row call and writes its dst).
+check "sqdead: sqdead.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" sqdead >"$w/sqdead.log" 2>&1'
+check "sqdead: sqdead.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" sqdead >"$w/sqdead-iss.log" 2>&1'
+check "sqdead: power-2 loops checked, unread copies dropped, unread dsts not written" \
+  '"$TILEGEN" gen -o "$w/sqdead-gen" "$here/specs/sqdead.yaml" && c="$w/sqdead-gen/sqdead.c" &&
+   [ "$(grep -c "if (!tg_slow)" "$c")" = 3 ] &&
+   [ "$(grep -c "tensor_copy dropped: nothing reads tile c[12] \*/" "$c")" = 2 ] &&
+   [ "$(grep -c "(void)tg_d; /\* nothing reads" "$c")" = 3 ]'
 # HBM forwarding (gen/forward.c): the cases of forward.yaml it takes and
 # leaves (the notes it leaves in the C, against tests/numerics/forward.notes:
 # loads, stores, and copies whose own store sank),

@@ -1005,6 +1005,35 @@ def _ref_acttab(p, x):
             "y3": (y3, elem(y3)), "y4": (y4, elem(y4))}
 
 
+def _inputs_sqdead(p, r):
+    # Rows 3 and 70 of x and row 5 of xw hold squares exactly halfway between
+    # two fp32 values (1 + 2^-12 squared is 1 + 2^-11 + 2^-24; times powers of
+    # two), rows 9 and 71 of x, 6 of xw and 1 of xs fp32 subnormal squares
+    # (|x| < 2^-63): those rows run tg_alu_power. Row 11 of x is zeros.
+    t = 1.0 + 2.0 ** -12
+    x, xw, xs = r.standard_normal((128, 96)), r.standard_normal((128, 1024)), r.standard_normal((3, 200))
+    x[3, 7], x[3, 50], x[70, 95] = t, -4.0 * t, 0.25 * t
+    x[9, 0], x[71, 13] = 3e-25, -1e-30
+    x[11] = 0.0
+    xw[5, 700], xw[6, 3], xs[1, 150] = 2.0 * t, 1e-22, -t
+    return {"x": x, "xw": xw, "xs": xs}
+
+
+def _ref_sqdead(p, x):
+    # power 2: the square, correctly rounded except at a tie, where
+    # tg_math_powv's own error picks the side: 1 u (or the subnormal quantum
+    # 2^-149). The scale is exact (0.5), 1/1024 too; sums in order within
+    # (n + 4) u of sum|y|. square is x·x rounded once. The bits are the ISS's
+    # (iss_check.sh).
+    rows = lambda a: np.sum(a, axis=1, keepdims=True)  # noqa: E731
+    sum_tol = lambda a: (a.shape[1] + 4) * U32 * rows(np.abs(a)) + 2.0 ** -140  # noqa: E731
+    sq = lambda a: np.square(f32(a).astype(np.float64))  # noqa: E731
+    v, w, s = sq(x["x"]), sq(x["xw"]), sq(x["xs"])
+    return {"y1": (f32(v) * 0.5, 2 * U32 * np.abs(v) * 0.5 + 2.0 ** -150),
+            "s2": (rows(w) / 1024, sum_tol(w) / 1024 + 2.0 ** -149),
+            "s3": (rows(w), sum_tol(w)), "s4": (rows(s), sum_tol(s)), "s5": (rows(s), sum_tol(s))}
+
+
 def _inputs_lanesact(p, r):
     return {"x": r.standard_normal((128, 256)) * 3.0, "x3": r.standard_normal((p["P"], 3, 37)),
             "xb": r.standard_normal((128, 64)), "xl": r.standard_normal((128, 600)),
@@ -1238,6 +1267,10 @@ TEST_KERNELS = {
     "loopnum_ops": _k({"D": 64}, [("x", "float32", "128, 4*D")],
                       [("ys", "float32", "128, 4*D"), ("yt", "float32", "128, 4*D"), ("yr", "float32", "128, 4*D")],
                       _inputs_loopnum_ops, _ref_loopnum_ops),
+    "sqdead": _k({}, [("x", "float32", "128, 96"), ("xw", "float32", "128, 1024"), ("xs", "float32", "3, 200")],
+                 [("y1", "float32", "128, 96"), ("s2", "float32", "128, 1"), ("s3", "float32", "128, 1"),
+                  ("s4", "float32", "3, 1"), ("s5", "float32", "3, 1")],
+                 _inputs_sqdead, _ref_sqdead),
     "lanesact": _k({"P": 100},
                    [("x", "float32", "128, 256"), ("x3", "float32", "P, 3, 37"), ("xb", "bfloat16", "128, 64"),
                     ("xl", "float32", "128, 600"), ("xs", "float32", "3, 96"), ("xw", "float32", "128, 1024"),

@@ -275,6 +275,46 @@ static void test_power(void **state)
     }
 }
 
+/* tg_alu_pow2_sq gives tg_alu_power(a, 2)'s bits wherever tg_alu_pow2_slow(a)
+ * is clear (tg_alu.h; exhaustive over every fp32 when written): a sweep of
+ * the fp32 patterns and the specials; squares near a halfway point where the
+ * two differ are flagged. */
+static void test_pow2_split(void **state)
+{
+    static const float sp[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.0f, 3.0f, 0x1p63f, 0x1p-63f, 0x1p64f, 0x1.fffffep127f,
+                               -0x1.fffffep127f, INFINITY, -INFINITY, NAN, 1.5f, 0x1.fffffep63f, 0x1p-62f};
+    /* squares within 2^5 units of a halfway point that tg_math_powv rounds
+     * the other way, and exact ties: flagged, and not x·x rounded once */
+    static const float near[] = {0x1.7ffffep-61f, 0x1.800002p+47f, -0x1.7ffffep-57f, 0x1.800002p+55f};
+    static const float ties[] = {1.0f + 0x1p-12f, -4.0f * (1.0f + 0x1p-12f), 0x1.001p+40f};
+    static const float subn[] = {1e-25f, -3e-20f, 0x1p-64f, 0x1p-149f};
+    uint64_t checked = 0, flagged = 0;
+    (void)state;
+    for (size_t i = 0; i < sizeof sp / sizeof sp[0]; i++) {
+        assert_int_equal(tg_alu_pow2_slow(sp[i]), 0);
+        assert_int_equal(tg_f32_bits(tg_alu_pow2_sq(sp[i])), tg_f32_bits(tg_alu_power(sp[i], 2.0f)));
+    }
+    for (size_t i = 0; i < sizeof near / sizeof near[0]; i++) {
+        assert_int_not_equal(tg_alu_pow2_slow(near[i]), 0);
+        assert_int_not_equal(tg_f32_bits(tg_alu_pow2_sq(near[i])), tg_f32_bits(tg_alu_power(near[i], 2.0f)));
+    }
+    for (size_t i = 0; i < sizeof ties / sizeof ties[0]; i++)
+        assert_int_not_equal(tg_alu_pow2_slow(ties[i]), 0);
+    for (size_t i = 0; i < sizeof subn / sizeof subn[0]; i++)
+        assert_int_not_equal(tg_alu_pow2_slow(subn[i]), 0);
+    for (uint64_t u = 0; u < ((uint64_t)1 << 32); u += 1021) {
+        const float a = tg_bits_f32((uint32_t)u);
+        if (tg_alu_pow2_slow(a)) {
+            flagged++;
+            continue;
+        }
+        checked++;
+        if (tg_f32_bits(tg_alu_pow2_sq(a)) != tg_f32_bits(tg_alu_power(a, 2.0f)))
+            fail_msg("a = %a: x·x %a, power %a", (double)a, (double)tg_alu_pow2_sq(a), (double)tg_alu_power(a, 2.0f));
+    }
+    assert_true(checked > 2000000 && flagged > 500000); /* both sides of the split swept */
+}
+
 static void test_bitvec(void **state)
 {
     int i;
@@ -466,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_nan_in_any),
         cmocka_unit_test(test_logical),
         cmocka_unit_test(test_power),
+        cmocka_unit_test(test_pow2_split),
         cmocka_unit_test(test_bitvec),
         cmocka_unit_test(test_i32_tensor_tensor),
         cmocka_unit_test(test_i32_tensor_scalar),
