@@ -418,6 +418,9 @@ def block_pipeline(sp):
                 sp.feat.add("power")
             o0 = (str(r.randrange(0, 5)) if a0 in BITWISE else
                   (r.choice(cols) + "[%s, :]" % tr if cols and r.random() < 0.5 else sp.scalar()))
+            if a0 == "power" and r.random() < 0.5:  # a square: x·x unless a row has a flagged element
+                o0 = "2.0"
+                sp.feat.add("power-2")
             fl = dict(dst=dst, src=src, op0=a0, operand0=o0)
             if r.random() < 0.3:
                 fl["reverse0"] = True
