@@ -67,6 +67,9 @@ static const char *const dtype_enums[TG_DTYPE_COUNT] = {
 /* Most elements per row of bn_stats/bn_aggr in lanes: their rows are staged
  * on the stack, 16 · 512 · 4 = 32 KiB at most. */
 #define EMIT_LANES_CAP 512
+/* Most partitions of a fold whose loop's iterations may run in lanes
+ * (iter_lanes): with more, its own lanes fill over half of TG_LANES. */
+#define EMIT_ITER_LANES_MAXP 8
 
 /* Builder state. */
 typedef struct E {
@@ -79,6 +82,7 @@ typedef struct E {
     int oom;            /* a value could not be built */
     int in_region;      /* building the statements of a partition region */
     unsigned char *rowlocal; /* per tile: its rows live on the stack in the region being built */
+    unsigned char *ilanes; /* per instruction id: runs after its loop, the iterations in lanes (iter_lanes) */
     Fwd fwd;            /* HBM forwarding: what each instruction becomes */
     int64_t pe_floats;  /* PE staging the largest matmul/transpose needs (core->pe) */
     int te_direct;      /* the last tensor_engine(): operands in place (matmul_fold asks) */
@@ -1311,6 +1315,77 @@ static int folds(E *e, const IrInst *in)
     }
 }
 
+/* Iteration lanes. A latency-bound tensor_reduce on few partitions (at most
+ * EMIT_ITER_LANES_MAXP) inside a loop whose iterations only it connects
+ * with: nothing else in the loop writes what it reads or touches its dst's
+ * tile. It then commutes with every other instruction of the loop, so it
+ * runs after the loop instead, for all iterations at once: lanes over the
+ * (iteration, partition) pairs, each lane's chain in its row's order, the
+ * results written in iteration order (a dst the iterations share keeps the
+ * last one's). bench/probes t02: the sums of [2, 8192] chunks of a
+ * 2-partition row, 64 chunks, had run as two chains at a time. */
+/* 1 if a and b lie on one tile or one HBM tensor's storage (a view counts as
+ * its base). */
+static int same_store(const Ir *ir, const IrAp *a, const IrAp *b)
+{
+    if ((a->mem == IR_MEM_HBM) != (b->mem == IR_MEM_HBM))
+        return 0;
+    return a->mem == IR_MEM_HBM ? ir->spec->tensors[a->index].base == ir->spec->tensors[b->index].base
+                                : a->index == b->index;
+}
+
+/* 1 if instruction o writes (only_writes) or accesses where ap lies. */
+static int touches(const IrInst *o, const IrAp *ap, const Ir *ir, int only_writes)
+{
+    IrOperand ops[IR_MAX_OPERANDS];
+    int n = ir_operands(o, ops);
+    for (int k = 0; k < n; k++)
+        if ((ops[k].is_write || !only_writes) && same_store(ir, ops[k].ap, ap))
+            return 1;
+    return 0;
+}
+
+static int iter_lanes_ok(E *e, const IrLoop *lp, const IrInst *in)
+{
+    int64_t p;
+    if (lp->carried || lp->grid || lp == e->progs || lp->start_e || lp->stop_e || lp->step <= 0 || lp->trip < 2 ||
+        in->op != IR_OP_TENSOR_REDUCE || in->has_ind || !latency_bound(in->alu[0]) || !folds(e, in) ||
+        !ir_expr_const(in->dst.pcount, &p) || p < 1 || p > EMIT_ITER_LANES_MAXP || p > INT64_MAX / lp->trip ||
+        ir_ap_free_elems(&in->dst) < 0)
+        return 0;
+    for (int i = 0; i < in->nsrc; i++)
+        if (ir_ap_free_elems(&in->src[i]) < 0 || same_store(e->ir, &in->src[i], &in->dst))
+            return 0;
+    /* an output (a sunk store's) is written after the loop now: no indirect
+     * DMA in the loop may end the kernel (TG_EBOUNDS) before those writes */
+    for (int id = lp->first; id <= lp->last; id++) {
+        const IrInst *o = current(e, e->ir->insts[id]);
+        if (!o || o->id == in->id)
+            continue;
+        if (touches(o, &in->dst, e->ir, 0) || (in->dst.mem == IR_MEM_HBM && o->has_ind))
+            return 0;
+        for (int i = 0; i < in->nsrc; i++)
+            if (touches(o, &in->src[i], e->ir, 1))
+                return 0;
+    }
+    return 1;
+}
+
+static void iter_lanes(E *e, const IrStmt *st, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (st[i].kind != IR_STMT_LOOP)
+            continue;
+        const IrLoop *lp = st[i].loop;
+        for (int k = 0; k < lp->nbody; k++) {
+            const IrInst *in = lp->body[k].kind == IR_STMT_INST ? current(e, lp->body[k].inst) : NULL;
+            if (in && iter_lanes_ok(e, lp, in))
+                e->ilanes[in->id] = 1;
+        }
+        iter_lanes(e, lp->body, lp->nbody);
+    }
+}
+
 /* A fold, scan or statistic (`fold`: folds()) over at least EMIT_LANES_MIN
  * partitions (or a count known only at run time) runs TG_LANES partition rows
  * at once, one row per lane, each lane with its own row's chain in the row's
@@ -1416,6 +1491,16 @@ static tpl_value *inst_map(E *e, IrInst *in);
 static tpl_value *instruction(E *e, IrInst *orig)
 {
     IrInst *in = current(e, orig);
+    if (in && e->ilanes[orig->id]) {
+        tpl_value *m = new_map(e);
+        if (!m)
+            return NULL;
+        put_str(e, m, "kind", "note");
+        put_str(e, m, "where", where(e, orig->loc));
+        put_str(e, m, "mnemonic", ir_opcode_name(orig->op));
+        put_str(e, m, "note", "runs after this loop, its iterations in lanes (docs/ir.md)");
+        return m;
+    }
     return in ? inst_map(e, in) : dropped(e, orig);
 }
 
@@ -1884,6 +1969,25 @@ static tpl_value *loop(E *e, const IrLoop *lp)
     e->trips = lp->trip > 0 && e->trips <= EMIT_TABLE_WORK / lp->trip ? e->trips * lp->trip : EMIT_TABLE_WORK;
     put(e, m, "body", body(e, lp->body, lp->nbody));
     e->trips = trips;
+    tpl_value *after = new_list(e);
+    for (int i = 0; after && i < lp->nbody; i++) {
+        const IrStmt *st = &lp->body[i];
+        IrInst *in = st->kind == IR_STMT_INST ? current(e, st->inst) : NULL;
+        int64_t p;
+        if (!in || !e->ilanes[in->id] || !ir_expr_const(in->dst.pcount, &p))
+            continue;
+        tpl_value *a = inst_map(e, in), *it = new_map(e);
+        if (!a || !it)
+            return NULL;
+        put(e, it, "var", str(e, "v_%s", lp->var));
+        put_int(e, it, "start", lp->start);
+        put_int(e, it, "step", lp->step);
+        put_int(e, it, "p", p);
+        put_int(e, it, "n", p * lp->trip); /* lanes: (iteration, partition) pairs */
+        put(e, a, "it", it);
+        append(e, after, a);
+    }
+    put(e, m, "after", after);
     return m;
 }
 
@@ -1933,6 +2037,8 @@ static Fuse fuse_inst(E *e, IrInst *orig)
 {
     Fuse f = {0, NULL, -1, 0, 0};
     const IrInst *in = current(e, orig);
+    if (in && e->ilanes[orig->id])
+        return f; /* after its loop, over all partitions: in no region */
     if (!in)
         return (Fuse){1, NULL, -1, 0, 0}; /* dropped: joins any region */
     if (in->has_ind)
@@ -2291,6 +2397,11 @@ tpl_value *emit_context(tpl_arena *ta, Arena *arena, const Ir *ir, const Plan *p
     if (fwd_analyze(arena, ir, &e.fwd))
         goto oom;
     keep_act_dsts(&e);
+    e.ilanes = arena_alloc(arena, (size_t)ir->ninsts + 1);
+    if (!e.ilanes)
+        goto oom;
+    memset(e.ilanes, 0, (size_t)ir->ninsts + 1);
+    iter_lanes(&e, ir->body, ir->nbody);
     tpl_value *ctx = new_map(&e);
     if (!ctx)
         goto oom;

@@ -215,6 +215,18 @@ check "sqdead: power-2 loops checked, unread copies dropped, unread dsts not wri
    [ "$(grep -c "if (!tg_slow)" "$c")" = 3 ] &&
    [ "$(grep -c "tensor_copy dropped: nothing reads tile c[12] \*/" "$c")" = 2 ] &&
    [ "$(grep -c "(void)tg_d; /\* nothing reads" "$c")" = 3 ]'
+# Folds on few partitions whose loop's iterations run in lanes after it
+# (gen/emit.c iter_lanes): numpy, the ISS bit for bit, and which folds go
+# (the sums into columns, the products from a tile loaded before the loop, the
+# differences into one shared column; not the sum an op in the loop reads back
+# nor the sum of a tile an op in the loop writes).
+check "iterlanes: iterlanes.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" iterlanes >"$w/iterlanes.log" 2>&1'
+check "iterlanes: iterlanes.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" iterlanes >"$w/iterlanes-iss.log" 2>&1'
+check "iterlanes: the folds whose iterations run in lanes after their loop" \
+  '"$TILEGEN" gen -o "$w/iterlanes-gen" "$here/specs/iterlanes.yaml" &&
+   [ "$(sed -n "s|^ */\* iterlanes.yaml:\([0-9]*\): dve.tensor_reduce, every iteration of the loop above: lanes\$|\1|p" "$w/iterlanes-gen/iterlanes.c" | tr "\n" " ")" = "47 55 60 " ]'
 # HBM forwarding (gen/forward.c): the cases of forward.yaml it takes and
 # leaves (the notes it leaves in the C, against tests/numerics/forward.notes:
 # loads, stores, and copies whose own store sank),

@@ -1005,6 +1005,30 @@ def _ref_acttab(p, x):
             "y3": (y3, elem(y3)), "y4": (y4, elem(y4))}
 
 
+def _inputs_iterlanes(p, r):
+    # y near 1 so that 40-element products stay in range
+    return {"x": r.standard_normal((2, 3840)), "y": 1.0 + 0.05 * r.standard_normal((3, 280)),
+            "z": r.standard_normal((1, 200))}
+
+
+def _ref_iterlanes(p, x):
+    # Each fold in order in fp32: within (n + 4) u of the sum of magnitudes
+    # (sums, differences) or n u relative (products); max exact. The bits
+    # are the ISS's (iss_check.sh).
+    v, w, z = f32(x["x"]).astype(np.float64), f32(x["y"]).astype(np.float64), f32(x["z"]).astype(np.float64)
+    ch = v.reshape(2, 12, 320)
+    s1, a1 = ch.sum(axis=2), np.abs(ch).sum(axis=2)
+    tol1 = 324 * U32 * a1 + 1e-37
+    t1 = s1.sum(axis=1, keepdims=True)
+    p3 = -np.prod(w.reshape(3, 7, 40), axis=2)
+    d = z[0, 160:200]
+    d1 = np.array([[d[0] - d[1:].sum()]])
+    return {"s1": (s1, tol1), "m1": (ch.max(axis=2), "exact"),
+            "t1": (t1, tol1.sum(axis=1, keepdims=True) + 16 * U32 * np.abs(s1).sum(axis=1, keepdims=True)),
+            "p3": (p3, 44 * U32 * np.abs(p3)), "d1": (d1, 44 * U32 * np.abs(d).sum() + 1e-37),
+            "k1": (2 * s1, 2 * tol1), "k2": (0.5 * s1, 0.5 * tol1)}
+
+
 def _inputs_sqdead(p, r):
     # Rows 3 and 70 of x and row 5 of xw hold squares exactly halfway between
     # two fp32 values (1 + 2^-12 squared is 1 + 2^-11 + 2^-24; times powers of
@@ -1267,6 +1291,11 @@ TEST_KERNELS = {
     "loopnum_ops": _k({"D": 64}, [("x", "float32", "128, 4*D")],
                       [("ys", "float32", "128, 4*D"), ("yt", "float32", "128, 4*D"), ("yr", "float32", "128, 4*D")],
                       _inputs_loopnum_ops, _ref_loopnum_ops),
+    "iterlanes": _k({}, [("x", "float32", "2, 3840"), ("y", "float32", "3, 280"), ("z", "float32", "1, 200")],
+                    [("s1", "float32", "2, 12"), ("m1", "float32", "2, 12"), ("t1", "float32", "2, 1"),
+                     ("p3", "float32", "3, 7"), ("d1", "float32", "1, 1"), ("k1", "float32", "2, 12"),
+                     ("k2", "float32", "2, 12")],
+                    _inputs_iterlanes, _ref_iterlanes),
     "sqdead": _k({}, [("x", "float32", "128, 96"), ("xw", "float32", "128, 1024"), ("xs", "float32", "3, 200")],
                  [("y1", "float32", "128, 96"), ("s2", "float32", "128, 1"), ("s3", "float32", "128, 1"),
                   ("s4", "float32", "3, 1"), ("s5", "float32", "3, 1")],
