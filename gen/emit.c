@@ -1199,7 +1199,8 @@ static int print_fields(E *e, const IrInst *in, tpl_value *m)
 static IrInst *current(const E *e, IrInst *in) { return e->fwd.inst ? e->fwd.inst[in->id] : in; }
 
 /* A dropped instruction: a comment saying where its work went. */
-static tpl_value *dropped(E *e, const IrInst *in)
+/* A comment in place of instruction `in`: why it is not here. */
+static tpl_value *note_map(E *e, const IrInst *in, const char *note)
 {
     tpl_value *m = new_map(e);
     if (!m)
@@ -1207,8 +1208,13 @@ static tpl_value *dropped(E *e, const IrInst *in)
     put_str(e, m, "kind", "note");
     put_str(e, m, "where", where(e, in->loc));
     put_str(e, m, "mnemonic", ir_opcode_name(in->op));
-    put_str(e, m, "note", e->fwd.note ? e->fwd.note[in->id] : "");
+    put_str(e, m, "note", note);
     return m;
+}
+
+static tpl_value *dropped(E *e, const IrInst *in)
+{
+    return note_map(e, in, e->fwd.note ? e->fwd.note[in->id] : "");
 }
 
 /* Does a fold with `op` wait on its own latency? The fp add, subtract and
@@ -1491,16 +1497,8 @@ static tpl_value *inst_map(E *e, IrInst *in);
 static tpl_value *instruction(E *e, IrInst *orig)
 {
     IrInst *in = current(e, orig);
-    if (in && e->ilanes[orig->id]) {
-        tpl_value *m = new_map(e);
-        if (!m)
-            return NULL;
-        put_str(e, m, "kind", "note");
-        put_str(e, m, "where", where(e, orig->loc));
-        put_str(e, m, "mnemonic", ir_opcode_name(orig->op));
-        put_str(e, m, "note", "runs after this loop, its iterations in lanes (docs/ir.md)");
-        return m;
-    }
+    if (in && e->ilanes[orig->id])
+        return note_map(e, orig, "runs after this loop, its iterations in lanes (docs/ir.md)");
     return in ? inst_map(e, in) : dropped(e, orig);
 }
 
