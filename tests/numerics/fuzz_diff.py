@@ -786,6 +786,51 @@ def block_actsum(sp):
     sp.body += rows.wrap(body, sp=sp)
 
 
+# --- block: per-chunk folds on few partitions (emit.c iter_lanes) -------------
+
+def block_chunkfold(sp):
+    """A loop over C chunks of a [P, C*W] input, P of 1 to 10: each chunk's
+    tensor_reduce (add, subtract, multiply; sometimes max) into column c of
+    a partials tile, or every iteration into column 0; the chunk loaded in
+    the loop (forwarded: the fold reads the input) or sliced from a tile
+    loaded before it. Sometimes an op in the loop reads the partial back, or
+    scales the loaded chunk in place after the fold (both keep the fold in the
+    loop). The partials stored, and sometimes summed after the loop."""
+    r = sp.r
+    P, C, W = r.choice((1, 2, 3, 5, 8, 10)), r.choice((2, 3, 7, 16)), r.choice((1, 5, 33, 64, 200))
+    d = r.choice(("float32", "float32", "bfloat16", "float16"))
+    x = sp.inp(d, [P, C * W], 0.8)
+    i = "c%d" % r.randrange(1000)
+    chunk = "%s*%d : %s*%d+%d" % (i, W, i, W, W)
+    part = sp.tile("float32", [P, C])
+    col = "%s[:, 0:1]" % part if r.random() < 0.15 else "%s[:, %s : %s+1]" % (part, i, i)
+    body, pre = [], r.random() < 0.3
+    if pre:
+        xt = sp.tile(d, [P, C * W])
+        sp.body.append(op("load", dst=xt, src=x))
+        src = "%s[:, %s]" % (xt, chunk)
+    else:
+        xt = sp.tile(d, [P, W], sp.bufs())
+        body.append(op("load", dst=xt, src="%s[:, %s]" % (x, chunk)))
+        src = xt
+    body.append(op("tensor_reduce", dst=col, src=src, op=r.choice(("add", "add", "subtract", "multiply", "maximum"))))
+    extra, back = r.random(), None
+    if extra < 0.2:  # reads the partial back
+        back = sp.tile("float32", [P, C])
+        body.append(op("tensor_scalar", dst="%s[:, %s : %s+1]" % (back, i, i), src=col, op0="multiply", operand0="2.0"))
+    elif extra < 0.3 and not pre:  # writes the fold's source
+        body.append(op("tensor_scalar", dst=xt, src=xt, op0="multiply", operand0="0.5"))
+    sp.body.append(loop(i, C, body))
+    sp.body.append(op("store", dst=sp.out("float32", [P, C]), src=part))
+    if back:
+        sp.body.append(op("store", dst=sp.out("float32", [P, C]), src=back))
+    if r.random() < 0.4:
+        tot = sp.tile("float32", [P, 1])
+        sp.body.append(op("tensor_reduce", dst=tot, src=part, op="add"))
+        sp.body.append(op("store", dst=sp.out("float32", [P, 1]), src=tot))
+    sp.feat.add("chunkfold")
+
+
 # --- block: a load transposed by the DMA ---------------------------------------
 
 def block_tload(sp):
@@ -1857,7 +1902,7 @@ BLOCKS = ((block_subpart, 2), (block_pipeline, 5), (block_transpose, 3), (block_
           (block_tload, 1), (block_after, 1), (block_matmul, 3), (block_matmul_ragged, 1), (block_matmul_ragged_mn, 2), (block_ragged_2d, 2), (block_ragged_decl, 3 if RAGGED_DECL else 0), (block_pe_transpose, 2),
           (block_dma, 2), (block_bn, 2), (block_preduce, 2), (block_running, 2), (block_ragged_free, 4),
           (block_tri, 3), (block_tri_matmul, 2), (block_gather, 3), (block_view, 2), (block_scratch, 2),
-          (block_strided, 2), (block_actsum, 2))
+          (block_strided, 2), (block_actsum, 2), (block_chunkfold, 1))
 
 
 def make_spec(seed):
