@@ -153,7 +153,8 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                             } else { /* the row's first element starts each lane's fold */
                                 for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++)
                                     tg_r[tg_l] = tg_t0[tg_l];
-                                tg_lanes_fold_f32(tg_r, tg_t0 + TG_LANES, tg_jn - 1, TG_ALU_ADD);
+                                if (tg_jn > 1) /* (rows of one element: gcc -march=native would warn of the rest unstaged) */
+                                    tg_lanes_fold_f32(tg_r, tg_t0 + TG_LANES, tg_jn - 1, TG_ALU_ADD);
                             }
                             tg_k += tg_jn;
                         }
