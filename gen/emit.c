@@ -1321,10 +1321,10 @@ static int folds(E *e, const IrInst *in)
     }
 }
 
-/* Iteration lanes. A latency-bound tensor_reduce on few partitions (at most
- * EMIT_ITER_LANES_MAXP) inside a loop whose iterations only it connects
- * with: nothing else in the loop writes what it reads or touches its dst's
- * tile. It then commutes with every other instruction of the loop, so it
+/* Iteration lanes (docs/ir.md). A latency-bound fold (iter_fold) on few
+ * partitions (at most EMIT_ITER_LANES_MAXP) inside a loop whose iterations
+ * only it connects with: nothing else in the loop writes what it reads or
+ * touches what it writes. It then commutes with every other instruction of the loop, so it
  * runs after the loop instead, for all iterations at once: lanes over the
  * (iteration, partition) pairs, each lane's chain in its row's order, the
  * results written in iteration order (a dst the iterations share keeps the
@@ -1351,27 +1351,49 @@ static int touches(const IrInst *o, const IrAp *ap, const Ir *ir, int only_write
     return 0;
 }
 
+/* The folds iteration lanes take: a tensor_reduce, or an activation's
+ * reduce or tensor_scalar's accumulate that runs in lanes (folds()), with an
+ * add, subtract or multiply. */
+static int iter_fold(E *e, const IrInst *in)
+{
+    switch (in->op) {
+    case IR_OP_TENSOR_REDUCE:
+        return latency_bound(in->alu[0]) && folds(e, in);
+    case IR_OP_ACTIVATION:
+    case IR_OP_TENSOR_SCALAR:
+        return in->has_reduce && latency_bound(in->reduce_op) && folds(e, in);
+    default:
+        return 0;
+    }
+}
+
 static int iter_lanes_ok(E *e, const IrLoop *lp, const IrInst *in)
 {
     int64_t p;
+    IrOperand ops[IR_MAX_OPERANDS];
+    int n = ir_operands(in, ops), hbm_out = 0;
     if (lp->carried || lp->grid || lp == e->progs || lp->start_e || lp->stop_e || lp->step <= 0 || lp->trip < 2 ||
-        in->op != IR_OP_TENSOR_REDUCE || in->has_ind || !latency_bound(in->alu[0]) || !folds(e, in) ||
-        !ir_expr_const(in->dst.pcount, &p) || p < 1 || p > EMIT_ITER_LANES_MAXP || p > INT64_MAX / lp->trip ||
-        ir_ap_free_elems(&in->dst) < 0)
+        in->has_ind || !iter_fold(e, in) || !ir_expr_const(in->dst.pcount, &p) || p < 1 ||
+        p > EMIT_ITER_LANES_MAXP || p > INT64_MAX / lp->trip)
         return 0;
-    for (int i = 0; i < in->nsrc; i++)
-        if (ir_ap_free_elems(&in->src[i]) < 0 || same_store(e->ir, &in->src[i], &in->dst))
+    for (int k = 0; k < n; k++) {
+        if (ir_ap_free_elems(ops[k].ap) < 0)
             return 0;
+        hbm_out |= ops[k].is_write && ops[k].ap->mem == IR_MEM_HBM;
+        for (int j = 0; j < n; j++) /* nothing it reads lies where it writes */
+            if (ops[k].is_write && ops[j].is_read && same_store(e->ir, ops[k].ap, ops[j].ap))
+                return 0;
+    }
     /* an output (a sunk store's) is written after the loop now: no indirect
      * DMA in the loop may end the kernel (TG_EBOUNDS) before those writes */
     for (int id = lp->first; id <= lp->last; id++) {
         const IrInst *o = current(e, e->ir->insts[id]);
         if (!o || o->id == in->id)
             continue;
-        if (touches(o, &in->dst, e->ir, 0) || (in->dst.mem == IR_MEM_HBM && o->has_ind))
+        if (hbm_out && o->has_ind)
             return 0;
-        for (int i = 0; i < in->nsrc; i++)
-            if (touches(o, &in->src[i], e->ir, 1))
+        for (int k = 0; k < n; k++)
+            if (touches(o, ops[k].ap, e->ir, !ops[k].is_write))
                 return 0;
     }
     return 1;
@@ -1408,7 +1430,7 @@ static int in_lanes(const IrInst *in, int fold)
 
 static void put_lanes(E *e, const IrInst *in, tpl_value *m, int fold)
 {
-    int lanes = in_lanes(in, fold);
+    int lanes = in_lanes(in, fold) || (e->ilanes && e->ilanes[in->id]); /* iteration lanes: always */
     put_bool(e, m, "lanes", lanes);
     int64_t lf = lanes ? lane_f32_elems(in) : 0;
     int64_t n = lf ? ir_ap_free_elems(&in->dst) : 0;

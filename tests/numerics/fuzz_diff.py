@@ -790,8 +790,9 @@ def block_actsum(sp):
 
 def block_chunkfold(sp):
     """A loop over C chunks of a [P, C*W] input, P of 1 to 10: each chunk's
-    tensor_reduce (add, subtract, multiply; sometimes max) into column c of
-    a partials tile, or every iteration into column 0; the chunk loaded in
+    tensor_reduce (add, subtract, multiply; sometimes max), activation
+    reduce or tensor_scalar accumulate (its elementwise result stored or
+    not) into column c of a partials tile, or every iteration into column 0; the chunk loaded in
     the loop (forwarded: the fold reads the input) or sliced from a tile
     loaded before it. Sometimes an op in the loop reads the partial back, or
     scales the loaded chunk in place after the fold (both keep the fold in the
@@ -813,7 +814,21 @@ def block_chunkfold(sp):
         xt = sp.tile(d, [P, W], sp.bufs())
         body.append(op("load", dst=xt, src="%s[:, %s]" % (x, chunk)))
         src = xt
-    body.append(op("tensor_reduce", dst=col, src=src, op=r.choice(("add", "add", "subtract", "multiply", "maximum"))))
+    kind = r.choice(("reduce", "reduce", "act", "ts"))
+    if kind == "reduce":
+        body.append(op("tensor_reduce", dst=col, src=src, op=r.choice(("add", "add", "subtract", "multiply", "maximum"))))
+    else:  # an activation's reduce or a tensor_scalar's accumulate, its elementwise dst stored or not
+        e = sp.tile(r.choice(("float32", "bfloat16")), [P, W], sp.bufs())
+        red = {"op": r.choice(("add", "add", "maximum")), "dst": col}
+        if kind == "act":
+            body.append(op("activation", dst=e, src=src, func=r.choice(("exp", "square", "copy", "tanh")),
+                           scale=r.choice(("0.5", "1.0", "-0.25")), reduce=red))
+        else:
+            body.append(op("tensor_scalar", dst=e, src=src, op0=r.choice(("multiply", "add", "power")),
+                           operand0=r.choice(("2.0", "0.5", "-1.5")), accumulate=red))
+        if r.random() < 0.5:
+            ye = sp.out(sp.tiles[-1][2], [P, C * W])
+            body.append(op("store", dst="%s[:, %s]" % (ye, chunk), src=e))
     extra, back = r.random(), None
     if extra < 0.2:  # reads the partial back
         back = sp.tile("float32", [P, C])

@@ -1023,7 +1023,17 @@ def _ref_iterlanes(p, x):
     p3 = -np.prod(w.reshape(3, 7, 40), axis=2)
     d = z[0, 160:200]
     d1 = np.array([[d[0] - d[1:].sum()]])
-    return {"s1": (s1, tol1), "m1": (ch.max(axis=2), "exact"),
+    # activations within 4 u of their fp64 values, sums as above
+    e1 = np.exp(f32(0.5 * f32(x["x"][:, :576])).astype(np.float64))
+    c1 = e1.reshape(2, 6, 96)
+    w2 = np.stack([w[:, j * 48:j * 48 + 64] for j in range(5)], axis=1) ** 2
+    x3 = f32(0.25 * f32(x["x"][:, :1280])).astype(np.float64).reshape(2, 2, 640)
+    z4 = np.stack([z[:, q * 33:q * 33 + 100] for q in range(4)], axis=1) ** 2
+    x6 = v[:, :576].reshape(2, 6, 96)
+    e6 = np.exp(f32(x6 - x6[:, :, 0:1]).astype(np.float64))
+    st = lambda a: (a.sum(axis=2), (a.shape[2] + 8) * U32 * np.abs(a).sum(axis=2) + 1e-37)  # noqa: E731
+    return {"a1e": (e1, 4 * U32 * e1), "a1": st(c1), "a2": st(w2), "a3": st(x3), "a4": st(z4), "a6": st(e6),
+            "s1": (s1, tol1), "m1": (ch.max(axis=2), "exact"),
             "t1": (t1, tol1.sum(axis=1, keepdims=True) + 16 * U32 * np.abs(s1).sum(axis=1, keepdims=True)),
             "p3": (p3, 44 * U32 * np.abs(p3)), "d1": (d1, 44 * U32 * np.abs(d).sum() + 1e-37),
             "k1": (2 * s1, 2 * tol1), "k2": (0.5 * s1, 0.5 * tol1)}
@@ -1294,7 +1304,9 @@ TEST_KERNELS = {
     "iterlanes": _k({}, [("x", "float32", "2, 3840"), ("y", "float32", "3, 280"), ("z", "float32", "1, 200")],
                     [("s1", "float32", "2, 12"), ("m1", "float32", "2, 12"), ("t1", "float32", "2, 1"),
                      ("p3", "float32", "3, 7"), ("d1", "float32", "1, 1"), ("k1", "float32", "2, 12"),
-                     ("k2", "float32", "2, 12")],
+                     ("k2", "float32", "2, 12"), ("a1e", "float32", "2, 576"), ("a1", "float32", "2, 6"),
+                     ("a2", "float32", "3, 5"), ("a3", "float32", "2, 2"), ("a4", "float32", "1, 4"),
+                     ("a6", "float32", "2, 6")],
                     _inputs_iterlanes, _ref_iterlanes),
     "sqdead": _k({}, [("x", "float32", "128, 96"), ("xw", "float32", "128, 1024"), ("xs", "float32", "3, 200")],
                  [("y1", "float32", "128, 96"), ("s2", "float32", "128, 1"), ("s3", "float32", "128, 1"),
