@@ -1245,10 +1245,10 @@ static int latency_bound(SpecAlu op)
  * serial chain of a bf16 softmax's row sum had taken longer than its exps
  * (flash_attention_cte: a 4-cycle add per element, 7 % of the kernel;
  * attention_causal's rows of 1024, 8 %). */
-static int64_t lane_f32_elems(const IrInst *in)
+static int64_t lane_f32_form(const IrInst *in, int keep_f32)
 {
     int64_t n = ir_ap_free_elems(&in->dst);
-    int act = in->op == IR_OP_ACTIVATION && (in->dst.dtype != TG_FLOAT32 || in->dst.discard);
+    int act = in->op == IR_OP_ACTIVATION && (in->dst.dtype != TG_FLOAT32 || in->dst.discard || keep_f32);
     if ((!act && !(in->op == IR_OP_TENSOR_SCALAR && in->has_reduce)) || n < 1)
         return 0;
     if (n <= EMIT_LANES_CAP)
@@ -1266,6 +1266,14 @@ static int64_t lane_f32_elems(const IrInst *in)
     while (n % lf)
         lf -= EMIT_CHUNK;
     return lf;
+}
+
+/* An activation whose iterations run in lanes (iter_lanes) keeps its fp32
+ * results apart even with an fp32 dst: the lanes must not read its rows back
+ * from a dst the iterations may share. */
+static int64_t lane_f32_elems(const E *e, const IrInst *in)
+{
+    return lane_f32_form(in, e->ilanes && e->ilanes[in->id]);
 }
 
 /* 1 if running `in` in lanes could change what it reads. The lanes read a
@@ -1306,9 +1314,9 @@ static int folds(E *e, const IrInst *in)
     switch (in->op) {
     case IR_OP_ACTIVATION: /* the lanes read the fp32 results back (lane_f32: kept apart for a narrow dst) */
         return in->has_reduce && latency_bound(in->reduce_op) &&
-               ((in->dst.dtype == TG_FLOAT32 && !in->dst.discard) || lane_f32_elems(in) > 0);
+               ((in->dst.dtype == TG_FLOAT32 && !in->dst.discard) || lane_f32_elems(e, in) > 0);
     case IR_OP_TENSOR_SCALAR: /* its accumulate's results kept as an activation's (lane_f32) */
-        return in->has_reduce && latency_bound(in->reduce_op) && lane_f32_elems(in) > 0;
+        return in->has_reduce && latency_bound(in->reduce_op) && lane_f32_elems(e, in) > 0;
     case IR_OP_TENSOR_REDUCE:
         return latency_bound(in->alu[0]);
     case IR_OP_TENSOR_TENSOR_SCAN:
@@ -1359,7 +1367,8 @@ static int iter_fold(E *e, const IrInst *in)
     switch (in->op) {
     case IR_OP_TENSOR_REDUCE:
         return latency_bound(in->alu[0]) && folds(e, in);
-    case IR_OP_ACTIVATION:
+    case IR_OP_ACTIVATION: /* its fp32 results kept per lane (lane_f32_elems) */
+        return in->has_reduce && latency_bound(in->reduce_op) && folds(e, in) && lane_f32_form(in, 1) > 0;
     case IR_OP_TENSOR_SCALAR:
         return in->has_reduce && latency_bound(in->reduce_op) && folds(e, in);
     default:
@@ -1432,7 +1441,7 @@ static void put_lanes(E *e, const IrInst *in, tpl_value *m, int fold)
 {
     int lanes = in_lanes(in, fold) || (e->ilanes && e->ilanes[in->id]); /* iteration lanes: always */
     put_bool(e, m, "lanes", lanes);
-    int64_t lf = lanes ? lane_f32_elems(in) : 0;
+    int64_t lf = lanes ? lane_f32_elems(e, in) : 0;
     int64_t n = lf ? ir_ap_free_elems(&in->dst) : 0;
     put_int(e, m, "lane_f32", lf);            /* the columns tg_lf keeps per row, or 0 */
     put_int(e, m, "lane_n", n);               /* and all of them: the row's elements */
@@ -1451,7 +1460,7 @@ static void keep_act_dsts(E *e)
     for (int i = 0; e->fwd.inst && i < e->ir->ninsts; i++) {
         IrInst *in = e->fwd.inst[i];
         if (in && in->op == IR_OP_ACTIVATION && in->dst.discard && in->dst.dtype == TG_FLOAT32 &&
-            !(in_lanes(in, folds(e, in)) && lane_f32_elems(in) > 0))
+            !(in_lanes(in, folds(e, in)) && lane_f32_elems(e, in) > 0))
             in->dst.discard = 0;
     }
 }

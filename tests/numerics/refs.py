@@ -1032,7 +1032,9 @@ def _ref_iterlanes(p, x):
     x6 = v[:, :576].reshape(2, 6, 96)
     e6 = np.exp(f32(x6 - x6[:, :, 0:1]).astype(np.float64))
     st = lambda a: (a.sum(axis=2), (a.shape[2] + 8) * U32 * np.abs(a).sum(axis=2) + 1e-37)  # noqa: E731
-    return {"a1e": (e1, 4 * U32 * e1), "a1": st(c1), "a2": st(w2), "a3": st(x3), "a4": st(z4), "a6": st(e6),
+    q7 = f32(0.5 * v[:, :256]).astype(np.float64) ** 2  # square of x·scale, one rounding each
+    return {"a7": st(q7.reshape(2, 4, 64)), "a7e": (q7[:, 192:256], 2 * U32 * q7[:, 192:256]),
+            "a1e": (e1, 4 * U32 * e1), "a1": st(c1), "a2": st(w2), "a3": st(x3), "a4": st(z4), "a6": st(e6),
             "s1": (s1, tol1), "m1": (ch.max(axis=2), "exact"),
             "t1": (t1, tol1.sum(axis=1, keepdims=True) + 16 * U32 * np.abs(s1).sum(axis=1, keepdims=True)),
             "p3": (p3, 44 * U32 * np.abs(p3)), "d1": (d1, 44 * U32 * np.abs(d).sum() + 1e-37),
@@ -1306,7 +1308,7 @@ TEST_KERNELS = {
                      ("p3", "float32", "3, 7"), ("d1", "float32", "1, 1"), ("k1", "float32", "2, 12"),
                      ("k2", "float32", "2, 12"), ("a1e", "float32", "2, 576"), ("a1", "float32", "2, 6"),
                      ("a2", "float32", "3, 5"), ("a3", "float32", "2, 2"), ("a4", "float32", "1, 4"),
-                     ("a6", "float32", "2, 6")],
+                     ("a6", "float32", "2, 6"), ("a7", "float32", "2, 4"), ("a7e", "float32", "2, 64")],
                     _inputs_iterlanes, _ref_iterlanes),
     "sqdead": _k({}, [("x", "float32", "128, 96"), ("xw", "float32", "128, 1024"), ("xs", "float32", "3, 200")],
                  [("y1", "float32", "128, 96"), ("s2", "float32", "128, 1"), ("s3", "float32", "128, 1"),
