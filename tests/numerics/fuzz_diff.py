@@ -804,7 +804,10 @@ def block_chunkfold(sp):
     i = "c%d" % r.randrange(1000)
     chunk = "%s*%d : %s*%d+%d" % (i, W, i, W, W)
     part = sp.tile("float32", [P, C])
-    col = "%s[:, 0:1]" % part if r.random() < 0.15 else "%s[:, %s : %s+1]" % (part, i, i)
+    col = "%s[:, %s : %s+1]" % (part, i, i)
+    if r.random() < 0.15:  # every iteration into column 0; the others set before the loop
+        col = "%s[:, 0:1]" % part
+        sp.body.append(op("memset", dst=part, value="0.0"))
     body, pre = [], r.random() < 0.3
     if pre:
         xt = sp.tile(d, [P, C * W])
