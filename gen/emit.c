@@ -1329,15 +1329,6 @@ static int folds(E *e, const IrInst *in)
     }
 }
 
-/* Iteration lanes (docs/ir.md). A latency-bound fold (iter_fold) on few
- * partitions (at most EMIT_ITER_LANES_MAXP) inside a loop whose iterations
- * only it connects with: nothing else in the loop writes what it reads or
- * touches what it writes. It then commutes with every other instruction of the loop, so it
- * runs after the loop instead, for all iterations at once: lanes over the
- * (iteration, partition) pairs, each lane's chain in its row's order, the
- * results written in iteration order (a dst the iterations share keeps the
- * last one's). bench/probes t02: the sums of [2, 8192] chunks of a
- * 2-partition row, 64 chunks, had run as two chains at a time. */
 /* 1 if a and b lie on one tile or one HBM tensor's storage (a view counts as
  * its base). */
 static int same_store(const Ir *ir, const IrAp *a, const IrAp *b)
@@ -1376,6 +1367,15 @@ static int iter_fold(E *e, const IrInst *in)
     }
 }
 
+/* Iteration lanes (docs/ir.md). A latency-bound fold (iter_fold) on few
+ * partitions (at most EMIT_ITER_LANES_MAXP) inside a loop whose iterations
+ * only it connects with: nothing else in the loop writes what it reads or
+ * touches what it writes. It then commutes with every other instruction of the
+ * loop, so it runs after the loop instead, for all iterations at once: lanes over the
+ * (iteration, partition) pairs, each lane's chain in its row's order, the
+ * results written in iteration order (a dst the iterations share keeps the
+ * last one's). bench/probes t02: the sums of [2, 8192] chunks of a
+ * 2-partition row, 64 chunks, had run as two chains at a time. */
 static int iter_lanes_ok(E *e, const IrLoop *lp, const IrInst *in)
 {
     int64_t p;

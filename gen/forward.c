@@ -780,7 +780,7 @@ static int writes_live(const IrInst *c, const unsigned char *live)
  * accumulate with a throwaway elementwise result: bench/probes t05 wrote
  * three unread [128, 2048] tiles per row block). Outputs and their order of
  * writes are unchanged: nothing dropped wrote HBM or could fail. */
-static int drop_dead(F *f, Fwd *out)
+static int drop_dead(F *f)
 {
     int ni = f->ir->ninsts, nt = f->ir->ntiles;
     unsigned char *live = arena_alloc(f->arena, (size_t)nt + 1);
@@ -810,13 +810,11 @@ static int drop_dead(F *f, Fwd *out)
             f->note[i] = arena_printf(f->arena, "dropped: nothing reads tile %s", f->spec->tiles[c->dst.index].name);
             if (!f->note[i])
                 return -1;
-            out->dead++;
         } else if (c->op != IR_OP_PRINT && c->dst.mem != IR_MEM_HBM && !live[c->dst.index] && !c->dst.discard) {
             IrInst *m = mutable_inst(f, i);
             if (!m)
                 return -1;
             m->dst.discard = 1;
-            out->discards++;
         }
     }
     return 0;
@@ -876,7 +874,7 @@ int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
                 out->stores++;
             }
         }
-    if (drop_dead(&f, out))
+    if (drop_dead(&f))
         return -1;
     out->inst = f.cur;
     out->note = f.note;

@@ -22,8 +22,6 @@ typedef struct Fwd {
     unsigned char *check_only; /* per id: 1 for such a gather (its readers read HBM) */
     int loads;           /* loads dropped (their readers read HBM) */
     int stores;          /* stores dropped (their writers write HBM) */
-    int dead;            /* instructions dropped: they write only tiles nothing reads */
-    int discards;        /* instructions whose dst nothing reads (IrAp.discard) */
 } Fwd;
 
 /* Work budget of the store coverage proof: element marks per store. Beyond it
