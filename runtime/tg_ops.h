@@ -414,8 +414,13 @@ int tg_bn_aggr_f32(float out[2], const float *x, size_t n);
 #define TG_LANES 16
 /* Elements of each row the lanes take at once, staged transposed so that
  * the lanes' step reads consecutive floats (templates/kernel.c.j2
- * lane_block; with tg_lanes_stage_f32, cumsum 1.47 -> 0.59 ms). */
-#define TG_LANE_BLOCK 16
+ * lane_block; with tg_lanes_stage_f32, cumsum 1.47 -> 0.59 ms). 64 (four
+ * cache lines of each row per block) rather than 16: partition rows a
+ * multiple of 4 KiB apart share L1 sets, and a scan's 16 source and 16 dst
+ * rows evicted each other's lines between blocks of one line each (cumsum
+ * 0.25 -> 0.16-0.17 ms). A lane instruction's buffers are 4 KiB each, at
+ * most three (two sources and a scan's results) on the stack. */
+#define TG_LANE_BLOCK 64
 /* Free elements a partition_reduce folds at once (templates/kernel.c.j2
  * partition_reduce): their fp32 accumulators stay in L1 while the source's
  * partition rows stream past them (each element still folds its partitions in
