@@ -390,6 +390,8 @@ static const char *row_of(E *e, const IrAp *ap, int writable)
     return row;
 }
 
+static tpl_value *number(E *e, double v, const Expr *numx);
+
 static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int writable, int skip_inner, int stage)
 {
     tpl_value *m = new_map(e);
@@ -441,7 +443,7 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
      * by peeling for the gap after its last element, which left a vector's
      * worth of every row scalar (avgpool2d's window adds). */
     int inner_n = nest && nest->n > 0 ? nest->n - 1 : 0;
-    int staged = stage && !pair && nest && nest->n > 0 && !skip_inner && !nest->idx[k] && !nest->ncount[inner_n] &&
+    int staged = stage && !ap->konst && !pair && nest && nest->n > 0 && !skip_inner && !nest->idx[k] && !nest->ncount[inner_n] &&
                  nest->step[k][inner_n] == 2 && (es == 1 || es == 2 || es == 4) &&
                  nest->count[inner_n] >= EMIT_STAGE_MIN && nest->count[inner_n] * es <= EMIT_STAGE_MAX_BYTES;
     put_str(e, m, "stage", staged ? arena_printf(e->arena, "tg_g%d", k) : "");
@@ -460,6 +462,10 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
     put_int(e, m, "esize", es);
     put_str(e, m, "mem", ir_mem_name(ap->mem));
     put_bool(e, m, "discard", ap->discard); /* a dst nothing reads (forward.c drop_dead): writes may go */
+    /* konst: a source read as the number kval (forward.c const_reads) */
+    put_bool(e, m, "konst", ap->konst);
+    if (ap->konst)
+        put(e, m, "kval", number(e, ap->kval, NULL));
     return m;
 }
 

@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "forward.h"
+#include "tg_dtype.h"
 
 /* Analysis state. */
 typedef struct F {
@@ -820,6 +821,78 @@ static int drop_dead(F *f)
     return 0;
 }
 
+/* Constant tiles. Tile t is written by one instruction only: a memset of
+ * a number (not one over loop variables) of the whole tile (every partition,
+ * every element, its one copy), at top level or inside the grid's loops only
+ * (once per program). An instruction after it in program order, inside its
+ * loops, then reads that number as the tile's dtype holds it: the memset
+ * stored it with tg_wr and a read widens it back (tg_store_f32 and
+ * tg_load_f32 do the same). A scan's source on such a tile is marked konst
+ * with that value, unless it is a NaN (whose payload the reads treat apart),
+ * and the back end reads the number instead of the tile: a cumsum's ones
+ * tile is no longer staged into its lanes, and 1·r, which is r for every
+ * number (a NaN stays one, written canonical), leaves the chain. The memset stays, for every other reader. Returns how
+ * many operands were marked, or -1 when memory ran out. */
+static int grid_only(const IrLoop *lp)
+{
+    for (; lp; lp = lp->parent)
+        if (!lp->grid)
+            return 0;
+    return 1;
+}
+
+static int const_reads(F *f)
+{
+    const Ir *ir = f->ir;
+    int nt = ir->ntiles, marked = 0;
+    int *writer = arena_alloc(f->arena, (size_t)(nt + 1) * sizeof *writer); /* -1 none, -2 several */
+    if (!writer)
+        return -1;
+    for (int t = 0; t < nt; t++)
+        writer[t] = -1;
+    for (int i = 0; i < ir->ninsts; i++) {
+        IrOperand ops[IR_MAX_OPERANDS];
+        int n = ir_operands(ir->insts[i], ops);
+        for (int k = 0; k < n; k++) {
+            const IrAp *ap = ops[k].ap;
+            if (ops[k].is_write && ap->mem != IR_MEM_HBM)
+                writer[ap->index] = writer[ap->index] == -1 || writer[ap->index] == i ? i : -2;
+        }
+    }
+    for (int i = 0; i < ir->ninsts; i++) {
+        const IrInst *c = f->cur[i];
+        if (!c || c->op != IR_OP_TENSOR_TENSOR_SCAN)
+            continue;
+        for (int k = 0; k < c->nsrc; k++) {
+            const IrAp *ap = &c->src[k];
+            if (ap->mem == IR_MEM_HBM || ap->konst)
+                continue;
+            int t = ap->index, w = writer[t];
+            if (w < 0 || w >= i)
+                continue;
+            const IrInst *m = ir->insts[w];
+            const SpecTile *st = &f->spec->tiles[t];
+            const Expr *pc = m->dst.pcount, *fc = m->dst.nfree == 1 ? m->dst.free[0].num : NULL;
+            if (m->op != IR_OP_MEMSET || !grid_only(m->loop) || !encloses(m->loop, c->loop) || m->valuex || st->bufs != 1 || st->ragged || !pc || !fc ||
+                !whole_rows(&m->dst, pc, fc) || !ir_expr_is(pc, tile_p(f, t)) || !ir_expr_is(fc, tile_elems(f, t)))
+                continue;
+            unsigned char b[8] = {0};
+            tg_store_f32(b, m->dst.dtype, 0, (float)m->value);
+            float v = tg_load_f32(b, m->dst.dtype, 0);
+            if (v != v)
+                continue;
+            IrInst *mc = mutable_inst(f, i);
+            if (!mc)
+                return -1;
+            mc->src[k].konst = 1;
+            mc->src[k].kval = v;
+            c = mc;
+            marked++;
+        }
+    }
+    return marked;
+}
+
 int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
 {
     int ni = ir->ninsts, nt = ir->ntiles, nh = ir->spec->ntensors, nslots = ir->spec->nslots;
@@ -875,6 +948,8 @@ int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
             }
         }
     if (drop_dead(&f))
+        return -1;
+    if ((out->consts = const_reads(&f)) < 0)
         return -1;
     out->inst = f.cur;
     out->note = f.note;

@@ -4,9 +4,10 @@
  * tile only carries its writers' results to an output is dropped and the
  * writers write the output directly. An instruction that writes only tiles
  * nothing reads goes too, and one whose dst alone is such a tile skips that
- * write where the back end can. The outputs are bit-identical (same
- * values, same order of writes to each output element); only SBUF traffic
- * that nothing observes disappears. The assembly keeps every instruction:
+ * write where the back end can; a scan's source on a tile only a memset
+ * before it writes reads the memset's number. The outputs are bit-identical
+ * (same values, same order of writes to each output element); only SBUF
+ * traffic that nothing observes disappears. The assembly keeps every instruction:
  * the hardware needs its DMAs. */
 #ifndef TILEGEN_FORWARD_H
 #define TILEGEN_FORWARD_H
@@ -22,6 +23,7 @@ typedef struct Fwd {
     unsigned char *check_only; /* per id: 1 for such a gather (its readers read HBM) */
     int loads;           /* loads dropped (their readers read HBM) */
     int stores;          /* stores dropped (their writers write HBM) */
+    int consts;          /* scan sources read as a number (a tile only a memset writes) */
 } Fwd;
 
 /* Work budget of the store coverage proof: element marks per store. Beyond it

@@ -72,6 +72,10 @@ typedef struct IrAp {
                              kept in tg_ix<id>) give index[p]; 0: the instruction's own */
     int discard;          /* C simulation only (gen/forward.c, drop_dead): 1 on a dst whose
                              tile nothing reads; the back end may skip writing it */
+    int konst;            /* C simulation only (gen/forward.c, const_reads): 1 on a source
+                             whose every element is kval when it is read (a tile only a
+                             memset before it writes); the back end may read kval instead */
+    float kval;           /* ... the value the read gives */
     int rot_loop;         /* tiles: copy rotates with this loop's iterations (IrLoop.id), -1 none */
     Expr *buf;            /* tiles: which of the tile's `bufs` copies (INT 0 if none rotate) */
     SrcLoc loc;           /* the region in the spec */

@@ -63,16 +63,11 @@ static TG_SIMD_BODY int cumsum_body_all(int tg_avx512, tg_core *core, const int6
                         tg_s1[tg_l] = (const uint8_t *)(x + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
                         tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 10432 + 10240, 0);
                     }
+                    (void)tg_s0; /* read as the number its memset wrote */
                     for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
                         const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
-                        float tg_t0[TG_LANE_BLOCK * TG_LANES];
                         float tg_t1[TG_LANE_BLOCK * TG_LANES];
                         float tg_tr[TG_LANE_BLOCK * TG_LANES];
-                        {
-                            const int64_t tg_j0 = tg_jb;
-                            (void)tg_j0;
-                            tg_lanes_stage_f32(tg_t0, tg_s0, tg_j0, tg_jn);
-                        }
                         {
                             const int64_t tg_j0 = tg_jb;
                             (void)tg_j0;
@@ -80,7 +75,7 @@ static TG_SIMD_BODY int cumsum_body_all(int tg_avx512, tg_core *core, const int6
                         }
                         for (int64_t tg_jj = 0; tg_jj < tg_jn; tg_jj++) {
                             for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                                tg_r[tg_l] = tg_alu_raw_add(tg_alu_raw_multiply(tg_t0[tg_jj * TG_LANES + tg_l], tg_r[tg_l]), tg_t1[tg_jj * TG_LANES + tg_l]);
+                                tg_r[tg_l] = tg_alu_raw_add(tg_alu_raw_multiply(1.0f, tg_r[tg_l]), tg_t1[tg_jj * TG_LANES + tg_l]);
                                 tg_tr[tg_jj * TG_LANES + tg_l] = tg_nan_canon(tg_r[tg_l]);
                             }
                         }

@@ -230,6 +230,25 @@ check "iterlanes: iterlanes.yaml C simulation and ISS bit-identical" \
 check "iterlanes: the folds whose iterations run in lanes after their loop" \
   '"$TILEGEN" gen -o "$w/iterlanes-gen" "$here/specs/iterlanes.yaml" &&
    [ "$(sed -n "s|^ */\* iterlanes.yaml:\([0-9]*\): [a-z_.]*, every iteration of the loop above: lanes\$|\1|p" "$w/iterlanes-gen/iterlanes.c" | tr "\n" " ")" = "81 89 94 111 116 121 125 136 " ]'
+# Scans with sources on constant tiles (gen/forward.c const_reads): numpy's
+# fp32 chains exactly, the ISS bit for bit, and which scans read the number
+# (a ones tile in lanes, a bf16 0.1 in the row form, -0 in lanes; not a tile
+# set in a loop, one a copy writes too, one set in part). consts_grid: a
+# cumsum whose ones tile each program of a grid sets, read as the number too.
+for k in consts consts_grid; do
+  check "consts: $k.yaml matches numpy exactly" \
+    'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" $k >"$w/$k.log" 2>&1'
+  check "consts: $k.yaml C simulation and ISS bit-identical" \
+    'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" $k >"$w/$k-iss.log" 2>&1'
+done
+check "consts: the scans that read their constant tile as a number" \
+  '"$TILEGEN" gen -o "$w/consts-gen" "$here/specs/consts.yaml" &&
+   [ "$(awk "/consts.yaml:[0-9]+: dve.tensor_tensor_scan/ { match(\$0, /consts.yaml:[0-9]+/); n = substr(\$0, RSTART + 12, RLENGTH - 12) }
+             /read as the number its memset wrote/ { printf \"%s \", n }" "$w/consts-gen/consts.c")" = "48 50 52 " ]'
+check "consts: consts_grid's scan reads its ones as the number 1" \
+  '"$TILEGEN" gen -o "$w/consts-gen" "$here/specs/consts_grid.yaml" &&
+   [ "$(grep -c "read as the number its memset wrote" "$w/consts-gen/consts_grid.c")" = 1 ] &&
+   grep -q "tg_alu_raw_multiply(1.0f, tg_r\[tg_l\])" "$w/consts-gen/consts_grid.c"'
 # HBM forwarding (gen/forward.c): the cases of forward.yaml it takes and
 # leaves (the notes it leaves in the C, against tests/numerics/forward.notes:
 # loads, stores, and copies whose own store sank),

@@ -1041,6 +1041,40 @@ def _ref_iterlanes(p, x):
             "k1": (2 * s1, 2 * tol1), "k2": (0.5 * s1, 0.5 * tol1)}
 
 
+def _inputs_consts(p, r):
+    return {"x": r.standard_normal((128, 300)), "w": 0.5 * r.standard_normal((20, 200))}
+
+
+def _ref_consts(p, x):
+    # Each scan is the chain r = op1(op0(a[:, j], r), b[:, j]) in fp32, one
+    # rounding per op: numpy's float32 arithmetic gives the same bits. The
+    # constant tiles hold their memset's number in their dtype (0.1 in bf16).
+    def scan(a, b, init, op0):
+        a, b = np.broadcast_to(np.float32(a), b.shape), b.astype(np.float32)
+        out, r = np.empty_like(b), np.full(b.shape[0], init, np.float32)
+        for j in range(b.shape[1]):
+            r = (a[:, j] * r if op0 == "multiply" else a[:, j] + r) + b[:, j]
+            out[:, j] = r
+        return out
+    v, w = f32(x["x"]), f32(x["w"])
+    c = np.float32(fp.round_to(np.float64(0.1), fp.BF16))
+    tw = np.concatenate([w[:, :50], np.ones((20, 150), np.float32)], axis=1)  # ones, a copy over 50 columns
+    return {"y1": (scan(1.0, v, 0.0, "multiply"), "exact"),
+            "y2": (scan(w[0:3], np.full((3, 200), c), 1.0, "multiply"), "exact"),
+            "y3": (scan(np.float32(-0.0), w, 0.0, "add"), "exact"), "y4": (scan(1.0, w, 0.0, "multiply"), "exact"),
+            "y5": (scan(tw, w, 0.0, "multiply"), "exact"), "y6": (scan(0.5, w[:, :100], 0.0, "multiply"), "exact")}
+
+
+def _inputs_consts_grid(p, r):
+    return {"x": r.standard_normal((p["N"], p["D"]))}
+
+
+def _ref_consts_grid(p, x):
+    # the cumsum of each row in fp32, in order: numpy's float32 cumsum adds
+    # left to right, one rounding per add
+    return {"y": (np.cumsum(f32(x["x"]), axis=1, dtype=np.float32), "exact")}
+
+
 def _inputs_sqdead(p, r):
     # Rows 3 and 70 of x and row 5 of xw hold squares exactly halfway between
     # two fp32 values (1 + 2^-12 squared is 1 + 2^-11 + 2^-24; times powers of
@@ -1310,6 +1344,12 @@ TEST_KERNELS = {
                      ("a2", "float32", "3, 5"), ("a3", "float32", "2, 2"), ("a4", "float32", "1, 4"),
                      ("a6", "float32", "2, 6"), ("a7", "float32", "2, 4"), ("a7e", "float32", "2, 64")],
                     _inputs_iterlanes, _ref_iterlanes),
+    "consts": _k({}, [("x", "float32", "128, 300"), ("w", "float32", "20, 200")],
+                 [("y1", "float32", "128, 300"), ("y2", "float32", "3, 200"), ("y3", "float32", "20, 200"),
+                  ("y4", "float32", "20, 200"), ("y5", "float32", "20, 200"), ("y6", "float32", "20, 100")],
+                 _inputs_consts, _ref_consts),
+    "consts_grid": _k({"N": 300, "D": 160}, [("x", "float32", "N, D")], [("y", "float32", "N, D")],
+                      _inputs_consts_grid, _ref_consts_grid),
     "sqdead": _k({}, [("x", "float32", "128, 96"), ("xw", "float32", "128, 1024"), ("xs", "float32", "3, 200")],
                  [("y1", "float32", "128, 96"), ("s2", "float32", "128, 1"), ("s3", "float32", "128, 1"),
                   ("s4", "float32", "3, 1"), ("s5", "float32", "3, 1")],
