@@ -332,6 +332,21 @@ def bias_ok(d):
     return d in ("float32", "bfloat16", "float16")
 
 
+def const_srcs(sp, src, shape, region):
+    """A scan's sources a and b: src, or one of them on a constant tile (a fresh
+    tile of `shape` set once by a memset at the top of the body, read at
+    `region`), which the C simulation reads as the memset's number
+    (gen/forward.c const_reads)."""
+    r = sp.r
+    if r.random() >= 0.25:
+        return src, src
+    kt = sp.tile(sp.dtype(), shape, 1)
+    sp.body.insert(0, op("memset", dst=kt, value=r.choice(("1.0", "1.0", "0.0", "-0.0", "0.1", "-2.5", "-inf"))))
+    sp.feat.add("const-scan")
+    k = "%s[%s]" % (kt, region)
+    return (k, src) if r.random() < 0.7 else (src, k)
+
+
 def select_ok(d):
     """affine_select data dtypes"""
     return d in FLOATS or d in ("int8", "int16")
@@ -490,7 +505,8 @@ def block_pipeline(sp):
             body.append(op("affine_select", dst=dst, src=src, pred=r.choice(preds),
                            fill=sp.fexpr(rows.var) if r.random() < 0.3 else r.choice(fills)))
         elif k == "scan":
-            body.append(op("tensor_tensor_scan", dst=dst, a=src, b=src,
+            a, b = const_srcs(sp, src, [P, f], "%s, :" % tr)
+            body.append(op("tensor_tensor_scan", dst=dst, a=a, b=b,
                            initial=(r.choice(cols) + "[%s, :]" % tr) if cols and r.random() < 0.5
                            else sp.fexpr(rows.var) if r.random() < 0.3 else r.choice(("0.0", "1.0", "-2.0")),
                            op0=r.choice(("multiply", "add", "maximum")), op1=r.choice(("add", "maximum", "subtract"))))
@@ -1506,7 +1522,8 @@ def block_ragged_free(sp):
             inner.append(op("iota", dst=dst, expr=r.choice(("p * 3 - f", "%s * %d + f" % (j, W), "f - p"))))
             inner.append(op("tensor_tensor", dst=dst, a=dst, b=src, op=r.choice(ARITH)))
         elif k == "scan":
-            inner.append(op("tensor_tensor_scan", dst=dst, a=src, b=src, initial=sp.scalar(j),
+            a, b = const_srcs(sp, src, [P, W], R)
+            inner.append(op("tensor_tensor_scan", dst=dst, a=a, b=b, initial=sp.scalar(j),
                             op0=r.choice(("multiply", "add", "maximum")), op1=r.choice(("add", "maximum", "subtract"))))
         elif k == "dma":
             inner.append(op("dma_copy", dst=dst, src=src))
