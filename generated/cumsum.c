@@ -63,7 +63,7 @@ static TG_SIMD_BODY int cumsum_body_all(int tg_avx512, tg_core *core, const int6
                         tg_s1[tg_l] = (const uint8_t *)(x + ((v_i * 262144) + (v_c * 512)) + tg_p * 2048);
                         tg_r[tg_l] = tg_rd_f32(tg_sbuf + (tg_p) * 10432 + 10240, 0);
                     }
-                    (void)tg_s0; /* read as the number its memset wrote */
+                    (void)tg_s0; /* read as the number its memset wrote (docs/ir.md, "Constant tiles") */
                     for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
                         const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
                         float tg_t1[TG_LANE_BLOCK * TG_LANES];
