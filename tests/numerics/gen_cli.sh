@@ -92,6 +92,12 @@ check "a free dim whose size varies between iterations (once E100) generates C, 
 # partition counts) against refs.py's sequential-fold reference, bit-exact.
 check "partition_reduce kernel (tests/numerics/specs/preduce.yaml) matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" preduce >"$w/preduce.log" 2>&1'
+# partition_reduce maximum as order keys (runtime/tg_ops.h tg_pkey_max): ±0,
+# NaNs, ±inf and subnormals, fp32 and bf16, exactly numpy's and the ISS's bits.
+check "partition_reduce maximum (preduce_keys.yaml) matches numpy exactly" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" preduce_keys >"$w/preduce_keys.log" 2>&1'
+check "partition_reduce maximum (preduce_keys.yaml) C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" preduce_keys >"$w/preduce_keys-iss.log" 2>&1'
 # operands overlapping at a shift run element by element in order (no
 # vectorizing pragma, no memcpy of an overlapping run), bit-exact.
 check "shifted in-place ops (tests/numerics/specs/shift.yaml) match numpy" \

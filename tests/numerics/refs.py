@@ -1075,6 +1075,41 @@ def _ref_consts_grid(p, x):
     return {"y": (np.cumsum(f32(x["x"]), axis=1, dtype=np.float32), "exact")}
 
 
+def _inputs_preduce_keys(p, r):
+    # Column 0: ±0 only (max +0); 1: -0 only; 2: a NaN of negative sign at row 50;
+    # 3: a NaN at the last row; 4: +inf and -inf; 5: -inf only; 6: subnormals of
+    # both signs; 7: equal values. bf16: ±0 in column 0, a NaN in column 1 at row
+    # 33 (past the first 29 partitions), -inf only in column 2.
+    x = r.standard_normal((128, 1100)) * np.exp2(r.integers(-20, 21, (128, 1100)))
+    x[:, 0] = np.where(r.random(128) < 0.5, 0.0, -0.0)
+    x[:, 1] = -0.0
+    x[50, 2] = -np.nan
+    x[127, 3] = np.nan
+    x[7, 4], x[9, 4] = np.inf, -np.inf
+    x[:, 5] = -np.inf
+    x[:, 6] = r.choice([-1.0, 1.0], 128) * 2.0 ** -140 * r.integers(1, 64, 128)
+    x[:, 7] = 3.5
+    xb = r.standard_normal((37, 300))
+    xb[:, 0] = np.where(r.random(37) < 0.5, 0.0, -0.0)
+    xb[33, 1] = np.nan
+    xb[:, 2] = -np.inf
+    return {"x": x, "xb": xb}
+
+
+def _ref_preduce_keys(p, x):
+    # The fold of the ALU's maximum over the partitions, then canonical: a NaN
+    # anywhere gives NaN; else the largest value, +0 over -0 (exact).
+    def pmax(v):
+        nan = np.isnan(v).any(axis=0)
+        w = np.where(np.isnan(v), -np.inf, v)
+        m = w.max(axis=0)
+        pos0 = ((w == 0) & ~np.signbit(w)).any(axis=0)
+        m = np.where(m == 0, np.where(pos0, 0.0, -0.0), m)
+        return np.where(nan, np.nan, m)[None, :]
+    v, b = f32(x["x"]), bf16(x["xb"])
+    return {"mx": (pmax(v), "exact"), "mxb": (pmax(b), "exact"), "mxf": (pmax(b[:29]), "exact")}
+
+
 def _inputs_sqdead(p, r):
     # Rows 3 and 70 of x and row 5 of xw hold squares exactly halfway between
     # two fp32 values (1 + 2^-12 squared is 1 + 2^-11 + 2^-24; times powers of
@@ -1350,6 +1385,9 @@ TEST_KERNELS = {
                  _inputs_consts, _ref_consts),
     "consts_grid": _k({"N": 300, "D": 160}, [("x", "float32", "N, D")], [("y", "float32", "N, D")],
                       _inputs_consts_grid, _ref_consts_grid),
+    "preduce_keys": _k({}, [("x", "float32", "128, 1100"), ("xb", "bfloat16", "37, 300")],
+                       [("mx", "float32", "1, 1100"), ("mxb", "bfloat16", "1, 300"), ("mxf", "float32", "1, 300")],
+                       _inputs_preduce_keys, _ref_preduce_keys),
     "sqdead": _k({}, [("x", "float32", "128, 96"), ("xw", "float32", "128, 1024"), ("xs", "float32", "3, 200")],
                  [("y1", "float32", "128, 96"), ("s2", "float32", "128, 1"), ("s3", "float32", "128, 1"),
                   ("s4", "float32", "3, 1"), ("s5", "float32", "3, 1")],
