@@ -443,8 +443,8 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
      * by peeling for the gap after its last element, which left a vector's
      * worth of every row scalar (avgpool2d's window adds). */
     int inner_n = nest && nest->n > 0 ? nest->n - 1 : 0;
-    int staged = stage && !ap->konst && !pair && nest && nest->n > 0 && !skip_inner && !nest->idx[k] && !nest->ncount[inner_n] &&
-                 nest->step[k][inner_n] == 2 && (es == 1 || es == 2 || es == 4) &&
+    int staged = stage && !ap->konst && !pair && nest && nest->n > 0 && !skip_inner && !nest->idx[k] &&
+                 !nest->ncount[inner_n] && nest->step[k][inner_n] == 2 && (es == 1 || es == 2 || es == 4) &&
                  nest->count[inner_n] >= EMIT_STAGE_MIN && nest->count[inner_n] * es <= EMIT_STAGE_MAX_BYTES;
     put_str(e, m, "stage", staged ? arena_printf(e->arena, "tg_g%d", k) : "");
     if (staged) {

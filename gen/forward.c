@@ -821,6 +821,15 @@ static int drop_dead(F *f)
     return 0;
 }
 
+/* 1 if every loop from lp out is a loop of the SPMD grid (or lp is NULL). */
+static int grid_only(const IrLoop *lp)
+{
+    for (; lp; lp = lp->parent)
+        if (!lp->grid)
+            return 0;
+    return 1;
+}
+
 /* Constant tiles. Tile t is written by one instruction only: a memset of
  * a number (not one over loop variables) of the whole tile (every partition,
  * every element, its one copy), at top level or inside the grid's loops only
@@ -831,16 +840,9 @@ static int drop_dead(F *f)
  * with that value, unless it is a NaN (whose payload the reads treat apart),
  * and the back end reads the number instead of the tile: a cumsum's ones
  * tile is no longer staged into its lanes, and 1·r, which is r for every
- * number (a NaN stays one, written canonical), leaves the chain. The memset stays, for every other reader. Returns how
- * many operands were marked, or -1 when memory ran out. */
-static int grid_only(const IrLoop *lp)
-{
-    for (; lp; lp = lp->parent)
-        if (!lp->grid)
-            return 0;
-    return 1;
-}
-
+ * number (a NaN stays one, written canonical), leaves the chain. The memset
+ * stays, for every other reader. Returns how many operands were marked, or
+ * -1 when memory ran out. */
 static int const_reads(F *f)
 {
     const Ir *ir = f->ir;
@@ -873,8 +875,10 @@ static int const_reads(F *f)
             const IrInst *m = ir->insts[w];
             const SpecTile *st = &f->spec->tiles[t];
             const Expr *pc = m->dst.pcount, *fc = m->dst.nfree == 1 ? m->dst.free[0].num : NULL;
-            if (m->op != IR_OP_MEMSET || !grid_only(m->loop) || !encloses(m->loop, c->loop) || m->valuex || st->bufs != 1 || st->ragged || !pc || !fc ||
-                !whole_rows(&m->dst, pc, fc) || !ir_expr_is(pc, tile_p(f, t)) || !ir_expr_is(fc, tile_elems(f, t)))
+            if (m->op != IR_OP_MEMSET || m->valuex || !grid_only(m->loop) || !encloses(m->loop, c->loop))
+                continue;
+            if (st->bufs != 1 || st->ragged || !pc || !fc || !whole_rows(&m->dst, pc, fc) ||
+                !ir_expr_is(pc, tile_p(f, t)) || !ir_expr_is(fc, tile_elems(f, t)))
                 continue;
             unsigned char b[8] = {0};
             tg_store_f32(b, m->dst.dtype, 0, (float)m->value);

@@ -7,8 +7,8 @@
  * write where the back end can; a scan's source on a tile only a memset
  * before it writes reads the memset's number. The outputs are bit-identical
  * (same values, same order of writes to each output element); only SBUF
- * traffic that nothing observes disappears. The assembly keeps every instruction:
- * the hardware needs its DMAs. */
+ * traffic that nothing observes disappears. The assembly keeps every
+ * instruction: the hardware needs its DMAs. */
 #ifndef TILEGEN_FORWARD_H
 #define TILEGEN_FORWARD_H
 

@@ -147,24 +147,22 @@ static inline float tg_key_result(uint32_t kx, uint32_t nan)
     return tg_bits_f32(nan ? TG_NAN_CANON_BITS : tg_order_bits(kx));
 }
 
-/* A partition_reduce maximum (templates/kernel.c.j2 preduce_block) kept
- * per element as one order key: a NaN takes the key no number reaches,
- * 0xffffffff (+inf's is 0xff800000), so it wins the fold and the result is
- * the canonical NaN; else the number of the largest key, -0 below +0. The
- * same result as the fold of tg_alu_raw_maximum made canonical, in any order
- * of the partitions, and the fold is an unsigned integer max that vectorizes
- * (bench/probes t10's column max over [512, 4096]: the kernel 0.51 ->
- * 0.23-0.28 ms). */
-static inline uint32_t tg_max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
-static inline uint32_t tg_pkey_max(float x) { return x != x ? 0xffffffffu : tg_order_key(tg_f32_bits(x)); }
-static inline float tg_pkey_max_result(uint32_t k)
-{
-    return tg_bits_f32(k > 0xff800000u ? TG_NAN_CANON_BITS : tg_order_bits(k));
-}
-
 static inline uint32_t tg_max8_key(float x)
 {
     return x != x ? 0xffffffffu : tg_order_key(tg_f32_bits(x));
+}
+
+/* A partition_reduce maximum (templates/kernel.c.j2 preduce_block) folds
+ * each element's tg_max8_key, whose NaN key 0xffffffff no number reaches
+ * (+inf's is 0xff800000): tg_pmax_result of the largest key is the canonical
+ * NaN when a NaN won, else its number, -0 below +0. The same result as the
+ * fold of tg_alu_raw_maximum made canonical, in any order of the partitions,
+ * and the fold is an unsigned integer max that vectorizes (bench/probes
+ * t10's column max over [512, 4096]: the kernel 0.51 -> 0.23-0.28 ms). */
+static inline uint32_t tg_max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
+static inline float tg_pmax_result(uint32_t k)
+{
+    return tg_bits_f32(k > 0xff800000u ? TG_NAN_CANON_BITS : tg_order_bits(k));
 }
 
 static inline void tg_max8_init(float top[8])

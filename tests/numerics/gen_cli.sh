@@ -92,7 +92,7 @@ check "a free dim whose size varies between iterations (once E100) generates C, 
 # partition counts) against refs.py's sequential-fold reference, bit-exact.
 check "partition_reduce kernel (tests/numerics/specs/preduce.yaml) matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" preduce >"$w/preduce.log" 2>&1'
-# partition_reduce maximum as order keys (runtime/tg_ops.h tg_pkey_max): ±0,
+# partition_reduce maximum as order keys (runtime/tg_ops.h tg_max8_key): ±0,
 # NaNs, ±inf and subnormals, fp32 and bf16, exactly numpy's and the ISS's bits.
 check "partition_reduce maximum (preduce_keys.yaml) matches numpy exactly" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" preduce_keys >"$w/preduce_keys.log" 2>&1'
