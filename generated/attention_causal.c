@@ -203,7 +203,7 @@ static TG_SIMD_BODY int attention_causal_body_all(int tg_avx512, tg_core *core, 
         }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw7[2]; /* rinv: partition tg_p's row, row-local (docs/ir.md) */
+            uint64_t tg_rlw7[2] TG_LOCAL_ALIGN; /* rinv: partition tg_p's row, row-local (docs/ir.md) */
             uint8_t *const tg_rl7 = (uint8_t *)tg_rlw7;
             { /* attention_causal.yaml:66: dve.reciprocal */
                 uint8_t *tg_d = tg_rl7;

@@ -135,7 +135,7 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
 
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-            uint64_t tg_rlw8[2]; /* nmx: partition tg_p's row, row-local (docs/ir.md) */
+            uint64_t tg_rlw8[2] TG_LOCAL_ALIGN; /* nmx: partition tg_p's row, row-local (docs/ir.md) */
             uint8_t *const tg_rl8 = (uint8_t *)tg_rlw8;
             { /* attention_tkg.yaml:87: dve.tensor_reduce */
                 uint8_t *tg_d = tg_rl8;
@@ -240,7 +240,7 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
         }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 32; tg_p++) {
-            uint64_t tg_rlw16[2]; /* rs: partition tg_p's row, row-local (docs/ir.md) */
+            uint64_t tg_rlw16[2] TG_LOCAL_ALIGN; /* rs: partition tg_p's row, row-local (docs/ir.md) */
             uint8_t *const tg_rl16 = (uint8_t *)tg_rlw16;
             { /* attention_tkg.yaml:101: dve.reciprocal */
                 uint8_t *tg_d = tg_rl16;
@@ -271,7 +271,7 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
 
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw19[17]; /* rb: partition tg_p's row, row-local (docs/ir.md) */
+            uint64_t tg_rlw19[17] TG_LOCAL_ALIGN; /* rb: partition tg_p's row, row-local (docs/ir.md) */
             uint8_t *const tg_rl19 = (uint8_t *)tg_rlw19;
             { /* attention_tkg.yaml:104: dve.tensor_copy */
                 uint8_t *tg_d = tg_rl19;

@@ -54,7 +54,7 @@ static TG_SIMD_BODY int avgpool2d_body_all(int tg_avx512, tg_core *core, const i
                         const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 37056 + 32768;
                         const uint8_t *tg_s1 = (const uint8_t *)(x + ((v_c * 524288) + ((v_a * 64) + v_b)) + tg_p * 4096);
                         for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
-                            uint64_t tg_g2[16];
+                            uint64_t tg_g2[16] TG_LOCAL_ALIGN;
                             if (tg_avx512)
                                 tg_stage2_32((uint8_t *)tg_g2, tg_s1 + (tg_j0 * 128) * 4, 32, 1);
                             TG_IVDEP

@@ -180,7 +180,7 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
             }
             /* partitions run the statements below in turn (all partition-local) */
             for (int64_t tg_p = 0; tg_p < (tg_min(32, ((v_program_id_0 + 50) - (v_b * 32)))); tg_p++) {
-                uint64_t tg_rlw11[2]; /* log_d: partition tg_p's row, row-local (docs/ir.md) */
+                uint64_t tg_rlw11[2] TG_LOCAL_ALIGN; /* log_d: partition tg_p's row, row-local (docs/ir.md) */
                 uint8_t *const tg_rl11 = (uint8_t *)tg_rlw11;
                 { /* cross_entropy.yaml:55: act.activation */
                     uint8_t *tg_d = tg_rl11;

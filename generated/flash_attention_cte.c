@@ -255,7 +255,7 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                     }
                     /* partitions run the statements below in turn (all partition-local) */
                     for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                        uint64_t tg_rlw12[2]; /* rl: partition tg_p's row, row-local (docs/ir.md) */
+                        uint64_t tg_rlw12[2] TG_LOCAL_ALIGN; /* rl: partition tg_p's row, row-local (docs/ir.md) */
                         uint8_t *const tg_rl12 = (uint8_t *)tg_rlw12;
                         { /* flash_attention_cte.yaml:93: dve.reciprocal */
                             uint8_t *tg_d = tg_rl12;

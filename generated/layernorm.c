@@ -93,9 +93,9 @@ static TG_SIMD_BODY int layernorm_body_all(int tg_avx512, tg_core *core, const i
 
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw6[2]; /* rstd: partition tg_p's row, row-local (docs/ir.md) */
+            uint64_t tg_rlw6[2] TG_LOCAL_ALIGN; /* rstd: partition tg_p's row, row-local (docs/ir.md) */
             uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
-            uint64_t tg_rlw7[513]; /* xn: partition tg_p's row, row-local (docs/ir.md) */
+            uint64_t tg_rlw7[513] TG_LOCAL_ALIGN; /* xn: partition tg_p's row, row-local (docs/ir.md) */
             uint8_t *const tg_rl7 = (uint8_t *)tg_rlw7;
             { /* layernorm.yaml:42: act.activation */
                 uint8_t *tg_d = tg_rl6;

@@ -102,7 +102,7 @@ static TG_SIMD_BODY int mlp_body_all(int tg_avx512, tg_core *core, const int64_t
         }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw6[129]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
+            uint64_t tg_rlw6[129] TG_LOCAL_ALIGN; /* sg: partition tg_p's row, row-local (docs/ir.md) */
             uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
             { /* mlp.yaml:56: act.activation */
                 uint8_t *tg_d = tg_rl6;

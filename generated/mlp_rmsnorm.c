@@ -206,7 +206,7 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
         }
         /* partitions run the statements below in turn (all partition-local) */
         for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-            uint64_t tg_rlw14[129]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
+            uint64_t tg_rlw14[129] TG_LOCAL_ALIGN; /* sg: partition tg_p's row, row-local (docs/ir.md) */
             uint8_t *const tg_rl14 = (uint8_t *)tg_rlw14;
             { /* mlp_rmsnorm.yaml:82: act.activation */
                 uint8_t *tg_d = tg_rl14;

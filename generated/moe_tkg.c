@@ -174,7 +174,7 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                 }
                 /* partitions run the statements below in turn (all partition-local) */
                 for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                    uint64_t tg_rlw12[2]; /* sg: partition tg_p's row, row-local (docs/ir.md) */
+                    uint64_t tg_rlw12[2] TG_LOCAL_ALIGN; /* sg: partition tg_p's row, row-local (docs/ir.md) */
                     uint8_t *const tg_rl12 = (uint8_t *)tg_rlw12;
                     { /* moe_tkg.yaml:93: act.activation */
                         uint8_t *tg_d = tg_rl12;

@@ -37,9 +37,9 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
         for (int64_t v_h = 0; v_h < 4; v_h += 1) { /* rope.yaml:34 */
             /* partitions run the statements below in turn (all partition-local) */
             for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                uint64_t tg_rlw3[33]; /* t1: partition tg_p's row, row-local (docs/ir.md) */
+                uint64_t tg_rlw3[33] TG_LOCAL_ALIGN; /* t1: partition tg_p's row, row-local (docs/ir.md) */
                 uint8_t *const tg_rl3 = (uint8_t *)tg_rlw3;
-                uint64_t tg_rlw4[33]; /* t2: partition tg_p's row, row-local (docs/ir.md) */
+                uint64_t tg_rlw4[33] TG_LOCAL_ALIGN; /* t2: partition tg_p's row, row-local (docs/ir.md) */
                 uint8_t *const tg_rl4 = (uint8_t *)tg_rlw4;
                 /* rope.yaml:36: dma.load forwarded: its readers read x directly */
                 { /* rope.yaml:37: dve.tensor_tensor */

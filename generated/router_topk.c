@@ -198,7 +198,7 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1600;
             uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1920;
             float tg_out[8];
-            float tg_v[8];
+            float tg_v[8] TG_LOCAL_ALIGN;
             unsigned tg_used = 0;
             {
                 const uint8_t *tg_sv = tg_sbuf + (tg_p) * 2368 + 1856;
