@@ -841,26 +841,11 @@ static int grid_only(const IrLoop *lp)
  * and the back end reads the number instead of the tile: a cumsum's ones
  * tile is no longer staged into its lanes, and 1·r, which is r for every
  * number (a NaN stays one, written canonical), leaves the chain. The memset
- * stays, for every other reader. Returns how many operands were marked, or
- * -1 when memory ran out. */
+ * stays, for every other reader. The writer is count_uses' (tw, only_user).
+ * Returns 0, or -1 when memory ran out. */
 static int const_reads(F *f)
 {
     const Ir *ir = f->ir;
-    int nt = ir->ntiles, marked = 0;
-    int *writer = arena_alloc(f->arena, (size_t)(nt + 1) * sizeof *writer); /* -1 none, -2 several */
-    if (!writer)
-        return -1;
-    for (int t = 0; t < nt; t++)
-        writer[t] = -1;
-    for (int i = 0; i < ir->ninsts; i++) {
-        IrOperand ops[IR_MAX_OPERANDS];
-        int n = ir_operands(ir->insts[i], ops);
-        for (int k = 0; k < n; k++) {
-            const IrAp *ap = ops[k].ap;
-            if (ops[k].is_write && ap->mem != IR_MEM_HBM)
-                writer[ap->index] = writer[ap->index] == -1 || writer[ap->index] == i ? i : -2;
-        }
-    }
     for (int i = 0; i < ir->ninsts; i++) {
         const IrInst *c = f->cur[i];
         if (!c || c->op != IR_OP_TENSOR_TENSOR_SCAN)
@@ -869,10 +854,10 @@ static int const_reads(F *f)
             const IrAp *ap = &c->src[k];
             if (ap->mem == IR_MEM_HBM || ap->konst)
                 continue;
-            int t = ap->index, w = writer[t];
+            int t = ap->index, w = f->tw[t] == 1 ? only_user(f, t, 1) : -1;
             if (w < 0 || w >= i)
                 continue;
-            const IrInst *m = ir->insts[w];
+            const IrInst *m = f->cur[w];
             const SpecTile *st = &f->spec->tiles[t];
             const Expr *pc = m->dst.pcount, *fc = m->dst.nfree == 1 ? m->dst.free[0].num : NULL;
             if (m->op != IR_OP_MEMSET || m->valuex || !grid_only(m->loop) || !encloses(m->loop, c->loop))
@@ -891,10 +876,9 @@ static int const_reads(F *f)
             mc->src[k].konst = 1;
             mc->src[k].kval = v;
             c = mc;
-            marked++;
         }
     }
-    return marked;
+    return 0;
 }
 
 int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
@@ -953,7 +937,7 @@ int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
         }
     if (drop_dead(&f))
         return -1;
-    if ((out->consts = const_reads(&f)) < 0)
+    if (const_reads(&f))
         return -1;
     out->inst = f.cur;
     out->note = f.note;

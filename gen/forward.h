@@ -23,7 +23,6 @@ typedef struct Fwd {
     unsigned char *check_only; /* per id: 1 for such a gather (its readers read HBM) */
     int loads;           /* loads dropped (their readers read HBM) */
     int stores;          /* stores dropped (their writers write HBM) */
-    int consts;          /* scan sources read as a number (a tile only a memset writes) */
 } Fwd;
 
 /* Work budget of the store coverage proof: element marks per store. Beyond it

@@ -162,7 +162,7 @@ static inline uint32_t tg_max8_key(float x)
 static inline uint32_t tg_max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
 static inline float tg_pmax_result(uint32_t k)
 {
-    return tg_bits_f32(k > 0xff800000u ? TG_NAN_CANON_BITS : tg_order_bits(k));
+    return tg_key_result(k, k > 0xff800000u);
 }
 
 static inline void tg_max8_init(float top[8])
