@@ -291,31 +291,36 @@ static inline void tg__tr4(void *d0, void *d1, void *d2, void *d3, const void *s
 /* An 8x8 block of elements, each row one vector V: row i read at S(i), column
  * i written at D(i) (written out, no arrays or loops, so every value stays in
  * a register). NAME(dst, ds, src, ss) is the block of a strided matrix. */
-#define TG_TR8_BODY(V, S, D)                                                                                    \
+#define TG_TR8_BODY(V, S, D) TG_TR8_BODY_LS(V, TG_TR8_LOAD, TG_TR8_STORE, S, D)
+#define TG_TR8_LOAD(r, p) memcpy(&(r), (p), sizeof(r))
+#define TG_TR8_STORE(p, r) memcpy((p), &(r), sizeof(r))
+/* The same with row i read by LD(r, S(i)) and column i written by ST(D(i), o)
+ * (the bf16 lanes staging: widened after the load, narrowed before the store). */
+#define TG_TR8_BODY_LS(V, LD, ST, S, D)                                                                         \
     do {                                                                                                        \
         V r0, r1, r2, r3, r4, r5, r6, r7;                                                                       \
-        memcpy(&r0, S(0), sizeof(V));                                                                           \
-        memcpy(&r1, S(1), sizeof(V));                                                                           \
-        memcpy(&r2, S(2), sizeof(V));                                                                           \
-        memcpy(&r3, S(3), sizeof(V));                                                                           \
-        memcpy(&r4, S(4), sizeof(V));                                                                           \
-        memcpy(&r5, S(5), sizeof(V));                                                                           \
-        memcpy(&r6, S(6), sizeof(V));                                                                           \
-        memcpy(&r7, S(7), sizeof(V));                                                                           \
+        LD(r0, S(0));                                                                                           \
+        LD(r1, S(1));                                                                                           \
+        LD(r2, S(2));                                                                                           \
+        LD(r3, S(3));                                                                                           \
+        LD(r4, S(4));                                                                                           \
+        LD(r5, S(5));                                                                                           \
+        LD(r6, S(6));                                                                                           \
+        LD(r7, S(7));                                                                                           \
         V t0 = TG_TR_LO(r0, r1), t1 = TG_TR_HI(r0, r1), t2 = TG_TR_LO(r2, r3), t3 = TG_TR_HI(r2, r3);          \
         V t4 = TG_TR_LO(r4, r5), t5 = TG_TR_HI(r4, r5), t6 = TG_TR_LO(r6, r7), t7 = TG_TR_HI(r6, r7);          \
         V u0 = TG_TR_LO2(t0, t2), u1 = TG_TR_HI2(t0, t2), u2 = TG_TR_LO2(t1, t3), u3 = TG_TR_HI2(t1, t3);      \
         V u4 = TG_TR_LO2(t4, t6), u5 = TG_TR_HI2(t4, t6), u6 = TG_TR_LO2(t5, t7), u7 = TG_TR_HI2(t5, t7);      \
         V o0 = TG_TR_LO4(u0, u4), o1 = TG_TR_LO4(u1, u5), o2 = TG_TR_LO4(u2, u6), o3 = TG_TR_LO4(u3, u7);      \
         V o4 = TG_TR_HI4(u0, u4), o5 = TG_TR_HI4(u1, u5), o6 = TG_TR_HI4(u2, u6), o7 = TG_TR_HI4(u3, u7);      \
-        memcpy(D(0), &o0, sizeof(V));                                                                           \
-        memcpy(D(1), &o1, sizeof(V));                                                                           \
-        memcpy(D(2), &o2, sizeof(V));                                                                           \
-        memcpy(D(3), &o3, sizeof(V));                                                                           \
-        memcpy(D(4), &o4, sizeof(V));                                                                           \
-        memcpy(D(5), &o5, sizeof(V));                                                                           \
-        memcpy(D(6), &o6, sizeof(V));                                                                           \
-        memcpy(D(7), &o7, sizeof(V));                                                                           \
+        ST(D(0), o0);                                                                                           \
+        ST(D(1), o1);                                                                                           \
+        ST(D(2), o2);                                                                                           \
+        ST(D(3), o3);                                                                                           \
+        ST(D(4), o4);                                                                                           \
+        ST(D(5), o5);                                                                                           \
+        ST(D(6), o6);                                                                                           \
+        ST(D(7), o7);                                                                                           \
     } while (0)
 #define TG_TR8_SRC(i) (src + (i) * ss)
 #define TG_TR8_DST(i) (dst + (i) * ds)
@@ -623,26 +628,115 @@ TG_SIMD_AVX2_END
 #undef TG_LS_DST
 #endif
 
+/* The public staging functions: the AVX2 body where there is one and the
+ * runtime's level runs it, else the baseline's. */
+#ifdef TG_TR_AVX2
+#define TG_LANES_PICK(AVX2, BASE, ...) (tg__simd_level() >= 2 ? AVX2(__VA_ARGS__) : BASE(__VA_ARGS__))
+#else
+#define TG_LANES_PICK(AVX2, BASE, ...) BASE(__VA_ARGS__)
+#endif
 void tg_lanes_stage_f32(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)
 {
-#ifdef TG_TR_AVX2
-    if (tg__simd_level() >= 2) {
-        tg__lanes_stage_avx2(t, rows, off, n);
-        return;
-    }
-#endif
-    tg__lanes_stage(t, rows, off, n);
+    TG_LANES_PICK(tg__lanes_stage_avx2, tg__lanes_stage, t, rows, off, n);
 }
 
 void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes)
 {
-#ifdef TG_TR_AVX2
-    if (tg__simd_level() >= 2) {
-        tg__lanes_unstage_avx2(rows, off, t, n, lanes);
-        return;
+    TG_LANES_PICK(tg__lanes_unstage_avx2, tg__lanes_unstage, rows, off, t, n, lanes);
+}
+
+/* tg_lanes_stage_bf16 and tg_lanes_unstage_bf16 element by element (the
+ * edges of the bodies below, and all of it where there is no vector body). */
+static void tg__lanes_stage_bf16_plain(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++)
+        for (int l = 0; l < TG_LANES; l++) {
+            uint16_t h;
+            memcpy(&h, rows[l] + (off + j) * 2, 2);
+            t[j * TG_LANES + l] = tg_bf16_to_f32(h);
+        }
+}
+static void tg__lanes_unstage_bf16_plain(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n,
+                                         int64_t lanes)
+{
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t l = 0; l < lanes; l++) {
+            uint16_t h = tg_f32_to_bf16(t[j * TG_LANES + l]);
+            memcpy(rows[l] + (off + j) * 2, &h, 2);
+        }
+}
+
+#if defined(TG_TR_B)
+/* Vector bodies: 8x8 blocks, eight lanes at a time along the block, each
+ * lane's eight bf16 widened in a register after the load as tg_bf16_to_f32
+ * widens one (bits << 16, a NaN quieted), or narrowed before the store as
+ * tg_f32_to_bf16 narrows one (RNE on the bits; a NaN quieted, its payload's
+ * top kept). A bf16 operand's lane block was moved element by element
+ * (r10_cumsum_bf16's source; a scan into a bf16 tile, r11). The baseline gets
+ * them where 8 x 4 bytes is one register (TG_TR_B 8); x86-64 without AVX an
+ * AVX2 body picked by the runtime's level. */
+typedef int32_t tg__v8i __attribute__((vector_size(32)));
+#define TG_LSB_ROW(i) (rows[l + (i)] + (off + j) * 2)
+#define TG_LSB_COL(i) (t + (j + (i)) * TG_LANES + l)
+#define TG_LSB_NAN(x) ((tg__v8)((tg__v8i)((x) & 0x7fffffffu) > 0x7f800000)) /* both below 2^31 */
+#define TG_LSB_WIDEN(r, p)                                                                                      \
+    do {                                                                                                        \
+        tg__v8h h_;                                                                                             \
+        memcpy(&h_, (p), sizeof h_);                                                                            \
+        (r) = __builtin_convertvector(h_, tg__v8) << 16;                                                        \
+        (r) |= TG_LSB_NAN(r) & 0x00400000u;                                                                     \
+    } while (0)
+#define TG_LSB_NARROW(p, x)                                                                                     \
+    do {                                                                                                        \
+        tg__v8 q_ = ((x) + 0x7fffu + (((x) >> 16) & 1u)) >> 16, m_ = TG_LSB_NAN(x);                             \
+        q_ = (q_ & ~m_) | ((((x) >> 16) | 0x40u) & m_);                                                         \
+        tg__v8h h_ = __builtin_convertvector(q_, tg__v8h);                                                      \
+        memcpy((p), &h_, sizeof h_);                                                                            \
+    } while (0)
+#define TG_LSB_FNS(STAGE, UNSTAGE, CLEAN)                                                                       \
+    static void STAGE(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)                    \
+    {                                                                                                           \
+        int64_t j = 0;                                                                                          \
+        for (int l = 0; l < TG_LANES; l += 8)                                                                   \
+            for (j = 0; j + 8 <= n; j += 8)                                                                     \
+                TG_TR8_BODY_LS(tg__v8, TG_LSB_WIDEN, TG_TR8_STORE, TG_LSB_ROW, TG_LSB_COL);                     \
+        j = n / 8 * 8;                                                                                          \
+        CLEAN;                                                                                                  \
+        tg__lanes_stage_bf16_plain(t + j * TG_LANES, rows, off + j, n - j);                                     \
+    }                                                                                                           \
+    static void UNSTAGE(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes)   \
+    {                                                                                                           \
+        int64_t j = 0;                                                                                          \
+        int l = 0;                                                                                              \
+        for (; l + 8 <= lanes; l += 8)                                                                          \
+            for (j = 0; j + 8 <= n; j += 8)                                                                     \
+                TG_TR8_BODY_LS(tg__v8, TG_TR8_LOAD, TG_LSB_NARROW, TG_LSB_COL, TG_LSB_ROW);                     \
+        j = n / 8 * 8;                                                                                          \
+        CLEAN;                                                                                                  \
+        tg__lanes_unstage_bf16_plain(rows + l, off, t + l, j, lanes - l); /* lanes left, the blocks' columns */ \
+        tg__lanes_unstage_bf16_plain(rows, off + j, t + j * TG_LANES, n - j, lanes); /* the columns left */     \
     }
 #endif
-    tg__lanes_unstage(rows, off, t, n, lanes);
+#if defined(TG_TR_B) && TG_TR_B == 8
+TG_LSB_FNS(tg__lanes_stage_bf16, tg__lanes_unstage_bf16, (void)0)
+#else
+#define tg__lanes_stage_bf16 tg__lanes_stage_bf16_plain
+#define tg__lanes_unstage_bf16 tg__lanes_unstage_bf16_plain
+#endif
+#ifdef TG_TR_AVX2
+TG_SIMD_AVX2_BEGIN
+TG_LSB_FNS(tg__lanes_stage_bf16_avx2, tg__lanes_unstage_bf16_avx2, TG_SIMD_CLEAN())
+TG_SIMD_AVX2_END
+#endif
+
+void tg_lanes_stage_bf16(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)
+{
+    TG_LANES_PICK(tg__lanes_stage_bf16_avx2, tg__lanes_stage_bf16, t, rows, off, n);
+}
+
+void tg_lanes_unstage_bf16(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes)
+{
+    TG_LANES_PICK(tg__lanes_unstage_bf16_avx2, tg__lanes_unstage_bf16, rows, off, t, n, lanes);
 }
 
 /* ---- activation rows -----------------------------------------------------------

@@ -436,6 +436,11 @@ def r10_cumsum_bf16(x):
     return {"y": bf16_enc(np.cumsum(bf16_dec(x), axis=1, dtype=np.float32))}
 
 
+@probe({"y": EXACT})
+def r11_cumsum_bf16_out(x):
+    return {"y": bf16_enc(np.cumsum(bf16_dec(x), axis=1, dtype=np.float32))}
+
+
 @probe({"y": matmul_tol("x", "w")})
 def s01_linear(x, w):
     return {"y": x @ w}

@@ -679,19 +679,63 @@ def _inputs_lanes(p, r):
     return {"x": r.uniform(-1.0, 1.0, (p["P"], p["A"], p["F"]))}
 
 
-def _ref_lanes(p, x):
-    # each row's elements in order, one fp32 rounding per operation
-    v = f32(x["x"]).reshape(p["P"], -1)
+def _lanes_chains(v):
+    # rows v: the scan r = v·r + v from 0.5, the add fold of v and the multiply
+    # fold of the scan's results, each row's elements in order, one fp32 rounding
+    # per operation
     y = np.empty_like(v)
-    r = np.full(p["P"], 0.5)
-    for j in range(v.shape[1]):
-        r = f32(f32(v[:, j] * r) + v[:, j])
-        y[:, j] = r
-    s, m = v[:, 0].copy(), y[:, 0].copy()
-    for j in range(1, v.shape[1]):
-        s = f32(s + v[:, j])
-        m = f32(m * y[:, j])
-    return {"y": (y.reshape(x["x"].shape), "exact"), "s": (s[:, None], "exact"), "m": (m[:, None], "exact")}
+    r = np.full(v.shape[0], 0.5)
+    with np.errstate(invalid="ignore", over="ignore"):
+        for j in range(v.shape[1]):
+            r = f32(f32(v[:, j] * r) + v[:, j])
+            y[:, j] = r
+        s, m = v[:, 0].copy(), y[:, 0].copy()
+        for j in range(1, v.shape[1]):
+            s = f32(s + v[:, j])
+            m = f32(m * y[:, j])
+    return y, s[:, None], m[:, None]
+
+
+def _ref_lanes(p, x):
+    y, s, m = _lanes_chains(f32(x["x"]).reshape(p["P"], -1))
+    return {"y": (y.reshape(x["x"].shape), "exact"), "s": (s, "exact"), "m": (m, "exact")}
+
+
+def _inputs_lanes_bf16(p, r):
+    # x: uniform in (-1, 1) with specials: +inf early in row 3, -inf as row 4's last
+    # element (the block's tail), NaNs in row 5 and in row 97 (the last lane block),
+    # -0 throughout row 6, subnormals across a group of 8 in row 7 (the bf16 values
+    # the harness stores)
+    x = r.uniform(-1.0, 1.0, (100, 300))
+    x[3, 10] = np.inf
+    x[4, 299] = -np.inf
+    x[5, 150] = np.nan
+    x[97, 200] = -np.nan
+    x[6, :] = -0.0
+    x[7, 40:48] = r.choice([-1.0, 1.0], 8) * 2.0 ** -133 * r.integers(1, 64, 8)
+    z = r.uniform(-4.0, 4.0, (40, 3, 37))
+    z[9, 2, 36] = np.nan
+    return {"x": x, "z": z}
+
+
+def _ref_lanes_bf16(p, x):
+    # fp32 chains on the stored bf16 values (exact in fp32), each row's elements in
+    # order, one fp32 rounding per operation
+    y, s, m = _lanes_chains(f32(x["x"]))
+    with np.errstate(invalid="ignore", over="ignore"):
+        w = f32(x["z"]).reshape(40, -1)
+        h = bf16(w * 0.5)
+        zs = w[:, 0].copy()
+        zy = np.empty_like(w)
+        q = np.zeros(40)
+        for j in range(w.shape[1]):
+            if j:
+                zs = f32(zs + w[:, j])
+            q = f32(f32(w[:, j] + q) - h[:, j])
+            zy[:, j] = q
+    return {"y": (y, "exact"), "s": (s, "exact"), "m": (m, "exact"),
+            "zs": (zs[:, None], "exact"), "zy": (zy.reshape(40, 3, 37), "exact"),
+            "yb": (bf16(y), "exact"), "zb": (bf16(zy).reshape(40, 3, 37), "exact")}
 
 
 def _inputs_forward(p, r):
@@ -1258,6 +1302,11 @@ TEST_KERNELS = {
     "lanes": _k({"P": 100, "A": 3, "F": 37}, [("x", "float32", "P, A, F")],
                 [("y", "float32", "P, A, F"), ("s", "float32", "P, 1"), ("m", "float32", "P, 1")],
                 _inputs_lanes, _ref_lanes),
+    "lanes_bf16": _k({}, [("x", "bfloat16", "100, 300"), ("z", "bfloat16", "40, 3, 37")],
+                     [("y", "float32", "100, 300"), ("s", "float32", "100, 1"), ("m", "float32", "100, 1"),
+                      ("zs", "float32", "40, 1"), ("zy", "float32", "40, 3, 37"),
+                      ("yb", "bfloat16", "100, 300"), ("zb", "bfloat16", "40, 3, 37")],
+                     _inputs_lanes_bf16, _ref_lanes_bf16),
     "forward": _k({"N": 256, "F": 64},
                   [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("w", "float32", "128, 128")],
                   [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y3", "float32", "128, F"),

@@ -983,6 +983,53 @@ static void lanes_stage_at(void)
                     memcpy(out2 + (wrows[l] - out1) + (off + j) * 4, t + j * TG_LANES + l, 4);
             assert_memory_equal(out1, out2, sizeof out1);
         }
+    /* tg_lanes_stage_bf16: the same blocks at 2-byte offsets against
+     * tg_bf16_to_f32 element by element; one element in 8 has the exponent
+     * all ones (infinities, NaNs of either sign, signalling ones quieted) */
+    for (size_t i = 0; i + 2 <= sizeof mem; i += 2)
+        if (rnd32() % 8 == 0) {
+            uint16_t h = (uint16_t)(0x7f80u | (rnd32() & 0x807fu));
+            memcpy(mem + i, &h, 2);
+        }
+    for (int64_t n = 0; n <= TG_LANE_BLOCK; n++) {
+        const uint8_t *rows[TG_LANES];
+        int64_t off = n % 7;
+        for (int l = 0; l < TG_LANES; l++)
+            rows[l] = mem + (size_t)((l * 5 + n) % TG_LANES) * 200 * 4 + (size_t)(l % 3) * 2;
+        tg_lanes_stage_bf16(t, rows, off, n);
+        for (int64_t j = 0; j < n; j++)
+            for (int l = 0; l < TG_LANES; l++) {
+                uint16_t h;
+                memcpy(&h, rows[l] + (off + j) * 2, 2);
+                float want = tg_bf16_to_f32(h);
+                assert_memory_equal(t + j * TG_LANES + l, &want, 4);
+            }
+    }
+    /* tg_lanes_unstage_bf16 against tg_f32_to_bf16 element by element, every
+     * block length and lane count: random bits (NaN payloads, signalling
+     * ones), halfway cases (low 16 bits 0x8000), values that round to inf */
+    for (int64_t n = 0; n <= TG_LANE_BLOCK; n++)
+        for (int64_t lanes = 1; lanes <= TG_LANES; lanes++) {
+            static uint8_t out1[TG_LANES * 200 * 2], out2[TG_LANES * 200 * 2];
+            uint8_t *wrows[TG_LANES];
+            int64_t off = (n * 3 + lanes) % 7;
+            for (size_t i = 0; i < sizeof out1; i++)
+                out1[i] = out2[i] = (uint8_t)rnd32();
+            for (int64_t i = 0; i < n * TG_LANES; i++) {
+                uint32_t u = rnd32(), k = rnd32() % 4;
+                t[i] = k == 0 ? tg_bits_f32(u) : k == 1 ? tg_bits_f32((u & 0xffff0000u) | 0x8000u)
+                       : k == 2 ? tg_bits_f32((u & 0x80000000u) | 0x7f7f8000u | (u & 0x7fffu)) : rndf_wide();
+            }
+            for (int l = 0; l < TG_LANES; l++)
+                wrows[l] = out1 + (size_t)((l * 5 + n) % TG_LANES) * 200 * 2 + (size_t)(l % 3) * 2;
+            tg_lanes_unstage_bf16(wrows, off, t, n, lanes);
+            for (int64_t l = 0; l < lanes; l++)
+                for (int64_t j = 0; j < n; j++) {
+                    uint16_t h = tg_f32_to_bf16(t[j * TG_LANES + l]);
+                    memcpy(out2 + (wrows[l] - out1) + (off + j) * 2, &h, 2);
+                }
+            assert_memory_equal(out1, out2, sizeof out1);
+        }
 }
 
 /* fn at every SIMD level this CPU runs (tg_matmul_isa: on x86-64 the
@@ -997,7 +1044,8 @@ static void at_every_level(void (*fn)(void))
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
-/* ... in every body (the baseline's 4x4 blocks, AVX2's 8x8). */
+/* ... in every body (the baseline's 4x4 blocks, AVX2's 8x8; bf16: the
+ * baseline's vector or scalar body, AVX2's). */
 static void test_lanes_stage(void **state)
 {
     (void)state;
