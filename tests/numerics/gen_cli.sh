@@ -236,12 +236,12 @@ check "iterlanes: iterlanes.yaml C simulation and ISS bit-identical" \
 check "iterlanes: the folds whose iterations run in lanes after their loop" \
   '"$TILEGEN" gen -o "$w/iterlanes-gen" "$here/specs/iterlanes.yaml" &&
    [ "$(sed -n "s|^ */\* iterlanes.yaml:\([0-9]*\): [a-z_.]*, every iteration of the loop above: lanes\$|\1|p" "$w/iterlanes-gen/iterlanes.c" | tr "\n" " ")" = "81 89 94 111 116 121 125 136 " ]'
-# Folds and scans in lanes over bf16 sources (x from HBM, zh from SBUF) and
-# scans into bf16 dsts: numpy's fp32 chains exactly, the ISS bit for bit, every
-# bf16 source block staged by tg_lanes_stage_bf16 (the four scans' two sources
-# each, the two folds') and both bf16 scan results written by
-# tg_lanes_unstage_bf16.
-rows_checks lanes_bf16 tg_lanes_stage_bf16 10 tg_lanes_unstage_bf16 2
+# Folds, scans and bn_stats in lanes over bf16 sources (x from HBM, zh from
+# SBUF) and scans into bf16 dsts: numpy's fp32 chains exactly (bn_aggr's mean
+# and variance within fp32 sums' error), the ISS bit for bit, every bf16 source
+# block staged by tg_lanes_stage_bf16 (the four scans' two sources each, the two
+# folds', bn_stats') and both bf16 scan results written by tg_lanes_unstage_bf16.
+rows_checks lanes_bf16 tg_lanes_stage_bf16 11 tg_lanes_unstage_bf16 2
 # Scans with sources on constant tiles (gen/forward.c const_reads): numpy's
 # fp32 chains exactly, the ISS bit for bit, and which scans read the number
 # (a ones tile in lanes, a bf16 0.1 in the row form, -0 in lanes; not a tile

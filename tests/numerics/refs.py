@@ -715,7 +715,8 @@ def _inputs_lanes_bf16(p, r):
     x[7, 40:48] = r.choice([-1.0, 1.0], 8) * 2.0 ** -133 * r.integers(1, 64, 8)
     z = r.uniform(-4.0, 4.0, (40, 3, 37))
     z[9, 2, 36] = np.nan
-    return {"x": x, "z": z}
+    w = r.standard_normal((40, 500)) * 3.0 + r.uniform(-2.0, 2.0, (40, 1))
+    return {"x": x, "z": z, "w": w}
 
 
 def _ref_lanes_bf16(p, x):
@@ -735,7 +736,18 @@ def _ref_lanes_bf16(p, x):
             zy[:, j] = q
     return {"y": (y, "exact"), "s": (s, "exact"), "m": (m, "exact"),
             "zs": (zs[:, None], "exact"), "zy": (zy.reshape(40, 3, 37), "exact"),
-            "yb": (bf16(y), "exact"), "zb": (bf16(zy).reshape(40, 3, 37), "exact")}
+            "yb": (bf16(y), "exact"), "zb": (bf16(zy).reshape(40, 3, 37), "exact"),
+            "mv": _bn_mean_var(x["w"])}
+
+
+def _bn_mean_var(v):
+    # bn_stats over each row, bn_aggr: mean and population variance, each within
+    # fp32 sums' error (gamma_D of the row's mean |x| and mean x^2, D its length)
+    d = v.shape[1]
+    mean = v.mean(axis=1)
+    var = ((v - mean[:, None]) ** 2).mean(axis=1)
+    tol = np.stack([np.abs(v).mean(axis=1), (v * v).mean(axis=1)], axis=1) * (2 * d + 64) * U32 + TINY
+    return (np.stack([mean, var], axis=1), tol)
 
 
 def _inputs_forward(p, r):
@@ -1302,10 +1314,10 @@ TEST_KERNELS = {
     "lanes": _k({"P": 100, "A": 3, "F": 37}, [("x", "float32", "P, A, F")],
                 [("y", "float32", "P, A, F"), ("s", "float32", "P, 1"), ("m", "float32", "P, 1")],
                 _inputs_lanes, _ref_lanes),
-    "lanes_bf16": _k({}, [("x", "bfloat16", "100, 300"), ("z", "bfloat16", "40, 3, 37")],
+    "lanes_bf16": _k({}, [("x", "bfloat16", "100, 300"), ("z", "bfloat16", "40, 3, 37"), ("w", "bfloat16", "40, 500")],
                      [("y", "float32", "100, 300"), ("s", "float32", "100, 1"), ("m", "float32", "100, 1"),
                       ("zs", "float32", "40, 1"), ("zy", "float32", "40, 3, 37"),
-                      ("yb", "bfloat16", "100, 300"), ("zb", "bfloat16", "40, 3, 37")],
+                      ("yb", "bfloat16", "100, 300"), ("zb", "bfloat16", "40, 3, 37"), ("mv", "float32", "40, 2")],
                      _inputs_lanes_bf16, _ref_lanes_bf16),
     "forward": _k({"N": 256, "F": 64},
                   [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("w", "float32", "128, 128")],
