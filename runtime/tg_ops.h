@@ -446,18 +446,18 @@ int tg_bn_aggr_f32(float out[2], const float *x, size_t n);
  * element off + j of lane l's row (rows[l], bytes), j < n, moved as bits.
  * 4x4 register transposes where the compiler has vector shuffles. */
 void tg_lanes_stage_f32(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n);
-/* The same for bf16 operands whose block is consecutive in each row: t[j·TG_LANES
- * + l] = tg_bf16_to_f32 of bf16 element off + j of rows[l], the bits of the
- * template's element-by-element read (tg_rd_bf16). */
-void tg_lanes_stage_bf16(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n);
-/* And back, as tg_lanes_unstage_f32 does: bf16 element off + j of rows[l] =
- * tg_f32_to_bf16(t[j·TG_LANES + l]), j < n, l < lanes (the template's
- * element-by-element write, tg_wr_bf16). */
-void tg_lanes_unstage_bf16(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes);
 /* And back, for the first `lanes` rows only: fp32 element off + j of rows[l]
  * = t[j·TG_LANES + l], j < n, l < lanes ≤ TG_LANES. Rows must not overlap
  * each other's written elements (partition rows never do). */
 void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes);
+/* The staging for bf16 operands whose block is consecutive in each row: t[j·TG_LANES
+ * + l] = tg_bf16_to_f32 of bf16 element off + j of rows[l], the bits of the
+ * template's element-by-element read (tg_rd_bf16). */
+void tg_lanes_stage_bf16(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n);
+/* And back, as tg_lanes_unstage_f32 does it: bf16 element off + j of rows[l] =
+ * tg_f32_to_bf16(t[j·TG_LANES + l]), j < n, l < lanes (the template's
+ * element-by-element write, tg_wr_bf16). */
+void tg_lanes_unstage_bf16(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes);
 /* A lane block's fold for op add, subtract or multiply (tg_lanes_fold_legal):
  * r[l] = r[l] op t[j·TG_LANES + l] for j = 0 .. n-1 in turn, each lane's
  * chain in its order (fp32, no contraction: the bits of tg_alu_raw_<op>
