@@ -453,12 +453,12 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
         put_str(e, m, "ivar", arena_printf(e->arena, "tg_j%d", inner_n));
     }
     put_str(e, m, "sfx", dt->sfx);
-    /* f32run, bf16run: fp32 (bf16) elements the innermost loop walks one
-     * after another (a lane block of them is one run in each row:
-     * tg_lanes_stage_f32, tg_lanes_stage_bf16) */
+    /* f32run: fp32 elements the innermost loop walks one after another;
+     * lrun: the same of a dtype whose lane block, one run in each row, the
+     * runtime stages and writes back (tg_lanes_stage_<sfx>: fp32, bf16) */
     int run = nest && nest->n > 0 && !skip_inner && !nest->idx[k] && nest->step[k][nest->n - 1] == 1;
     put_bool(e, m, "f32run", run && ap->dtype == TG_FLOAT32);
-    put_bool(e, m, "bf16run", run && ap->dtype == TG_BFLOAT16);
+    put_bool(e, m, "lrun", run && (ap->dtype == TG_FLOAT32 || ap->dtype == TG_BFLOAT16));
     put_str(e, m, "ctype", dt->ctype);
     put_str(e, m, "dtype", dtype_enums[ap->dtype]);
     put_int(e, m, "esize", es);

@@ -593,19 +593,24 @@ static void tg__lanes_unstage(uint8_t *const rows[TG_LANES], int64_t off, const 
             memcpy(rows[l] + (off + j) * 4, t + j * TG_LANES + l, 4);
 }
 
+/* The lanes staging's 8x8 blocks (here and the bf16 bodies below): row i of
+ * the block, lane l + i's elements off + j .. of ES bytes, and column i, the
+ * staged elements j + i of lanes l .. l + 7. */
+#define TG_LS_ROW(i, ES) (rows[l + (i)] + (off + j) * (ES))
+#define TG_LS_ROW4(i) TG_LS_ROW(i, 4)
+#define TG_LS_ROW2(i) TG_LS_ROW(i, 2)
+#define TG_LS_COL(i) (t + (j + (i)) * TG_LANES + l)
 #ifdef TG_TR_AVX2
 /* The AVX2 body: 8x8 blocks, a row one 32-byte register (the transpose's
  * three rounds), eight lanes at a time along the block; what is left (fewer
  * than 8 elements, or lanes) goes to the 4x4 form. */
-#define TG_LS_SRC(i) (rows[l + (i)] + (off + j) * 4)
-#define TG_LS_DST(i) (t + (j + (i)) * TG_LANES + l)
 TG_SIMD_AVX2_BEGIN
 static void tg__lanes_stage_avx2(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)
 {
     int64_t j = 0;
     for (int l = 0; l < TG_LANES; l += 8)
         for (j = 0; j + 8 <= n; j += 8)
-            TG_TR8_BODY(tg__v8, TG_LS_SRC, TG_LS_DST);
+            TG_TR8_BODY(tg__v8, TG_LS_ROW4, TG_LS_COL);
     j = n / 8 * 8;
     TG_SIMD_CLEAN();
     tg__lanes_stage(t + j * TG_LANES, rows, off + j, n - j);
@@ -617,15 +622,13 @@ static void tg__lanes_unstage_avx2(uint8_t *const rows[TG_LANES], int64_t off, c
     int l = 0;
     for (; l + 8 <= lanes; l += 8)
         for (j = 0; j + 8 <= n; j += 8)
-            TG_TR8_BODY(tg__v8, TG_LS_DST, TG_LS_SRC);
+            TG_TR8_BODY(tg__v8, TG_LS_COL, TG_LS_ROW4);
     j = n / 8 * 8;
     TG_SIMD_CLEAN();
     tg__lanes_unstage(rows + l, off, t + l, j, lanes - l); /* the lanes left, the 8-blocks' columns */
     tg__lanes_unstage(rows, off + j, t + j * TG_LANES, n - j, lanes); /* every lane, the columns left */
 }
 TG_SIMD_AVX2_END
-#undef TG_LS_SRC
-#undef TG_LS_DST
 #endif
 
 /* The public staging functions: the AVX2 body where there is one and the
@@ -676,8 +679,6 @@ static void tg__lanes_unstage_bf16_plain(uint8_t *const rows[TG_LANES], int64_t 
  * them where 8 x 4 bytes is one register (TG_TR_B 8); x86-64 without AVX an
  * AVX2 body picked by the runtime's level. */
 typedef int32_t tg__v8i __attribute__((vector_size(32)));
-#define TG_LSB_ROW(i) (rows[l + (i)] + (off + j) * 2)
-#define TG_LSB_COL(i) (t + (j + (i)) * TG_LANES + l)
 #define TG_LSB_NAN(x) ((tg__v8)((tg__v8i)((x) & 0x7fffffffu) > 0x7f800000)) /* both below 2^31 */
 #define TG_LSB_WIDEN(r, p)                                                                                      \
     do {                                                                                                        \
@@ -699,7 +700,7 @@ typedef int32_t tg__v8i __attribute__((vector_size(32)));
         int64_t j = 0;                                                                                          \
         for (int l = 0; l < TG_LANES; l += 8)                                                                   \
             for (j = 0; j + 8 <= n; j += 8)                                                                     \
-                TG_TR8_BODY_LS(tg__v8, TG_LSB_WIDEN, TG_TR8_STORE, TG_LSB_ROW, TG_LSB_COL);                     \
+                TG_TR8_BODY_LS(tg__v8, TG_LSB_WIDEN, TG_TR8_STORE, TG_LS_ROW2, TG_LS_COL);                      \
         j = n / 8 * 8;                                                                                          \
         CLEAN;                                                                                                  \
         tg__lanes_stage_bf16_plain(t + j * TG_LANES, rows, off + j, n - j);                                     \
@@ -710,7 +711,7 @@ typedef int32_t tg__v8i __attribute__((vector_size(32)));
         int l = 0;                                                                                              \
         for (; l + 8 <= lanes; l += 8)                                                                          \
             for (j = 0; j + 8 <= n; j += 8)                                                                     \
-                TG_TR8_BODY_LS(tg__v8, TG_TR8_LOAD, TG_LSB_NARROW, TG_LSB_COL, TG_LSB_ROW);                     \
+                TG_TR8_BODY_LS(tg__v8, TG_TR8_LOAD, TG_LSB_NARROW, TG_LS_COL, TG_LS_ROW2);                      \
         j = n / 8 * 8;                                                                                          \
         CLEAN;                                                                                                  \
         tg__lanes_unstage_bf16_plain(rows + l, off, t + l, j, lanes - l); /* lanes left, the blocks' columns */ \
