@@ -793,7 +793,7 @@ static inline int tg__exp_block_dead(const uint8_t *src, size_t n, float scale, 
                 if (tg__exp_block_dead(src + 4 * o_, m_, scale, bias))                               \
                     memset(dst + 4 * o_, 0, 4 * m_);                                                 \
                 else                                                                                 \
-                    NAME##_f(TG_ACT_EXP, dst + 4 * o_, src + 4 * o_, m_, scale, bias);               \
+                    NAME##_exp(dst + 4 * o_, src + 4 * o_, m_, scale, bias);                         \
             }                                                                                        \
             return;                                                                                  \
         }                                                                                            \
@@ -808,12 +808,21 @@ static inline int tg__exp_block_dead(const uint8_t *src, size_t n, float scale, 
         default:                                                                                     \
             break;                                                                                   \
         }                                                                                            \
-    }                                                                                                \
-    TG_ACT_ROW_FN(NAME)
+    }
+/* the live exp blocks through the body's own element loop */
+#define TG_ACT_ROW_EXP_F(NAME)                                                                       \
+    static void NAME##_exp(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)      \
+    {                                                                                                \
+        NAME##_f(TG_ACT_EXP, dst, src, n, scale, bias);                                              \
+    }
 TG_ACT_ROW_FN_F(tg__act_row_base)
+TG_ACT_ROW_EXP_F(tg__act_row_base)
+TG_ACT_ROW_FN(tg__act_row_base)
 #ifdef TG_SIMD_AVX2_BODY
 TG_SIMD_AVX2_BEGIN
 TG_ACT_ROW_FN_F(tg__act_row_avx2)
+TG_ACT_ROW_EXP_F(tg__act_row_avx2)
+TG_ACT_ROW_FN(tg__act_row_avx2)
 TG_SIMD_AVX2_END
 #endif
 /* gcc only, an AVX-512F body (8 fp64 lanes; p7's exp rows 2.05-2.39 -> 1.14-1.49
@@ -825,8 +834,95 @@ TG_SIMD_AVX2_END
 #pragma GCC push_options
 #pragma GCC target("avx512f")
 TG_ACT_ROW_FN_F(tg__act_row_avx512)
+typedef double tg__d8 __attribute__((vector_size(64)));
+typedef uint64_t tg__u64x8 __attribute__((vector_size(64)));
+typedef float tg__f8 __attribute__((vector_size(32), aligned(4), may_alias));
+typedef int32_t tg__i32x8 __attribute__((vector_size(32)));
+#define TG_EXPV_U 2 /* vectors of 8 a step */
+#define TG_EXPV_ALL(S) for (int k_ = 0; k_ < TG_EXPV_U; k_++) S
+/* exp of 8·TG_EXPV_U arguments a[] in place, written with vector types
+ * (gcc's own vectorization of tg_math_expv looks the table up by scalar
+ * loads and selects the ends with three compare-and-blends): the operations
+ * of tg_math_exp_nd in its order, each statement across the vectors (the
+ * polynomial's chain is long; two at once give the scheduler independent
+ * work, three run out of registers), with three changes that keep every
+ * fp32 result:
+ *  - the table lookup is a 16-entry permute of each half (vpermt2pd) and a
+ *    select by index bit 4;
+ *  - the argument is clamped to [-128, 128] before, in place of the ends
+ *    selected after: e^128 is a finite double above the fp32 maximum and
+ *    e^-128 one below half the least subnormal, so they round to +inf and +0
+ *    as tg_math_exp_nd's ends do; maxpd and minpd give their second operand
+ *    when one is NaN, so the clamp keeps a NaN, and the result is NaN;
+ *  - a NaN result (a NaN argument only: every clamped number gives a
+ *    finite double) is the canonical NaN, what tg_activation returns.
+ * An exhaustive run over all 2^32 fp32 arguments gave tg_activation's bits
+ * for every one; test_ops.c test_exp_rows_sweep checks every 4099th. */
+static inline void tg__expv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+{
+    const tg__d8 lo = {-128.0, -128.0, -128.0, -128.0, -128.0, -128.0, -128.0, -128.0};
+    const tg__d8 hi = -lo, z = {0};
+    const tg__f8 zf = {0};
+    const uint64_t m52 = ((uint64_t)1 << 52) - 1;
+    tg__d8 x[TG_EXPV_U], kd[TG_EXPV_U], r[TG_EXPV_U], t[TG_EXPV_U], p[TG_EXPV_U];
+    tg__u64x8 kb[TG_EXPV_U], m[TG_EXPV_U], e[TG_EXPV_U], t0[TG_EXPV_U], t1[TG_EXPV_U];
+    TG_EXPV_ALL(x[k_] = __builtin_ia32_cvtps2pd512_mask(a[k_], z, (uint8_t)-1, 4));
+    TG_EXPV_ALL(x[k_] = __builtin_ia32_maxpd512_mask(lo, x[k_], z, (uint8_t)-1, 4));
+    TG_EXPV_ALL(x[k_] = __builtin_ia32_minpd512_mask(hi, x[k_], z, (uint8_t)-1, 4));
+    /* tg_math_exp_core */
+    TG_EXPV_ALL(kd[k_] = x[k_] * 0x1.71547652b82fep+5);
+    TG_EXPV_ALL(kd[k_] = kd[k_] + 0x1.8p52);
+    TG_EXPV_ALL(kb[k_] = (tg__u64x8)kd[k_] & m52);
+    TG_EXPV_ALL(kd[k_] = kd[k_] - 0x1.8p52);
+    TG_EXPV_ALL(t[k_] = kd[k_] * 0x1.62e42ff000000p-6);
+    TG_EXPV_ALL(r[k_] = x[k_] - t[k_]);
+    TG_EXPV_ALL(t[k_] = kd[k_] * -0x1.718432a1b0e26p-40);
+    TG_EXPV_ALL(r[k_] = r[k_] - t[k_]);
+    TG_EXPV_ALL(p[k_] = r[k_] * (1.0 / 120));
+    TG_EXPV_ALL(p[k_] = p[k_] + 1.0 / 24);
+    TG_EXPV_ALL(p[k_] = r[k_] * p[k_]);
+    TG_EXPV_ALL(p[k_] = p[k_] + 1.0 / 6);
+    TG_EXPV_ALL(p[k_] = r[k_] * p[k_]);
+    TG_EXPV_ALL(p[k_] = p[k_] + 1.0 / 2);
+    TG_EXPV_ALL(p[k_] = r[k_] * p[k_]);
+    TG_EXPV_ALL(p[k_] = p[k_] + 1.0);
+    TG_EXPV_ALL(p[k_] = r[k_] * p[k_]);
+    TG_EXPV_ALL(p[k_] = p[k_] + 1.0);
+    TG_EXPV_ALL(t0[k_] = (tg__u64x8)__builtin_shuffle(tab[0], tab[1], kb[k_])); /* j mod 16 */
+    TG_EXPV_ALL(t1[k_] = (tg__u64x8)__builtin_shuffle(tab[2], tab[3], kb[k_]));
+    TG_EXPV_ALL(m[k_] = -((kb[k_] >> 4) & 1));
+    TG_EXPV_ALL(t[k_] = (tg__d8)((t0[k_] & ~m[k_]) | (t1[k_] & m[k_])));
+    TG_EXPV_ALL(p[k_] = t[k_] * p[k_]);
+    /* tg_math_exp_nd: times 2^m */
+    TG_EXPV_ALL(e[k_] = ((kb[k_] >> 5) - ((uint64_t)1 << 46) + 1023) << 52);
+    TG_EXPV_ALL(p[k_] = p[k_] * (tg__d8)e[k_]);
+    TG_EXPV_ALL(a[k_] = __builtin_ia32_cvtpd2ps512_mask(p[k_], zf, (uint8_t)-1, 4));
+    TG_EXPV_ALL({
+        const tg__i32x8 nan_ = a[k_] != a[k_];
+        a[k_] = (tg__f8)(((tg__i32x8)a[k_] & ~nan_) | (TG_NAN_CANON_BITS & nan_));
+    });
+}
+static void tg__act_row_avx512_exp(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)
+{
+    tg__d8 tab[4];
+    size_t j = 0;
+    memcpy(tab, tg_math_exp_tab, sizeof tab);
+    for (; j + 8 * TG_EXPV_U <= n; j += 8 * TG_EXPV_U) {
+        tg__f8 a[TG_EXPV_U];
+        memcpy(a, src + 4 * j, sizeof a);
+        TG_EXPV_ALL(a[k_] = a[k_] * scale);
+        TG_EXPV_ALL(a[k_] = a[k_] + bias);
+        tg__expv8(a, tab);
+        memcpy(dst + 4 * j, a, sizeof a);
+    }
+    tg__act_row_avx512_f(TG_ACT_EXP, dst + 4 * j, src + 4 * j, n - j, scale, bias);
+}
+#undef TG_EXPV_ALL
+#undef TG_EXPV_U
+TG_ACT_ROW_FN(tg__act_row_avx512)
 #pragma GCC pop_options
 #endif
+#undef TG_ACT_ROW_EXP_F
 #undef TG_ACT_ROW_FN_F
 #undef TG_ACT_ROW_FN
 #undef TG_ACT_ROW_CASE

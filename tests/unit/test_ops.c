@@ -1234,16 +1234,19 @@ static void test_activation_rows(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
-/* exp rows (each SIMD body vectorizes tg_math_exp_dv: table lookups, 64-bit
- * integer lanes, selects at the end) against tg_activation element by
- * element over a sweep of every fp32 class: one bit pattern in
- * 4099 of all 2^32 (both signs, subnormals, the ±1000 cut-offs' region,
- * infinities, NaNs), at scale 1 and at a scale and bias, every body. */
+/* exp rows (each SIMD body vectorizes tg_math_exp_nd: table lookups, 64-bit
+ * integer lanes, selects at the end; the AVX-512 body's own vector code,
+ * tg__expv8) against tg_activation element by element over a sweep of every
+ * fp32 class: one bit pattern in 4099 of all 2^32 (both signs, subnormals,
+ * the ±128 cut-offs' region, infinities, NaNs), at scale 1 and at a scale and
+ * bias, and every pattern near the edges, every body. */
 static void test_exp_rows_sweep(void **state)
 {
     enum { N = 4096 };
     static float x[N], y[N];
     static const float sb[][2] = {{1.0f, 0.0f}, {0.088388346f, -1.5f}};
+    /* bit-pattern ranges [lo, hi) of one sign: negatives ordered by magnitude */
+    static const float edge[][2] = {{88.5f, 89.0f}, {127.9f, 128.1f}, {-127.9f, -128.1f}, {-103.9f, -104.1f}};
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
@@ -1256,6 +1259,17 @@ static void test_exp_rows_sweep(void **state)
                 tg_activation_f32_row(TG_ACT_EXP, y, x, n, sb[k][0], sb[k][1]);
                 for (size_t j = 0; j < n; j++)
                     assert_int_equal(tg_f32_bits(y[j]), tg_f32_bits(tg_activation(TG_ACT_EXP, x[j], sb[k][0], sb[k][1])));
+            }
+        /* and every fp32 around exp's edges: fp32 overflow (88.72), the
+         * AVX-512 row's clamp at ±128, +0 below -103.97 */
+        for (size_t e = 0; e < sizeof edge / sizeof edge[0]; e++)
+            for (uint32_t u0 = tg_f32_bits(edge[e][0]); u0 < tg_f32_bits(edge[e][1]); u0 += N) {
+                size_t n = 0;
+                for (uint32_t u = u0; n < N && u < tg_f32_bits(edge[e][1]); u++)
+                    x[n++] = tg_bits_f32(u);
+                tg_activation_f32_row(TG_ACT_EXP, y, x, n, 1.0f, 0.0f);
+                for (size_t j = 0; j < n; j++)
+                    assert_int_equal(tg_f32_bits(y[j]), tg_f32_bits(tg_activation(TG_ACT_EXP, x[j], 1.0f, 0.0f)));
             }
     }
     assert_int_equal(tg_matmul_isa(3), top);
