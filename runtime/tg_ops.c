@@ -833,40 +833,41 @@ TG_SIMD_AVX2_END
 #define TG_ACT_AVX512_BODY 1
 #pragma GCC push_options
 #pragma GCC target("avx512f")
-TG_ACT_ROW_FN_F(tg__act_row_avx512)
+TG_ACT_ROW_FN_F(tg__act_row_avx512_elem)
 typedef double tg__d8 __attribute__((vector_size(64)));
 typedef uint64_t tg__u64x8 __attribute__((vector_size(64)));
 typedef float tg__f8 __attribute__((vector_size(32), aligned(4), may_alias));
 typedef int32_t tg__i32x8 __attribute__((vector_size(32)));
 #define TG_EXPV_U 2 /* vectors of 8 a step */
 #define TG_EXPV_ALL(S) for (int k_ = 0; k_ < TG_EXPV_U; k_++) S
-/* exp of 8·TG_EXPV_U arguments a[] in place, written with vector types
- * (gcc's own vectorization of tg_math_expv looks the table up by scalar
- * loads and selects the ends with three compare-and-blends): the operations
- * of tg_math_exp_nd in its order, each statement across the vectors (the
- * polynomial's chain is long; two at once give the scheduler independent
- * work, three run out of registers), with three changes that keep every
- * fp32 result:
+/* The AVX-512F rows of the functions that take e^x from tg_math_exp_nd (exp,
+ * sigmoid, silu, gelu_apprx_tanh), written with vector types: gcc's own
+ * vectorization of the element form looks the 2^(j/32) table up by scalar
+ * loads and selects exp's ends by compare-and-blends. Each is its tg_math.h
+ * function's operations in their order, each statement across TG_EXPV_U
+ * vectors (exp's polynomial chain is long: two at once give the scheduler
+ * independent work, three run out of registers), with e^x changed in two
+ * ways that keep every fp32 result:
  *  - the table lookup is a 16-entry permute of each half (vpermt2pd) and a
  *    select by index bit 4;
  *  - the argument is clamped to [-128, 128] before, in place of the ends
- *    selected after: e^128 is a finite double above the fp32 maximum and
- *    e^-128 one below half the least subnormal, so they round to +inf and +0
- *    as tg_math_exp_nd's ends do; maxpd and minpd give their second operand
- *    when one is NaN, so the clamp keeps a NaN, and the result is NaN;
- *  - a NaN result (a NaN argument only: every clamped number gives a
- *    finite double) is the canonical NaN, what tg_activation returns.
- * An exhaustive run over all 2^32 fp32 arguments gave tg_activation's bits
- * for every one; test_ops.c test_exp_rows_sweep checks every 4099th. */
-static inline void tg__expv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+ *    (+inf above 128, +0 below -128) selected after. e^128 is a finite
+ *    double above 2^184 and e^-128 one below 2^-184, and each function
+ *    rounds to the same fp32 from either: exp to +inf and +0; 1/(1 + e) to
+ *    +0 and 1; x/(1 + e), for silu's |x| ≤ 200 and gelu's |x| ≤ 50 (beyond,
+ *    their own selects decide), to ±0 and x. maxpd and minpd give their
+ *    second operand when one is NaN, so the clamp keeps a NaN.
+ * A NaN result (a NaN argument only) is the canonical NaN, what
+ * tg_activation returns. Exhaustive runs over all 2^32 fp32 arguments gave
+ * tg_activation's bits for each function; test_ops.c test_exp_rows_sweep
+ * and test_activation_rows sweep and spot-check them. */
+__attribute__((always_inline)) static inline void tg__exp_ndv8(tg__d8 x[TG_EXPV_U], const tg__d8 tab[4])
 {
     const tg__d8 lo = {-128.0, -128.0, -128.0, -128.0, -128.0, -128.0, -128.0, -128.0};
     const tg__d8 hi = -lo, z = {0};
-    const tg__f8 zf = {0};
     const uint64_t m52 = ((uint64_t)1 << 52) - 1;
-    tg__d8 x[TG_EXPV_U], kd[TG_EXPV_U], r[TG_EXPV_U], t[TG_EXPV_U], p[TG_EXPV_U];
+    tg__d8 kd[TG_EXPV_U], r[TG_EXPV_U], t[TG_EXPV_U], p[TG_EXPV_U];
     tg__u64x8 kb[TG_EXPV_U], m[TG_EXPV_U], e[TG_EXPV_U], t0[TG_EXPV_U], t1[TG_EXPV_U];
-    TG_EXPV_ALL(x[k_] = __builtin_ia32_cvtps2pd512_mask(a[k_], z, (uint8_t)-1, 4));
     TG_EXPV_ALL(x[k_] = __builtin_ia32_maxpd512_mask(lo, x[k_], z, (uint8_t)-1, 4));
     TG_EXPV_ALL(x[k_] = __builtin_ia32_minpd512_mask(hi, x[k_], z, (uint8_t)-1, 4));
     /* tg_math_exp_core */
@@ -895,30 +896,108 @@ static inline void tg__expv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
     TG_EXPV_ALL(p[k_] = t[k_] * p[k_]);
     /* tg_math_exp_nd: times 2^m */
     TG_EXPV_ALL(e[k_] = ((kb[k_] >> 5) - ((uint64_t)1 << 46) + 1023) << 52);
-    TG_EXPV_ALL(p[k_] = p[k_] * (tg__d8)e[k_]);
-    TG_EXPV_ALL(a[k_] = __builtin_ia32_cvtpd2ps512_mask(p[k_], zf, (uint8_t)-1, 4));
-    TG_EXPV_ALL({
-        const tg__i32x8 nan_ = a[k_] != a[k_];
-        a[k_] = (tg__f8)(((tg__i32x8)a[k_] & ~nan_) | (TG_NAN_CANON_BITS & nan_));
-    });
+    TG_EXPV_ALL(x[k_] = p[k_] * (tg__d8)e[k_]);
 }
-static void tg__act_row_avx512_exp(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)
+static inline tg__d8 tg__f8_to_d8(tg__f8 a)
 {
-    tg__d8 tab[4];
-    size_t j = 0;
-    memcpy(tab, tg_math_exp_tab, sizeof tab);
-    for (; j + 8 * TG_EXPV_U <= n; j += 8 * TG_EXPV_U) {
-        tg__f8 a[TG_EXPV_U];
-        memcpy(a, src + 4 * j, sizeof a);
-        TG_EXPV_ALL(a[k_] = a[k_] * scale);
-        TG_EXPV_ALL(a[k_] = a[k_] + bias);
-        tg__expv8(a, tab);
-        memcpy(dst + 4 * j, a, sizeof a);
-    }
-    tg__act_row_avx512_f(TG_ACT_EXP, dst + 4 * j, src + 4 * j, n - j, scale, bias);
+    return __builtin_ia32_cvtps2pd512_mask(a, (tg__d8){0}, (uint8_t)-1, 4);
 }
+static inline tg__f8 tg__d8_to_f8(tg__d8 a)
+{
+    return __builtin_ia32_cvtpd2ps512_mask(a, (tg__f8){0}, (uint8_t)-1, 4);
+}
+/* y where m is set, else x (m all-ones or zero a lane) */
+static inline tg__f8 tg__f8_pick(tg__i32x8 m, tg__f8 y, tg__f8 x)
+{
+    return (tg__f8)(((tg__i32x8)x & ~m) | ((tg__i32x8)y & m));
+}
+static inline tg__f8 tg__f8_nan_canon(tg__f8 a)
+{
+    return tg__f8_pick(a != a, (tg__f8)((tg__i32x8){0} + (int32_t)TG_NAN_CANON_BITS), a);
+}
+/* tg_math_expv */
+__attribute__((always_inline)) static inline void tg__expv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+{
+    tg__d8 x[TG_EXPV_U];
+    TG_EXPV_ALL(x[k_] = tg__f8_to_d8(a[k_]));
+    tg__exp_ndv8(x, tab);
+    TG_EXPV_ALL(a[k_] = tg__f8_nan_canon(tg__d8_to_f8(x[k_])));
+}
+/* tg_math_sigmoidv */
+__attribute__((always_inline)) static inline void tg__sigmoidv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+{
+    tg__d8 x[TG_EXPV_U];
+    TG_EXPV_ALL(x[k_] = -tg__f8_to_d8(a[k_]));
+    tg__exp_ndv8(x, tab);
+    TG_EXPV_ALL(x[k_] = 1.0 + x[k_]);
+    TG_EXPV_ALL(x[k_] = 1.0 / x[k_]);
+    TG_EXPV_ALL(a[k_] = tg__f8_nan_canon(tg__d8_to_f8(x[k_])));
+}
+/* tg_math_siluv */
+__attribute__((always_inline)) static inline void tg__siluv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+{
+    tg__d8 d[TG_EXPV_U], x[TG_EXPV_U];
+    TG_EXPV_ALL(d[k_] = tg__f8_to_d8(a[k_]));
+    TG_EXPV_ALL(x[k_] = -d[k_]);
+    tg__exp_ndv8(x, tab);
+    TG_EXPV_ALL(x[k_] = 1.0 + x[k_]);
+    TG_EXPV_ALL(x[k_] = d[k_] / x[k_]);
+    TG_EXPV_ALL(a[k_] = tg__f8_nan_canon(tg__f8_pick(a[k_] < -200.0f, -(tg__f8){0}, tg__d8_to_f8(x[k_]))));
+}
+/* tg_math_gelu_tanhv */
+__attribute__((always_inline)) static inline void tg__gelu_apprx_tanhv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+{
+    tg__d8 d[TG_EXPV_U], x[TG_EXPV_U];
+    tg__f8 r[TG_EXPV_U];
+    TG_EXPV_ALL(d[k_] = tg__f8_to_d8(a[k_]));
+    TG_EXPV_ALL(x[k_] = 0.044715 * d[k_]);
+    TG_EXPV_ALL(x[k_] = x[k_] * d[k_]);
+    TG_EXPV_ALL(x[k_] = x[k_] * d[k_]);
+    TG_EXPV_ALL(x[k_] = d[k_] + x[k_]);
+    TG_EXPV_ALL(x[k_] = 0x1.9884533d43651p-1 * x[k_]);
+    TG_EXPV_ALL(x[k_] = -2.0 * x[k_]);
+    tg__exp_ndv8(x, tab);
+    TG_EXPV_ALL(x[k_] = 1.0 + x[k_]);
+    TG_EXPV_ALL(x[k_] = d[k_] / x[k_]);
+    TG_EXPV_ALL(r[k_] = tg__d8_to_f8(x[k_]));
+    TG_EXPV_ALL(r[k_] = tg__f8_pick(a[k_] > 50.0f, a[k_], r[k_]));
+    TG_EXPV_ALL(r[k_] = tg__f8_pick(a[k_] < -50.0f, -(tg__f8){0}, r[k_]));
+    TG_EXPV_ALL(a[k_] = tg__f8_nan_canon(r[k_]));
+}
+#define TG_EXPV_ROW(ID, id)                                                                            \
+    static void tg__act_avx512_##id(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias) \
+    {                                                                                                  \
+        tg__d8 tab[4];                                                                                 \
+        size_t j = 0;                                                                                  \
+        memcpy(tab, tg_math_exp_tab, sizeof tab);                                                      \
+        for (; j + 8 * TG_EXPV_U <= n; j += 8 * TG_EXPV_U) {                                           \
+            tg__f8 a[TG_EXPV_U];                                                                       \
+            memcpy(a, src + 4 * j, sizeof a);                                                          \
+            TG_EXPV_ALL(a[k_] = a[k_] * scale);                                                        \
+            TG_EXPV_ALL(a[k_] = a[k_] + bias);                                                         \
+            tg__##id##v8(a, tab);                                                                      \
+            memcpy(dst + 4 * j, a, sizeof a);                                                          \
+        }                                                                                              \
+        tg__act_row_avx512_elem_f(TG_ACT_##ID, dst + 4 * j, src + 4 * j, n - j, scale, bias);               \
+    }
+TG_EXPV_ROW(EXP, exp)
+TG_EXPV_ROW(SIGMOID, sigmoid)
+TG_EXPV_ROW(SILU, silu)
+TG_EXPV_ROW(GELU_APPRX_TANH, gelu_apprx_tanh)
+#undef TG_EXPV_ROW
 #undef TG_EXPV_ALL
 #undef TG_EXPV_U
+static void tg__act_row_avx512_f(tg_act_func f, uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)
+{
+    switch (f) {
+    case TG_ACT_EXP: tg__act_avx512_exp(dst, src, n, scale, bias); break;
+    case TG_ACT_SIGMOID: tg__act_avx512_sigmoid(dst, src, n, scale, bias); break;
+    case TG_ACT_SILU: tg__act_avx512_silu(dst, src, n, scale, bias); break;
+    case TG_ACT_GELU_APPRX_TANH: tg__act_avx512_gelu_apprx_tanh(dst, src, n, scale, bias); break;
+    default: tg__act_row_avx512_elem_f(f, dst, src, n, scale, bias); break;
+    }
+}
+TG_ACT_ROW_EXP_F(tg__act_row_avx512)
 TG_ACT_ROW_FN(tg__act_row_avx512)
 #pragma GCC pop_options
 #endif

@@ -1234,43 +1234,51 @@ static void test_activation_rows(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
-/* exp rows (each SIMD body vectorizes tg_math_exp_nd: table lookups, 64-bit
- * integer lanes, selects at the end; the AVX-512 body's own vector code,
- * tg__expv8) against tg_activation element by element over a sweep of every
- * fp32 class: one bit pattern in 4099 of all 2^32 (both signs, subnormals,
- * the ±128 cut-offs' region, infinities, NaNs), at scale 1 and at a scale and
- * bias, and every pattern near the edges, every body. */
+/* rows of the functions that take e^x from tg_math_exp_nd (exp, sigmoid,
+ * silu, gelu_apprx_tanh: each SIMD body vectorizes the element form, table
+ * lookups, 64-bit integer lanes, selects at the end; the AVX-512 body has
+ * its own vector code, tg__exp_ndv8) against tg_activation element by
+ * element over a sweep of every fp32 class: one bit pattern in 4099 of all
+ * 2^32 (both signs, subnormals, the ±128 cut-offs' region, infinities,
+ * NaNs), at scale 1 and at a scale and bias, and every pattern near the
+ * edges, every body. */
 static void test_exp_rows_sweep(void **state)
 {
     enum { N = 4096 };
     static float x[N], y[N];
     static const float sb[][2] = {{1.0f, 0.0f}, {0.088388346f, -1.5f}};
-    /* bit-pattern ranges [lo, hi) of one sign: negatives ordered by magnitude */
-    static const float edge[][2] = {{88.5f, 89.0f}, {127.9f, 128.1f}, {-127.9f, -128.1f}, {-103.9f, -104.1f}};
+    static const tg_act_func fn[] = {TG_ACT_EXP, TG_ACT_SIGMOID, TG_ACT_SILU, TG_ACT_GELU_APPRX_TANH};
+    /* bit-pattern ranges [lo, hi) of one sign (negatives ordered by
+     * magnitude): exp's fp32 overflow (88.72) and +0 below -103.97, the
+     * AVX-512 rows' clamp of e^x's argument at ±128 (gelu's -2u is ∓128 at
+     * x = ±11.54), silu's and gelu's own cuts at -200 and ±50 */
+    static const float edge[][2] = {{88.5f, 89.0f},   {127.9f, 128.1f}, {-127.9f, -128.1f}, {-103.9f, -104.1f},
+                                    {11.4f, 11.7f},   {-11.4f, -11.7f},   {-199.9f, -200.1f}, {49.9f, 50.1f},
+                                    {-49.9f, -50.1f}};
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
         assert_int_equal(tg_matmul_isa(level), level);
-        for (size_t k = 0; k < sizeof sb / sizeof sb[0]; k++)
-            for (uint64_t u0 = 0; u0 < ((uint64_t)1 << 32); u0 += (uint64_t)4099 * N) {
-                size_t n = 0;
-                for (uint64_t u = u0; n < N && u < ((uint64_t)1 << 32); u += 4099)
-                    x[n++] = tg_bits_f32((uint32_t)u);
-                tg_activation_f32_row(TG_ACT_EXP, y, x, n, sb[k][0], sb[k][1]);
-                for (size_t j = 0; j < n; j++)
-                    assert_int_equal(tg_f32_bits(y[j]), tg_f32_bits(tg_activation(TG_ACT_EXP, x[j], sb[k][0], sb[k][1])));
-            }
-        /* and every fp32 around exp's edges: fp32 overflow (88.72), the
-         * AVX-512 row's clamp at ±128, +0 below -103.97 */
-        for (size_t e = 0; e < sizeof edge / sizeof edge[0]; e++)
-            for (uint32_t u0 = tg_f32_bits(edge[e][0]); u0 < tg_f32_bits(edge[e][1]); u0 += N) {
-                size_t n = 0;
-                for (uint32_t u = u0; n < N && u < tg_f32_bits(edge[e][1]); u++)
-                    x[n++] = tg_bits_f32(u);
-                tg_activation_f32_row(TG_ACT_EXP, y, x, n, 1.0f, 0.0f);
-                for (size_t j = 0; j < n; j++)
-                    assert_int_equal(tg_f32_bits(y[j]), tg_f32_bits(tg_activation(TG_ACT_EXP, x[j], 1.0f, 0.0f)));
-            }
+        for (size_t f = 0; f < sizeof fn / sizeof fn[0]; f++) {
+            for (size_t k = 0; k < sizeof sb / sizeof sb[0]; k++)
+                for (uint64_t u0 = 0; u0 < ((uint64_t)1 << 32); u0 += (uint64_t)4099 * N) {
+                    size_t n = 0;
+                    for (uint64_t u = u0; n < N && u < ((uint64_t)1 << 32); u += 4099)
+                        x[n++] = tg_bits_f32((uint32_t)u);
+                    tg_activation_f32_row(fn[f], y, x, n, sb[k][0], sb[k][1]);
+                    for (size_t j = 0; j < n; j++)
+                        assert_int_equal(tg_f32_bits(y[j]), tg_f32_bits(tg_activation(fn[f], x[j], sb[k][0], sb[k][1])));
+                }
+            for (size_t e = 0; e < sizeof edge / sizeof edge[0]; e++)
+                for (uint32_t u0 = tg_f32_bits(edge[e][0]); u0 < tg_f32_bits(edge[e][1]); u0 += N) {
+                    size_t n = 0;
+                    for (uint32_t u = u0; n < N && u < tg_f32_bits(edge[e][1]); u++)
+                        x[n++] = tg_bits_f32(u);
+                    tg_activation_f32_row(fn[f], y, x, n, 1.0f, 0.0f);
+                    for (size_t j = 0; j < n; j++)
+                        assert_int_equal(tg_f32_bits(y[j]), tg_f32_bits(tg_activation(fn[f], x[j], 1.0f, 0.0f)));
+                }
+        }
     }
     assert_int_equal(tg_matmul_isa(3), top);
 }
