@@ -44,19 +44,6 @@ static const double tg_inv_fact[18] = {
     1.0 / 355687428096000.0,
 };
 
-/* e^x − 1 without cancellation near 0. */
-static double expm1_d(double x)
-{
-    if (x > -0.35 && x < 0.35) { /* x·(1 + x/2! + ... + x^12/13!): tail < 1e-17 relative */
-        double t = tg_inv_fact[13];
-        int n;
-        for (n = 12; n >= 1; n--)
-            t = tg_inv_fact[n] + x * t;
-        return x * t;
-    }
-    return tg_math_exp_d(x) - 1.0;
-}
-
 /* ln x in double for finite x > 0 (any normal or subnormal double). */
 double tg_math_log_d(double x)
 {
@@ -90,53 +77,18 @@ double tg_math_log_d(double x)
     return (double)e * ln2_hi + ((double)e * ln2_lo + 2.0 * s * w);
 }
 
-/* ln(1 + y) for y > -1, accurate for tiny y. */
-static double log1p_d(double y)
-{
-    double u = 1.0 + y;
-    if (u == 1.0)
-        return y;
-    /* log(u)·y/(u−1) cancels the rounding error of 1 + y (Goldberg 1991) */
-    return tg_math_log_d(u) * (y / (u - 1.0));
-}
-
 /* ---- fp32 functions -------------------------------------------------------*/
 float tg_math_exp(float x) { return tg_math_expv(x); }
 
-float tg_math_log(float x)
-{
-    if (x != x)
-        return x + x;
-    if (x < 0.0f)
-        return tg_bits_f32(0x7fc00000u); /* NaN */
-    if (x == 0.0f)
-        return -tg_bits_f32(0x7f800000u); /* -inf */
-    if (x == tg_bits_f32(0x7f800000u))
-        return x;
-    return (float)tg_math_log_d(x);
-}
+float tg_math_log(float x) { return tg_math_logv(x); }
 
-float tg_math_tanh(float x)
-{
-    double em, d = x;
-    if (x != x)
-        return x + x;
-    d = d > 20.0 ? 20.0 : (d < -20.0 ? -20.0 : d); /* tanh(9.1) is 1.0f already */
-    em = expm1_d(2.0 * d);
-    return (float)(em / (em + 2.0));
-}
+float tg_math_tanh(float x) { return tg_math_tanhv(x); }
 
 float tg_math_sigmoid(float x) { return tg_math_sigmoidv(x); }
 
 float tg_math_silu(float x) { return tg_math_siluv(x); }
 
-float tg_math_softplus(float x)
-{
-    double d = x, pos = d > 0.0 ? d : 0.0, neg = d > 0.0 ? -d : d;
-    if (x != x)
-        return x + x;
-    return (float)(pos + log1p_d(tg_math_exp_d(neg)));
-}
+float tg_math_softplus(float x) { return tg_math_softplusv(x); }
 
 float tg_math_gelu_tanh(float x) { return tg_math_gelu_tanhv(x); }
 
@@ -351,27 +303,7 @@ float tg_math_sqrt(float x)
     }
 }
 
-float tg_math_rsqrt(float x)
-{
-    double d = x, y;
-    int i;
-    if (x != x)
-        return x + x;
-    if (x == 0.0f)
-        return x < 0 || tg_f32_bits(x) >> 31 ? -tg_bits_f32(0x7f800000u) : tg_bits_f32(0x7f800000u);
-    if (x < 0.0f)
-        return tg_bits_f32(0x7fc00000u);
-    if (x == tg_bits_f32(0x7f800000u))
-        return 0.0f;
-    /* initial guess from the exponent (3.4 % off at worst), then Newton
-     * y ← y(3 − d y²)/2, each step squaring the error: four reach binary64's
-     * own rounding (a fifth changed no result over every positive float; three
-     * change 231434) */
-    y = bits_d(0x5fe6eb50c7b537a9ull - (d_bits(d) >> 1));
-    for (i = 0; i < 4; i++)
-        y = y * (1.5 - 0.5 * d * y * y);
-    return (float)y;
-}
+float tg_math_rsqrt(float x) { return tg_math_rsqrtv(x); }
 
 /* C99 Annex F pow on fp32 operands, evaluated as exp(b·ln|a|) in double
  * (tg_math_powv, inline in tg_math.h). */

@@ -275,15 +275,19 @@ static inline float tg_math_gelu_tanhv(float x)
 TG_MATH_INLINE double tg_math_log_dn(double x)
 {
     const double ln2_hi = 0x1.62e42ff000000p-1, ln2_lo = -0x1.718432a1b0e26p-35;
-    tg_math_f64u v, mm;
+    tg_math_f64u v, mm, eb;
     double m, h, f, t, s, z, w, ed, p, q;
-    int64_t e;
     v.d = x;
-    e = (int64_t)(v.u >> 52) - 1023;
+    /* the exponent e as a double, exactly, without an int64 conversion (a
+     * row without AVX-512DQ vectorizes none): its field as the low bits of
+     * 2^52's mantissa, less 2^52 + 1023, plus 1 for the halved mantissa */
+    eb.u = (v.u >> 52) | 0x4330000000000000ull;
+    ed = eb.d - 0x1p52;
+    ed = ed - 1023.0;
     mm.u = (v.u & 0x000fffffffffffffull) | 0x3ff0000000000000ull; /* [1,2) */
     m = mm.d;
     h = m * 0.5;
-    e = e + (m > 0x1.6a09e667f3bcdp+0);
+    ed = ed + (m > 0x1.6a09e667f3bcdp+0 ? 1.0 : 0.0);
     m = m > 0x1.6a09e667f3bcdp+0 ? h : m;
     f = m - 1.0;
     t = 2.0 + f;
@@ -294,13 +298,112 @@ TG_MATH_INLINE double tg_math_log_dn(double x)
     TG_LOG_STEP(21) TG_LOG_STEP(19) TG_LOG_STEP(17) TG_LOG_STEP(15) TG_LOG_STEP(13) TG_LOG_STEP(11)
     TG_LOG_STEP(9) TG_LOG_STEP(7) TG_LOG_STEP(5) TG_LOG_STEP(3) TG_LOG_STEP(1)
 #undef TG_LOG_STEP
-    ed = (double)e;
     p = ed * ln2_hi;
     q = ed * ln2_lo;
     t = 2.0 * s;
     t = t * w;
     q = q + t;
     return p + q;
+}
+
+/* ln x on fp32 (tg_math_log): tg_math_log_dn rounded once for every lane
+ * (a positive finite fp32 is a normal double, where it is tg_math_log_d's
+ * arithmetic), then the special cases selected over it: +inf gives +inf,
+ * ±0 -inf, a negative x the canonical NaN, a NaN x + x. Without a branch,
+ * so a row of it vectorizes (tg_activation_f32_row); every fp32 gives the
+ * former branchy form's bits (exhaustive run, docs/numerics.md). */
+TG_MATH_INLINE float tg_math_logv(float x)
+{
+    tg_math_f32u inf, nan;
+    float r = (float)tg_math_log_dn((double)x), n = x + x;
+    inf.u = 0x7f800000u;
+    nan.u = 0x7fc00000u;
+    r = x == 0.0f ? -inf.f : r;
+    r = x < 0.0f ? nan.f : r;
+    r = x == inf.f ? x : r;
+    return x != x ? n : r;
+}
+
+/* 1/√x on fp32 (tg_math_rsqrt): an initial guess from the exponent (3.4 %
+ * off at worst), then four Newton steps y ← y(3 − x y²)/2 in double, each
+ * squaring the error (a fifth changed no result over every positive float;
+ * three change 231434), rounded once; for every lane, then the special
+ * cases selected over it: ±0 gives ±inf, +inf +0, a negative x the
+ * canonical NaN, a NaN x + x. Without a branch, so a row of it vectorizes;
+ * every fp32 gives the former branchy form's bits (exhaustive run). */
+TG_MATH_INLINE float tg_math_rsqrtv(float x)
+{
+    tg_math_f32u inf, nan, zs;
+    tg_math_f64u v;
+    double d = x, y, t;
+    float r, n = x + x;
+    v.d = d;
+    v.u = 0x5fe6eb50c7b537a9ull - (v.u >> 1);
+    y = v.d;
+#define TG_RSQRT_STEP t = 0.5 * d; t = t * y; t = t * y; t = 1.5 - t; y = y * t;
+    TG_RSQRT_STEP TG_RSQRT_STEP TG_RSQRT_STEP TG_RSQRT_STEP /* written out: a loop here keeps a row scalar */
+#undef TG_RSQRT_STEP
+    r = (float)y;
+    inf.u = 0x7f800000u;
+    nan.u = 0x7fc00000u;
+    zs.f = x;
+    zs.u = (zs.u & 0x80000000u) | inf.u; /* ±inf with x's sign */
+    r = x == 0.0f ? zs.f : r;
+    r = x < 0.0f ? nan.f : r;
+    r = x == inf.f ? 0.0f : r;
+    return x != x ? n : r;
+}
+
+/* tanh on fp32 (tg_math_tanh): u = 2x, x clamped to ±20 (tanh(9.1) is 1.0f
+ * already), then e^u − 1 without cancellation near 0 (tg_math.c expm1_d:
+ * the degree-13 Taylor polynomial for |u| < 0.35, e^u − 1 beyond; e^u by
+ * tg_math_exp_nd, tg_math_exp_dv's result for |u| ≤ 128), and em/(em + 2)
+ * rounded once. Both of expm1's paths on every lane and the one it takes
+ * selected, so a row of it vectorizes; every fp32 gives the former
+ * branchy form's bits (exhaustive run, docs/numerics.md). */
+TG_MATH_INLINE float tg_math_tanhv(float x)
+{
+    double d = x, u, t, big, sel;
+    float r, n = x + x;
+    d = d > 20.0 ? 20.0 : d;
+    d = d < -20.0 ? -20.0 : d;
+    u = 2.0 * d;
+    t = 1.0 / 6227020800.0; /* 1/13!, then Horner down to 1/1! */
+#define TG_TANH_STEP(c) t = u * t; t = (c) + t;
+    TG_TANH_STEP(1.0 / 479001600) TG_TANH_STEP(1.0 / 39916800) TG_TANH_STEP(1.0 / 3628800)
+    TG_TANH_STEP(1.0 / 362880) TG_TANH_STEP(1.0 / 40320) TG_TANH_STEP(1.0 / 5040) TG_TANH_STEP(1.0 / 720)
+    TG_TANH_STEP(1.0 / 120) TG_TANH_STEP(1.0 / 24) TG_TANH_STEP(1.0 / 6) TG_TANH_STEP(1.0 / 2)
+    TG_TANH_STEP(1.0)
+#undef TG_TANH_STEP
+    t = u * t;
+    big = tg_math_exp_nd(u);
+    big = big - 1.0;
+    sel = u < 0.35 ? t : big; /* the polynomial for -0.35 < u < 0.35 */
+    t = u > -0.35 ? sel : big;
+    u = t + 2.0;
+    r = (float)(t / u);
+    return x != x ? n : r;
+}
+
+/* softplus on fp32 (tg_math_softplus): max(x, 0) + ln(1 + e^-|x|) in double,
+ * rounded once; ln(1 + y) as tg_math.c log1p_d (y itself where 1 + y
+ * rounds to 1, else ln(1 + y)·y/((1 + y) − 1)), by tg_math_log_dn (1 + y
+ * is in [1, 2]). Both of log1p's paths on every lane and the one it takes
+ * selected, so a row of it vectorizes; every fp32 gives the former
+ * branchy form's bits (exhaustive run). */
+TG_MATH_INLINE float tg_math_softplusv(float x)
+{
+    double d = x, pos = d > 0.0 ? d : 0.0, neg = d > 0.0 ? -d : d, y, u, l, q;
+    float r, n = x + x;
+    y = tg_math_exp_dv(neg);
+    u = 1.0 + y;
+    l = tg_math_log_dn(u);
+    q = u - 1.0;
+    q = y / q;
+    l = l * q;
+    l = u == 1.0 ? y : l;
+    r = (float)(pos + l);
+    return x != x ? n : r;
 }
 
 /* C99 Annex F pow on fp32 operands, exp(b·ln|a|) in double rounded once,
@@ -371,17 +474,17 @@ static inline float tg_nan_canon(float r)
 
 static inline float tg_act_copy(float x) { return x; }
 static inline float tg_act_exp(float x) { return tg_math_expv(x); }
-static inline float tg_act_log(float x) { return tg_math_log(x); }
-static inline float tg_act_tanh(float x) { return tg_math_tanh(x); }
+static inline float tg_act_log(float x) { return tg_math_logv(x); }
+static inline float tg_act_tanh(float x) { return tg_math_tanhv(x); }
 static inline float tg_act_sigmoid(float x) { return tg_math_sigmoidv(x); }
 static inline float tg_act_relu(float x) { return x > 0.0f ? x : (x != x ? tg_nan_canon(x) : 0.0f); }
 static inline float tg_act_gelu(float x) { return tg_math_gelu(x); }
 static inline float tg_act_gelu_apprx_tanh(float x) { return tg_math_gelu_tanhv(x); }
 static inline float tg_act_silu(float x) { return tg_math_siluv(x); }
-static inline float tg_act_softplus(float x) { return tg_math_softplus(x); }
+static inline float tg_act_softplus(float x) { return tg_math_softplusv(x); }
 static inline float tg_act_square(float x) { return x * x; }
 static inline float tg_act_sqrt(float x) { return tg_math_sqrt(x); }
-static inline float tg_act_rsqrt(float x) { return tg_math_rsqrt(x); }
+static inline float tg_act_rsqrt(float x) { return tg_math_rsqrtv(x); }
 static inline float tg_act_reciprocal(float x) { return tg_nan_canon(1.0f / x); }
 static inline float tg_act_sin(float x) { return tg_math_sin(x); }
 static inline float tg_act_abs(float x)

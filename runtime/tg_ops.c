@@ -985,6 +985,23 @@ TG_EXPV_ROW(SIGMOID, sigmoid)
 TG_EXPV_ROW(SILU, silu)
 TG_EXPV_ROW(GELU_APPRX_TANH, gelu_apprx_tanh)
 #undef TG_EXPV_ROW
+/* sqrt: tg_math_sqrt is exact (the correctly rounded root, -0 for -0, +inf
+ * for +inf, NaN for x < 0) and so is IEEE sqrtps; a NaN result is the
+ * canonical NaN, as tg_activation gives. An exhaustive run over all 2^32
+ * fp32 arguments agreed; test_activation_rows checks the specials. */
+static void tg__act_avx512_sqrt(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)
+{
+    size_t j = 0;
+    for (; j + 8 <= n; j += 8) {
+        tg__f8 a;
+        memcpy(&a, src + 4 * j, sizeof a);
+        a = a * scale;
+        a = a + bias;
+        a = tg__f8_nan_canon(__builtin_ia32_sqrtps256(a));
+        memcpy(dst + 4 * j, &a, sizeof a);
+    }
+    tg__act_row_avx512_elem_f(TG_ACT_SQRT, dst + 4 * j, src + 4 * j, n - j, scale, bias);
+}
 #undef TG_EXPV_ALL
 #undef TG_EXPV_U
 static void tg__act_row_avx512_f(tg_act_func f, uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)
@@ -994,6 +1011,7 @@ static void tg__act_row_avx512_f(tg_act_func f, uint8_t *dst, const uint8_t *src
     case TG_ACT_SIGMOID: tg__act_avx512_sigmoid(dst, src, n, scale, bias); break;
     case TG_ACT_SILU: tg__act_avx512_silu(dst, src, n, scale, bias); break;
     case TG_ACT_GELU_APPRX_TANH: tg__act_avx512_gelu_apprx_tanh(dst, src, n, scale, bias); break;
+    case TG_ACT_SQRT: tg__act_avx512_sqrt(dst, src, n, scale, bias); break;
     default: tg__act_row_avx512_elem_f(f, dst, src, n, scale, bias); break;
     }
 }
