@@ -861,16 +861,13 @@ typedef int32_t tg__i32x8 __attribute__((vector_size(32)));
  * tg_activation returns. Exhaustive runs over all 2^32 fp32 arguments gave
  * tg_activation's bits for each function; test_ops.c test_exp_rows_sweep
  * and test_activation_rows sweep and spot-check them. */
-__attribute__((always_inline)) static inline void tg__exp_ndv8(tg__d8 x[TG_EXPV_U], const tg__d8 tab[4])
+/* tg_math_exp_core on TG_EXPV_U vectors: p = 2^(j/32)·e^r, mb = m + 2^46 */
+__attribute__((always_inline)) static inline void tg__exp_corev8(const tg__d8 x[TG_EXPV_U], const tg__d8 tab[4],
+                                                                 tg__d8 p[TG_EXPV_U], tg__u64x8 mb[TG_EXPV_U])
 {
-    const tg__d8 lo = {-128.0, -128.0, -128.0, -128.0, -128.0, -128.0, -128.0, -128.0};
-    const tg__d8 hi = -lo, z = {0};
     const uint64_t m52 = ((uint64_t)1 << 52) - 1;
-    tg__d8 kd[TG_EXPV_U], r[TG_EXPV_U], t[TG_EXPV_U], p[TG_EXPV_U];
-    tg__u64x8 kb[TG_EXPV_U], m[TG_EXPV_U], e[TG_EXPV_U], t0[TG_EXPV_U], t1[TG_EXPV_U];
-    TG_EXPV_ALL(x[k_] = __builtin_ia32_maxpd512_mask(lo, x[k_], z, (uint8_t)-1, 4));
-    TG_EXPV_ALL(x[k_] = __builtin_ia32_minpd512_mask(hi, x[k_], z, (uint8_t)-1, 4));
-    /* tg_math_exp_core */
+    tg__d8 kd[TG_EXPV_U], r[TG_EXPV_U], t[TG_EXPV_U];
+    tg__u64x8 kb[TG_EXPV_U], m[TG_EXPV_U], t0[TG_EXPV_U], t1[TG_EXPV_U];
     TG_EXPV_ALL(kd[k_] = x[k_] * 0x1.71547652b82fep+5);
     TG_EXPV_ALL(kd[k_] = kd[k_] + 0x1.8p52);
     TG_EXPV_ALL(kb[k_] = (tg__u64x8)kd[k_] & m52);
@@ -894,8 +891,20 @@ __attribute__((always_inline)) static inline void tg__exp_ndv8(tg__d8 x[TG_EXPV_
     TG_EXPV_ALL(m[k_] = -((kb[k_] >> 4) & 1));
     TG_EXPV_ALL(t[k_] = (tg__d8)((t0[k_] & ~m[k_]) | (t1[k_] & m[k_])));
     TG_EXPV_ALL(p[k_] = t[k_] * p[k_]);
-    /* tg_math_exp_nd: times 2^m */
-    TG_EXPV_ALL(e[k_] = ((kb[k_] >> 5) - ((uint64_t)1 << 46) + 1023) << 52);
+    TG_EXPV_ALL(mb[k_] = kb[k_] >> 5);
+}
+/* e^x of tg_math_exp_nd in place, x clamped to [-128, 128] first */
+__attribute__((always_inline)) static inline void tg__exp_ndv8(tg__d8 x[TG_EXPV_U], const tg__d8 tab[4])
+{
+    const tg__d8 lo = {-128.0, -128.0, -128.0, -128.0, -128.0, -128.0, -128.0, -128.0};
+    const tg__d8 hi = -lo, z = {0};
+    tg__d8 p[TG_EXPV_U];
+    tg__u64x8 mb[TG_EXPV_U], e[TG_EXPV_U];
+    TG_EXPV_ALL(x[k_] = __builtin_ia32_maxpd512_mask(lo, x[k_], z, (uint8_t)-1, 4));
+    TG_EXPV_ALL(x[k_] = __builtin_ia32_minpd512_mask(hi, x[k_], z, (uint8_t)-1, 4));
+    tg__exp_corev8(x, tab, p, mb);
+    /* times 2^m */
+    TG_EXPV_ALL(e[k_] = (mb[k_] - ((uint64_t)1 << 46) + 1023) << 52);
     TG_EXPV_ALL(x[k_] = p[k_] * (tg__d8)e[k_]);
 }
 static inline tg__d8 tg__f8_to_d8(tg__f8 a)
@@ -964,6 +973,122 @@ __attribute__((always_inline)) static inline void tg__gelu_apprx_tanhv8(tg__f8 a
     TG_EXPV_ALL(r[k_] = tg__f8_pick(a[k_] < -50.0f, -(tg__f8){0}, r[k_]));
     TG_EXPV_ALL(a[k_] = tg__f8_nan_canon(r[k_]));
 }
+/* erf and gelu (erf form): tg_math.c's erf_series, erfc_cf, tg_math_erf_d
+ * and tg_math_gelu on the lanes of TG_EXPV_U vectors, each lane through the
+ * scalar code's operations in its order. The scalar code branches per
+ * element (series or continued fraction) and its series stops when its
+ * term falls below 1e-18; here both paths run on all lanes where some lane
+ * needs them, the series while some lane is live, a lane's term and sum
+ * frozen once it stopped, and each lane's result selected. Exhaustive runs
+ * over all 2^32 fp32 arguments gave tg_activation's bits for both. */
+typedef int64_t tg__i64x8 __attribute__((vector_size(64)));
+static inline tg__d8 tg__d8_pick(tg__u64x8 m, tg__d8 y, tg__d8 x)
+{
+    return (tg__d8)(((tg__u64x8)x & ~m) | ((tg__u64x8)y & m));
+}
+static inline int tg__u64x8_any(tg__u64x8 m)
+{
+    uint64_t o = 0;
+    for (int i = 0; i < 8; i++)
+        o |= m[i];
+    return o != 0;
+}
+/* erf_series: the Maclaurin sum to the first term below 1e-18 in
+ * magnitude, on the lanes set in live */
+static tg__d8 tg__erf_seriesv8(tg__d8 t, tg__u64x8 live)
+{
+    const tg__d8 z = t * t;
+    tg__d8 term = t, sum = t;
+    for (int n = 1; n < 60 && tg__u64x8_any(live); n++) {
+        tg__d8 q = -z / (double)n, tn, sn;
+        tn = term * q;
+        sn = tn / (double)(2 * n + 1);
+        sn = sum + sn;
+        term = tg__d8_pick(live, tn, term);
+        sum = tg__d8_pick(live, sn, sum);
+        live &= ~(tg__u64x8)((tn < 1e-18) & (tn > -1e-18));
+    }
+    return sum * 0x1.20dd750429b6dp+0;
+}
+/* erfc_cf for t ≤ 27 (lanes above: +0): the continued fraction, then
+ * tg_math_exp_dv(-t²) (-t² in [-729, 0]: inside its ±1000 ends) */
+__attribute__((always_inline)) static inline void tg__erfc_cfv8(const tg__d8 t[TG_EXPV_U], tg__d8 r[TG_EXPV_U],
+                                                                const tg__d8 tab[4])
+{
+    const uint64_t b45 = (uint64_t)1 << 45;
+    tg__d8 f[TG_EXPV_U], x[TG_EXPV_U], p[TG_EXPV_U];
+    tg__u64x8 mb[TG_EXPV_U], m1b[TG_EXPV_U], e[TG_EXPV_U];
+    TG_EXPV_ALL(f[k_] = t[k_]);
+    for (int n = 120; n >= 1; n--)
+        TG_EXPV_ALL(f[k_] = t[k_] + (n * 0.5) / f[k_]);
+    TG_EXPV_ALL(x[k_] = -t[k_] * t[k_]);
+    tg__exp_corev8(x, tab, p, mb);
+    /* tg_math_exp_dv: 2^m as 2^m1 · 2^(m - m1) */
+    TG_EXPV_ALL(m1b[k_] = (mb[k_] + (1 - (mb[k_] >> 46))) >> 1);
+    TG_EXPV_ALL(e[k_] = (m1b[k_] - b45 + 1023) << 52);
+    TG_EXPV_ALL(p[k_] = p[k_] * (tg__d8)e[k_]);
+    TG_EXPV_ALL(e[k_] = (mb[k_] - m1b[k_] - b45 + 1023) << 52);
+    TG_EXPV_ALL(p[k_] = p[k_] * (tg__d8)e[k_]);
+    TG_EXPV_ALL(p[k_] = p[k_] * 0x1.20dd750429b6dp-1);
+    TG_EXPV_ALL(p[k_] = p[k_] / f[k_]);
+    TG_EXPV_ALL(r[k_] = tg__d8_pick((tg__u64x8)(t[k_] > 27.0), (tg__d8){0}, p[k_]));
+}
+/* erfc_pos(a) for a ≥ 0 on the lanes set in need: 1 - erf_series(a) for a ≤ 2, else erfc_cf(a) */
+__attribute__((always_inline)) static inline void tg__erfc_posv8(const tg__d8 a[TG_EXPV_U],
+                                                                 const tg__u64x8 need[TG_EXPV_U],
+                                                                 tg__d8 r[TG_EXPV_U], const tg__d8 tab[4])
+{
+    tg__u64x8 small[TG_EXPV_U], cf = {0};
+    tg__d8 c[TG_EXPV_U];
+    TG_EXPV_ALL(small[k_] = (tg__u64x8)(a[k_] <= 2.0));
+    TG_EXPV_ALL(cf |= need[k_] & ~small[k_]);
+    if (tg__u64x8_any(cf))
+        tg__erfc_cfv8(a, c, tab);
+    else
+        TG_EXPV_ALL(c[k_] = (tg__d8){0});
+    TG_EXPV_ALL(r[k_] = 1.0 - tg__erf_seriesv8(a[k_], need[k_] & small[k_]));
+    TG_EXPV_ALL(r[k_] = tg__d8_pick(small[k_], r[k_], c[k_]));
+}
+/* tg_math_erf: (float)tg_math_erf_d(x) */
+__attribute__((always_inline)) static inline void tg__erfv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+{
+    tg__d8 t[TG_EXPV_U], ab[TG_EXPV_U], r[TG_EXPV_U];
+    tg__u64x8 neg[TG_EXPV_U], small[TG_EXPV_U], cf = {0};
+    TG_EXPV_ALL(t[k_] = tg__f8_to_d8(a[k_]));
+    TG_EXPV_ALL(neg[k_] = (tg__u64x8)(t[k_] < 0));
+    TG_EXPV_ALL(ab[k_] = tg__d8_pick(neg[k_], -t[k_], t[k_]));
+    TG_EXPV_ALL(small[k_] = (tg__u64x8)(ab[k_] <= 2.0));
+    TG_EXPV_ALL(cf |= ~small[k_] & (tg__u64x8)(ab[k_] <= 27.0));
+    if (tg__u64x8_any(cf))
+        tg__erfc_cfv8(ab, r, tab);
+    else
+        TG_EXPV_ALL(r[k_] = (tg__d8){0});
+    TG_EXPV_ALL(r[k_] = 1.0 - r[k_]);
+    TG_EXPV_ALL(r[k_] = tg__d8_pick(small[k_], tg__erf_seriesv8(ab[k_], small[k_]), r[k_]));
+    TG_EXPV_ALL(r[k_] = tg__d8_pick(neg[k_], -r[k_], r[k_]));
+    /* NaN and ±0: t + t */
+    TG_EXPV_ALL(r[k_] = tg__d8_pick((tg__u64x8)((t[k_] != t[k_]) | (t[k_] == 0.0)), t[k_] + t[k_], r[k_]));
+    TG_EXPV_ALL(a[k_] = tg__f8_nan_canon(tg__d8_to_f8(r[k_])));
+}
+/* tg_math_gelu: (float)(x·Φ(x)), Φ by erfc_pos of t = x/√2 */
+__attribute__((always_inline)) static inline void tg__geluv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+{
+    tg__d8 d[TG_EXPV_U], t[TG_EXPV_U], ab[TG_EXPV_U], e[TG_EXPV_U];
+    tg__u64x8 pos[TG_EXPV_U], need[TG_EXPV_U];
+    tg__f8 r[TG_EXPV_U];
+    TG_EXPV_ALL(d[k_] = tg__f8_to_d8(a[k_]));
+    TG_EXPV_ALL(t[k_] = d[k_] * 0x1.6a09e667f3bcdp-1);
+    TG_EXPV_ALL(pos[k_] = (tg__u64x8)(t[k_] >= 0));
+    TG_EXPV_ALL(ab[k_] = tg__d8_pick(pos[k_], t[k_], -t[k_]));
+    /* the lanes the selects below keep: -40 ≤ x ≤ 10 (so not NaN) */
+    TG_EXPV_ALL(need[k_] = (tg__u64x8)((d[k_] <= 10.0) & (d[k_] >= -40.0)));
+    tg__erfc_posv8(ab, need, e, tab);
+    TG_EXPV_ALL(e[k_] = tg__d8_pick(pos[k_], 1.0 - 0.5 * e[k_], 0.5 * e[k_]));
+    TG_EXPV_ALL(r[k_] = tg__d8_to_f8(d[k_] * e[k_]));
+    TG_EXPV_ALL(r[k_] = tg__f8_pick(a[k_] < -40.0f, -(tg__f8){0}, r[k_]));
+    TG_EXPV_ALL(r[k_] = tg__f8_pick(a[k_] > 10.0f, a[k_], r[k_]));
+    TG_EXPV_ALL(a[k_] = tg__f8_nan_canon(r[k_]));
+}
 #define TG_EXPV_ROW(ID, id)                                                                            \
     static void tg__act_avx512_##id(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias) \
     {                                                                                                  \
@@ -984,6 +1109,8 @@ TG_EXPV_ROW(EXP, exp)
 TG_EXPV_ROW(SIGMOID, sigmoid)
 TG_EXPV_ROW(SILU, silu)
 TG_EXPV_ROW(GELU_APPRX_TANH, gelu_apprx_tanh)
+TG_EXPV_ROW(ERF, erf)
+TG_EXPV_ROW(GELU, gelu)
 #undef TG_EXPV_ROW
 /* sqrt: tg_math_sqrt is exact (the correctly rounded root, -0 for -0, +inf
  * for +inf, NaN for x < 0) and so is IEEE sqrtps; a NaN result is the
@@ -1012,6 +1139,8 @@ static void tg__act_row_avx512_f(tg_act_func f, uint8_t *dst, const uint8_t *src
     case TG_ACT_SILU: tg__act_avx512_silu(dst, src, n, scale, bias); break;
     case TG_ACT_GELU_APPRX_TANH: tg__act_avx512_gelu_apprx_tanh(dst, src, n, scale, bias); break;
     case TG_ACT_SQRT: tg__act_avx512_sqrt(dst, src, n, scale, bias); break;
+    case TG_ACT_ERF: tg__act_avx512_erf(dst, src, n, scale, bias); break;
+    case TG_ACT_GELU: tg__act_avx512_gelu(dst, src, n, scale, bias); break;
     default: tg__act_row_avx512_elem_f(f, dst, src, n, scale, bias); break;
     }
 }

@@ -1234,53 +1234,76 @@ static void test_activation_rows(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
-/* rows of the functions that take e^x from tg_math_exp_nd (exp, sigmoid,
- * silu, gelu_apprx_tanh: each SIMD body vectorizes the element form, table
- * lookups, 64-bit integer lanes, selects at the end; the AVX-512 body has
- * its own vector code, tg__exp_ndv8) against tg_activation element by
- * element over a sweep of every fp32 class: one bit pattern in 4099 of all
- * 2^32 (both signs, subnormals, the ±128 cut-offs' region, infinities,
- * NaNs), at scale 1 and at a scale and bias, and every pattern near the
- * edges, every body. */
-static void test_exp_rows_sweep(void **state)
+/* Rows of f against tg_activation element by element, at every SIMD body:
+ * every `stride`-th fp32 bit pattern of all 2^32 at each (scale, bias) of
+ * sb, then every `step`-th pattern in each [lo, hi) of edge (bit-pattern
+ * ranges of one sign: negatives ordered by magnitude) at scale 1. */
+static void act_rows_sweep(tg_act_func f, uint32_t stride, const float (*sb)[2], size_t nsb,
+                           const float (*edge)[2], size_t nedge, uint32_t step)
 {
     enum { N = 4096 };
     static float x[N], y[N];
-    static const float sb[][2] = {{1.0f, 0.0f}, {0.088388346f, -1.5f}};
-    static const tg_act_func fn[] = {TG_ACT_EXP, TG_ACT_SIGMOID, TG_ACT_SILU, TG_ACT_GELU_APPRX_TANH};
-    /* bit-pattern ranges [lo, hi) of one sign (negatives ordered by
-     * magnitude): exp's fp32 overflow (88.72) and +0 below -103.97, the
-     * AVX-512 rows' clamp of e^x's argument at ±128 (gelu's -2u is ∓128 at
-     * x = ±11.54), silu's and gelu's own cuts at -200 and ±50 */
-    static const float edge[][2] = {{88.5f, 89.0f},   {127.9f, 128.1f}, {-127.9f, -128.1f}, {-103.9f, -104.1f},
-                                    {11.4f, 11.7f},   {-11.4f, -11.7f},   {-199.9f, -200.1f}, {49.9f, 50.1f},
-                                    {-49.9f, -50.1f}};
     int top = tg_matmul_isa(0);
-    (void)state;
     for (int level = top; level >= 1; level--) {
         assert_int_equal(tg_matmul_isa(level), level);
-        for (size_t f = 0; f < sizeof fn / sizeof fn[0]; f++) {
-            for (size_t k = 0; k < sizeof sb / sizeof sb[0]; k++)
-                for (uint64_t u0 = 0; u0 < ((uint64_t)1 << 32); u0 += (uint64_t)4099 * N) {
-                    size_t n = 0;
-                    for (uint64_t u = u0; n < N && u < ((uint64_t)1 << 32); u += 4099)
-                        x[n++] = tg_bits_f32((uint32_t)u);
-                    tg_activation_f32_row(fn[f], y, x, n, sb[k][0], sb[k][1]);
-                    for (size_t j = 0; j < n; j++)
-                        assert_int_equal(tg_f32_bits(y[j]), tg_f32_bits(tg_activation(fn[f], x[j], sb[k][0], sb[k][1])));
-                }
-            for (size_t e = 0; e < sizeof edge / sizeof edge[0]; e++)
-                for (uint32_t u0 = tg_f32_bits(edge[e][0]); u0 < tg_f32_bits(edge[e][1]); u0 += N) {
-                    size_t n = 0;
-                    for (uint32_t u = u0; n < N && u < tg_f32_bits(edge[e][1]); u++)
-                        x[n++] = tg_bits_f32(u);
-                    tg_activation_f32_row(fn[f], y, x, n, 1.0f, 0.0f);
-                    for (size_t j = 0; j < n; j++)
-                        assert_int_equal(tg_f32_bits(y[j]), tg_f32_bits(tg_activation(fn[f], x[j], 1.0f, 0.0f)));
-                }
-        }
+        for (size_t k = 0; k < nsb; k++)
+            for (uint64_t u0 = 0; u0 < ((uint64_t)1 << 32); u0 += (uint64_t)stride * N) {
+                size_t n = 0;
+                for (uint64_t u = u0; n < N && u < ((uint64_t)1 << 32); u += stride)
+                    x[n++] = tg_bits_f32((uint32_t)u);
+                tg_activation_f32_row(f, y, x, n, sb[k][0], sb[k][1]);
+                for (size_t j = 0; j < n; j++)
+                    assert_int_equal(tg_f32_bits(y[j]), tg_f32_bits(tg_activation(f, x[j], sb[k][0], sb[k][1])));
+            }
+        for (size_t e = 0; e < nedge; e++)
+            for (uint32_t u0 = tg_f32_bits(edge[e][0]); u0 < tg_f32_bits(edge[e][1]); u0 += step * N) {
+                size_t n = 0;
+                for (uint32_t u = u0; n < N && u < tg_f32_bits(edge[e][1]); u += step)
+                    x[n++] = tg_bits_f32(u);
+                tg_activation_f32_row(f, y, x, n, 1.0f, 0.0f);
+                for (size_t j = 0; j < n; j++)
+                    assert_int_equal(tg_f32_bits(y[j]), tg_f32_bits(tg_activation(f, x[j], 1.0f, 0.0f)));
+            }
     }
     assert_int_equal(tg_matmul_isa(3), top);
+}
+
+/* rows of the functions that take e^x from tg_math_exp_nd (exp, sigmoid,
+ * silu, gelu_apprx_tanh: each SIMD body vectorizes the element form, table
+ * lookups, 64-bit integer lanes, selects at the end; the AVX-512 body has
+ * its own vector code, tg__exp_ndv8): every 4099th pattern (both signs,
+ * subnormals, the ±128 cut-offs' region, infinities, NaNs) at scale 1 and
+ * at a scale and bias, and every pattern near the edges: exp's fp32
+ * overflow (88.72) and +0 below -103.97, the AVX-512 rows' clamp of e^x's
+ * argument at ±128 (gelu's -2u is ∓128 at x = ±11.54), silu's and gelu's
+ * own cuts at -200 and ±50. */
+static void test_exp_rows_sweep(void **state)
+{
+    static const float sb[][2] = {{1.0f, 0.0f}, {0.088388346f, -1.5f}};
+    static const tg_act_func fn[] = {TG_ACT_EXP, TG_ACT_SIGMOID, TG_ACT_SILU, TG_ACT_GELU_APPRX_TANH};
+    static const float edge[][2] = {{88.5f, 89.0f},   {127.9f, 128.1f},   {-127.9f, -128.1f}, {-103.9f, -104.1f},
+                                    {11.4f, 11.7f},   {-11.4f, -11.7f},   {-199.9f, -200.1f}, {49.9f, 50.1f},
+                                    {-49.9f, -50.1f}};
+    (void)state;
+    for (size_t f = 0; f < sizeof fn / sizeof fn[0]; f++)
+        act_rows_sweep(fn[f], 4099, sb, sizeof sb / sizeof sb[0], edge, sizeof edge / sizeof edge[0], 1);
+}
+
+/* erf and gelu rows (the AVX-512 body's lanes run the series while any
+ * lane is live and the continued fraction where any lane needs it, tg_ops.c
+ * tg__erf_seriesv8): every 40009th pattern at scale 1 and at a scale and
+ * bias, and every 7th near each path's edge (erf's |t| = 2 and 27; gelu's
+ * at x = ±2.83 and ±38.18, its cuts at 10 and -40) and among tiny ones. */
+static void test_erf_rows(void **state)
+{
+    static const float sb[][2] = {{1.0f, 0.0f}, {0.75f, -0.25f}};
+    static const tg_act_func fn[] = {TG_ACT_ERF, TG_ACT_GELU};
+    static const float edge[][2] = {{1.995f, 2.005f}, {-1.995f, -2.005f}, {26.99f, 27.01f}, {-26.99f, -27.01f},
+                                    {2.825f, 2.833f}, {-2.825f, -2.833f}, {38.17f, 38.2f},  {-38.17f, -38.2f},
+                                    {9.99f, 10.01f},  {-39.99f, -40.01f}, {0x1p-30f, 0x1p-29f}};
+    (void)state;
+    for (size_t f = 0; f < sizeof fn / sizeof fn[0]; f++)
+        act_rows_sweep(fn[f], 40009, sb, sizeof sb / sizeof sb[0], edge, sizeof edge / sizeof edge[0], 7);
 }
 
 /* exp rows whose blocks are all below exp's +0 cut (runtime/tg_ops.c
@@ -1566,6 +1589,7 @@ int main(void)
         cmocka_unit_test(test_matmul_range_edges),
         cmocka_unit_test(test_activation_rows),
         cmocka_unit_test(test_exp_rows_sweep),
+        cmocka_unit_test(test_erf_rows),
         cmocka_unit_test(test_exp_rows_dead),
         cmocka_unit_test(test_f32_rows),
         cmocka_unit_test(test_lanes_stage),
