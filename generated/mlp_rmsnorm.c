@@ -90,11 +90,12 @@ static TG_SIMD_BODY int mlp_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                         const float tg_scale = 1.0f;
                         const float tg_bias = 0.0f;
                         float *const tg_tab = tg_pe + 81920;
-                        if (!tg_built0) { /* once per run: f(every encoding) */
+                        if (!tg_built0) { /* once per run: f(every encoding), by the row (the element form's bits) */
                             for (uint32_t tg_u = 0; tg_u < 65536u; tg_u++) {
                                 const uint16_t tg_e = (uint16_t)tg_u;
-                                tg_tab[tg_u] = tg_activation(TG_ACT_SQUARE, tg_rd_bf16((const uint8_t *)&tg_e, 0), tg_scale, tg_bias);
+                                tg_tab[tg_u] = tg_rd_bf16((const uint8_t *)&tg_e, 0);
                             }
+                            tg_activation_f32_row(TG_ACT_SQUARE, tg_tab, tg_tab, 65536u, tg_scale, tg_bias);
                             tg_built0 = 1;
                         }
                         float *const tg_lfr = tg_lf + (tg_p - tg_pb) * 256; /* this row's fp32 results, in fold order */

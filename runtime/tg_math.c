@@ -36,8 +36,8 @@ const double tg_math_exp_tab[32] = {
 
 double tg_math_exp_d(double x) { return tg_math_exp_dv(x); }
 
-/* 1/n!, n = 0..17 (constant-folded, correctly rounded). */
-static const double tg_inv_fact[18] = {
+/* 1/n!, n = 0..17 (constant-folded, correctly rounded; tg_math_inv_fact in tg_math.h). */
+const double tg_math_inv_fact[18] = {
     1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320,
     1.0 / 362880, 1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0,
     1.0 / 87178291200.0, 1.0 / 1307674368000.0, 1.0 / 20922789888000.0,
@@ -153,14 +153,14 @@ static double sin_quadrant(double r, uint32_t q)
     double z = r * r, c, s;
     int n;
     if (q & 1u) { /* cos r = 1 - z/2! + z^2/4! - ... + z^8/16! */
-        c = tg_inv_fact[16];
+        c = tg_math_inv_fact[16];
         for (n = 14; n >= 0; n -= 2)
-            c = ((n / 2) & 1 ? -tg_inv_fact[n] : tg_inv_fact[n]) + z * c;
+            c = ((n / 2) & 1 ? -tg_math_inv_fact[n] : tg_math_inv_fact[n]) + z * c;
         s = c;
     } else {      /* sin r = r (1 - z/3! + ... - z^7/15!) */
-        c = -tg_inv_fact[15];
+        c = -tg_math_inv_fact[15];
         for (n = 13; n >= 1; n -= 2)
-            c = ((n / 2) & 1 ? -tg_inv_fact[n] : tg_inv_fact[n]) + z * c;
+            c = ((n / 2) & 1 ? -tg_math_inv_fact[n] : tg_math_inv_fact[n]) + z * c;
         s = r * c;
     }
     return q & 2u ? -s : s;

@@ -113,6 +113,7 @@ typedef union tg_math_f32u {
  * when they do not contract across statements (gcc -std=c99/c11 or
  * -ffp-contract=off; clang's default contracts within an expression only). */
 extern const double tg_math_exp_tab[32]; /* 2^(i/32), i = 0..31 */
+extern const double tg_math_inv_fact[18]; /* 1/n!, n = 0..17 */
 
 typedef union tg_math_f64u {
     double d;   /* value */
@@ -368,12 +369,10 @@ TG_MATH_INLINE float tg_math_tanhv(float x)
     d = d > 20.0 ? 20.0 : d;
     d = d < -20.0 ? -20.0 : d;
     u = 2.0 * d;
-    t = 1.0 / 6227020800.0; /* 1/13!, then Horner down to 1/1! */
-#define TG_TANH_STEP(c) t = u * t; t = (c) + t;
-    TG_TANH_STEP(1.0 / 479001600) TG_TANH_STEP(1.0 / 39916800) TG_TANH_STEP(1.0 / 3628800)
-    TG_TANH_STEP(1.0 / 362880) TG_TANH_STEP(1.0 / 40320) TG_TANH_STEP(1.0 / 5040) TG_TANH_STEP(1.0 / 720)
-    TG_TANH_STEP(1.0 / 120) TG_TANH_STEP(1.0 / 24) TG_TANH_STEP(1.0 / 6) TG_TANH_STEP(1.0 / 2)
-    TG_TANH_STEP(1.0)
+    t = tg_math_inv_fact[13]; /* 1/13!, then Horner down to 1/1! */
+#define TG_TANH_STEP(n) t = u * t; t = tg_math_inv_fact[n] + t;
+    TG_TANH_STEP(12) TG_TANH_STEP(11) TG_TANH_STEP(10) TG_TANH_STEP(9) TG_TANH_STEP(8) TG_TANH_STEP(7)
+    TG_TANH_STEP(6) TG_TANH_STEP(5) TG_TANH_STEP(4) TG_TANH_STEP(3) TG_TANH_STEP(2) TG_TANH_STEP(1)
 #undef TG_TANH_STEP
     t = u * t;
     big = tg_math_exp_nd(u);

@@ -1089,6 +1089,47 @@ __attribute__((always_inline)) static inline void tg__geluv8(tg__f8 a[TG_EXPV_U]
     TG_EXPV_ALL(r[k_] = tg__f8_pick(a[k_] > 10.0f, a[k_], r[k_]));
     TG_EXPV_ALL(a[k_] = tg__f8_nan_canon(r[k_]));
 }
+/* tg_math_sin for |x| ≤ 823549: tg_math.c sin_small's Cody–Waite
+ * reduction by π/2 and sin_quadrant's two polynomials (cos for odd
+ * quadrants, sin for even), both on every lane and the quadrant's selected,
+ * negated in quadrants 2 and 3. Larger |x|, infinities and NaNs go through
+ * the element form (the row does a step with any of them so). Exhaustive
+ * run over all 2^32 fp32 arguments: tg_activation's bits. */
+__attribute__((always_inline)) static inline void tg__sinv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+{
+    const double *const c = tg_math_inv_fact;
+    tg__d8 x[TG_EXPV_U], kd[TG_EXPV_U], r[TG_EXPV_U], z[TG_EXPV_U], cs[TG_EXPV_U], sn[TG_EXPV_U];
+    tg__u64x8 q[TG_EXPV_U];
+    (void)tab;
+    TG_EXPV_ALL(x[k_] = tg__f8_to_d8(a[k_]));
+    TG_EXPV_ALL(kd[k_] = x[k_] * 0x1.45f306dc9c883p-1);
+    TG_EXPV_ALL(kd[k_] = kd[k_] + 0x1.8p52);
+    TG_EXPV_ALL(q[k_] = (tg__u64x8)kd[k_]);
+    TG_EXPV_ALL(kd[k_] = kd[k_] - 0x1.8p52);
+    TG_EXPV_ALL(r[k_] = x[k_] - kd[k_] * 0x1.921fb54400000p+0);
+    TG_EXPV_ALL(r[k_] = r[k_] - kd[k_] * 0x1.0b4611a600000p-34);
+    TG_EXPV_ALL(r[k_] = r[k_] - kd[k_] * 0x1.3198a2e037073p-69);
+    TG_EXPV_ALL(z[k_] = r[k_] * r[k_]);
+    TG_EXPV_ALL(cs[k_] = z[k_] * c[16]);
+    TG_EXPV_ALL(sn[k_] = z[k_] * -c[15]);
+    /* c = ±1/n! + z·c, the sign + where (n/2) is even */
+#define TG_SIN_STEP(V, n) TG_EXPV_ALL(V[k_] = ((n / 2) & 1 ? -c[n] : c[n]) + V[k_]);
+#define TG_SIN_MUL(V) TG_EXPV_ALL(V[k_] = z[k_] * V[k_]);
+    TG_SIN_STEP(cs, 14) TG_SIN_STEP(sn, 13) TG_SIN_MUL(cs) TG_SIN_MUL(sn)
+    TG_SIN_STEP(cs, 12) TG_SIN_STEP(sn, 11) TG_SIN_MUL(cs) TG_SIN_MUL(sn)
+    TG_SIN_STEP(cs, 10) TG_SIN_STEP(sn, 9) TG_SIN_MUL(cs) TG_SIN_MUL(sn)
+    TG_SIN_STEP(cs, 8) TG_SIN_STEP(sn, 7) TG_SIN_MUL(cs) TG_SIN_MUL(sn)
+    TG_SIN_STEP(cs, 6) TG_SIN_STEP(sn, 5) TG_SIN_MUL(cs) TG_SIN_MUL(sn)
+    TG_SIN_STEP(cs, 4) TG_SIN_STEP(sn, 3) TG_SIN_MUL(cs) TG_SIN_MUL(sn)
+    TG_SIN_STEP(cs, 2) TG_SIN_STEP(sn, 1) TG_SIN_MUL(cs)
+    TG_SIN_STEP(cs, 0)
+#undef TG_SIN_MUL
+#undef TG_SIN_STEP
+    TG_EXPV_ALL(sn[k_] = r[k_] * sn[k_]);
+    TG_EXPV_ALL(sn[k_] = tg__d8_pick(-(q[k_] & 1), cs[k_], sn[k_]));
+    TG_EXPV_ALL(sn[k_] = tg__d8_pick(-((q[k_] >> 1) & 1), -sn[k_], sn[k_]));
+    TG_EXPV_ALL(a[k_] = tg__d8_to_f8(sn[k_]));
+}
 #define TG_EXPV_ROW(ID, id)                                                                            \
     static void tg__act_avx512_##id(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias) \
     {                                                                                                  \
@@ -1129,6 +1170,26 @@ static void tg__act_avx512_sqrt(uint8_t *dst, const uint8_t *src, size_t n, floa
     }
     tg__act_row_avx512_elem_f(TG_ACT_SQRT, dst + 4 * j, src + 4 * j, n - j, scale, bias);
 }
+static void tg__act_avx512_sin(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)
+{
+    size_t j = 0;
+    for (; j + 8 * TG_EXPV_U <= n; j += 8 * TG_EXPV_U) {
+        tg__f8 a[TG_EXPV_U];
+        tg__i32x8 big = {0};
+        memcpy(a, src + 4 * j, sizeof a);
+        TG_EXPV_ALL(a[k_] = a[k_] * scale);
+        TG_EXPV_ALL(a[k_] = a[k_] + bias);
+        /* not |a| ≤ 823549: larger, infinite or NaN */
+        TG_EXPV_ALL(big |= ~((a[k_] <= 823549.0f) & (a[k_] >= -823549.0f)));
+        if (big[0] | big[1] | big[2] | big[3] | big[4] | big[5] | big[6] | big[7]) {
+            tg__act_row_avx512_elem_f(TG_ACT_SIN, dst + 4 * j, src + 4 * j, 8 * TG_EXPV_U, scale, bias);
+            continue;
+        }
+        tg__sinv8(a, 0);
+        memcpy(dst + 4 * j, a, sizeof a);
+    }
+    tg__act_row_avx512_elem_f(TG_ACT_SIN, dst + 4 * j, src + 4 * j, n - j, scale, bias);
+}
 #undef TG_EXPV_ALL
 #undef TG_EXPV_U
 static void tg__act_row_avx512_f(tg_act_func f, uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)
@@ -1141,6 +1202,7 @@ static void tg__act_row_avx512_f(tg_act_func f, uint8_t *dst, const uint8_t *src
     case TG_ACT_SQRT: tg__act_avx512_sqrt(dst, src, n, scale, bias); break;
     case TG_ACT_ERF: tg__act_avx512_erf(dst, src, n, scale, bias); break;
     case TG_ACT_GELU: tg__act_avx512_gelu(dst, src, n, scale, bias); break;
+    case TG_ACT_SIN: tg__act_avx512_sin(dst, src, n, scale, bias); break;
     default: tg__act_row_avx512_elem_f(f, dst, src, n, scale, bias); break;
     }
 }

@@ -1306,6 +1306,20 @@ static void test_erf_rows(void **state)
         act_rows_sweep(fn[f], 40009, sb, sizeof sb / sizeof sb[0], edge, sizeof edge / sizeof edge[0], 7);
 }
 
+/* sin rows (the AVX-512 body: both of sin_quadrant's polynomials on every
+ * lane, a step with any |x| > 823549, infinity or NaN through the element
+ * form): every 40009th pattern at scale 1 and at a scale and bias, and
+ * every pattern near the quadrant edges at ±π/4 and ±3π/4 and every 7th
+ * near the element form's cut at ±823549. */
+static void test_sin_rows(void **state)
+{
+    static const float sb[][2] = {{1.0f, 0.0f}, {0.75f, -0.25f}};
+    static const float edge[][2] = {{0.785f, 0.786f},     {-0.785f, -0.786f},   {2.356f, 2.357f},
+                                    {-2.356f, -2.357f},   {823540.0f, 823560.0f}, {-823540.0f, -823560.0f}};
+    (void)state;
+    act_rows_sweep(TG_ACT_SIN, 40009, sb, sizeof sb / sizeof sb[0], edge, sizeof edge / sizeof edge[0], 1);
+}
+
 /* exp rows whose blocks are all below exp's +0 cut (runtime/tg_ops.c
  * TG_EXP_DEAD: written +0 without evaluating exp) or all but one element:
  * -inf, -200 or -104.00001, with one live element (just above the cut,
@@ -1590,6 +1604,7 @@ int main(void)
         cmocka_unit_test(test_activation_rows),
         cmocka_unit_test(test_exp_rows_sweep),
         cmocka_unit_test(test_erf_rows),
+        cmocka_unit_test(test_sin_rows),
         cmocka_unit_test(test_exp_rows_dead),
         cmocka_unit_test(test_f32_rows),
         cmocka_unit_test(test_lanes_stage),
