@@ -778,13 +778,14 @@ static int elementwise(E *e, IrInst *in, tpl_value *m, int raw)
         alias |= partial_alias(e, &in->dst, &in->src[i]);
     put_bool(e, m, "alias", alias);
     int fixed = nest.n > 0 && !nest.ncount[nest.n - 1] && !nest.idx[0]; /* constant innermost count */
-    /* contig: the innermost loop is a constant run of consecutive elements on
-     * every side, no src overlapping dst at a shift (a row call may take it) */
-    int contig = !alias && fixed;
+    /* contig: the innermost loop is a run of consecutive elements on every
+     * side (its count constant or a ragged tile's expression), no src
+     * overlapping dst at a shift (a row call may take it) */
+    int contig = !alias && nest.n > 0 && !nest.idx[0];
     for (int i = 0; i <= in->nsrc && contig; i++)
         contig = nest.step[i][nest.n - 1] == 1;
     put_bool(e, m, "contig", contig);
-    int inner = raw && contig;
+    int inner = raw && contig && fixed;
     put_int(e, m, "memcpy_n", inner ? nest.count[nest.n - 1] : 1);
     /* sources the template reads only in element() (kernel.c.j2), each
      * element once per innermost iteration, may be staged (operand) */

@@ -110,11 +110,13 @@ static TG_SIMD_BODY int conv1d_body_all(int tg_avx512, tg_core *core, const int6
                         uint8_t *tg_d = (uint8_t *)(y + (((v_program_id_0 * 28800) + (v_b * 57600)) + (v_lt * 512)) + tg_p * 600);
                         const uint8_t *tg_s0 = tg_psum + (tg_p) * 4160 + (tg_fmod((((v_program_id_0 * 4) + (v_b * 2)) + v_lt), 2)) * 2048;
                         const float tg_c0 = tg_rd_f32((const uint8_t *)(bias + (v_program_id_0 * 48) + tg_p * 1), 0);
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(512, (600 - (v_lt * 512))); tg_j0++) {
-                            float tg_x = tg_rdn_f32(tg_s0, tg_j0);
-                            tg_x = tg_alu_add(tg_x, tg_c0);
-                            tg_wrc_f32(tg_d, tg_j0, tg_x);
+                        {
+                            const int64_t tg_j0 = 0;
+                            const tg_alu_op tg_op[2] = { TG_ALU_ADD, TG_ALU_ADD };
+                            const float tg_cv[2] = { tg_c0, 0.0f };
+                            const int tg_rv[2] = { 0, 0 };
+                            tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_min(512, (600 - (v_lt * 512))), 1, tg_op, tg_cv, tg_rv);
+                            (void)tg_j0;
                         }
                     }
                     /* conv1d.yaml:79: dma.store sunk: its tile's writers write y directly */

@@ -108,11 +108,13 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                         uint8_t *tg_d = tg_sbuf + (tg_p) * 3776 + 2048;
                         const uint8_t *tg_s0 = (const uint8_t *)(logits + (((v_program_id_0 * 50000) + (v_b * 32000)) + (v_c * 256)) + tg_p * 1000);
                         const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 3776 + 3328, 0);
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
-                            float tg_x = tg_rdn_f32(tg_s0, tg_j0);
-                            tg_x = tg_alu_subtract(tg_x, tg_c0);
-                            tg_wrc_f32(tg_d, tg_j0, tg_x);
+                        {
+                            const int64_t tg_j0 = 0;
+                            const tg_alu_op tg_op[2] = { TG_ALU_SUBTRACT, TG_ALU_ADD };
+                            const float tg_cv[2] = { tg_c0, 0.0f };
+                            const int tg_rv[2] = { 0, 0 };
+                            tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_min(256, (1000 - (v_c * 256))), 1, tg_op, tg_cv, tg_rv);
+                            (void)tg_j0;
                         }
                     }
                     /* cross_entropy.yaml:51: act.activation */
@@ -121,10 +123,9 @@ static TG_SIMD_BODY int cross_entropy_body_all(int tg_avx512, tg_core *core, con
                         const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3776 + 2048;
                         const float tg_scale = 1.0f;
                         const float tg_bias = 0.0f;
-                        TG_IVDEP
-                        for (int64_t tg_j0 = 0; tg_j0 < tg_min(256, (1000 - (v_c * 256))); tg_j0++) {
-                            float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                            tg_wrc_f32(tg_d, tg_j0, tg_y);
+                        {
+                            const int64_t tg_j0 = 0;
+                            tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_min(256, (1000 - (v_c * 256))), tg_scale, tg_bias);
                         }
                     }
                     /* cross_entropy.yaml:52: dve.tensor_reduce */

@@ -96,7 +96,7 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                                         (void)tg_j0;
                                         tg_w = tg_buf;
                                     }
-                                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++)
+                                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + (64); tg_j0++)
                                         tg_w[tg_j0 - tg_c] = tg_rd_bf16(tg_s0, tg_j0);
                                     tg_activation_f32_row(TG_ACT_SQUARE, tg_w, tg_w, 64, tg_scale, tg_bias);
                                 }
