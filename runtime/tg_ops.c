@@ -907,20 +907,20 @@ __attribute__((always_inline)) static inline void tg__exp_ndv8(tg__d8 x[TG_EXPV_
     TG_EXPV_ALL(e[k_] = (mb[k_] - ((uint64_t)1 << 46) + 1023) << 52);
     TG_EXPV_ALL(x[k_] = p[k_] * (tg__d8)e[k_]);
 }
-static inline tg__d8 tg__f8_to_d8(tg__f8 a)
+__attribute__((always_inline)) static inline tg__d8 tg__f8_to_d8(tg__f8 a)
 {
     return __builtin_ia32_cvtps2pd512_mask(a, (tg__d8){0}, (uint8_t)-1, 4);
 }
-static inline tg__f8 tg__d8_to_f8(tg__d8 a)
+__attribute__((always_inline)) static inline tg__f8 tg__d8_to_f8(tg__d8 a)
 {
     return __builtin_ia32_cvtpd2ps512_mask(a, (tg__f8){0}, (uint8_t)-1, 4);
 }
 /* y where m is set, else x (m all-ones or zero a lane) */
-static inline tg__f8 tg__f8_pick(tg__i32x8 m, tg__f8 y, tg__f8 x)
+__attribute__((always_inline)) static inline tg__f8 tg__f8_pick(tg__i32x8 m, tg__f8 y, tg__f8 x)
 {
     return (tg__f8)(((tg__i32x8)x & ~m) | ((tg__i32x8)y & m));
 }
-static inline tg__f8 tg__f8_nan_canon(tg__f8 a)
+__attribute__((always_inline)) static inline tg__f8 tg__f8_nan_canon(tg__f8 a)
 {
     return tg__f8_pick(a != a, (tg__f8)((tg__i32x8){0} + (int32_t)TG_NAN_CANON_BITS), a);
 }
@@ -982,11 +982,11 @@ __attribute__((always_inline)) static inline void tg__gelu_apprx_tanhv8(tg__f8 a
  * frozen once it stopped, and each lane's result selected. Exhaustive runs
  * over all 2^32 fp32 arguments gave tg_activation's bits for both. */
 typedef int64_t tg__i64x8 __attribute__((vector_size(64)));
-static inline tg__d8 tg__d8_pick(tg__u64x8 m, tg__d8 y, tg__d8 x)
+__attribute__((always_inline)) static inline tg__d8 tg__d8_pick(tg__u64x8 m, tg__d8 y, tg__d8 x)
 {
     return (tg__d8)(((tg__u64x8)x & ~m) | ((tg__u64x8)y & m));
 }
-static inline int tg__u64x8_any(tg__u64x8 m)
+__attribute__((always_inline)) static inline int tg__u64x8_any(tg__u64x8 m)
 {
     uint64_t o = 0;
     for (int i = 0; i < 8; i++)
@@ -995,7 +995,7 @@ static inline int tg__u64x8_any(tg__u64x8 m)
 }
 /* erf_series: the Maclaurin sum to the first term below 1e-18 in
  * magnitude, on the lanes set in live */
-static tg__d8 tg__erf_seriesv8(tg__d8 t, tg__u64x8 live)
+__attribute__((always_inline)) static inline tg__d8 tg__erf_seriesv8(tg__d8 t, tg__u64x8 live)
 {
     const tg__d8 z = t * t;
     tg__d8 term = t, sum = t;
