@@ -981,7 +981,6 @@ __attribute__((always_inline)) static inline void tg__gelu_apprx_tanhv8(tg__f8 a
  * needs them, the series while some lane is live, a lane's term and sum
  * frozen once it stopped, and each lane's result selected. Exhaustive runs
  * over all 2^32 fp32 arguments gave tg_activation's bits for both. */
-typedef int64_t tg__i64x8 __attribute__((vector_size(64)));
 __attribute__((always_inline)) static inline tg__d8 tg__d8_pick(tg__u64x8 m, tg__d8 y, tg__d8 x)
 {
     return (tg__d8)(((tg__u64x8)x & ~m) | ((tg__u64x8)y & m));
@@ -1130,7 +1129,29 @@ __attribute__((always_inline)) static inline void tg__sinv8(tg__f8 a[TG_EXPV_U],
     TG_EXPV_ALL(sn[k_] = tg__d8_pick(-((q[k_] >> 1) & 1), -sn[k_], sn[k_]));
     TG_EXPV_ALL(a[k_] = tg__d8_to_f8(sn[k_]));
 }
-#define TG_EXPV_ROW(ID, id)                                                                            \
+/* sqrt: tg_math_sqrt is exact (the correctly rounded root, -0 for -0, +inf
+ * for +inf, NaN for x < 0) and so is IEEE sqrtps; a NaN result is the
+ * canonical NaN, as tg_activation gives. An exhaustive run over all 2^32
+ * fp32 arguments agreed; test_activation_rows checks the specials. */
+__attribute__((always_inline)) static inline void tg__sqrtv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+{
+    (void)tab;
+    TG_EXPV_ALL(a[k_] = tg__f8_nan_canon(__builtin_ia32_sqrtps256(a[k_])));
+}
+/* a step the element form takes instead: none, or for sin any argument not
+ * in [-823549, 823549] (larger, infinite or NaN) */
+__attribute__((always_inline)) static inline int tg__defer_none(const tg__f8 a[TG_EXPV_U])
+{
+    (void)a;
+    return 0;
+}
+__attribute__((always_inline)) static inline int tg__defer_sin(const tg__f8 a[TG_EXPV_U])
+{
+    tg__i32x8 big = {0};
+    TG_EXPV_ALL(big |= ~((a[k_] <= 823549.0f) & (a[k_] >= -823549.0f)));
+    return (big[0] | big[1] | big[2] | big[3] | big[4] | big[5] | big[6] | big[7]) != 0;
+}
+#define TG_EXPV_ROW(ID, id, DEFER)                                                                     \
     static void tg__act_avx512_##id(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias) \
     {                                                                                                  \
         tg__d8 tab[4];                                                                                 \
@@ -1141,55 +1162,25 @@ __attribute__((always_inline)) static inline void tg__sinv8(tg__f8 a[TG_EXPV_U],
             memcpy(a, src + 4 * j, sizeof a);                                                          \
             TG_EXPV_ALL(a[k_] = a[k_] * scale);                                                        \
             TG_EXPV_ALL(a[k_] = a[k_] + bias);                                                         \
+            if (DEFER(a)) {                                                                            \
+                tg__act_row_avx512_elem_f(TG_ACT_##ID, dst + 4 * j, src + 4 * j, 8 * TG_EXPV_U, scale, \
+                                          bias);                                                       \
+                continue;                                                                              \
+            }                                                                                          \
             tg__##id##v8(a, tab);                                                                      \
             memcpy(dst + 4 * j, a, sizeof a);                                                          \
         }                                                                                              \
-        tg__act_row_avx512_elem_f(TG_ACT_##ID, dst + 4 * j, src + 4 * j, n - j, scale, bias);               \
+        tg__act_row_avx512_elem_f(TG_ACT_##ID, dst + 4 * j, src + 4 * j, n - j, scale, bias);          \
     }
-TG_EXPV_ROW(EXP, exp)
-TG_EXPV_ROW(SIGMOID, sigmoid)
-TG_EXPV_ROW(SILU, silu)
-TG_EXPV_ROW(GELU_APPRX_TANH, gelu_apprx_tanh)
-TG_EXPV_ROW(ERF, erf)
-TG_EXPV_ROW(GELU, gelu)
+TG_EXPV_ROW(EXP, exp, tg__defer_none)
+TG_EXPV_ROW(SIGMOID, sigmoid, tg__defer_none)
+TG_EXPV_ROW(SILU, silu, tg__defer_none)
+TG_EXPV_ROW(GELU_APPRX_TANH, gelu_apprx_tanh, tg__defer_none)
+TG_EXPV_ROW(ERF, erf, tg__defer_none)
+TG_EXPV_ROW(GELU, gelu, tg__defer_none)
+TG_EXPV_ROW(SQRT, sqrt, tg__defer_none)
+TG_EXPV_ROW(SIN, sin, tg__defer_sin)
 #undef TG_EXPV_ROW
-/* sqrt: tg_math_sqrt is exact (the correctly rounded root, -0 for -0, +inf
- * for +inf, NaN for x < 0) and so is IEEE sqrtps; a NaN result is the
- * canonical NaN, as tg_activation gives. An exhaustive run over all 2^32
- * fp32 arguments agreed; test_activation_rows checks the specials. */
-static void tg__act_avx512_sqrt(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)
-{
-    size_t j = 0;
-    for (; j + 8 <= n; j += 8) {
-        tg__f8 a;
-        memcpy(&a, src + 4 * j, sizeof a);
-        a = a * scale;
-        a = a + bias;
-        a = tg__f8_nan_canon(__builtin_ia32_sqrtps256(a));
-        memcpy(dst + 4 * j, &a, sizeof a);
-    }
-    tg__act_row_avx512_elem_f(TG_ACT_SQRT, dst + 4 * j, src + 4 * j, n - j, scale, bias);
-}
-static void tg__act_avx512_sin(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)
-{
-    size_t j = 0;
-    for (; j + 8 * TG_EXPV_U <= n; j += 8 * TG_EXPV_U) {
-        tg__f8 a[TG_EXPV_U];
-        tg__i32x8 big = {0};
-        memcpy(a, src + 4 * j, sizeof a);
-        TG_EXPV_ALL(a[k_] = a[k_] * scale);
-        TG_EXPV_ALL(a[k_] = a[k_] + bias);
-        /* not |a| ≤ 823549: larger, infinite or NaN */
-        TG_EXPV_ALL(big |= ~((a[k_] <= 823549.0f) & (a[k_] >= -823549.0f)));
-        if (big[0] | big[1] | big[2] | big[3] | big[4] | big[5] | big[6] | big[7]) {
-            tg__act_row_avx512_elem_f(TG_ACT_SIN, dst + 4 * j, src + 4 * j, 8 * TG_EXPV_U, scale, bias);
-            continue;
-        }
-        tg__sinv8(a, 0);
-        memcpy(dst + 4 * j, a, sizeof a);
-    }
-    tg__act_row_avx512_elem_f(TG_ACT_SIN, dst + 4 * j, src + 4 * j, n - j, scale, bias);
-}
 #undef TG_EXPV_ALL
 #undef TG_EXPV_U
 static void tg__act_row_avx512_f(tg_act_func f, uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)
