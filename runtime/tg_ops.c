@@ -648,38 +648,54 @@ void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const floa
     TG_LANES_PICK(tg__lanes_unstage_avx2, tg__lanes_unstage, rows, off, t, n, lanes);
 }
 
-/* tg_lanes_stage_bf16 and tg_lanes_unstage_bf16 element by element (the
- * edges of the bodies below, and all of it where there is no vector body). */
-static void tg__lanes_stage_bf16_plain(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)
-{
-    for (int64_t j = 0; j < n; j++)
-        for (int l = 0; l < TG_LANES; l++) {
-            uint16_t h;
-            memcpy(&h, rows[l] + (off + j) * 2, 2);
-            t[j * TG_LANES + l] = tg_bf16_to_f32(h);
-        }
-}
-static void tg__lanes_unstage_bf16_plain(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n,
-                                         int64_t lanes)
-{
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t l = 0; l < lanes; l++) {
-            uint16_t h = tg_f32_to_bf16(t[j * TG_LANES + l]);
-            memcpy(rows[l] + (off + j) * 2, &h, 2);
-        }
-}
+/* tg_lanes_stage_<sfx> and tg_lanes_unstage_<sfx> of a 16-bit float element
+ * by element, as the template reads and writes one (tg_rd_<sfx>,
+ * tg_wr_<sfx>): the edges of the bodies below, and all of it where there is
+ * no vector body. */
+#define TG_LS_PLAIN_FNS(SFX, DEC, ENC)                                                                          \
+    static void tg__lanes_stage_##SFX##_plain(float *t, const uint8_t *const rows[TG_LANES], int64_t off,       \
+                                              int64_t n)                                                        \
+    {                                                                                                           \
+        for (int64_t j = 0; j < n; j++)                                                                         \
+            for (int l = 0; l < TG_LANES; l++) {                                                                \
+                uint16_t h;                                                                                     \
+                memcpy(&h, rows[l] + (off + j) * 2, 2);                                                         \
+                t[j * TG_LANES + l] = DEC(h);                                                                   \
+            }                                                                                                   \
+    }                                                                                                           \
+    static void tg__lanes_unstage_##SFX##_plain(uint8_t *const rows[TG_LANES], int64_t off, const float *t,     \
+                                                int64_t n, int64_t lanes)                                       \
+    {                                                                                                           \
+        for (int64_t j = 0; j < n; j++)                                                                         \
+            for (int64_t l = 0; l < lanes; l++) {                                                               \
+                uint16_t h = ENC(t[j * TG_LANES + l]);                                                          \
+                memcpy(rows[l] + (off + j) * 2, &h, 2);                                                         \
+            }                                                                                                   \
+    }
+TG_LS_PLAIN_FNS(bf16, tg_bf16_to_f32, tg_f32_to_bf16)
+TG_LS_PLAIN_FNS(f16, tg_f16_to_f32, tg_f32_to_f16)
 
 #if defined(TG_TR_B)
 /* Vector bodies: 8x8 blocks, eight lanes at a time along the block, each
- * lane's eight bf16 widened in a register after the load as tg_bf16_to_f32
- * widens one (bits << 16, a NaN quieted), or narrowed before the store as
- * tg_f32_to_bf16 narrows one (RNE on the bits; a NaN quieted, its payload's
- * top kept). A bf16 operand's lane block was moved element by element
- * (r10_cumsum_bf16's source; a scan into a bf16 tile, r11). The baseline gets
+ * lane's eight 16-bit floats widened in a register after the load, or
+ * narrowed before the store, with the arithmetic of the element form:
+ *  - bf16 as tg_bf16_to_f32 widens one (bits << 16, a NaN quieted) and
+ *    tg_f32_to_bf16 narrows one (RNE on the bits; a NaN quieted, its
+ *    payload's top kept);
+ *  - fp16 as tg_dtype.h's narrow codec does (tg__narrow_to_f32: the
+ *    exponent and mantissa moved up and scaled by 2^112, exact, inf and NaN
+ *    rebuilt, a NaN quieted; tg__f32_to_narrow: RNE on the bits in fp16's
+ *    normal range, below it by adding 2^-1 in fp32, whose quantum is fp16's
+ *    subnormal one; overflow to inf; a NaN quieted, its payload's top kept),
+ *    each of its selects a mask.
+ * A 16-bit operand's lane block was moved element by element (r10_cumsum_bf16's
+ * source; a scan into a bf16 tile, r11; u_cumsum_f16_out). The baseline gets
  * them where 8 x 4 bytes is one register (TG_TR_B 8); x86-64 without AVX an
  * AVX2 body picked by the runtime's level. */
 typedef int32_t tg__v8i __attribute__((vector_size(32)));
+typedef float tg__v8f __attribute__((vector_size(32)));
 #define TG_LSB_NAN(x) ((tg__v8)((tg__v8i)((x) & 0x7fffffffu) > 0x7f800000)) /* both below 2^31 */
+#define TG_LS_PICK(m, y, x) (((y) & (m)) | ((x) & ~(m)))                      /* y where m is set */
 #define TG_LSB_WIDEN(r, p)                                                                                      \
     do {                                                                                                        \
         tg__v8h h_;                                                                                             \
@@ -689,21 +705,46 @@ typedef int32_t tg__v8i __attribute__((vector_size(32)));
     } while (0)
 #define TG_LSB_NARROW(p, x)                                                                                     \
     do {                                                                                                        \
-        tg__v8 q_ = ((x) + 0x7fffu + (((x) >> 16) & 1u)) >> 16, m_ = TG_LSB_NAN(x);                             \
-        q_ = (q_ & ~m_) | ((((x) >> 16) | 0x40u) & m_);                                                         \
+        tg__v8 q_ = ((x) + 0x7fffu + (((x) >> 16) & 1u)) >> 16;                                                 \
+        q_ = TG_LS_PICK(TG_LSB_NAN(x), ((x) >> 16) | 0x40u, q_);                                                \
         tg__v8h h_ = __builtin_convertvector(q_, tg__v8h);                                                      \
         memcpy((p), &h_, sizeof h_);                                                                            \
     } while (0)
-#define TG_LSB_FNS(STAGE, UNSTAGE, CLEAN)                                                                       \
+/* fp16 (1/5/10, bias 15): tg__narrow_to_f32(h, 5, 10, 0x1p112f) and
+ * tg__f32_to_narrow(x, 5, 10, 15) on eight lanes (every value below 2^31,
+ * so the signed compares are the scalar code's unsigned ones) */
+#define TG_LSH_WIDEN(r, p)                                                                                      \
+    do {                                                                                                        \
+        tg__v8h h_;                                                                                             \
+        memcpy(&h_, (p), sizeof h_);                                                                            \
+        tg__v8 u_ = __builtin_convertvector(h_, tg__v8);                                                        \
+        tg__v8 em_ = u_ & 0x7fffu, sg_ = (u_ & 0x8000u) << 16, mt_ = em_ & 0x3ffu;                              \
+        tg__v8f mag_ = (tg__v8f)(em_ << 13) * 0x1p112f;                                                         \
+        tg__v8 sp_ = 0x7f800000u | (mt_ << 13) | ((tg__v8)((tg__v8i)mt_ != 0) & 0x00400000u);                   \
+        (r) = TG_LS_PICK((tg__v8)((tg__v8i)em_ >= 0x7c00), sp_, (tg__v8)mag_) | sg_;                            \
+    } while (0)
+#define TG_LSH_NARROW(p, x)                                                                                     \
+    do {                                                                                                        \
+        tg__v8 ax_ = (x) & 0x7fffffffu, sg_ = ((x) >> 31) << 15, q_, nan_;                                      \
+        tg__v8 nrm_ = ((ax_ + 0xfffu + ((ax_ >> 13) & 1u)) >> 13) - (112u << 10);                               \
+        tg__v8 sub_ = (tg__v8)((tg__v8f)ax_ + 0.5f) - 0x3f000000u; /* 2^-1: fp32 quantum 2^-24 */               \
+        q_ = TG_LS_PICK((tg__v8)((tg__v8i)ax_ < (113 << 23)), sub_, nrm_);                                      \
+        q_ = TG_LS_PICK((tg__v8)((tg__v8i)q_ > 0x7c00), 0x7c00u, q_);                                \
+        nan_ = 0x7e00u | ((ax_ >> 13) & 0x3ffu);                                                                \
+        q_ = sg_ | TG_LS_PICK(TG_LSB_NAN(x), nan_, q_);                                                         \
+        tg__v8h h_ = __builtin_convertvector(q_, tg__v8h);                                                      \
+        memcpy((p), &h_, sizeof h_);                                                                            \
+    } while (0)
+#define TG_LSB_FNS(STAGE, UNSTAGE, CLEAN, WIDEN, NARROW, SFX)                                                   \
     static void STAGE(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)                    \
     {                                                                                                           \
         int64_t j = 0;                                                                                          \
         for (int l = 0; l < TG_LANES; l += 8)                                                                   \
             for (j = 0; j + 8 <= n; j += 8)                                                                     \
-                TG_TR8_BODY_LS(tg__v8, TG_LSB_WIDEN, TG_TR8_STORE, TG_LS_ROW2, TG_LS_COL);                      \
+                TG_TR8_BODY_LS(tg__v8, WIDEN, TG_TR8_STORE, TG_LS_ROW2, TG_LS_COL);                             \
         j = n / 8 * 8;                                                                                          \
         CLEAN;                                                                                                  \
-        tg__lanes_stage_bf16_plain(t + j * TG_LANES, rows, off + j, n - j);                                     \
+        tg__lanes_stage_##SFX##_plain(t + j * TG_LANES, rows, off + j, n - j);                                  \
     }                                                                                                           \
     static void UNSTAGE(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes)   \
     {                                                                                                           \
@@ -711,22 +752,26 @@ typedef int32_t tg__v8i __attribute__((vector_size(32)));
         int l = 0;                                                                                              \
         for (; l + 8 <= lanes; l += 8)                                                                          \
             for (j = 0; j + 8 <= n; j += 8)                                                                     \
-                TG_TR8_BODY_LS(tg__v8, TG_TR8_LOAD, TG_LSB_NARROW, TG_LS_COL, TG_LS_ROW2);                      \
+                TG_TR8_BODY_LS(tg__v8, TG_TR8_LOAD, NARROW, TG_LS_COL, TG_LS_ROW2);                             \
         j = n / 8 * 8;                                                                                          \
         CLEAN;                                                                                                  \
-        tg__lanes_unstage_bf16_plain(rows + l, off, t + l, j, lanes - l); /* lanes left, the blocks' columns */ \
-        tg__lanes_unstage_bf16_plain(rows, off + j, t + j * TG_LANES, n - j, lanes); /* the columns left */     \
+        tg__lanes_unstage_##SFX##_plain(rows + l, off, t + l, j, lanes - l); /* lanes left, blocks' columns */  \
+        tg__lanes_unstage_##SFX##_plain(rows, off + j, t + j * TG_LANES, n - j, lanes); /* columns left */     \
     }
 #endif
 #if defined(TG_TR_B) && TG_TR_B == 8
-TG_LSB_FNS(tg__lanes_stage_bf16, tg__lanes_unstage_bf16, (void)0)
+TG_LSB_FNS(tg__lanes_stage_bf16, tg__lanes_unstage_bf16, (void)0, TG_LSB_WIDEN, TG_LSB_NARROW, bf16)
+TG_LSB_FNS(tg__lanes_stage_f16, tg__lanes_unstage_f16, (void)0, TG_LSH_WIDEN, TG_LSH_NARROW, f16)
 #else
 #define tg__lanes_stage_bf16 tg__lanes_stage_bf16_plain
 #define tg__lanes_unstage_bf16 tg__lanes_unstage_bf16_plain
+#define tg__lanes_stage_f16 tg__lanes_stage_f16_plain
+#define tg__lanes_unstage_f16 tg__lanes_unstage_f16_plain
 #endif
 #ifdef TG_TR_AVX2
 TG_SIMD_AVX2_BEGIN
-TG_LSB_FNS(tg__lanes_stage_bf16_avx2, tg__lanes_unstage_bf16_avx2, TG_SIMD_CLEAN())
+TG_LSB_FNS(tg__lanes_stage_bf16_avx2, tg__lanes_unstage_bf16_avx2, TG_SIMD_CLEAN(), TG_LSB_WIDEN, TG_LSB_NARROW, bf16)
+TG_LSB_FNS(tg__lanes_stage_f16_avx2, tg__lanes_unstage_f16_avx2, TG_SIMD_CLEAN(), TG_LSH_WIDEN, TG_LSH_NARROW, f16)
 TG_SIMD_AVX2_END
 #endif
 
@@ -738,6 +783,16 @@ void tg_lanes_stage_bf16(float *t, const uint8_t *const rows[TG_LANES], int64_t 
 void tg_lanes_unstage_bf16(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes)
 {
     TG_LANES_PICK(tg__lanes_unstage_bf16_avx2, tg__lanes_unstage_bf16, rows, off, t, n, lanes);
+}
+
+void tg_lanes_stage_f16(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)
+{
+    TG_LANES_PICK(tg__lanes_stage_f16_avx2, tg__lanes_stage_f16, t, rows, off, n);
+}
+
+void tg_lanes_unstage_f16(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes)
+{
+    TG_LANES_PICK(tg__lanes_unstage_f16_avx2, tg__lanes_unstage_f16, rows, off, t, n, lanes);
 }
 
 /* ---- activation rows -----------------------------------------------------------

@@ -719,25 +719,55 @@ def _inputs_lanes_bf16(p, r):
     return {"x": x, "z": z, "w": w}
 
 
-def _ref_lanes_bf16(p, x):
-    # fp32 chains on the stored bf16 values (exact in fp32), each row's elements in
-    # order, one fp32 rounding per operation
-    y, s, m = _lanes_chains(f32(x["x"]))
+def _lanes_z_chains(w, rnd):
+    # z rows w (fp32 values): the add fold and the scan r = (z + r) - h from 0,
+    # h = z/2 rounded by rnd (the 16-bit tile it is written to), in order
     with np.errstate(invalid="ignore", over="ignore"):
-        w = f32(x["z"]).reshape(40, -1)
-        h = bf16(w * 0.5)
+        h = rnd(w * 0.5)
         zs = w[:, 0].copy()
         zy = np.empty_like(w)
-        q = np.zeros(40)
+        q = np.zeros(w.shape[0])
         for j in range(w.shape[1]):
             if j:
                 zs = f32(zs + w[:, j])
             q = f32(f32(w[:, j] + q) - h[:, j])
             zy[:, j] = q
+    return zs[:, None], zy
+
+
+def _ref_lanes_bf16(p, x):
+    # fp32 chains on the stored bf16 values (exact in fp32), each row's elements in
+    # order, one fp32 rounding per operation
+    y, s, m = _lanes_chains(f32(x["x"]))
+    zs, zy = _lanes_z_chains(f32(x["z"]).reshape(40, -1), bf16)
     return {"y": (y, "exact"), "s": (s, "exact"), "m": (m, "exact"),
-            "zs": (zs[:, None], "exact"), "zy": (zy.reshape(40, 3, 37), "exact"),
+            "zs": (zs, "exact"), "zy": (zy.reshape(40, 3, 37), "exact"),
             "yb": (bf16(y), "exact"), "zb": (bf16(zy).reshape(40, 3, 37), "exact"),
             "mv": _bn_mean_var(x["w"])}
+
+
+def _inputs_lanes_f16(p, r):
+    # _inputs_lanes_bf16's x and z with fp16's specials: subnormals (multiples of
+    # 2^-24) across a group of 8 in row 7; row 8 near 2 (the scan's r = x r + x grows
+    # past 65504: inf in the fp16 tile, large finite in fp32), row 9 below 2^-15
+    # (fp16 subnormals; r = x r + x stays near x: results in fp16's subnormal range)
+    v = _inputs_lanes_bf16(p, r)
+    x = v["x"]
+    x[7, 40:48] = r.choice([-1.0, 1.0], 8) * 2.0 ** -24 * r.integers(1, 1024, 8)
+    x[8, :] = r.uniform(1.5, 2.0, 300)
+    x[9, :] = r.uniform(-1.0, 1.0, 300) * 2.0 ** -15
+    return {"x": x, "z": v["z"]}
+
+
+def _ref_lanes_f16(p, x):
+    # as _ref_lanes_bf16, on the stored fp16 values
+    def f16(v):
+        return stored(v, "float16")
+    y, s, m = _lanes_chains(f32(x["x"]))
+    zs, zy = _lanes_z_chains(f32(x["z"]).reshape(40, -1), f16)
+    return {"y": (y, "exact"), "s": (s, "exact"), "m": (m, "exact"),
+            "zs": (zs, "exact"), "zy": (zy.reshape(40, 3, 37), "exact"),
+            "yh": (f16(y), "exact"), "zh16": (f16(zy).reshape(40, 3, 37), "exact")}
 
 
 def _bn_mean_var(v):
@@ -1319,6 +1349,11 @@ TEST_KERNELS = {
                       ("zs", "float32", "40, 1"), ("zy", "float32", "40, 3, 37"),
                       ("yb", "bfloat16", "100, 300"), ("zb", "bfloat16", "40, 3, 37"), ("mv", "float32", "40, 2")],
                      _inputs_lanes_bf16, _ref_lanes_bf16),
+    "lanes_f16": _k({}, [("x", "float16", "100, 300"), ("z", "float16", "40, 3, 37")],
+                    [("y", "float32", "100, 300"), ("s", "float32", "100, 1"), ("m", "float32", "100, 1"),
+                     ("zs", "float32", "40, 1"), ("zy", "float32", "40, 3, 37"),
+                     ("yh", "float16", "100, 300"), ("zh16", "float16", "40, 3, 37")],
+                    _inputs_lanes_f16, _ref_lanes_f16),
     "forward": _k({"N": 256, "F": 64},
                   [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("w", "float32", "128, 128")],
                   [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y3", "float32", "128, F"),

@@ -944,6 +944,88 @@ static void test_matmul_range_edges(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
+/* The lanes staging of a 16-bit float format (bf16: sh 16; fp16: sh 13, the
+ * fp32 mantissa bits it drops) against its element-by-element codec, every
+ * block length and lane count, in mem (random bits from lanes_stage_at):
+ *  - stage: one element in 8 with the exponent all ones (infinities, NaNs of
+ *    either sign, signalling ones quieted), one in 8 subnormal; then every
+ *    one of the 2^16 encodings, a lane block at a time;
+ *  - unstage: random bits (NaN payloads, signalling ones), halfway cases
+ *    (the dropped bits 100..0), values around the largest finite one and
+ *    the overflow to inf, and for fp16 its subnormal range (below 2^-14,
+ *    odd multiples of 2^-25 among them: the ties of the fp32 add). */
+static void lanes_stage16_at(uint8_t mem[TG_LANES * 200 * 4],
+                             void (*stage)(float *, const uint8_t *const[TG_LANES], int64_t, int64_t),
+                             void (*unstage)(uint8_t *const[TG_LANES], int64_t, const float *, int64_t, int64_t),
+                             float (*dec)(uint16_t), uint16_t (*enc)(float), int sh)
+{
+    const uint32_t hexp = sh == 16 ? 0x7f80u : 0x7c00u; /* the format's exponent field */
+    const uint32_t maxf = sh == 16 ? 0x7f7f0000u : 0x477fe000u; /* its largest finite value in fp32 */
+    float t[TG_LANE_BLOCK * TG_LANES];
+    for (size_t i = 0; i + 2 <= TG_LANES * 200 * 4; i += 2) {
+        uint32_t k = rnd32() % 8;
+        uint16_t h = (uint16_t)(k == 0 ? hexp | (rnd32() & (0x8000u | (hexp ^ 0x7fffu)))
+                                : k == 1 ? rnd32() & (0x8000u | ((hexp & ~(hexp << 1)) - 1u)) : rnd32());
+        if (k < 2)
+            memcpy(mem + i, &h, 2);
+    }
+    for (int64_t n = 0; n <= TG_LANE_BLOCK; n++) {
+        const uint8_t *rows[TG_LANES];
+        int64_t off = n % 7;
+        for (int l = 0; l < TG_LANES; l++)
+            rows[l] = mem + (size_t)((l * 5 + n) % TG_LANES) * 200 * 4 + (size_t)(l % 3) * 2;
+        stage(t, rows, off, n);
+        for (int64_t j = 0; j < n; j++)
+            for (int l = 0; l < TG_LANES; l++) {
+                uint16_t h;
+                memcpy(&h, rows[l] + (off + j) * 2, 2);
+                float want = dec(h);
+                assert_memory_equal(t + j * TG_LANES + l, &want, 4);
+            }
+    }
+    for (uint32_t b0 = 0; b0 < 0x10000u; b0 += TG_LANES * TG_LANE_BLOCK) {
+        static uint16_t all[TG_LANES * TG_LANE_BLOCK];
+        const uint8_t *rows[TG_LANES];
+        for (uint32_t i = 0; i < TG_LANES * TG_LANE_BLOCK; i++)
+            all[i] = (uint16_t)(b0 + i);
+        for (int l = 0; l < TG_LANES; l++)
+            rows[l] = (const uint8_t *)(all + l * TG_LANE_BLOCK);
+        stage(t, rows, 0, TG_LANE_BLOCK);
+        for (int64_t j = 0; j < TG_LANE_BLOCK; j++)
+            for (int l = 0; l < TG_LANES; l++) {
+                float want = dec(all[l * TG_LANE_BLOCK + j]);
+                assert_memory_equal(t + j * TG_LANES + l, &want, 4);
+            }
+    }
+    for (int64_t n = 0; n <= TG_LANE_BLOCK; n++)
+        for (int64_t lanes = 1; lanes <= TG_LANES; lanes++) {
+            static uint8_t out1[TG_LANES * 200 * 2], out2[TG_LANES * 200 * 2];
+            uint8_t *wrows[TG_LANES];
+            int64_t off = (n * 3 + lanes) % 7;
+            const uint32_t low = (1u << sh) - 1u;
+            for (size_t i = 0; i < sizeof out1; i++)
+                out1[i] = out2[i] = (uint8_t)rnd32();
+            for (int64_t i = 0; i < n * TG_LANES; i++) {
+                uint32_t u = rnd32(), k = rnd32() % 6, sg = u & 0x80000000u;
+                t[i] = k == 0   ? tg_bits_f32(u)
+                       : k == 1 ? tg_bits_f32((u & ~low) | (1u << (sh - 1)))
+                       : k == 2 ? tg_bits_f32(sg | ((maxf + (u % (4u << sh))) & 0x7fffffffu))
+                       : k == 3 && sh == 13 ? tg_bits_f32(sg | (u % (113u << 23)))
+                       : k == 4 && sh == 13 ? (float)(2 * (u % 1024) + 1) * 0x1p-25f * (sg ? -1.0f : 1.0f)
+                                            : rndf_wide();
+            }
+            for (int l = 0; l < TG_LANES; l++)
+                wrows[l] = out1 + (size_t)((l * 5 + n) % TG_LANES) * 200 * 2 + (size_t)(l % 3) * 2;
+            unstage(wrows, off, t, n, lanes);
+            for (int64_t l = 0; l < lanes; l++)
+                for (int64_t j = 0; j < n; j++) {
+                    uint16_t h = enc(t[j * TG_LANES + l]);
+                    memcpy(out2 + (wrows[l] - out1) + (off + j) * 2, &h, 2);
+                }
+            assert_memory_equal(out1, out2, sizeof out1);
+        }
+}
+
 /* tg_lanes_stage_f32 / tg_lanes_unstage_f32 at one SIMD level: every block
  * length 0..16 at odd offsets, rows anywhere (and one row repeated, as lanes
  * past the partition count read row tg_pb), every lane count, bits moved as
@@ -983,53 +1065,8 @@ static void lanes_stage_at(void)
                     memcpy(out2 + (wrows[l] - out1) + (off + j) * 4, t + j * TG_LANES + l, 4);
             assert_memory_equal(out1, out2, sizeof out1);
         }
-    /* tg_lanes_stage_bf16: the same blocks at 2-byte offsets against
-     * tg_bf16_to_f32 element by element; one element in 8 has the exponent
-     * all ones (infinities, NaNs of either sign, signalling ones quieted) */
-    for (size_t i = 0; i + 2 <= sizeof mem; i += 2)
-        if (rnd32() % 8 == 0) {
-            uint16_t h = (uint16_t)(0x7f80u | (rnd32() & 0x807fu));
-            memcpy(mem + i, &h, 2);
-        }
-    for (int64_t n = 0; n <= TG_LANE_BLOCK; n++) {
-        const uint8_t *rows[TG_LANES];
-        int64_t off = n % 7;
-        for (int l = 0; l < TG_LANES; l++)
-            rows[l] = mem + (size_t)((l * 5 + n) % TG_LANES) * 200 * 4 + (size_t)(l % 3) * 2;
-        tg_lanes_stage_bf16(t, rows, off, n);
-        for (int64_t j = 0; j < n; j++)
-            for (int l = 0; l < TG_LANES; l++) {
-                uint16_t h;
-                memcpy(&h, rows[l] + (off + j) * 2, 2);
-                float want = tg_bf16_to_f32(h);
-                assert_memory_equal(t + j * TG_LANES + l, &want, 4);
-            }
-    }
-    /* tg_lanes_unstage_bf16 against tg_f32_to_bf16 element by element, every
-     * block length and lane count: random bits (NaN payloads, signalling
-     * ones), halfway cases (low 16 bits 0x8000), values that round to inf */
-    for (int64_t n = 0; n <= TG_LANE_BLOCK; n++)
-        for (int64_t lanes = 1; lanes <= TG_LANES; lanes++) {
-            static uint8_t out1[TG_LANES * 200 * 2], out2[TG_LANES * 200 * 2];
-            uint8_t *wrows[TG_LANES];
-            int64_t off = (n * 3 + lanes) % 7;
-            for (size_t i = 0; i < sizeof out1; i++)
-                out1[i] = out2[i] = (uint8_t)rnd32();
-            for (int64_t i = 0; i < n * TG_LANES; i++) {
-                uint32_t u = rnd32(), k = rnd32() % 4;
-                t[i] = k == 0 ? tg_bits_f32(u) : k == 1 ? tg_bits_f32((u & 0xffff0000u) | 0x8000u)
-                       : k == 2 ? tg_bits_f32((u & 0x80000000u) | 0x7f7f8000u | (u & 0x7fffu)) : rndf_wide();
-            }
-            for (int l = 0; l < TG_LANES; l++)
-                wrows[l] = out1 + (size_t)((l * 5 + n) % TG_LANES) * 200 * 2 + (size_t)(l % 3) * 2;
-            tg_lanes_unstage_bf16(wrows, off, t, n, lanes);
-            for (int64_t l = 0; l < lanes; l++)
-                for (int64_t j = 0; j < n; j++) {
-                    uint16_t h = tg_f32_to_bf16(t[j * TG_LANES + l]);
-                    memcpy(out2 + (wrows[l] - out1) + (off + j) * 2, &h, 2);
-                }
-            assert_memory_equal(out1, out2, sizeof out1);
-        }
+    lanes_stage16_at(mem, tg_lanes_stage_bf16, tg_lanes_unstage_bf16, tg_bf16_to_f32, tg_f32_to_bf16, 16);
+    lanes_stage16_at(mem, tg_lanes_stage_f16, tg_lanes_unstage_f16, tg_f16_to_f32, tg_f32_to_f16, 13);
 }
 
 /* fn at every SIMD level this CPU runs (tg_matmul_isa: on x86-64 the
