@@ -441,6 +441,12 @@ def r11_cumsum_bf16_out(x):
     return {"y": bf16_enc(np.cumsum(bf16_dec(x), axis=1, dtype=np.float32))}
 
 
+@probe({"y": EXACT})
+def r12_cumsum_f16_out(x):
+    # numpy's fp16 casts round to nearest even, as the runtime's (f16_enc)
+    return {"y": f16_enc(np.cumsum(f16_dec(x), axis=1, dtype=np.float32))}
+
+
 @probe({"y": matmul_tol("x", "w")})
 def s01_linear(x, w):
     return {"y": x @ w}
@@ -680,6 +686,45 @@ def run(name, directory, runs):
     return 0 if ok else 1
 
 
+# --- the u series: one fp32 activation and nothing else ----------------------------
+# numpy's float32 loops here are SIMD approximations; measured against the fp64
+# function over 4 M inputs of these distributions (numpy 1.24.2, AVX-512F): tanh
+# within 1.37 ulp, log 3.34, sin 1.42, exp 2.39, 1/sqrt (two roundings) 1.47. The
+# runtime rounds an fp64 evaluation once (within 1 ulp, docs/numerics.md): 4 ulp
+# apart at most for log (3.34 + 0.5 + margin), less for the others.
+U_ULPS = 4
+
+
+def _positive_inputs(shapes, r):
+    # log and rsqrt: positive arguments over three decades
+    return {"x": r.uniform(0.01, 10.0, shapes["x"])}
+
+
+@probe({"y": Tol(ulps=U_ULPS, why="numpy's float32 tanh")})
+def u01_tanh_f32(x):
+    return {"y": np.tanh(x)}
+
+
+@probe({"y": Tol(ulps=U_ULPS, why="numpy's float32 log")}, make=_positive_inputs)
+def u02_log_f32(x):
+    return {"y": np.log(x)}
+
+
+@probe({"y": Tol(ulps=U_ULPS, why="numpy's float32 sin")})
+def u03_sin_f32(x):
+    return {"y": np.sin(x)}
+
+
+@probe({"y": Tol(ulps=U_ULPS, why="numpy's sqrt and a division")}, make=_positive_inputs)
+def u04_rsqrt_f32(x):
+    return {"y": np.float32(1) / np.sqrt(x)}
+
+
+@probe({"y": Tol(ulps=EXP_ULPS, why="numpy's float32 exp")})
+def u05_exp_f32(x):
+    return {"y": np.exp(x)}
+
+
 def main(argv):
     if argv[:1] == ["list"]:
         print("\n".join(sorted(PROBES)))
@@ -702,3 +747,4 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
