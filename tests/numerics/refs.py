@@ -756,7 +756,7 @@ def _inputs_lanes_f16(p, r):
     x[7, 40:48] = r.choice([-1.0, 1.0], 8) * 2.0 ** -24 * r.integers(1, 1024, 8)
     x[8, :] = r.uniform(1.5, 2.0, 300)
     x[9, :] = r.uniform(-1.0, 1.0, 300) * 2.0 ** -15
-    return {"x": x, "z": v["z"]}
+    return {"x": x, "z": v["z"], "w": v["w"]}
 
 
 def _ref_lanes_f16(p, x):
@@ -767,7 +767,8 @@ def _ref_lanes_f16(p, x):
     zs, zy = _lanes_z_chains(f32(x["z"]).reshape(40, -1), f16)
     return {"y": (y, "exact"), "s": (s, "exact"), "m": (m, "exact"),
             "zs": (zs, "exact"), "zy": (zy.reshape(40, 3, 37), "exact"),
-            "yh": (f16(y), "exact"), "zh16": (f16(zy).reshape(40, 3, 37), "exact")}
+            "yh": (f16(y), "exact"), "zh16": (f16(zy).reshape(40, 3, 37), "exact"),
+            "mv": _bn_mean_var(x["w"])}
 
 
 def _bn_mean_var(v):
@@ -1349,10 +1350,10 @@ TEST_KERNELS = {
                       ("zs", "float32", "40, 1"), ("zy", "float32", "40, 3, 37"),
                       ("yb", "bfloat16", "100, 300"), ("zb", "bfloat16", "40, 3, 37"), ("mv", "float32", "40, 2")],
                      _inputs_lanes_bf16, _ref_lanes_bf16),
-    "lanes_f16": _k({}, [("x", "float16", "100, 300"), ("z", "float16", "40, 3, 37")],
+    "lanes_f16": _k({}, [("x", "float16", "100, 300"), ("z", "float16", "40, 3, 37"), ("w", "float16", "40, 500")],
                     [("y", "float32", "100, 300"), ("s", "float32", "100, 1"), ("m", "float32", "100, 1"),
                      ("zs", "float32", "40, 1"), ("zy", "float32", "40, 3, 37"),
-                     ("yh", "float16", "100, 300"), ("zh16", "float16", "40, 3, 37")],
+                     ("yh", "float16", "100, 300"), ("zh16", "float16", "40, 3, 37"), ("mv", "float32", "40, 2")],
                     _inputs_lanes_f16, _ref_lanes_f16),
     "forward": _k({"N": 256, "F": 64},
                   [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("w", "float32", "128, 128")],
