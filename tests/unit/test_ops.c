@@ -1357,6 +1357,20 @@ static void test_sin_rows(void **state)
     act_rows_sweep(TG_ACT_SIN, 40009, sb, sizeof sb / sizeof sb[0], edge, sizeof edge / sizeof edge[0], 1);
 }
 
+/* tanh rows (the AVX-512 body: both of expm1's paths on every lane, the
+ * argument clamped to ±20 in fp64, tg__tanhv8): every 4099th pattern at
+ * scale 1 and at a scale and bias, and every pattern near the paths' edge
+ * (|u| = 0.35 at x = ±0.175), where the fp32 result reaches ±1 (9.01) and
+ * at the clamp (±20). */
+static void test_tanh_rows(void **state)
+{
+    static const float sb[][2] = {{1.0f, 0.0f}, {0.75f, -0.25f}};
+    static const float edge[][2] = {{0.1749f, 0.1751f}, {-0.1749f, -0.1751f}, {8.9f, 9.1f},
+                                    {-8.9f, -9.1f},     {19.99f, 20.01f},     {-19.99f, -20.01f}};
+    (void)state;
+    act_rows_sweep(TG_ACT_TANH, 4099, sb, sizeof sb / sizeof sb[0], edge, sizeof edge / sizeof edge[0], 1);
+}
+
 /* exp rows whose blocks are all below exp's +0 cut (runtime/tg_ops.c
  * TG_EXP_DEAD: written +0 without evaluating exp) or all but one element:
  * -inf, -200 or -104.00001, with one live element (just above the cut,
@@ -1642,6 +1656,7 @@ int main(void)
         cmocka_unit_test(test_exp_rows_sweep),
         cmocka_unit_test(test_erf_rows),
         cmocka_unit_test(test_sin_rows),
+        cmocka_unit_test(test_tanh_rows),
         cmocka_unit_test(test_exp_rows_dead),
         cmocka_unit_test(test_f32_rows),
         cmocka_unit_test(test_lanes_stage),
