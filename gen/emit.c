@@ -455,10 +455,11 @@ static tpl_value *operand(E *e, const IrAp *ap, const Nest *nest, int k, int wri
     put_str(e, m, "sfx", dt->sfx);
     /* f32run: fp32 elements the innermost loop walks one after another;
      * lrun: the same of a dtype whose lane block, one run in each row, the
-     * runtime stages and writes back (tg_lanes_stage_<sfx>: fp32, bf16, fp16) */
+     * runtime stages and writes back (tg_lanes_stage_<sfx>: fp32, bf16, fp16, fp8) */
     int run = nest && nest->n > 0 && !skip_inner && !nest->idx[k] && nest->step[k][nest->n - 1] == 1;
     put_bool(e, m, "f32run", run && ap->dtype == TG_FLOAT32);
-    put_bool(e, m, "lrun", run && (ap->dtype == TG_FLOAT32 || ap->dtype == TG_BFLOAT16 || ap->dtype == TG_FLOAT16));
+    put_bool(e, m, "lrun", run && (ap->dtype == TG_FLOAT32 || ap->dtype == TG_BFLOAT16 || ap->dtype == TG_FLOAT16 ||
+                                    ap->dtype == TG_FLOAT8_E4M3 || ap->dtype == TG_FLOAT8_E5M2));
     put_str(e, m, "ctype", dt->ctype);
     put_str(e, m, "dtype", dtype_enums[ap->dtype]);
     put_int(e, m, "esize", es);

@@ -599,6 +599,7 @@ static void tg__lanes_unstage(uint8_t *const rows[TG_LANES], int64_t off, const 
 #define TG_LS_ROW(i, ES) (rows[l + (i)] + (off + j) * (ES))
 #define TG_LS_ROW4(i) TG_LS_ROW(i, 4)
 #define TG_LS_ROW2(i) TG_LS_ROW(i, 2)
+#define TG_LS_ROW1(i) TG_LS_ROW(i, 1)
 #define TG_LS_COL(i) (t + (j + (i)) * TG_LANES + l)
 #ifdef TG_TR_AVX2
 /* The AVX2 body: 8x8 blocks, a row one 32-byte register (the transpose's
@@ -648,18 +649,18 @@ void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const floa
     TG_LANES_PICK(tg__lanes_unstage_avx2, tg__lanes_unstage, rows, off, t, n, lanes);
 }
 
-/* tg_lanes_stage_<sfx> and tg_lanes_unstage_<sfx> of a 16-bit float element
- * by element, as the template reads and writes one (tg_rd_<sfx>,
- * tg_wr_<sfx>): the edges of the bodies below, and all of it where there is
- * no vector body. */
-#define TG_LS_PLAIN_FNS(SFX, DEC, ENC)                                                                          \
+/* tg_lanes_stage_<sfx> and tg_lanes_unstage_<sfx> of a narrow float (bf16,
+ * fp16, fp8 e4m3 and e5m2; elements of type T) element by element, as the
+ * template reads and writes one (tg_rd_<sfx>, tg_wr_<sfx>): the edges of the
+ * bodies below, and all of it where there is no vector body. */
+#define TG_LS_PLAIN_FNS(SFX, T, DEC, ENC)                                                                       \
     static void tg__lanes_stage_##SFX##_plain(float *t, const uint8_t *const rows[TG_LANES], int64_t off,       \
                                               int64_t n)                                                        \
     {                                                                                                           \
         for (int64_t j = 0; j < n; j++)                                                                         \
             for (int l = 0; l < TG_LANES; l++) {                                                                \
-                uint16_t h;                                                                                     \
-                memcpy(&h, rows[l] + (off + j) * 2, 2);                                                         \
+                T h;                                                                                            \
+                memcpy(&h, rows[l] + (off + j) * (int64_t)sizeof h, sizeof h);                                  \
                 t[j * TG_LANES + l] = DEC(h);                                                                   \
             }                                                                                                   \
     }                                                                                                           \
@@ -668,28 +669,31 @@ void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const floa
     {                                                                                                           \
         for (int64_t j = 0; j < n; j++)                                                                         \
             for (int64_t l = 0; l < lanes; l++) {                                                               \
-                uint16_t h = ENC(t[j * TG_LANES + l]);                                                          \
-                memcpy(rows[l] + (off + j) * 2, &h, 2);                                                         \
+                T h = ENC(t[j * TG_LANES + l]);                                                                 \
+                memcpy(rows[l] + (off + j) * (int64_t)sizeof h, &h, sizeof h);                                  \
             }                                                                                                   \
     }
-TG_LS_PLAIN_FNS(bf16, tg_bf16_to_f32, tg_f32_to_bf16)
-TG_LS_PLAIN_FNS(f16, tg_f16_to_f32, tg_f32_to_f16)
+TG_LS_PLAIN_FNS(bf16, uint16_t, tg_bf16_to_f32, tg_f32_to_bf16)
+TG_LS_PLAIN_FNS(f16, uint16_t, tg_f16_to_f32, tg_f32_to_f16)
+TG_LS_PLAIN_FNS(e4m3, uint8_t, tg_e4m3_to_f32, tg_f32_to_e4m3)
+TG_LS_PLAIN_FNS(e5m2, uint8_t, tg_e5m2_to_f32, tg_f32_to_e5m2)
 
 #if defined(TG_TR_B)
 /* Vector bodies: 8x8 blocks, eight lanes at a time along the block, each
- * lane's eight 16-bit floats widened in a register after the load, or
+ * lane's eight narrow floats widened in a register after the load, or
  * narrowed before the store, with the arithmetic of the element form:
  *  - bf16 as tg_bf16_to_f32 widens one (bits << 16, a NaN quieted) and
  *    tg_f32_to_bf16 narrows one (RNE on the bits; a NaN quieted, its
  *    payload's top kept);
- *  - fp16 as tg_dtype.h's narrow codec does (tg__narrow_to_f32: the
- *    exponent and mantissa moved up and scaled by 2^112, exact, inf and NaN
- *    rebuilt, a NaN quieted; tg__f32_to_narrow: RNE on the bits in fp16's
- *    normal range, below it by adding 2^-1 in fp32, whose quantum is fp16's
- *    subnormal one; overflow to inf; a NaN quieted, its payload's top kept),
- *    each of its selects a mask.
- * A 16-bit operand's lane block was moved element by element (r10_cumsum_bf16's
- * source; a scan into a bf16 tile, r11; u_cumsum_f16_out). The baseline gets
+ *  - fp16, fp8 e4m3 and e5m2 as tg_dtype.h's narrow codec does
+ *    (tg__narrow_to_f32: the exponent and mantissa moved up and scaled by
+ *    2^(127 - bias), exact, inf and NaN rebuilt, a NaN quieted;
+ *    tg__f32_to_narrow: RNE on the bits in the format's normal range, below
+ *    it by adding 2^(24 - bias - mantissa bits) in fp32, whose quantum is the
+ *    format's subnormal one; overflow to inf; a NaN quieted, its payload's
+ *    top kept), each of its selects a mask.
+ * A narrow operand's lane block was moved element by element (r10_cumsum_bf16's
+ * source; a scan into a bf16 tile, r11; r12_cumsum_f16_out). The baseline gets
  * them where 8 x 4 bytes is one register (TG_TR_B 8); x86-64 without AVX an
  * AVX2 body picked by the runtime's level. */
 typedef int32_t tg__v8i __attribute__((vector_size(32)));
@@ -710,38 +714,79 @@ typedef float tg__v8f __attribute__((vector_size(32)));
         tg__v8h h_ = __builtin_convertvector(q_, tg__v8h);                                                      \
         memcpy((p), &h_, sizeof h_);                                                                            \
     } while (0)
-/* fp16 (1/5/10, bias 15): tg__narrow_to_f32(h, 5, 10, 0x1p112f) and
- * tg__f32_to_narrow(x, 5, 10, 15) on eight lanes (every value below 2^31,
- * so the signed compares are the scalar code's unsigned ones) */
-#define TG_LSH_WIDEN(r, p)                                                                                      \
+/* Eight 16-bit or 8-bit elements at p into the lanes of u (zero-extended),
+ * and the low 16 or 8 bits of q's lanes to p. The 8-bit pair goes through
+ * 16-bit lanes: gcc moved an 8-byte vector's elements one at a time. */
+typedef uint8_t tg__v16b __attribute__((vector_size(16)));
+typedef uint64_t tg__v2q __attribute__((vector_size(16)));
+#define TG_LS16_LOAD(u, p)                                                                                      \
     do {                                                                                                        \
         tg__v8h h_;                                                                                             \
         memcpy(&h_, (p), sizeof h_);                                                                            \
-        tg__v8 u_ = __builtin_convertvector(h_, tg__v8);                                                        \
-        tg__v8 em_ = u_ & 0x7fffu, sg_ = (u_ & 0x8000u) << 16, mt_ = em_ & 0x3ffu;                              \
-        tg__v8f mag_ = (tg__v8f)(em_ << 13) * 0x1p112f;                                                         \
-        tg__v8 sp_ = 0x7f800000u | (mt_ << 13) | ((tg__v8)((tg__v8i)mt_ != 0) & 0x00400000u);                   \
-        (r) = TG_LS_PICK((tg__v8)((tg__v8i)em_ >= 0x7c00), sp_, (tg__v8)mag_) | sg_;                            \
+        (u) = __builtin_convertvector(h_, tg__v8);                                                              \
     } while (0)
-#define TG_LSH_NARROW(p, x)                                                                                     \
+#define TG_LS16_STORE(p, q)                                                                                     \
     do {                                                                                                        \
-        tg__v8 ax_ = (x) & 0x7fffffffu, sg_ = ((x) >> 31) << 15, q_, nan_;                                      \
-        tg__v8 nrm_ = ((ax_ + 0xfffu + ((ax_ >> 13) & 1u)) >> 13) - (112u << 10);                               \
-        tg__v8 sub_ = (tg__v8)((tg__v8f)ax_ + 0.5f) - 0x3f000000u; /* 2^-1: fp32 quantum 2^-24 */               \
-        q_ = TG_LS_PICK((tg__v8)((tg__v8i)ax_ < (113 << 23)), sub_, nrm_);                                      \
-        q_ = TG_LS_PICK((tg__v8)((tg__v8i)q_ > 0x7c00), 0x7c00u, q_);                                \
-        nan_ = 0x7e00u | ((ax_ >> 13) & 0x3ffu);                                                                \
-        q_ = sg_ | TG_LS_PICK(TG_LSB_NAN(x), nan_, q_);                                                         \
-        tg__v8h h_ = __builtin_convertvector(q_, tg__v8h);                                                      \
+        tg__v8h h_ = __builtin_convertvector((q), tg__v8h);                                                     \
         memcpy((p), &h_, sizeof h_);                                                                            \
     } while (0)
-#define TG_LSB_FNS(STAGE, UNSTAGE, CLEAN, WIDEN, NARROW, SFX)                                                   \
+#define TG_LS8_LOAD(u, p)                                                                                       \
+    do {                                                                                                        \
+        uint64_t w_;                                                                                            \
+        memcpy(&w_, (p), 8);                                                                                    \
+        tg__v2q q_ = {w_, 0};                                                                                   \
+        tg__v16b z_ = {0};                                                                                      \
+        tg__v16b b_ = __builtin_shufflevector((tg__v16b)q_, z_, 0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, \
+                                              7, 16);                                                           \
+        (u) = __builtin_convertvector((tg__v8h)b_, tg__v8);                                                     \
+    } while (0)
+#define TG_LS8_STORE(p, q)                                                                                      \
+    do {                                                                                                        \
+        tg__v16b b_ = (tg__v16b)__builtin_convertvector((q) & 0xffu, tg__v8h);                                  \
+        b_ = __builtin_shufflevector(b_, b_, 0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14);             \
+        memcpy((p), &b_, 8);                                                                                    \
+    } while (0)
+/* tg__narrow_to_f32(h, EB, MB, REBIAS) and tg__f32_to_narrow(x, EB, MB, BIAS)
+ * on eight lanes loaded by LOAD or stored by STORE (every value below 2^31, so
+ * the signed compares are the scalar code's unsigned ones; MAGIC is the
+ * float 2^(24 - BIAS - MB), whose bits the subnormal sum's take away) */
+#define TG_LSN_WIDEN(r, p, LOAD, EB, MB, REBIAS)                                                                \
+    do {                                                                                                        \
+        tg__v8 u_;                                                                                              \
+        LOAD(u_, p);                                                                                            \
+        tg__v8 em_ = u_ & ((1u << ((EB) + (MB))) - 1u), mt_ = em_ & ((1u << (MB)) - 1u);                        \
+        tg__v8 sg_ = (u_ >> ((EB) + (MB))) << 31;                                                               \
+        tg__v8f mag_ = (tg__v8f)(em_ << (23 - (MB))) * (REBIAS);                                                \
+        tg__v8 sp_ = 0x7f800000u | (mt_ << (23 - (MB))) | ((tg__v8)((tg__v8i)mt_ != 0) & 0x00400000u);          \
+        tg__v8 big_ = (tg__v8)((tg__v8i)em_ >= (int32_t)(((1u << (EB)) - 1u) << (MB)));                         \
+        (r) = TG_LS_PICK(big_, sp_, (tg__v8)mag_) | sg_;                                                        \
+    } while (0)
+#define TG_LSN_NARROW(p, x, STORE, EB, MB, BIAS, MAGIC)                                                         \
+    do {                                                                                                        \
+        const uint32_t inf_ = ((1u << (EB)) - 1u) << (MB), sh_ = 23 - (MB);                                     \
+        tg__v8 ax_ = (x) & 0x7fffffffu, sg_ = ((x) >> 31) << ((EB) + (MB)), q_, nan_;                           \
+        tg__v8 nrm_ = ((ax_ + ((1u << (sh_ - 1)) - 1u) + ((ax_ >> sh_) & 1u)) >> sh_) -                         \
+                      ((uint32_t)(127 - (BIAS)) << (MB));                                                       \
+        tg__v8 sub_ = (tg__v8)((tg__v8f)ax_ + (MAGIC)) - ((uint32_t)(151 - (BIAS) - (MB)) << 23);               \
+        q_ = TG_LS_PICK((tg__v8)((tg__v8i)ax_ < (int32_t)((uint32_t)(128 - (BIAS)) << 23)), sub_, nrm_);        \
+        q_ = TG_LS_PICK((tg__v8)((tg__v8i)q_ > (int32_t)inf_), inf_, q_);                                       \
+        nan_ = inf_ | (1u << ((MB) - 1)) | ((ax_ >> sh_) & ((1u << (MB)) - 1u));                                \
+        q_ = sg_ | TG_LS_PICK(TG_LSB_NAN(x), nan_, q_);                                                         \
+        STORE(p, q_);                                                                                           \
+    } while (0)
+#define TG_LSH_WIDEN(r, p) TG_LSN_WIDEN(r, p, TG_LS16_LOAD, 5, 10, 0x1p112f)
+#define TG_LSH_NARROW(p, x) TG_LSN_NARROW(p, x, TG_LS16_STORE, 5, 10, 15, 0x1p-1f)
+#define TG_LS43_WIDEN(r, p) TG_LSN_WIDEN(r, p, TG_LS8_LOAD, 4, 3, 0x1p120f)
+#define TG_LS43_NARROW(p, x) TG_LSN_NARROW(p, x, TG_LS8_STORE, 4, 3, 7, 0x1p14f)
+#define TG_LS52_WIDEN(r, p) TG_LSN_WIDEN(r, p, TG_LS8_LOAD, 5, 2, 0x1p112f)
+#define TG_LS52_NARROW(p, x) TG_LSN_NARROW(p, x, TG_LS8_STORE, 5, 2, 15, 0x1p7f)
+#define TG_LSB_FNS(STAGE, UNSTAGE, CLEAN, WIDEN, NARROW, SFX, ROW)                                              \
     static void STAGE(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)                    \
     {                                                                                                           \
         int64_t j = 0;                                                                                          \
         for (int l = 0; l < TG_LANES; l += 8)                                                                   \
             for (j = 0; j + 8 <= n; j += 8)                                                                     \
-                TG_TR8_BODY_LS(tg__v8, WIDEN, TG_TR8_STORE, TG_LS_ROW2, TG_LS_COL);                             \
+                TG_TR8_BODY_LS(tg__v8, WIDEN, TG_TR8_STORE, ROW, TG_LS_COL);                                    \
         j = n / 8 * 8;                                                                                          \
         CLEAN;                                                                                                  \
         tg__lanes_stage_##SFX##_plain(t + j * TG_LANES, rows, off + j, n - j);                                  \
@@ -752,48 +797,55 @@ typedef float tg__v8f __attribute__((vector_size(32)));
         int l = 0;                                                                                              \
         for (; l + 8 <= lanes; l += 8)                                                                          \
             for (j = 0; j + 8 <= n; j += 8)                                                                     \
-                TG_TR8_BODY_LS(tg__v8, TG_TR8_LOAD, NARROW, TG_LS_COL, TG_LS_ROW2);                             \
+                TG_TR8_BODY_LS(tg__v8, TG_TR8_LOAD, NARROW, TG_LS_COL, ROW);                                    \
         j = n / 8 * 8;                                                                                          \
         CLEAN;                                                                                                  \
         tg__lanes_unstage_##SFX##_plain(rows + l, off, t + l, j, lanes - l); /* lanes left, blocks' columns */  \
         tg__lanes_unstage_##SFX##_plain(rows, off + j, t + j * TG_LANES, n - j, lanes); /* columns left */     \
     }
+/* every narrow format's pair in one body: SUF the body's name suffix */
+#define TG_LSB_ALL(SUF, CLEAN)                                                                                   \
+    TG_LSB_FNS(tg__lanes_stage_bf16##SUF, tg__lanes_unstage_bf16##SUF, CLEAN, TG_LSB_WIDEN, TG_LSB_NARROW, bf16,  \
+               TG_LS_ROW2)                                                                                       \
+    TG_LSB_FNS(tg__lanes_stage_f16##SUF, tg__lanes_unstage_f16##SUF, CLEAN, TG_LSH_WIDEN, TG_LSH_NARROW, f16,     \
+               TG_LS_ROW2)                                                                                       \
+    TG_LSB_FNS(tg__lanes_stage_e4m3##SUF, tg__lanes_unstage_e4m3##SUF, CLEAN, TG_LS43_WIDEN, TG_LS43_NARROW,      \
+               e4m3, TG_LS_ROW1)                                                                                 \
+    TG_LSB_FNS(tg__lanes_stage_e5m2##SUF, tg__lanes_unstage_e5m2##SUF, CLEAN, TG_LS52_WIDEN, TG_LS52_NARROW,      \
+               e5m2, TG_LS_ROW1)
 #endif
 #if defined(TG_TR_B) && TG_TR_B == 8
-TG_LSB_FNS(tg__lanes_stage_bf16, tg__lanes_unstage_bf16, (void)0, TG_LSB_WIDEN, TG_LSB_NARROW, bf16)
-TG_LSB_FNS(tg__lanes_stage_f16, tg__lanes_unstage_f16, (void)0, TG_LSH_WIDEN, TG_LSH_NARROW, f16)
+TG_LSB_ALL(, (void)0)
 #else
 #define tg__lanes_stage_bf16 tg__lanes_stage_bf16_plain
 #define tg__lanes_unstage_bf16 tg__lanes_unstage_bf16_plain
 #define tg__lanes_stage_f16 tg__lanes_stage_f16_plain
 #define tg__lanes_unstage_f16 tg__lanes_unstage_f16_plain
+#define tg__lanes_stage_e4m3 tg__lanes_stage_e4m3_plain
+#define tg__lanes_unstage_e4m3 tg__lanes_unstage_e4m3_plain
+#define tg__lanes_stage_e5m2 tg__lanes_stage_e5m2_plain
+#define tg__lanes_unstage_e5m2 tg__lanes_unstage_e5m2_plain
 #endif
 #ifdef TG_TR_AVX2
 TG_SIMD_AVX2_BEGIN
-TG_LSB_FNS(tg__lanes_stage_bf16_avx2, tg__lanes_unstage_bf16_avx2, TG_SIMD_CLEAN(), TG_LSB_WIDEN, TG_LSB_NARROW, bf16)
-TG_LSB_FNS(tg__lanes_stage_f16_avx2, tg__lanes_unstage_f16_avx2, TG_SIMD_CLEAN(), TG_LSH_WIDEN, TG_LSH_NARROW, f16)
+TG_LSB_ALL(_avx2, TG_SIMD_CLEAN())
 TG_SIMD_AVX2_END
 #endif
 
-void tg_lanes_stage_bf16(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)
-{
-    TG_LANES_PICK(tg__lanes_stage_bf16_avx2, tg__lanes_stage_bf16, t, rows, off, n);
-}
-
-void tg_lanes_unstage_bf16(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes)
-{
-    TG_LANES_PICK(tg__lanes_unstage_bf16_avx2, tg__lanes_unstage_bf16, rows, off, t, n, lanes);
-}
-
-void tg_lanes_stage_f16(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)
-{
-    TG_LANES_PICK(tg__lanes_stage_f16_avx2, tg__lanes_stage_f16, t, rows, off, n);
-}
-
-void tg_lanes_unstage_f16(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes)
-{
-    TG_LANES_PICK(tg__lanes_unstage_f16_avx2, tg__lanes_unstage_f16, rows, off, t, n, lanes);
-}
+#define TG_LS_PUBLIC(SFX)                                                                                       \
+    void tg_lanes_stage_##SFX(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)             \
+    {                                                                                                           \
+        TG_LANES_PICK(tg__lanes_stage_##SFX##_avx2, tg__lanes_stage_##SFX, t, rows, off, n);                    \
+    }                                                                                                           \
+    void tg_lanes_unstage_##SFX(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n,          \
+                                int64_t lanes)                                                                  \
+    {                                                                                                           \
+        TG_LANES_PICK(tg__lanes_unstage_##SFX##_avx2, tg__lanes_unstage_##SFX, rows, off, t, n, lanes);         \
+    }
+TG_LS_PUBLIC(bf16)
+TG_LS_PUBLIC(f16)
+TG_LS_PUBLIC(e4m3)
+TG_LS_PUBLIC(e5m2)
 
 /* ---- activation rows -----------------------------------------------------------
  * tg_activation_f32_row: tg_activation over a contiguous fp32 row, built once

@@ -458,10 +458,15 @@ void tg_lanes_stage_bf16(float *t, const uint8_t *const rows[TG_LANES], int64_t 
  * tg_f32_to_bf16(t[j·TG_LANES + l]), j < n, l < lanes (the template's
  * element-by-element write, tg_wr_bf16). */
 void tg_lanes_unstage_bf16(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes);
-/* The two for fp16 operands (tg_f16_to_f32, tg_f32_to_f16: tg_rd_f16 and
- * tg_wr_f16's bits). */
+/* The two for fp16, fp8 e4m3 and e5m2 operands (tg_<sfx>_to_f32 and
+ * tg_f32_to_<sfx>: tg_rd_<sfx> and tg_wr_<sfx>'s bits; 1-byte elements for
+ * fp8). */
 void tg_lanes_stage_f16(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n);
 void tg_lanes_unstage_f16(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes);
+void tg_lanes_stage_e4m3(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n);
+void tg_lanes_unstage_e4m3(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes);
+void tg_lanes_stage_e5m2(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n);
+void tg_lanes_unstage_e5m2(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes);
 /* A lane block's fold for op add, subtract or multiply (tg_lanes_fold_legal):
  * r[l] = r[l] op t[j·TG_LANES + l] for j = 0 .. n-1 in turn, each lane's
  * chain in its order (fp32, no contraction: the bits of tg_alu_raw_<op>

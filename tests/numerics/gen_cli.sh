@@ -246,6 +246,9 @@ rows_checks lanes_bf16 tg_lanes_stage_bf16 11 tg_lanes_unstage_bf16 2
 # the scans' and bn_stats' sources, eleven calls; tg_lanes_unstage_f16: both fp16
 # scan results), with subnormal and overflowing results.
 rows_checks lanes_f16 tg_lanes_stage_f16 11 tg_lanes_unstage_f16 2
+# And over fp8: e4m3 x (its fold's and two scans' sources, five calls; one scan
+# result), e5m2 z and w (fold, scans, bn_stats: six; one scan result).
+rows_checks lanes_f8 tg_lanes_stage_e4m3 5 tg_lanes_stage_e5m2 6 tg_lanes_unstage_e4m3 1 tg_lanes_unstage_e5m2 1
 # Scans with sources on constant tiles (gen/forward.c const_reads): numpy's
 # fp32 chains exactly, the ISS bit for bit, and which scans read the number
 # (a ones tile in lanes, a bf16 0.1 in the row form, -0 in lanes; not a tile

@@ -746,29 +746,50 @@ def _ref_lanes_bf16(p, x):
             "mv": _bn_mean_var(x["w"])}
 
 
-def _inputs_lanes_f16(p, r):
-    # _inputs_lanes_bf16's x and z with fp16's specials: subnormals (multiples of
-    # 2^-24) across a group of 8 in row 7; row 8 near 2 (the scan's r = x r + x grows
-    # past 65504: inf in the fp16 tile, large finite in fp32), row 9 below 2^-15
-    # (fp16 subnormals; r = x r + x stays near x: results in fp16's subnormal range)
-    v = _inputs_lanes_bf16(p, r)
+def _inputs_lanes_narrow(r, quantum, submax):
+    # _inputs_lanes_bf16's x, z and w with a narrower x format's specials: its
+    # subnormals (multiples of quantum) across a group of 8 in row 7; row 8 near 2
+    # (the scan's r = x r + x grows past the format's largest finite value: inf in
+    # the narrow tile, large finite in fp32), row 9 below submax (the format's
+    # subnormals; r = x r + x stays near x: results in its subnormal range)
+    v = _inputs_lanes_bf16(None, r)
     x = v["x"]
-    x[7, 40:48] = r.choice([-1.0, 1.0], 8) * 2.0 ** -24 * r.integers(1, 1024, 8)
+    x[7, 40:48] = r.choice([-1.0, 1.0], 8) * quantum * r.integers(1, round(submax / quantum), 8)
     x[8, :] = r.uniform(1.5, 2.0, 300)
-    x[9, :] = r.uniform(-1.0, 1.0, 300) * 2.0 ** -15
-    return {"x": x, "z": v["z"], "w": v["w"]}
+    x[9, :] = r.uniform(-1.0, 1.0, 300) * submax
+    return v
+
+
+def _ref_lanes_narrow(x, fx, fz, ny, nz):
+    # as _ref_lanes_bf16, on the stored values: x's scans into an fx tile (output
+    # ny), z's scan and its halves in fz (output nz), bn_stats of w
+    def rx(v):
+        return stored(v, fx)
+
+    def rz(v):
+        return stored(v, fz)
+    y, s, m = _lanes_chains(f32(x["x"]))
+    zs, zy = _lanes_z_chains(f32(x["z"]).reshape(40, -1), rz)
+    return {"y": (y, "exact"), "s": (s, "exact"), "m": (m, "exact"),
+            "zs": (zs, "exact"), "zy": (zy.reshape(40, 3, 37), "exact"),
+            ny: (rx(y), "exact"), nz: (rz(zy).reshape(40, 3, 37), "exact"),
+            "mv": _bn_mean_var(x["w"])}
+
+
+def _inputs_lanes_f16(p, r):
+    return _inputs_lanes_narrow(r, 2.0 ** -24, 2.0 ** -15)
 
 
 def _ref_lanes_f16(p, x):
-    # as _ref_lanes_bf16, on the stored fp16 values
-    def f16(v):
-        return stored(v, "float16")
-    y, s, m = _lanes_chains(f32(x["x"]))
-    zs, zy = _lanes_z_chains(f32(x["z"]).reshape(40, -1), f16)
-    return {"y": (y, "exact"), "s": (s, "exact"), "m": (m, "exact"),
-            "zs": (zs, "exact"), "zy": (zy.reshape(40, 3, 37), "exact"),
-            "yh": (f16(y), "exact"), "zh16": (f16(zy).reshape(40, 3, 37), "exact"),
-            "mv": _bn_mean_var(x["w"])}
+    return _ref_lanes_narrow(x, "float16", "float16", "yh", "zh16")
+
+
+def _inputs_lanes_f8(p, r):
+    return _inputs_lanes_narrow(r, 2.0 ** -9, 2.0 ** -7)
+
+
+def _ref_lanes_f8(p, x):
+    return _ref_lanes_narrow(x, "float8_e4m3", "float8_e5m2", "y8", "z8")
 
 
 def _bn_mean_var(v):
@@ -1355,6 +1376,12 @@ TEST_KERNELS = {
                      ("zs", "float32", "40, 1"), ("zy", "float32", "40, 3, 37"),
                      ("yh", "float16", "100, 300"), ("zh16", "float16", "40, 3, 37"), ("mv", "float32", "40, 2")],
                     _inputs_lanes_f16, _ref_lanes_f16),
+    "lanes_f8": _k({}, [("x", "float8_e4m3", "100, 300"), ("z", "float8_e5m2", "40, 3, 37"),
+                         ("w", "float8_e5m2", "40, 500")],
+                   [("y", "float32", "100, 300"), ("s", "float32", "100, 1"), ("m", "float32", "100, 1"),
+                    ("zs", "float32", "40, 1"), ("zy", "float32", "40, 3, 37"),
+                    ("y8", "float8_e4m3", "100, 300"), ("z8", "float8_e5m2", "40, 3, 37"), ("mv", "float32", "40, 2")],
+                   _inputs_lanes_f8, _ref_lanes_f8),
     "forward": _k({"N": 256, "F": 64},
                   [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("w", "float32", "128, 128")],
                   [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y3", "float32", "128, F"),

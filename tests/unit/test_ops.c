@@ -944,56 +944,85 @@ static void test_matmul_range_edges(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
-/* The lanes staging of a 16-bit float format (bf16: sh 16; fp16: sh 13, the
- * fp32 mantissa bits it drops) against its element-by-element codec, every
- * block length and lane count, in mem (random bits from lanes_stage_at):
+/* A narrow float format for the lanes staging tests: its element size,
+ * exponent and mantissa bits, its staging pair and its element codec (as
+ * uint32_t bits, whatever the element's size). */
+typedef struct lanes_fmt {
+    int es, eb, mb;
+    void (*stage)(float *, const uint8_t *const[TG_LANES], int64_t, int64_t);
+    void (*unstage)(uint8_t *const[TG_LANES], int64_t, const float *, int64_t, int64_t);
+    float (*dec)(uint32_t);
+    uint32_t (*enc)(float);
+} lanes_fmt;
+static float dec_bf16(uint32_t h) { return tg_bf16_to_f32((uint16_t)h); }
+static float dec_f16(uint32_t h) { return tg_f16_to_f32((uint16_t)h); }
+static float dec_e4m3(uint32_t h) { return tg_e4m3_to_f32((uint8_t)h); }
+static float dec_e5m2(uint32_t h) { return tg_e5m2_to_f32((uint8_t)h); }
+static uint32_t enc_bf16(float f) { return tg_f32_to_bf16(f); }
+static uint32_t enc_f16(float f) { return tg_f32_to_f16(f); }
+static uint32_t enc_e4m3(float f) { return tg_f32_to_e4m3(f); }
+static uint32_t enc_e5m2(float f) { return tg_f32_to_e5m2(f); }
+static const lanes_fmt lanes_fmts[] = {
+    {2, 8, 7, tg_lanes_stage_bf16, tg_lanes_unstage_bf16, dec_bf16, enc_bf16},
+    {2, 5, 10, tg_lanes_stage_f16, tg_lanes_unstage_f16, dec_f16, enc_f16},
+    {1, 4, 3, tg_lanes_stage_e4m3, tg_lanes_unstage_e4m3, dec_e4m3, enc_e4m3},
+    {1, 5, 2, tg_lanes_stage_e5m2, tg_lanes_unstage_e5m2, dec_e5m2, enc_e5m2},
+};
+
+/* The lanes staging of a narrow float format against its element-by-element
+ * codec, every block length and lane count, in mem (random bits from
+ * lanes_stage_at):
  *  - stage: one element in 8 with the exponent all ones (infinities, NaNs of
  *    either sign, signalling ones quieted), one in 8 subnormal; then every
- *    one of the 2^16 encodings, a lane block at a time;
+ *    one of the format's encodings, a lane block at a time;
  *  - unstage: random bits (NaN payloads, signalling ones), halfway cases
  *    (the dropped bits 100..0), values around the largest finite one and
- *    the overflow to inf, and for fp16 its subnormal range (below 2^-14,
- *    odd multiples of 2^-25 among them: the ties of the fp32 add). */
-static void lanes_stage16_at(uint8_t mem[TG_LANES * 200 * 4],
-                             void (*stage)(float *, const uint8_t *const[TG_LANES], int64_t, int64_t),
-                             void (*unstage)(uint8_t *const[TG_LANES], int64_t, const float *, int64_t, int64_t),
-                             float (*dec)(uint16_t), uint16_t (*enc)(float), int sh)
+ *    the overflow to inf, and below bf16 the format's subnormal range (below
+ *    its least normal, odd multiples of half its quantum among them: the ties
+ *    of the fp32 add). */
+static void lanes_stage_fmt_at(uint8_t mem[TG_LANES * 200 * 4], const lanes_fmt *f)
 {
-    const uint32_t hexp = sh == 16 ? 0x7f80u : 0x7c00u; /* the format's exponent field */
-    const uint32_t maxf = sh == 16 ? 0x7f7f0000u : 0x477fe000u; /* its largest finite value in fp32 */
+    const int es = f->es, sh = 23 - f->mb, bias = (1 << (f->eb - 1)) - 1;
+    const uint32_t sgn = 1u << (f->eb + f->mb), mant = (1u << f->mb) - 1u;
+    const uint32_t hexp = ((1u << f->eb) - 1u) << f->mb; /* the exponent field all ones */
+    /* the largest finite value and the least normal, as fp32 bits */
+    const uint32_t maxf = ((uint32_t)((1 << f->eb) - 2 - bias + 127) << 23) | (mant << sh);
+    const uint32_t tiny = bias >= 127 ? 0u : (uint32_t)(128 - bias) << 23;
     float t[TG_LANE_BLOCK * TG_LANES];
-    for (size_t i = 0; i + 2 <= TG_LANES * 200 * 4; i += 2) {
-        uint32_t k = rnd32() % 8;
-        uint16_t h = (uint16_t)(k == 0 ? hexp | (rnd32() & (0x8000u | (hexp ^ 0x7fffu)))
-                                : k == 1 ? rnd32() & (0x8000u | ((hexp & ~(hexp << 1)) - 1u)) : rnd32());
+    for (size_t i = 0; i + (size_t)es <= TG_LANES * 200 * 4; i += (size_t)es) {
+        uint32_t k = rnd32() % 8, h = k == 0 ? hexp | (rnd32() & (sgn | mant)) : rnd32() & (sgn | mant);
         if (k < 2)
-            memcpy(mem + i, &h, 2);
+            memcpy(mem + i, &h, (size_t)es); /* little-endian: the low bytes */
     }
     for (int64_t n = 0; n <= TG_LANE_BLOCK; n++) {
         const uint8_t *rows[TG_LANES];
         int64_t off = n % 7;
         for (int l = 0; l < TG_LANES; l++)
-            rows[l] = mem + (size_t)((l * 5 + n) % TG_LANES) * 200 * 4 + (size_t)(l % 3) * 2;
-        stage(t, rows, off, n);
+            rows[l] = mem + (size_t)((l * 5 + n) % TG_LANES) * 200 * 4 + (size_t)(l % 3) * (size_t)es;
+        f->stage(t, rows, off, n);
         for (int64_t j = 0; j < n; j++)
             for (int l = 0; l < TG_LANES; l++) {
-                uint16_t h;
-                memcpy(&h, rows[l] + (off + j) * 2, 2);
-                float want = dec(h);
+                uint32_t h = 0;
+                memcpy(&h, rows[l] + (off + j) * es, (size_t)es);
+                float want = f->dec(h);
                 assert_memory_equal(t + j * TG_LANES + l, &want, 4);
             }
     }
-    for (uint32_t b0 = 0; b0 < 0x10000u; b0 += TG_LANES * TG_LANE_BLOCK) {
-        static uint16_t all[TG_LANES * TG_LANE_BLOCK];
+    for (uint32_t b0 = 0; b0 < (1u << (8 * es)); b0 += TG_LANES * TG_LANE_BLOCK) {
+        static uint8_t all[TG_LANES * TG_LANE_BLOCK * 2];
         const uint8_t *rows[TG_LANES];
-        for (uint32_t i = 0; i < TG_LANES * TG_LANE_BLOCK; i++)
-            all[i] = (uint16_t)(b0 + i);
+        for (uint32_t i = 0; i < TG_LANES * TG_LANE_BLOCK; i++) {
+            uint32_t h = (b0 + i) & ((1u << (8 * es)) - 1u); /* fp8: every encoding four times */
+            memcpy(all + i * (uint32_t)es, &h, (size_t)es);
+        }
         for (int l = 0; l < TG_LANES; l++)
-            rows[l] = (const uint8_t *)(all + l * TG_LANE_BLOCK);
-        stage(t, rows, 0, TG_LANE_BLOCK);
+            rows[l] = all + (size_t)l * TG_LANE_BLOCK * (size_t)es;
+        f->stage(t, rows, 0, TG_LANE_BLOCK);
         for (int64_t j = 0; j < TG_LANE_BLOCK; j++)
             for (int l = 0; l < TG_LANES; l++) {
-                float want = dec(all[l * TG_LANE_BLOCK + j]);
+                uint32_t h = 0;
+                memcpy(&h, rows[l] + j * es, (size_t)es);
+                float want = f->dec(h);
                 assert_memory_equal(t + j * TG_LANES + l, &want, 4);
             }
     }
@@ -1007,20 +1036,21 @@ static void lanes_stage16_at(uint8_t mem[TG_LANES * 200 * 4],
                 out1[i] = out2[i] = (uint8_t)rnd32();
             for (int64_t i = 0; i < n * TG_LANES; i++) {
                 uint32_t u = rnd32(), k = rnd32() % 6, sg = u & 0x80000000u;
+                float half = tg_bits_f32((uint32_t)(127 - bias - f->mb) << 23); /* half the subnormal quantum */
                 t[i] = k == 0   ? tg_bits_f32(u)
                        : k == 1 ? tg_bits_f32((u & ~low) | (1u << (sh - 1)))
                        : k == 2 ? tg_bits_f32(sg | ((maxf + (u % (4u << sh))) & 0x7fffffffu))
-                       : k == 3 && sh == 13 ? tg_bits_f32(sg | (u % (113u << 23)))
-                       : k == 4 && sh == 13 ? (float)(2 * (u % 1024) + 1) * 0x1p-25f * (sg ? -1.0f : 1.0f)
-                                            : rndf_wide();
+                       : k == 3 && tiny ? tg_bits_f32(sg | (u % tiny))
+                       : k == 4 && tiny ? (float)(2 * (u % (mant + 1u)) + 1) * half * (sg ? -1.0f : 1.0f)
+                                        : rndf_wide();
             }
             for (int l = 0; l < TG_LANES; l++)
-                wrows[l] = out1 + (size_t)((l * 5 + n) % TG_LANES) * 200 * 2 + (size_t)(l % 3) * 2;
-            unstage(wrows, off, t, n, lanes);
+                wrows[l] = out1 + (size_t)((l * 5 + n) % TG_LANES) * 200 * 2 + (size_t)(l % 3) * (size_t)es;
+            f->unstage(wrows, off, t, n, lanes);
             for (int64_t l = 0; l < lanes; l++)
                 for (int64_t j = 0; j < n; j++) {
-                    uint16_t h = enc(t[j * TG_LANES + l]);
-                    memcpy(out2 + (wrows[l] - out1) + (off + j) * 2, &h, 2);
+                    uint32_t h = f->enc(t[j * TG_LANES + l]);
+                    memcpy(out2 + (wrows[l] - out1) + (off + j) * es, &h, (size_t)es);
                 }
             assert_memory_equal(out1, out2, sizeof out1);
         }
@@ -1065,8 +1095,8 @@ static void lanes_stage_at(void)
                     memcpy(out2 + (wrows[l] - out1) + (off + j) * 4, t + j * TG_LANES + l, 4);
             assert_memory_equal(out1, out2, sizeof out1);
         }
-    lanes_stage16_at(mem, tg_lanes_stage_bf16, tg_lanes_unstage_bf16, tg_bf16_to_f32, tg_f32_to_bf16, 16);
-    lanes_stage16_at(mem, tg_lanes_stage_f16, tg_lanes_unstage_f16, tg_f16_to_f32, tg_f32_to_f16, 13);
+    for (size_t k = 0; k < sizeof lanes_fmts / sizeof lanes_fmts[0]; k++)
+        lanes_stage_fmt_at(mem, &lanes_fmts[k]);
 }
 
 /* fn at every SIMD level this CPU runs (tg_matmul_isa: on x86-64 the
