@@ -716,9 +716,19 @@ typedef float tg__v8f __attribute__((vector_size(32)));
     } while (0)
 /* Eight 16-bit or 8-bit elements at p into the lanes of u (zero-extended),
  * and the low 16 or 8 bits of q's lanes to p. The 8-bit pair goes through
- * 16-bit lanes: gcc moved an 8-byte vector's elements one at a time. */
+ * 16-bit lanes: gcc moved an 8-byte vector's elements one at a time. A
+ * 16-bit lane's low byte is its first in memory on a little-endian target,
+ * its second on a big-endian one (TG_LS8_ZX: byte i and a zero in that
+ * order; TG_LS8_LOW: the low bytes). */
 typedef uint8_t tg__v16b __attribute__((vector_size(16)));
 typedef uint64_t tg__v2q __attribute__((vector_size(16)));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define TG_LS8_ZX 16, 0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7
+#define TG_LS8_LOW 1, 3, 5, 7, 9, 11, 13, 15, 1, 3, 5, 7, 9, 11, 13, 15
+#else
+#define TG_LS8_ZX 0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, 7, 16
+#define TG_LS8_LOW 0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14
+#endif
 #define TG_LS16_LOAD(u, p)                                                                                      \
     do {                                                                                                        \
         tg__v8h h_;                                                                                             \
@@ -736,14 +746,13 @@ typedef uint64_t tg__v2q __attribute__((vector_size(16)));
         memcpy(&w_, (p), 8);                                                                                    \
         tg__v2q q_ = {w_, 0};                                                                                   \
         tg__v16b z_ = {0};                                                                                      \
-        tg__v16b b_ = __builtin_shufflevector((tg__v16b)q_, z_, 0, 16, 1, 16, 2, 16, 3, 16, 4, 16, 5, 16, 6, 16, \
-                                              7, 16);                                                           \
+        tg__v16b b_ = __builtin_shufflevector((tg__v16b)q_, z_, TG_LS8_ZX);                                     \
         (u) = __builtin_convertvector((tg__v8h)b_, tg__v8);                                                     \
     } while (0)
 #define TG_LS8_STORE(p, q)                                                                                      \
     do {                                                                                                        \
         tg__v16b b_ = (tg__v16b)__builtin_convertvector((q) & 0xffu, tg__v8h);                                  \
-        b_ = __builtin_shufflevector(b_, b_, 0, 2, 4, 6, 8, 10, 12, 14, 0, 2, 4, 6, 8, 10, 12, 14);             \
+        b_ = __builtin_shufflevector(b_, b_, TG_LS8_LOW);                                                       \
         memcpy((p), &b_, 8);                                                                                    \
     } while (0)
 /* tg__narrow_to_f32(h, EB, MB, REBIAS) and tg__f32_to_narrow(x, EB, MB, BIAS)
