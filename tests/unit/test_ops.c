@@ -1122,9 +1122,12 @@ static void test_lanes_stage(void **state)
 
 /* tg_lanes_fold_f32 against the template's lane step (tg_alu_raw_<op> per
  * lane and element, in order): add, subtract and multiply over every block
- * length 0..TG_LANE_BLOCK from unaligned blocks, specials included (a NaN's
- * payload may come from either operand only in the same way as the scalar op:
- * the same operand order, so the bits match exactly). */
+ * length 0..TG_LANE_BLOCK from unaligned blocks, specials included. Every
+ * bit matches, but a NaN's payload: C lets the compiler swap the operands of
+ * + and *, and SSE's result is its first operand's NaN, so with two NaN
+ * operands either build may keep either payload (an ASan -O1 build of this
+ * test did). docs/numerics.md, "Lanes": the template makes a fold's NaN
+ * canonical, so no payload reaches an output; a NaN must stay a NaN. */
 static void test_lanes_fold(void **state)
 {
     static const tg_alu_op ops[] = {TG_ALU_ADD, TG_ALU_SUBTRACT, TG_ALU_MULTIPLY};
@@ -1146,7 +1149,9 @@ static void test_lanes_fold(void **state)
                                 : ops[o] == TG_ALU_SUBTRACT ? tg_alu_raw_subtract(r2[l], x)
                                                             : tg_alu_raw_multiply(r2[l], x);
                     }
-                assert_memory_equal(r1, r2, sizeof r1);
+                for (int l = 0; l < TG_LANES; l++)
+                    if (!(isnan(r1[l]) && isnan(r2[l])))
+                        assert_int_equal(tg_f32_bits(r1[l]), tg_f32_bits(r2[l]));
             }
     assert_false(tg_lanes_fold_legal(TG_ALU_MAXIMUM));
     assert_true(tg_lanes_fold_legal(TG_ALU_ADD) && tg_lanes_fold_legal(TG_ALU_MULTIPLY));
