@@ -1009,15 +1009,20 @@ __attribute__((always_inline)) static inline void tg__exp_corev8(const tg__d8 x[
     TG_EXPV_ALL(p[k_] = t[k_] * p[k_]);
     TG_EXPV_ALL(mb[k_] = kb[k_] >> 5);
 }
+/* x clamped to [-lim, lim] in place; maxpd and minpd give their second
+ * operand when one is NaN, so a NaN stays */
+__attribute__((always_inline)) static inline void tg__clampv8(tg__d8 x[TG_EXPV_U], double lim)
+{
+    const tg__d8 z = {0}, hi = z + lim, lo = -hi;
+    TG_EXPV_ALL(x[k_] = __builtin_ia32_maxpd512_mask(lo, x[k_], z, (uint8_t)-1, 4));
+    TG_EXPV_ALL(x[k_] = __builtin_ia32_minpd512_mask(hi, x[k_], z, (uint8_t)-1, 4));
+}
 /* e^x of tg_math_exp_nd in place, x clamped to [-128, 128] first */
 __attribute__((always_inline)) static inline void tg__exp_ndv8(tg__d8 x[TG_EXPV_U], const tg__d8 tab[4])
 {
-    const tg__d8 lo = {-128.0, -128.0, -128.0, -128.0, -128.0, -128.0, -128.0, -128.0};
-    const tg__d8 hi = -lo, z = {0};
     tg__d8 p[TG_EXPV_U];
     tg__u64x8 mb[TG_EXPV_U], e[TG_EXPV_U];
-    TG_EXPV_ALL(x[k_] = __builtin_ia32_maxpd512_mask(lo, x[k_], z, (uint8_t)-1, 4));
-    TG_EXPV_ALL(x[k_] = __builtin_ia32_minpd512_mask(hi, x[k_], z, (uint8_t)-1, 4));
+    tg__clampv8(x, 128.0);
     tg__exp_corev8(x, tab, p, mb);
     /* times 2^m */
     TG_EXPV_ALL(e[k_] = (mb[k_] - ((uint64_t)1 << 46) + 1023) << 52);
@@ -1265,11 +1270,10 @@ __attribute__((always_inline)) static inline void tg__sqrtv8(tg__f8 a[TG_EXPV_U]
  * agreed; test_tanh_rows sweeps them and the paths' edges. */
 __attribute__((always_inline)) static inline void tg__tanhv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
 {
-    const tg__d8 lo = {-20.0, -20.0, -20.0, -20.0, -20.0, -20.0, -20.0, -20.0}, hi = -lo, z = {0};
+    const tg__d8 z = {0};
     tg__d8 u[TG_EXPV_U], t[TG_EXPV_U], big[TG_EXPV_U];
     TG_EXPV_ALL(u[k_] = tg__f8_to_d8(a[k_]));
-    TG_EXPV_ALL(u[k_] = __builtin_ia32_maxpd512_mask(lo, u[k_], z, (uint8_t)-1, 4));
-    TG_EXPV_ALL(u[k_] = __builtin_ia32_minpd512_mask(hi, u[k_], z, (uint8_t)-1, 4));
+    tg__clampv8(u, 20.0);
     TG_EXPV_ALL(u[k_] = 2.0 * u[k_]);
     TG_EXPV_ALL(t[k_] = z + tg_math_inv_fact[13]);
     for (int n = 12; n >= 1; n--) {
