@@ -1319,7 +1319,7 @@ __attribute__((always_inline)) static inline int tg__defer_sin(const tg__f8 a[TG
                 continue;                                                                              \
             }                                                                                          \
             tg__##id##v8(a, tab);                                                                      \
-            memcpy(dst + 4 * j, a, sizeof a);                                                          \
+            TG_EXPV_ALL(memcpy(dst + 4 * j + 32 * k_, &a[k_], sizeof a[k_]));                          \
         }                                                                                              \
         tg__act_row_avx512_elem_f(TG_ACT_##ID, dst + 4 * j, src + 4 * j, n - j, scale, bias);          \
     }
