@@ -165,17 +165,17 @@ static TG_SIMD_BODY int flash_attention_cte_body_all(int tg_avx512, tg_core *cor
                                         const float tg_bias = tg_rd_f32(tg_sbuf + (tg_p) * 6336 + 6016, 0);
                                         float *const tg_lfr = tg_lf + (tg_p - tg_pb) * 256; /* this row's fp32 results, in fold order */
                                         int64_t tg_q = 0;
-                                        for (int64_t tg_c = 0; tg_c < 256; tg_c += 64) {
+                                        for (int64_t tg_c = 0; tg_c < 256; tg_c += 256) {
                                             float *const tg_buf = tg_lfr + tg_q; /* kept for the lanes' fold */
-                                            tg_q += 64;
+                                            tg_q += 256;
                                             {
                                                 const int64_t tg_j0 = tg_c;
-                                                tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
+                                                tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 256, tg_scale, tg_bias);
                                             }
                                             /* the narrowing in a loop of its own, which vectorizes; the fold (an
                                                add's chain is in order) apart */
                                             TG_IVDEP
-                                            for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
+                                            for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 256; tg_j0++) {
                                                 tg_wrc_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
                                             }
                                         }

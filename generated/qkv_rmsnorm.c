@@ -86,9 +86,9 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                             const float tg_bias = 0.0f;
                             float *const tg_lfr = tg_lf + (tg_p - tg_pb) * 256; /* this row's fp32 results, in fold order */
                             int64_t tg_q = 0;
-                            for (int64_t tg_c = 0; tg_c < 256; tg_c += 64) {
+                            for (int64_t tg_c = 0; tg_c < 256; tg_c += 256) {
                                 float *const tg_buf = tg_lfr + tg_q; /* kept for the lanes' fold */
-                                tg_q += 64;
+                                tg_q += 256;
                                 {
                                     float *tg_w;
                                     {
@@ -96,9 +96,9 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                                         (void)tg_j0;
                                         tg_w = tg_buf;
                                     }
-                                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + (64); tg_j0++)
+                                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + (256); tg_j0++)
                                         tg_w[tg_j0 - tg_c] = tg_rd_bf16(tg_s0, tg_j0);
-                                    tg_activation_f32_row(TG_ACT_SQUARE, tg_w, tg_w, 64, tg_scale, tg_bias);
+                                    tg_activation_f32_row(TG_ACT_SQUARE, tg_w, tg_w, 256, tg_scale, tg_bias);
                                 }
                             }
                         }

@@ -62,12 +62,12 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
                         const float tg_bias = 0.0f;
                         float *const tg_lfr = tg_lf + (tg_p - tg_pb) * 256; /* this row's fp32 results, in fold order */
                         int64_t tg_q = 0;
-                        for (int64_t tg_c = 0; tg_c < 256; tg_c += 64) {
+                        for (int64_t tg_c = 0; tg_c < 256; tg_c += 256) {
                             float *const tg_buf = tg_lfr + tg_q; /* kept for the lanes' fold */
-                            tg_q += 64;
+                            tg_q += 256;
                             {
                                 const int64_t tg_j0 = tg_c;
-                                tg_activation_f32_row(TG_ACT_SQUARE, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
+                                tg_activation_f32_row(TG_ACT_SQUARE, tg_buf, tg_s0 + (tg_j0) * 4, 256, tg_scale, tg_bias);
                             }
                         }
                     }
