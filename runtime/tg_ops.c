@@ -1542,7 +1542,10 @@ void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op o
 
 /* The keys' max or min and the NaN test, W elements at a time (a max, a min
  * and an OR: any order gives the same result); the AVX2 body has unsigned
- * 32-bit max/min (SSE2 has neither), the AVX-512 one 16 lanes of them. */
+ * 32-bit max/min (SSE2 has neither), the AVX-512 one 16 lanes of them. The
+ * lanes and the elements left fold into locals, stored once: through *kx
+ * and *nan (which may alias) each step had waited for the last one's store
+ * (a 512-element row's 16 lanes took as long as its 32 vector steps). */
 #define TG_RK_LOOP(CMP, KEY, W)                                                                 \
     for (; j + W <= n; j += W)                                                                  \
         for (int l = 0; l < W; l++) {                                                           \
@@ -1552,27 +1555,29 @@ void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op o
             m8[l] |= tg_key_nan(u);                                                             \
         }                                                                                       \
     for (int l = 0; l < W; l++) {                                                               \
-        *kx = k8[l] CMP *kx ? k8[l] : *kx;                                                      \
-        *nan |= m8[l];                                                                          \
+        k = k8[l] CMP k ? k8[l] : k;                                                            \
+        m |= m8[l];                                                                             \
     }                                                                                           \
     for (; j < n; j++) {                                                                        \
         uint32_t u;                                                                             \
         memcpy(&u, row + j * 4, 4);                                                             \
-        *kx = KEY(*kx, u);                                                                      \
-        *nan |= tg_key_nan(u);                                                                  \
+        k = KEY(k, u);                                                                          \
+        m |= tg_key_nan(u);                                                                     \
     }
 #define TG_RK_FN(NAME, W)                                                                       \
     static void NAME(const uint8_t *row, int64_t n, int is_min, uint32_t *kx, uint32_t *nan)   \
     {                                                                                           \
-        uint32_t k8[W], m8[W];                                                                  \
+        uint32_t k8[W], m8[W], k = *kx, m = *nan;                                               \
         int64_t j = 0;                                                                          \
         for (int l = 0; l < W; l++)                                                             \
-            k8[l] = *kx, m8[l] = 0;                                                             \
+            k8[l] = k, m8[l] = 0;                                                               \
         if (is_min) {                                                                           \
             TG_RK_LOOP(<, tg_key_min, W)                                                        \
         } else {                                                                                \
             TG_RK_LOOP(>, tg_key_max, W)                                                        \
         }                                                                                       \
+        *kx = k;                                                                                \
+        *nan = m;                                                                               \
     }
 TG_RK_FN(tg__reduce_key_base, 8)
 #ifdef TG_SIMD_AVX2_BODY
