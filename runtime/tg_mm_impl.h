@@ -450,9 +450,22 @@ static void tg__mm_pack_flat(float *dst, ptrdiff_t lda, const tg__mm_src *o, int
 #if TG_MM_VW > 1
 typedef uint16_t TG_MM_FN(tg__hvec) __attribute__((vector_size(TG_MM_VW * 2), aligned(2), may_alias));
 typedef uint32_t TG_MM_FN(tg__uvec) __attribute__((vector_size(TG_MM_VW * 4)));
+#if TG_MM_VW == 16 && !defined(__clang__)
+/* gcc 12 splits the 16-lane conversion into two 8-lane ones joined by
+ * vinserti64x4 (a bf16 row's vector took five instructions); vpmovzxwd
+ * widens all 16 from memory (AVX-512F) */
+typedef short TG_MM_FN(tg__hs16) __attribute__((vector_size(32), aligned(2), may_alias));
+typedef int TG_MM_FN(tg__is16) __attribute__((vector_size(64)));
+#define TG_MM_LDBF(r, j)                                                                                  \
+    ((tg__vec)((TG_MM_FN(tg__uvec))__builtin_ia32_pmovzxwd512_mask(                                        \
+                   *(const TG_MM_FN(tg__hs16) *)(const void *)((r) + 2 * (j)), (TG_MM_FN(tg__is16)){0},      \
+                   (unsigned short)-1)                                                                       \
+               << 16))
+#else
 #define TG_MM_LDBF(r, j)                                                                                 \
     ((tg__vec)(__builtin_convertvector(*(const TG_MM_FN(tg__hvec) *)(const void *)((r) + 2 * (j)),      \
                                        TG_MM_FN(tg__uvec)) << 16))
+#endif
 #define TG_MM_NW_STEP_BF16(v)                                  \
     {                                                          \
         tg__vec p_ = bv * TG_MM_LDBF(rk, (v) * TG_MM_VW);      \
