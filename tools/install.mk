@@ -68,4 +68,4 @@ uninstall:
 SUITES += install
 .PHONY: suite-install
 suite-install: $(TILEGEN) $(TGRT_LIB)
-	@MAKE="$(MAKE)" BUILD=$(BUILD) tests/cli/install.sh
+	@MAKE="$(MAKE)" BUILD=$(BUILD) SAN="$(SAN)" tests/cli/install.sh

@@ -5,9 +5,18 @@
 # host example (examples/host) built with pkg-config and the installed make
 # fragment alone and run, the CMake helper likewise (when cmake is installed),
 # then `make uninstall` removing exactly what install put there.
-# Env: MAKE, BUILD (scratch under $BUILD/install-suite). Ends "N passed, M failed".
+# Env: MAKE, BUILD (scratch under $BUILD/install-suite), SAN (the calling build's
+# sanitizer flags: with any, install builds plain objects of its own under
+# $BUILD/install-plain, as a user's install is built; an instrumented libtgrt.a
+# needs the sanitizer runtimes, which its consumers do not link).
+# Ends "N passed, M failed".
 MAKE=${MAKE:-make}
 BUILD=${BUILD:-build}
+ivars="BUILD=$BUILD"
+if [ -n "$SAN" ]; then
+  rm -rf "$BUILD/install-plain" # objects of other flags would be taken as up to date
+  ivars="BUILD=$BUILD/install-plain BIN=$BUILD/install-plain/bin"
+fi
 root=$(cd "$(dirname "$0")/../.." && pwd)
 mkdir -p "$BUILD/install-suite" || exit 2
 work=$(cd "$BUILD/install-suite" && pwd)
@@ -17,12 +26,13 @@ rm -rf "$work"/* ; : >"$log"
 pass=0; fail=0
 ok() { pass=$((pass+1)); echo "[       OK ] $1"; }
 ko() { fail=$((fail+1)); echo "[  FAILED  ] $1 (log: $log)"; tail -15 "$log" | sed 's/^/    /'; }
-# A make of the example or of install must not see the calling make's flags.
-clean_make() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS "$MAKE" --no-print-directory "$@"; }
-ex_make() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS -u MAKE "${EX_MAKE:-$MAKE}" --no-print-directory "$@"; }
+# A make of the example or of install must not see the calling make's flags
+# (nor its command-line variables, which make exports: `make asan`'s SAN, OPT, BIN).
+clean_make() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS -u SAN -u OPT -u BIN "$MAKE" --no-print-directory "$@"; }
+ex_make() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u CFLAGS -u LDFLAGS -u SAN -u OPT -u BIN -u BUILD -u MAKE "${EX_MAKE:-$MAKE}" --no-print-directory "$@"; }
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig"
 
-if (cd "$root" && clean_make install PREFIX="$prefix" BUILD="$BUILD") >>"$log" 2>&1; then ok "make install PREFIX=<fresh dir>"
+if (cd "$root" && clean_make install PREFIX="$prefix" $ivars) >>"$log" 2>&1; then ok "make install PREFIX=<fresh dir>"
 else ko "make install"; echo "$pass passed, $((fail+1)) failed"; exit 1; fi
 
 # The tree: exactly these files.
@@ -91,7 +101,7 @@ fi
 # uninstall: every installed file and tilegen's own directories go; what
 # else is in the prefix stays.
 mkdir -p "$prefix/share/doc"; : >"$prefix/lib/libother.a"; : >"$prefix/share/doc/other"
-if (cd "$root" && clean_make uninstall PREFIX="$prefix" BUILD="$BUILD") >>"$log" 2>&1 &&
+if (cd "$root" && clean_make uninstall PREFIX="$prefix" $ivars) >>"$log" 2>&1 &&
    [ "$(cd "$prefix" && find . -type f | sort | tr '\n' ' ')" = "./lib/libother.a ./share/doc/other " ] &&
    [ ! -e "$prefix/share/tilegen" ] && [ ! -e "$prefix/include/tilegen" ] && [ ! -e "$prefix/lib/cmake/tilegen" ]
 then ok "make uninstall removes exactly what install put there"
