@@ -615,15 +615,34 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
             TG_MM_SH_GROUP(TG_MM_SH_LDF)
         for (m = 0; m < M; m++) {
             float *d = dst + m * ds;
-            /* the rest of the row (all of it for the other rows and dtypes):
-             * a vector at a time through a copy, zeros past N */
+            /* the rest of the row (all of it for the other rows and dtypes,
+             * and for a group of fewer than TG_MM_SHK rows): a vector at a
+             * time, read in place where the rows are fp32 or bf16 and the
+             * vector is whole, else through a copy with zeros past N */
             for (j = j0; j < N; j += TG_MM_VW) {
                 TG_MM_ALIGN float t[TG_MM_SHK][TG_MM_VW], cv[TG_MM_VW];
                 const int jn = N - j < TG_MM_VW ? N - j : TG_MM_VW;
                 int i;
+#if TG_MM_VW > 1
+                if (fast && jn == TG_MM_VW) {
+                    tg__vec c_ = TG_MM_LD(d + j);
+                    for (int kk = 0; kk < ks; kk++) {
+                        const tg__vec bv =
+                            b->dt == TG_BFLOAT16 ? TG_MM_SH_LDBF(rows[kk], j) : TG_MM_SH_LDF(rows[kk], j);
+                        tg__vec p_ = bv * av[m][kk];
+                        TG_MM_NOFUSE(p_);
+                        c_ = c_ + p_;
+                    }
+                    TG_MM_ST(d + j, c_);
+                    continue;
+                }
+#endif
                 for (int kk = 0; kk < ks; kk++)
                     for (i = 0; i < TG_MM_VW; i++)
-                        t[kk][i] = i < jn ? tg_load_f32(rows[kk] + (ptrdiff_t)(j + i) * b->fs * eb, b->dt, 0) : 0.0f;
+                        t[kk][i] = i >= jn                        ? 0.0f
+                                   : fast && b->dt == TG_BFLOAT16 ? tg__mm_rd_bf16(rows[kk], j + i)
+                                   : fast                         ? tg__mm_rd_f32(rows[kk], j + i)
+                                   : tg_load_f32(rows[kk] + (ptrdiff_t)(j + i) * b->fs * eb, b->dt, 0);
                 for (i = 0; i < TG_MM_VW; i++)
                     cv[i] = i < jn ? d[j + i] : 0.0f;
                 {
