@@ -623,20 +623,14 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
                 TG_MM_ALIGN float t[TG_MM_SHK][TG_MM_VW], cv[TG_MM_VW];
                 const int jn = N - j < TG_MM_VW ? N - j : TG_MM_VW;
                 int i;
-#if TG_MM_VW > 1
                 if (fast && jn == TG_MM_VW) {
                     tg__vec c_ = TG_MM_LD(d + j);
-                    for (int kk = 0; kk < ks; kk++) {
-                        const tg__vec bv =
-                            b->dt == TG_BFLOAT16 ? TG_MM_SH_LDBF(rows[kk], j) : TG_MM_SH_LDF(rows[kk], j);
-                        tg__vec p_ = bv * av[m][kk];
-                        TG_MM_NOFUSE(p_);
-                        c_ = c_ + p_;
-                    }
+                    for (int kk = 0; kk < ks; kk++)
+                        TG_MM_SH_STEP(b->dt == TG_BFLOAT16 ? TG_MM_SH_LDBF(rows[kk], j) : TG_MM_SH_LDF(rows[kk], j),
+                                      kk)
                     TG_MM_ST(d + j, c_);
                     continue;
                 }
-#endif
                 for (int kk = 0; kk < ks; kk++)
                     for (i = 0; i < TG_MM_VW; i++)
                         t[kk][i] = i >= jn                        ? 0.0f
