@@ -1413,7 +1413,44 @@ TG_ACT_ROW_FN(tg__act_row_avx512)
                 memcpy(d + 4 * j, &x_, 4);                       \
             }                                                    \
         break;
+/* Two tensor_scalar stages in one loop for the arithmetic ops, neither
+ * reversed: each element takes the first stage's op, then the second's, as
+ * the two-pass form does (the element's value in between is the fp32 the
+ * buffer held), without its store and reload of every element. Returns 0
+ * for any other pair. (x - mean) · rstd over layernorm's rows: 0.167 ->
+ * 0.150 ms for the kernel. Two lists of the same ops: a list's macro does not
+ * expand inside its own expansion. */
+#define TG_TS2_OPS0(X) X(ADD, add) X(SUBTRACT, subtract) X(MULTIPLY, multiply) X(DIVIDE, divide) \
+    X(MAXIMUM, maximum) X(MINIMUM, minimum)
+#define TG_TS2_OPS1(X, a) X(a, ADD, add) X(a, SUBTRACT, subtract) X(a, MULTIPLY, multiply)        \
+    X(a, DIVIDE, divide) X(a, MAXIMUM, maximum) X(a, MINIMUM, minimum)
+#define TG_TS2_CASE1(a, B, b)                                    \
+    case TG_ALU_##B:                                             \
+        for (size_t j = 0; j < n; j++) {                         \
+            float x_;                                            \
+            memcpy(&x_, s + 4 * j, 4);                           \
+            x_ = tg_alu_##a(x_, c0);                             \
+            x_ = tg_alu_##b(x_, c1);                             \
+            memcpy(d + 4 * j, &x_, 4);                           \
+        }                                                        \
+        return 1;
+#define TG_TS2_CASE0(A, a)                                       \
+    case TG_ALU_##A:                                             \
+        switch (op1) {                                           \
+            TG_TS2_OPS1(TG_TS2_CASE1, a)                         \
+        default:                                                 \
+            return 0;                                            \
+        }
 #define TG_ROW_FNS(SFX)                                                                                     \
+    static int tg__ts2_row_##SFX(tg_alu_op op0, tg_alu_op op1, uint8_t *d, const uint8_t *s, size_t n, float c0, \
+                                 float c1)                                                                  \
+    {                                                                                                       \
+        switch (op0) {                                                                                      \
+            TG_TS2_OPS0(TG_TS2_CASE0)                                                                       \
+        default:                                                                                            \
+            return 0;                                                                                       \
+        }                                                                                                   \
+    }                                                                                                       \
     static void tg__tt_row_##SFX(tg_alu_op op, uint8_t *d, const uint8_t *a, const uint8_t *b, size_t n)     \
     {                                                                                                       \
         switch (op) {                                                                                       \
@@ -1444,9 +1481,11 @@ TG_SIMD_AVX512_END
 
 typedef void (*tg__tt_fn)(tg_alu_op, uint8_t *, const uint8_t *, const uint8_t *, size_t);
 typedef void (*tg__ts_fn)(tg_alu_op, uint8_t *, const uint8_t *, size_t, float, int);
+typedef int (*tg__ts2_fn)(tg_alu_op, tg_alu_op, uint8_t *, const uint8_t *, size_t, float, float);
 
 static tg__tt_fn tg__tt_row(void) { return TG_ROW_PICK(tg__tt_row); }
 static tg__ts_fn tg__ts_row(void) { return TG_ROW_PICK(tg__ts_row); }
+static tg__ts2_fn tg__ts2_row(void) { return TG_ROW_PICK(tg__ts2_row); }
 
 void tg_tensor_tensor_f32_row(tg_alu_op op, void *d, const void *a, const void *b, size_t n)
 {
@@ -1463,6 +1502,8 @@ void tg_tensor_scalar_f32_row(void *d, const void *s, size_t n, int nst, const t
         ts(op[0], dd, ss, n, c[0], rev[0]);
         return;
     }
+    if (!rev[0] && !rev[1] && tg__ts2_row()(op[0], op[1], dd, ss, n, c[0], c[1]))
+        return;
     /* two stages a block at a time through a buffer that stays in L1, so d
      * is written once (as two passes over d: 0.40 ms where one took 0.30) */
     enum { B = 256 };
@@ -1494,6 +1535,10 @@ void tg_scalar_tensor_tensor_f32_row(void *d, const void *s, const void *b, size
     }
 }
 #undef TG_ROW_FNS
+#undef TG_TS2_CASE0
+#undef TG_TS2_CASE1
+#undef TG_TS2_OPS1
+#undef TG_TS2_OPS0
 #undef TG_TS_CASE
 #undef TG_TT_CASE
 #undef TG_ROW_PICK

@@ -1446,6 +1446,55 @@ static void test_exp_rows_dead(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
+/* tg_tensor_scalar_f32_row's two stages for every pair of ops it takes
+ * (the arithmetic pairs run fused in one loop, the rest through a buffer),
+ * each reversed or not, against tg_alu element by element, bit for bit, with
+ * every SIMD body this CPU runs: specials and wide values, apart and in
+ * place, unaligned, lengths around the vector widths. */
+static void test_f32_rows_ts_pairs(void **state)
+{
+    static float x[1100], y[1100], z[1100];
+    static const float cs[] = {0.0f, -0.0f, 1.5f, -3.0e38f, 1e-40f, -7.25f};
+    static const size_t lens[] = {0, 1, 7, 15, 16, 17, 33, 255, 257, 1029};
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int i = 0; i < 1100; i++)
+        x[i] = i % 37 < 10 ? tg_bits_f32((uint32_t[]){0x7fc00000u, 0xffc12345u, 0x7f800000u, 0xff800000u, 0x80000000u,
+                                                      0, 1, 0x807fffffu, 0x7f7fffffu, 0xff7fffffu}[i % 37])
+                           : rndf_wide() * (i % 7 == 0 ? 100.0f : 1.0f);
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        for (int o0 = 0; o0 < TG_ALU_COUNT; o0++)
+            for (int o1 = 0; o1 < TG_ALU_COUNT; o1++) {
+                const tg_alu_op ops[2] = {(tg_alu_op)o0, (tg_alu_op)o1};
+                if (!tg_alu_f32_row_op(ops[0]) || !tg_alu_f32_row_op(ops[1]))
+                    continue;
+                for (size_t k = 0; k < sizeof cs / sizeof cs[0]; k++)
+                    for (int rv = 0; rv < 4; rv++)
+                        for (size_t li = 0; li < sizeof lens / sizeof lens[0]; li++) {
+                            const size_t n = lens[li], off = (k + li) % 3;
+                            const float cv[2] = {cs[k], cs[(k + 3) % 6]};
+                            const int rev[2] = {rv & 1, rv >> 1};
+                            uint8_t *zd = (uint8_t *)z + off, *yd = (uint8_t *)y + off;
+                            memcpy(z, x, sizeof z);
+                            tg_tensor_scalar_f32_row(yd, zd, n, 2, ops, cv, rev);
+                            tg_tensor_scalar_f32_row(zd, zd, n, 2, ops, cv, rev); /* in place */
+                            for (size_t j = 0; j < n; j++) {
+                                float v, w, u;
+                                memcpy(&v, (const uint8_t *)x + off + 4 * j, 4);
+                                for (int t = 0; t < 2; t++)
+                                    v = rev[t] ? tg_alu(ops[t], cv[t], v) : tg_alu(ops[t], v, cv[t]);
+                                memcpy(&w, yd + 4 * j, 4);
+                                memcpy(&u, zd + 4 * j, 4);
+                                assert_int_equal(tg_f32_bits(w), tg_f32_bits(v));
+                                assert_int_equal(tg_f32_bits(u), tg_f32_bits(v));
+                            }
+                        }
+            }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
 /* tg_tensor_tensor_f32_row, tg_tensor_scalar_f32_row and
  * tg_scalar_tensor_tensor_f32_row against tg_alu element by element, bit
  * for bit: every op they take (and nothing written for one they do not), one
@@ -1694,6 +1743,7 @@ int main(void)
         cmocka_unit_test(test_tanh_rows),
         cmocka_unit_test(test_exp_rows_dead),
         cmocka_unit_test(test_f32_rows),
+        cmocka_unit_test(test_f32_rows_ts_pairs),
         cmocka_unit_test(test_lanes_stage),
         cmocka_unit_test(test_lanes_fold),
         cmocka_unit_test(test_reduce_key),
