@@ -1441,12 +1441,42 @@ TG_ACT_ROW_FN(tg__act_row_avx512)
         default:                                                 \
             return 0;                                            \
         }
+/* The same for scalar_tensor_tensor's (x op0 c) op1 b, op0 not reversed:
+ * bench/probes r07 and the bundled kernels that have one (flash attention,
+ * moe_tkg, rmsnorm_quant). */
+#define TG_STT2_CASE1(a, B, b)                                   \
+    case TG_ALU_##B:                                             \
+        for (size_t j = 0; j < n; j++) {                         \
+            float x_, y_;                                        \
+            memcpy(&x_, s + 4 * j, 4);                           \
+            memcpy(&y_, bb + 4 * j, 4);                          \
+            x_ = tg_alu_##a(x_, c0);                             \
+            x_ = tg_alu_##b(x_, y_);                             \
+            memcpy(d + 4 * j, &x_, 4);                           \
+        }                                                        \
+        return 1;
+#define TG_STT2_CASE0(A, a)                                      \
+    case TG_ALU_##A:                                             \
+        switch (op1) {                                           \
+            TG_TS2_OPS1(TG_STT2_CASE1, a)                        \
+        default:                                                 \
+            return 0;                                            \
+        }
 #define TG_ROW_FNS(SFX)                                                                                     \
     static int tg__ts2_row_##SFX(tg_alu_op op0, tg_alu_op op1, uint8_t *d, const uint8_t *s, size_t n, float c0, \
                                  float c1)                                                                  \
     {                                                                                                       \
         switch (op0) {                                                                                      \
             TG_TS2_OPS0(TG_TS2_CASE0)                                                                       \
+        default:                                                                                            \
+            return 0;                                                                                       \
+        }                                                                                                   \
+    }                                                                                                       \
+    static int tg__stt2_row_##SFX(tg_alu_op op0, tg_alu_op op1, uint8_t *d, const uint8_t *s,                \
+                                  const uint8_t *bb, size_t n, float c0)                                    \
+    {                                                                                                       \
+        switch (op0) {                                                                                      \
+            TG_TS2_OPS0(TG_STT2_CASE0)                                                                      \
         default:                                                                                            \
             return 0;                                                                                       \
         }                                                                                                   \
@@ -1482,10 +1512,12 @@ TG_SIMD_AVX512_END
 typedef void (*tg__tt_fn)(tg_alu_op, uint8_t *, const uint8_t *, const uint8_t *, size_t);
 typedef void (*tg__ts_fn)(tg_alu_op, uint8_t *, const uint8_t *, size_t, float, int);
 typedef int (*tg__ts2_fn)(tg_alu_op, tg_alu_op, uint8_t *, const uint8_t *, size_t, float, float);
+typedef int (*tg__stt2_fn)(tg_alu_op, tg_alu_op, uint8_t *, const uint8_t *, const uint8_t *, size_t, float);
 
 static tg__tt_fn tg__tt_row(void) { return TG_ROW_PICK(tg__tt_row); }
 static tg__ts_fn tg__ts_row(void) { return TG_ROW_PICK(tg__ts_row); }
 static tg__ts2_fn tg__ts2_row(void) { return TG_ROW_PICK(tg__ts2_row); }
+static tg__stt2_fn tg__stt2_row(void) { return TG_ROW_PICK(tg__stt2_row); }
 
 void tg_tensor_tensor_f32_row(tg_alu_op op, void *d, const void *a, const void *b, size_t n)
 {
@@ -1520,6 +1552,8 @@ void tg_scalar_tensor_tensor_f32_row(void *d, const void *s, const void *b, size
 {
     uint8_t *dd = (uint8_t *)d;
     const uint8_t *ss = (const uint8_t *)s, *bb = (const uint8_t *)b;
+    if (!rev0 && tg__stt2_row()(op0, op1, dd, ss, bb, n, c))
+        return;
     const tg__ts_fn ts = tg__ts_row();
     const tg__tt_fn tt = tg__tt_row();
     /* the tensor_scalar stage a block at a time into a buffer that stays in
@@ -1535,6 +1569,8 @@ void tg_scalar_tensor_tensor_f32_row(void *d, const void *s, const void *b, size
     }
 }
 #undef TG_ROW_FNS
+#undef TG_STT2_CASE0
+#undef TG_STT2_CASE1
 #undef TG_TS2_CASE0
 #undef TG_TS2_CASE1
 #undef TG_TS2_OPS1

@@ -1446,14 +1446,15 @@ static void test_exp_rows_dead(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
-/* tg_tensor_scalar_f32_row's two stages for every pair of ops it takes
- * (the arithmetic pairs run fused in one loop, the rest through a buffer),
- * each reversed or not, against tg_alu element by element, bit for bit, with
- * every SIMD body this CPU runs: specials and wide values, apart and in
- * place, unaligned, lengths around the vector widths. */
+/* tg_tensor_scalar_f32_row's two stages and tg_scalar_tensor_tensor_f32_row
+ * for every pair of ops they take (the arithmetic pairs run fused in one
+ * loop, the rest through a buffer), each stage with a scalar reversed or not,
+ * against tg_alu element by element, bit for bit, with every SIMD body this
+ * CPU runs: specials and wide values, apart and in place, unaligned, lengths
+ * around the vector widths. */
 static void test_f32_rows_ts_pairs(void **state)
 {
-    static float x[1100], y[1100], z[1100];
+    static float x[1100], x2[1100], y[1100], z[1100], w2[1100];
     static const float cs[] = {0.0f, -0.0f, 1.5f, -3.0e38f, 1e-40f, -7.25f};
     static const size_t lens[] = {0, 1, 7, 15, 16, 17, 33, 255, 257, 1029};
     int top = tg_matmul_isa(0);
@@ -1462,6 +1463,8 @@ static void test_f32_rows_ts_pairs(void **state)
         x[i] = i % 37 < 10 ? tg_bits_f32((uint32_t[]){0x7fc00000u, 0xffc12345u, 0x7f800000u, 0xff800000u, 0x80000000u,
                                                       0, 1, 0x807fffffu, 0x7f7fffffu, 0xff7fffffu}[i % 37])
                            : rndf_wide() * (i % 7 == 0 ? 100.0f : 1.0f);
+    for (int i = 0; i < 1100; i++)
+        x2[i] = i % 13 == 0 ? x[(i * 7) % 1100] : rndf_wide();
     for (int level = top; level >= 1; level--) {
         assert_int_equal(tg_matmul_isa(level), level);
         for (int o0 = 0; o0 < TG_ALU_COUNT; o0++)
@@ -1488,6 +1491,22 @@ static void test_f32_rows_ts_pairs(void **state)
                                 memcpy(&u, zd + 4 * j, 4);
                                 assert_int_equal(tg_f32_bits(w), tg_f32_bits(v));
                                 assert_int_equal(tg_f32_bits(u), tg_f32_bits(v));
+                            }
+                            /* scalar_tensor_tensor: (x op0 c) op1 x2, d apart, d = s, d = b */
+                            for (int place = 0; rv < 2 && place < 3; place++) {
+                                uint8_t *sd = (uint8_t *)z + off, *bd = (uint8_t *)y + off;
+                                memcpy(z, x, sizeof z);
+                                memcpy(y, x2, sizeof y);
+                                uint8_t *dd = place == 1 ? sd : place == 2 ? bd : (uint8_t *)w2 + off;
+                                tg_scalar_tensor_tensor_f32_row(dd, sd, bd, n, ops[0], cv[0], rv, ops[1]);
+                                for (size_t j = 0; j < n; j++) {
+                                    float a, b, r;
+                                    memcpy(&a, (const uint8_t *)x + off + 4 * j, 4);
+                                    memcpy(&b, (const uint8_t *)x2 + off + 4 * j, 4);
+                                    memcpy(&r, dd + 4 * j, 4);
+                                    assert_int_equal(tg_f32_bits(r), tg_f32_bits(tg_scalar_tensor_tensor(
+                                                                         a, ops[0], cv[0], rv, ops[1], b)));
+                                }
                             }
                         }
             }
