@@ -2038,8 +2038,27 @@ static tpl_value *loop(E *e, const IrLoop *lp)
  * runs the whole sequence while its rows are in cache. Per partition the order of work is
  * unchanged and different partitions touch disjoint rows, so the results are
  * the same. HBM is the exception: a tensor a region writes may be touched by
- * no other instruction of the region, and a carried loop inside a region
- * writes no HBM (its iterations would interleave across partitions). */
+ * no other instruction of the region, unless every partition's accesses to
+ * it lie in a window of elements of its own (FuseWin), and a carried loop
+ * inside a region writes no HBM (its iterations would interleave across
+ * partitions). */
+
+/* The elements of one HBM tensor that a run's accesses touch, when each
+ * partition p's lie in a window of its own: offset base + lo .. base + hi,
+ * plus p·P, with hi - lo < P (P the accesses' common partition step, base an
+ * affine offset of the loops outside the run). The windows of two partitions
+ * never meet, so no partition touches an element another one does, and
+ * statements that write the tensor may share a region with others that read
+ * or write it: each partition's accesses still run in the spec's order.
+ * RoPE's rotate-half writes the two halves of each output row from two
+ * statements (specs/rope.yaml): one region instead of two. */
+typedef struct FuseWin {
+    int ok;           /* 1: the window below holds every access of the run */
+    int index;        /* Spec.tensors index (two views of a base: not compared) */
+    int64_t P;        /* elements between partitions' windows */
+    const Expr *base; /* offset of the first access */
+    int64_t lo, hi;   /* the elements touched, relative to base + p·P */
+} FuseWin;
 
 /* What a statement needs to join a region. */
 typedef struct Fuse {
@@ -2048,7 +2067,51 @@ typedef struct Fuse {
     int64_t poff;    /* first partition of its SBUF/PSUM rows; -1: none */
     uint64_t reads;  /* HBM tensors read (bit per Spec.tensors index) */
     uint64_t writes; /* HBM tensors written */
+    FuseWin win[64]; /* by bit of reads | writes */
 } Fuse;
+
+/* HBM access ap's window: each partition's elements a run of fewer than its
+ * partition step from its first (constant counts, no indirection). */
+static FuseWin win_of(const IrAp *ap)
+{
+    FuseWin w = {0, ap->index, ap->pstep, ap->offset, 0, 0};
+    if (ap->pstep <= 0 || ap->istep || ap->ixgather)
+        return w;
+    for (int d = 0; d < ap->nfree; d++) {
+        int64_t n;
+        if (!ir_expr_const(ap->free[d].num, &n) || n < 1 || ap->free[d].step > INT64_MAX / n ||
+            ap->free[d].step < -(INT64_MAX / n))
+            return w;
+        int64_t span = (n - 1) * ap->free[d].step;
+        if (span < 0)
+            w.lo += span;
+        else
+            w.hi += span;
+        if (w.hi - w.lo >= ap->pstep)
+            return w;
+    }
+    w.ok = 1;
+    return w;
+}
+
+/* Window a joined by window b (the same tensor): *a stays a window only
+ * when both are, over the same tensor and step, their bases a constant
+ * apart, and together they still span less than the step. */
+static void win_merge(E *e, FuseWin *a, const FuseWin *b)
+{
+    int64_t ca[EXPR_AFFINE_MAX_VARS], cb[EXPR_AFFINE_MAX_VARS], c0, c1;
+    int n = e->ir->spec->nslots;
+    if (!a->ok || !b->ok || a->index != b->index || a->P != b->P || n > EXPR_AFFINE_MAX_VARS ||
+        !expr_affine(a->base, n, ca, &c0) || !expr_affine(b->base, n, cb, &c1) ||
+        memcmp(ca, cb, sizeof ca[0] * (size_t)n) || c1 - c0 > a->P || c0 - c1 > a->P) {
+        a->ok = 0;
+        return;
+    }
+    int64_t d = c1 - c0, lo = b->lo + d < a->lo ? b->lo + d : a->lo, hi = b->hi + d > a->hi ? b->hi + d : a->hi;
+    a->lo = lo;
+    a->hi = hi;
+    a->ok = hi - lo < a->P;
+}
 
 static int fuse_ap(E *e, const IrAp *ap, int write, Fuse *f)
 {
@@ -2057,6 +2120,14 @@ static int fuse_ap(E *e, const IrAp *ap, int write, Fuse *f)
         uint64_t bit = emit_hbm_bit(e->ir, ap);
         if (!bit)
             return 0;
+        int i = 0;
+        while (!(bit >> i & 1))
+            i++;
+        FuseWin w = win_of(ap);
+        if ((f->reads | f->writes) & bit)
+            win_merge(e, &f->win[i], &w);
+        else
+            f->win[i] = w;
         if (write)
             f->writes |= bit;
         else
@@ -2074,12 +2145,12 @@ static int fuse_ap(E *e, const IrAp *ap, int write, Fuse *f)
 
 static Fuse fuse_inst(E *e, IrInst *orig)
 {
-    Fuse f = {0, NULL, -1, 0, 0};
+    Fuse f = {.poff = -1};
     const IrInst *in = current(e, orig);
     if (in && e->ilanes[orig->id])
         return f; /* after its loop, over all partitions: in no region */
     if (!in)
-        return (Fuse){1, NULL, -1, 0, 0}; /* dropped: joins any region */
+        return (Fuse){.ok = 1, .poff = -1}; /* dropped: joins any region */
     if (in->has_ind)
         return f; /* an indirect DMA may fail (TG_EBOUNDS) before it moves anything: on its own */
     if (copy_transpose(e, in, NULL))
@@ -2108,16 +2179,30 @@ static Fuse fuse_inst(E *e, IrInst *orig)
     return f;
 }
 
-/* a then b in one region: 1 and a updated, or 0. */
+/* a then b in one region: 1 and a updated, or 0. A tensor one writes and
+ * the other touches joins only in windows (FuseWin). */
 static int fuse_merge(E *e, Fuse *a, const Fuse *b)
 {
     if (!a->ok || !b->ok || (a->pc && b->pc && !same_cx(e, a->pc, b->pc)) ||
-        (a->poff >= 0 && b->poff >= 0 && a->poff != b->poff) || (a->writes & (b->reads | b->writes)) ||
-        (b->writes & (a->reads | a->writes)))
+        (a->poff >= 0 && b->poff >= 0 && a->poff != b->poff))
         return 0;
+    const uint64_t clash = (a->writes & (b->reads | b->writes)) | (b->writes & (a->reads | a->writes));
+    for (int i = 0; i < 64; i++) {
+        FuseWin w = a->win[i];
+        if (clash >> i & 1 && (win_merge(e, &w, &b->win[i]), !w.ok))
+            return 0;
+    }
     if (!a->pc)
         a->pc = b->pc;
     a->poff = a->poff >= 0 ? a->poff : b->poff;
+    for (int i = 0; i < 64; i++) {
+        if (!((b->reads | b->writes) >> i & 1))
+            continue;
+        if ((a->reads | a->writes) >> i & 1)
+            win_merge(e, &a->win[i], &b->win[i]);
+        else
+            a->win[i] = b->win[i];
+    }
     a->reads |= b->reads;
     a->writes |= b->writes;
     return 1;
@@ -2127,7 +2212,7 @@ static Fuse fuse_stmt(E *e, const IrStmt *st)
 {
     if (st->kind == IR_STMT_INST)
         return fuse_inst(e, st->inst);
-    Fuse f = {0, NULL, -1, 0, 0};
+    Fuse f = {.poff = -1};
     const IrLoop *lp = st->loop;
     int64_t v;
     for (int i = 0; i < lp->nbody; i++) {
@@ -2135,13 +2220,27 @@ static Fuse fuse_stmt(E *e, const IrStmt *st)
         if (i == 0)
             f = g;
         else if (!fuse_merge(e, &f, &g))
-            return (Fuse){0, NULL, -1, 0, 0};
+            return (Fuse){.poff = -1};
     }
     /* A loop without `carried` has independent iterations (sema: no two
      * write overlapping regions of an output), so its stores may interleave
      * across partitions; a carried loop's may not. A partition count that is
-     * not constant may change with the loop (the region counts once). */
+     * not constant may change with the loop (the region counts once). A
+     * window that moves with the loop is no window of the run: one
+     * partition's later iterations may reach another's elements. */
     f.ok = f.ok && lp->nbody > 0 && (!f.writes || !lp->carried) && (!f.pc || ir_expr_const(f.pc, &v));
+    const int n = e->ir->spec->nslots;
+    for (int i = 0; f.ok && i < 64; i++) {
+        unsigned char used[EXPR_AFFINE_MAX_VARS] = {0};
+        if (!((f.reads | f.writes) >> i & 1) || !f.win[i].ok)
+            continue;
+        if (n > EXPR_AFFINE_MAX_VARS || lp->slot >= n)
+            f.win[i].ok = 0;
+        else {
+            expr_vars_used(f.win[i].base, used, n);
+            f.win[i].ok = !used[lp->slot];
+        }
+    }
     return f;
 }
 
@@ -2333,6 +2432,16 @@ static int sink_partitions(const E *e, const IrLoop *lp)
     return hbm;
 }
 
+/* 1 if statements st[0..n) run something: a loop, or an instruction the
+ * back end did not drop (a forwarded load's place is a comment). */
+static int stmts_live(E *e, const IrStmt *st, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (st[i].kind == IR_STMT_LOOP || current(e, st[i].inst))
+            return 1;
+    return 0;
+}
+
 static tpl_value *body(E *e, const IrStmt *st, int n)
 {
     tpl_value *l = new_list(e);
@@ -2346,7 +2455,7 @@ static tpl_value *body(E *e, const IrStmt *st, int n)
             i += 2;
             continue;
         }
-        Fuse f = e->in_region ? (Fuse){0, NULL, -1, 0, 0} : fuse_stmt(e, &st[i]);
+        Fuse f = e->in_region ? (Fuse){.poff = -1} : fuse_stmt(e, &st[i]);
         int j = i + 1;
         while (f.ok && j < n) {
             Fuse g = fuse_stmt(e, &st[j]);
@@ -2363,11 +2472,16 @@ static tpl_value *body(E *e, const IrStmt *st, int n)
                 int sink = k < j && st[k].kind == IR_STMT_LOOP && sink_partitions(e, st[k].loop);
                 if (k < j && !sink)
                     continue;
-                if (k > k0) {
-                    tpl_value *v = k - k0 > 1 || st[k0].kind == IR_STMT_LOOP ? region(e, &st[k0], k - k0, &f)
-                                                                            : stmt(e, &st[k0]);
+                if (k > k0 && (k - k0 > 1 || st[k0].kind == IR_STMT_LOOP) && stmts_live(e, &st[k0], k - k0)) {
+                    tpl_value *v = region(e, &st[k0], k - k0, &f);
                     if (v)
                         append(e, l, v);
+                } else {
+                    for (int q = k0; q < k; q++) { /* one statement, or only dropped ones: no loop */
+                        tpl_value *v = stmt(e, &st[q]);
+                        if (v)
+                            append(e, l, v);
+                    }
                 }
                 if (sink) {
                     tpl_value *v = stmt(e, &st[k]); /* loop() forms the regions inside */

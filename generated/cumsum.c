@@ -86,10 +86,9 @@ static TG_SIMD_BODY int cumsum_body_all(int tg_avx512, tg_core *core, const int6
                         }
                     }
                 }
-            }
-            /* partitions run the statements below in turn (all partition-local) */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
-                { /* cumsum.yaml:32: dve.tensor_copy */
+
+                /* cumsum.yaml:32: dve.tensor_copy */
+                for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 10432 + 10240;
                     const uint8_t *tg_s0 = (const uint8_t *)(y + (((v_i * 262144) + (v_c * 512)) + 511) + tg_p * 2048);
                     memcpy(tg_d + (0) * 4, tg_s0 + (0) * 4, 4);

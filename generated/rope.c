@@ -41,6 +41,10 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                 uint8_t *const tg_rl3 = (uint8_t *)tg_rlw3;
                 uint64_t tg_rlw4[33] TG_LOCAL_ALIGN; /* t2: partition tg_p's row, row-local (docs/ir.md) */
                 uint8_t *const tg_rl4 = (uint8_t *)tg_rlw4;
+                uint64_t tg_rlw5[33] TG_LOCAL_ALIGN; /* t3: partition tg_p's row, row-local (docs/ir.md) */
+                uint8_t *const tg_rl5 = (uint8_t *)tg_rlw5;
+                uint64_t tg_rlw6[33] TG_LOCAL_ALIGN; /* t4: partition tg_p's row, row-local (docs/ir.md) */
+                uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
                 /* rope.yaml:36: dma.load forwarded: its readers read x directly */
                 { /* rope.yaml:37: dve.tensor_tensor */
                     uint8_t *tg_d = tg_rl3;
@@ -70,7 +74,7 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                     }
                 }
                 { /* rope.yaml:40: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2624 + 2048;
+                    uint8_t *tg_d = tg_rl5;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -79,7 +83,7 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                     }
                 }
                 { /* rope.yaml:41: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_sbuf + (tg_p) * 2624 + 2304;
+                    uint8_t *tg_d = tg_rl6;
                     const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
                     const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
                     TG_IVDEP
@@ -87,13 +91,10 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                         tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                     }
                 }
-            }
-            /* partitions run the statements below in turn (all partition-local) */
-            for (int64_t tg_p = 0; tg_p < 128; tg_p++) {
                 { /* rope.yaml:42: dve.tensor_tensor */
                     uint8_t *tg_d = (uint8_t *)(y + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
-                    const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2624 + 2048;
-                    const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2624 + 2304;
+                    const uint8_t *tg_s0 = tg_rl5;
+                    const uint8_t *tg_s1 = tg_rl6;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
                         tg_wrc_bf16(tg_d, tg_j0, tg_alu_add(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));

@@ -86,9 +86,12 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
                 (void)tg_p;
             }
         }
-        /* partitions run the statements below in turn (all partition-local) */
-        for (int64_t tg_p = 0; tg_p < (tg_min(128, (200 - (v_t * 128)))); tg_p++) {
-            { /* router_topk.yaml:57: dve.tensor_tensor */
+        /* blocks of TG_LANES partitions run the statements below in turn (all
+           partition-local) */
+        for (int64_t tg_pb = 0; tg_pb < (tg_min(128, (200 - (v_t * 128)))); tg_pb += TG_LANES) {
+            const int64_t tg_pn = tg_min((tg_min(128, (200 - (v_t * 128)))) - tg_pb, TG_LANES);
+            /* router_topk.yaml:57: dve.tensor_tensor */
+            for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = (uint8_t *)(router_logits + (v_t * 8192) + tg_p * 64);
                 const uint8_t *tg_s0 = tg_psum + (tg_p) * 2112;
                 const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 2368 + 1088;
@@ -99,11 +102,6 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
                 }
             }
             /* router_topk.yaml:58: dma.store sunk: its tile's writers write router_logits directly, and its other readers read it there */
-        }
-        /* blocks of TG_LANES partitions run the statements below in turn (all
-           partition-local) */
-        for (int64_t tg_pb = 0; tg_pb < (tg_min(128, (200 - (v_t * 128)))); tg_pb += TG_LANES) {
-            const int64_t tg_pn = tg_min((tg_min(128, (200 - (v_t * 128)))) - tg_pb, TG_LANES);
             /* router_topk.yaml:60: dve.tensor_reduce */
             for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 2112;

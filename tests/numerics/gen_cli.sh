@@ -175,6 +175,17 @@ check "rowlocal: rowlocal.yaml C simulation and ISS bit-identical" \
 check "rowlocal: t1, t7a and t7b row-local, no other tile" \
   '"$TILEGEN" gen -o "$w/rowlocal-gen" "$here/specs/rowlocal.yaml" &&
    [ "$(sed -n "s|.*/\* \([a-z0-9]*\): partition tg_p.s row, row-local (docs/ir.md) \*/|\1|p" "$w/rowlocal-gen/rowlocal.c" | tr "\n" " ")" = "t1 t7a t7b " ]'
+# HBM windows (gen/emit.c FuseWin): y1's halves from two statements and y2's
+# read-back share a region (tb row-local); the reads of y3 one row further on
+# and of y4 after its loop start regions of their own (five in all).
+check "hbmwin: hbmwin.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" hbmwin >"$w/hbmwin.log" 2>&1'
+check "hbmwin: hbmwin.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" hbmwin >"$w/hbmwin-iss.log" 2>&1'
+check "hbmwin: tb row-local, five partition regions" \
+  '"$TILEGEN" gen -o "$w/hbmwin-gen" "$here/specs/hbmwin.yaml" &&
+   [ "$(sed -n "s|.*/\* \([a-z0-9]*\): partition tg_p.s row, row-local (docs/ir.md) \*/|\1|p" "$w/hbmwin-gen/hbmwin.c" | tr "\n" " ")" = "p3 r3 ta tb o2 o3 b3 b4 " ] &&
+   [ "$(grep -c "partitions run the statements below in turn" "$w/hbmwin-gen/hbmwin.c")" = 5 ]'
 # Sources read every second element (gen/emit.c operand's stage): gathered
 # by tg_stage2_<bits> before the innermost loop, numpy exact, the ISS bit for
 # bit; every such source of 16 to EMIT_STAGE_MAX_BYTES a row staged (y6's 15

@@ -587,6 +587,26 @@ def _ref_rowlocal(p, x):
     return {k: (a, "exact") for k, a in out.items()}
 
 
+def _inputs_hbmwin(p, r):
+    # small integers: every op is exact in fp32
+    return {"x": r.integers(-8, 9, (p["N"], p["F"])).astype(np.float64)}
+
+
+def _ref_hbmwin(p, x):
+    v, h, n = x["x"], p["F"] // 2, p["N"]
+    y3 = np.concatenate([v - 1, np.full((1, p["F"]), 7.0)])
+    # y3b: each block of 128 rows reads the rows one further on after that
+    # block's own write; its last row is the next block's before its write
+    pre = np.concatenate([5 * v, np.full((1, p["F"]), 7.0)])
+    y3b = np.empty_like(v)
+    for i in range(0, n, 128):
+        rows = np.concatenate([v[i + 1:i + 128] - 1, pre[i + 128:i + 129]])
+        y3b[i:i + 128] = 3 * rows
+    out = {"y1": np.concatenate([2 * v[:, :h] - v[:, h:], 3 * v[:, h:] + v[:, :h]], axis=1),
+           "y2": v + 1, "y2c": v[:, -1:] + 1, "y3": y3, "y3b": y3b, "y4": v + 2, "y4b": 2 * (v + 2)}
+    return {k: (a, "exact") for k, a in out.items()}
+
+
 def _inputs_stage2(p, r):
     # small integers: every op is exact in fp32 and bfloat16; x never 0 (reciprocal)
     w = p["W"]
@@ -1432,6 +1452,12 @@ TEST_KERNELS = {
                   ("y6", "float32", "128, 15"), ("y7", "float32", "128, 4, 20"), ("y8", "float32", "128, W / 2"),
                   ("y9", "bfloat16", "128, W / 2"), ("y10", "float32", "128, 1050")],
                  _inputs_stage2, _ref_stage2),
+    "hbmwin": _k({"N": 256, "F": 64},
+                 [("x", "float32", "N, F")],
+                 [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y2c", "float32", "N, 1"),
+                  ("y3", "float32", "N + 1, F"), ("y3b", "float32", "N, F"), ("y4", "float32", "N, F"),
+                  ("y4b", "float32", "N, F")],
+                 _inputs_hbmwin, _ref_hbmwin),
     "rowlocal": _k({"N": 256, "F": 64, "W": 2100},
                    [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("z", "float32", "128, W")],
                    [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y3", "float32", "N, F"),
