@@ -1283,6 +1283,80 @@ __attribute__((always_inline)) static inline void tg__sqrtv8(tg__f8 a[TG_EXPV_U]
     (void)tab;
     TG_EXPV_ALL(a[k_] = tg__f8_nan_canon(__builtin_ia32_sqrtps256(a[k_])));
 }
+/* tg_math_rsqrtv: the exponent's guess and four Newton steps y(1.5 − (0.5x)y·y)
+ * in fp64, each operation in its order, rounded once, then the special cases
+ * selected over it (±0: ±inf; x < 0: NaN; +inf: +0; a NaN: x + x), a NaN
+ * result the canonical one, as tg_activation gives. gcc's vectorization of
+ * the element form ran one vector at a time: 0.91 ns an element, now 0.3.
+ * An exhaustive run over all 2^32 fp32 arguments agreed. */
+__attribute__((always_inline)) static inline void tg__rsqrtv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+{
+    const tg__f8 z = {0}, inf = (tg__f8)((tg__i32x8){0} + 0x7f800000);
+    tg__d8 d[TG_EXPV_U], y[TG_EXPV_U];
+    tg__f8 r[TG_EXPV_U];
+    (void)tab;
+    TG_EXPV_ALL(d[k_] = tg__f8_to_d8(a[k_]));
+    TG_EXPV_ALL(y[k_] = (tg__d8)(((tg__u64x8){0} + 0x5fe6eb50c7b537a9ull) - ((tg__u64x8)d[k_] >> 1)));
+    TG_EXPV_ALL(d[k_] = 0.5 * d[k_]); /* each step's first product, the same every step */
+    for (int s_ = 0; s_ < 4; s_++)
+        TG_EXPV_ALL({
+            tg__d8 t_ = d[k_] * y[k_];
+            t_ = t_ * y[k_];
+            t_ = 1.5 - t_;
+            y[k_] = y[k_] * t_;
+        });
+    TG_EXPV_ALL(r[k_] = tg__d8_to_f8(y[k_]));
+    TG_EXPV_ALL(r[k_] = tg__f8_pick(a[k_] == z, (tg__f8)(((tg__i32x8)a[k_] & (int32_t)0x80000000) | (tg__i32x8)inf),
+                                    r[k_]));
+    TG_EXPV_ALL(r[k_] = tg__f8_pick(a[k_] < z, (tg__f8)((tg__i32x8){0} + (int32_t)TG_NAN_CANON_BITS), r[k_]));
+    TG_EXPV_ALL(r[k_] = tg__f8_pick(a[k_] == inf, z, r[k_]));
+    TG_EXPV_ALL(a[k_] = tg__f8_nan_canon(tg__f8_pick(a[k_] != a[k_], a[k_] + a[k_], r[k_])));
+}
+/* tg_math_logv: tg_math_log_dn's operations in their order (the exponent as
+ * a double through 2^52's mantissa, the mantissa halved above √2, s = f/(2 +
+ * f), the odd series in s² by 1/n from 1/23), rounded once, then the special
+ * cases selected over it (±0: −inf; x < 0: NaN; +inf: +inf; a NaN: x + x), a
+ * NaN result the canonical one. gcc's element form: 1.1 ns an element. An
+ * exhaustive run over all 2^32 fp32 arguments agreed. */
+__attribute__((always_inline)) static inline void tg__logv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+{
+    const tg__f8 z = {0}, inf = (tg__f8)((tg__i32x8){0} + 0x7f800000);
+    const tg__d8 one = (tg__d8){0} + 1.0;
+    tg__d8 m[TG_EXPV_U], ed[TG_EXPV_U], s[TG_EXPV_U], w[TG_EXPV_U], t[TG_EXPV_U], q[TG_EXPV_U];
+    tg__f8 r[TG_EXPV_U];
+    (void)tab;
+    TG_EXPV_ALL(m[k_] = tg__f8_to_d8(a[k_]));
+    TG_EXPV_ALL(ed[k_] = (tg__d8)(((tg__u64x8)m[k_] >> 52) | 0x4330000000000000ull));
+    TG_EXPV_ALL(ed[k_] = ed[k_] - 0x1p52);
+    TG_EXPV_ALL(ed[k_] = ed[k_] - 1023.0);
+    TG_EXPV_ALL(m[k_] = (tg__d8)(((tg__u64x8)m[k_] & 0x000fffffffffffffull) | 0x3ff0000000000000ull));
+    TG_EXPV_ALL({
+        const tg__d8 h_ = m[k_] * 0.5;
+        const tg__u64x8 c_ = (tg__u64x8)(m[k_] > 0x1.6a09e667f3bcdp+0);
+        ed[k_] = ed[k_] + (tg__d8)(c_ & (tg__u64x8)one);
+        m[k_] = (tg__d8)((c_ & (tg__u64x8)h_) | (~c_ & (tg__u64x8)m[k_]));
+    });
+    TG_EXPV_ALL(m[k_] = m[k_] - 1.0); /* f */
+    TG_EXPV_ALL(t[k_] = 2.0 + m[k_]);
+    TG_EXPV_ALL(s[k_] = m[k_] / t[k_]);
+    TG_EXPV_ALL(m[k_] = s[k_] * s[k_]); /* z */
+    TG_EXPV_ALL(w[k_] = (tg__d8){0} + 1.0 / 23);
+    for (int n_ = 21; n_ >= 1; n_ -= 2) {
+        TG_EXPV_ALL(t[k_] = m[k_] * w[k_]);
+        TG_EXPV_ALL(w[k_] = 1.0 / n_ + t[k_]);
+    }
+    TG_EXPV_ALL(t[k_] = ed[k_] * 0x1.62e42ff000000p-1); /* p */
+    TG_EXPV_ALL(q[k_] = ed[k_] * -0x1.718432a1b0e26p-35);
+    TG_EXPV_ALL(s[k_] = 2.0 * s[k_]);
+    TG_EXPV_ALL(s[k_] = s[k_] * w[k_]);
+    TG_EXPV_ALL(q[k_] = q[k_] + s[k_]);
+    TG_EXPV_ALL(t[k_] = t[k_] + q[k_]);
+    TG_EXPV_ALL(r[k_] = tg__d8_to_f8(t[k_]));
+    TG_EXPV_ALL(r[k_] = tg__f8_pick(a[k_] == z, -inf, r[k_]));
+    TG_EXPV_ALL(r[k_] = tg__f8_pick(a[k_] < z, (tg__f8)((tg__i32x8){0} + (int32_t)TG_NAN_CANON_BITS), r[k_]));
+    TG_EXPV_ALL(r[k_] = tg__f8_pick(a[k_] == inf, a[k_], r[k_]));
+    TG_EXPV_ALL(a[k_] = tg__f8_nan_canon(tg__f8_pick(a[k_] != a[k_], a[k_] + a[k_], r[k_])));
+}
 /* tg_math_tanhv: x clamped to ±20 in fp64 (maxpd/minpd keep a NaN), u = 2x,
  * both of expm1's paths on every lane (the degree-13 Taylor polynomial by
  * 1/n! in its order; e^u − 1 with e^u from tg__exp_ndv8, whose clamp at
@@ -1367,6 +1441,8 @@ TG_EXPV_ROW(GELU, gelu, tg__defer_none)
 TG_EXPV_ROW(SQRT, sqrt, tg__defer_none)
 TG_EXPV_ROW(SIN, sin, tg__defer_sin)
 TG_EXPV_ROW(TANH, tanh, tg__defer_none)
+TG_EXPV_ROW(RSQRT, rsqrt, tg__defer_none)
+TG_EXPV_ROW(LOG, log, tg__defer_none)
 #undef TG_EXPV_ROW
 #undef TG_EXPV_STEP
 #undef TG_EXPV_ALL
@@ -1383,6 +1459,8 @@ static void tg__act_row_avx512_f(tg_act_func f, uint8_t *dst, const uint8_t *src
     case TG_ACT_GELU: tg__act_avx512_gelu(dst, src, n, scale, bias); break;
     case TG_ACT_SIN: tg__act_avx512_sin(dst, src, n, scale, bias); break;
     case TG_ACT_TANH: tg__act_avx512_tanh(dst, src, n, scale, bias); break;
+    case TG_ACT_RSQRT: tg__act_avx512_rsqrt(dst, src, n, scale, bias); break;
+    case TG_ACT_LOG: tg__act_avx512_log(dst, src, n, scale, bias); break;
     default: tg__act_row_avx512_elem_f(f, dst, src, n, scale, bias); break;
     }
 }
