@@ -194,10 +194,17 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3392;
                 const float tg_scale = 1.0f;
                 const float tg_bias = 0.0f;
-                TG_IVDEP
-                for (int64_t tg_j0 = 0; tg_j0 < 128; tg_j0++) {
-                    float tg_y = tg_activation(TG_ACT_EXP, tg_rd_f32(tg_s0, tg_j0), tg_scale, tg_bias);
-                    tg_wrc_bf16(tg_d, tg_j0, tg_y);
+                for (int64_t tg_c = 0; tg_c < 128; tg_c += 64) {
+                    float tg_buf[64];
+                    {
+                        const int64_t tg_j0 = tg_c;
+                        tg_activation_f32_row(TG_ACT_EXP, tg_buf, tg_s0 + (tg_j0) * 4, 64, tg_scale, tg_bias);
+                    }
+                    /* the narrowing in a loop of its own, which vectorizes */
+                    TG_IVDEP
+                    for (int64_t tg_j0 = tg_c; tg_j0 < tg_c + 64; tg_j0++) {
+                        tg_wrc_bf16(tg_d, tg_j0, tg_buf[tg_j0 - tg_c]);
+                    }
                 }
             }
         }
