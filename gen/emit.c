@@ -1678,6 +1678,11 @@ static tpl_value *inst_map(E *e, IrInst *in)
     case IR_OP_ACTIVATION:
         put_str(e, m, "op", "activation");
         put_str(e, m, "func", spec_act_name(in->func));
+        {
+            const char *fn = spec_act_name(in->func);
+            const int f = tg_act_from_name(fn, strlen(fn));
+            put_bool(e, m, "vec_row", f >= 0 && tg_act_vec_row((tg_act_func)f)); /* its row has a vector body */
+        }
         put(e, m, "zero", number(e, 0.0, NULL));
         put(e, m, "scale", scalar(e, &in->scalar[0]));
         put_bool(e, m, "has_bias", in->has_bias);

@@ -7,6 +7,7 @@
 #include "tg_mem.h"
 
 #include "tg_ops.h"
+#include "tg_sim.h" /* tg_rd_f32 */
 #include "tg_simd.h"
 
 static float tg__nan(void) { return tg_bits_f32(0x7fc00000u); }
@@ -1450,17 +1451,10 @@ TG_EXPV_ROW(LOG, log, tg__defer_none)
 static void tg__act_row_avx512_f(tg_act_func f, uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)
 {
     switch (f) {
-    case TG_ACT_EXP: tg__act_avx512_exp(dst, src, n, scale, bias); break;
-    case TG_ACT_SIGMOID: tg__act_avx512_sigmoid(dst, src, n, scale, bias); break;
-    case TG_ACT_SILU: tg__act_avx512_silu(dst, src, n, scale, bias); break;
-    case TG_ACT_GELU_APPRX_TANH: tg__act_avx512_gelu_apprx_tanh(dst, src, n, scale, bias); break;
-    case TG_ACT_SQRT: tg__act_avx512_sqrt(dst, src, n, scale, bias); break;
-    case TG_ACT_ERF: tg__act_avx512_erf(dst, src, n, scale, bias); break;
-    case TG_ACT_GELU: tg__act_avx512_gelu(dst, src, n, scale, bias); break;
-    case TG_ACT_SIN: tg__act_avx512_sin(dst, src, n, scale, bias); break;
-    case TG_ACT_TANH: tg__act_avx512_tanh(dst, src, n, scale, bias); break;
-    case TG_ACT_RSQRT: tg__act_avx512_rsqrt(dst, src, n, scale, bias); break;
-    case TG_ACT_LOG: tg__act_avx512_log(dst, src, n, scale, bias); break;
+#define TG_ACT_VEC_CASE(ID, id)                                                                        \
+    case TG_ACT_##ID: tg__act_avx512_##id(dst, src, n, scale, bias); break;
+        TG_ACT_VEC_ROWS(TG_ACT_VEC_CASE)
+#undef TG_ACT_VEC_CASE
     default: tg__act_row_avx512_elem_f(f, dst, src, n, scale, bias); break;
     }
 }
@@ -1516,48 +1510,40 @@ TG_ACT_ROW_FN(tg__act_row_avx512)
  * for any other pair. (x - mean) · rstd over layernorm's rows: 0.167 ->
  * 0.150 ms for the kernel. Two lists of the same ops: a list's macro does not
  * expand inside its own expansion. */
-#define TG_TS2_OPS0(X, C) X(ADD, add, C) X(SUBTRACT, subtract, C) X(MULTIPLY, multiply, C) X(DIVIDE, divide, C) \
-    X(MAXIMUM, maximum, C) X(MINIMUM, minimum, C)
-#define TG_TS2_OPS1(X, a) X(a, ADD, add) X(a, SUBTRACT, subtract) X(a, MULTIPLY, multiply)        \
-    X(a, DIVIDE, divide) X(a, MAXIMUM, maximum) X(a, MINIMUM, minimum)
-#define TG_TS2_CASE1(a, B, b)                                    \
+#define TG_TS2_OPS0(X, Y) X(ADD, add, Y) X(SUBTRACT, subtract, Y) X(MULTIPLY, multiply, Y) X(DIVIDE, divide, Y) \
+    X(MAXIMUM, maximum, Y) X(MINIMUM, minimum, Y)
+#define TG_TS2_OPS1(X, a, Y) X(a, ADD, add, Y) X(a, SUBTRACT, subtract, Y) X(a, MULTIPLY, multiply, Y)        \
+    X(a, DIVIDE, divide, Y) X(a, MAXIMUM, maximum, Y) X(a, MINIMUM, minimum, Y)
+/* op0 = a, op1 = B: x = s[j] op0 c0, then x op1 Y, Y the second operand
+ * (tensor_scalar: c1; scalar_tensor_tensor: b[j], TG_STT2_B) */
+#define TG_TS2_CASE1(a, B, b, Y)                                 \
     case TG_ALU_##B:                                             \
         for (size_t j = 0; j < n; j++) {                         \
             float x_;                                            \
             memcpy(&x_, s + 4 * j, 4);                           \
             x_ = tg_alu_##a(x_, c0);                             \
-            x_ = tg_alu_##b(x_, c1);                             \
+            x_ = tg_alu_##b(x_, Y);                              \
             memcpy(d + 4 * j, &x_, 4);                           \
         }                                                        \
         return 1;
-/* op0 = A: the pairs' loops by op1, each CASE1(a, B, b) */
-#define TG_TS2_CASE0(A, a, CASE1)                                \
+/* op0 = A: the pairs' loops by op1 */
+#define TG_TS2_CASE0(A, a, Y)                                    \
     case TG_ALU_##A:                                             \
         switch (op1) {                                           \
-            TG_TS2_OPS1(CASE1, a)                                \
+            TG_TS2_OPS1(TG_TS2_CASE1, a, Y)                      \
         default:                                                 \
             return 0;                                            \
         }
 /* The same for scalar_tensor_tensor's (x op0 c) op1 b, op0 not reversed:
  * bench/probes r07 and the bundled kernels that have one (flash attention,
  * moe_tkg, rmsnorm_quant). */
-#define TG_STT2_CASE1(a, B, b)                                   \
-    case TG_ALU_##B:                                             \
-        for (size_t j = 0; j < n; j++) {                         \
-            float x_, y_;                                        \
-            memcpy(&x_, s + 4 * j, 4);                           \
-            memcpy(&y_, bb + 4 * j, 4);                          \
-            x_ = tg_alu_##a(x_, c0);                             \
-            x_ = tg_alu_##b(x_, y_);                             \
-            memcpy(d + 4 * j, &x_, 4);                           \
-        }                                                        \
-        return 1;
+#define TG_STT2_B tg_rd_f32(bb, (int64_t)j)
 #define TG_ROW_FNS(SFX)                                                                                     \
     static int tg__ts2_row_##SFX(tg_alu_op op0, tg_alu_op op1, uint8_t *d, const uint8_t *s, size_t n, float c0, \
                                  float c1)                                                                  \
     {                                                                                                       \
         switch (op0) {                                                                                      \
-            TG_TS2_OPS0(TG_TS2_CASE0, TG_TS2_CASE1)                                                     \
+            TG_TS2_OPS0(TG_TS2_CASE0, c1)                                                     \
         default:                                                                                            \
             return 0;                                                                                       \
         }                                                                                                   \
@@ -1566,7 +1552,7 @@ TG_ACT_ROW_FN(tg__act_row_avx512)
                                   const uint8_t *bb, size_t n, float c0)                                    \
     {                                                                                                       \
         switch (op0) {                                                                                      \
-            TG_TS2_OPS0(TG_TS2_CASE0, TG_STT2_CASE1)                                                    \
+            TG_TS2_OPS0(TG_TS2_CASE0, TG_STT2_B)                                                    \
         default:                                                                                            \
             return 0;                                                                                       \
         }                                                                                                   \
@@ -1659,7 +1645,7 @@ void tg_scalar_tensor_tensor_f32_row(void *d, const void *s, const void *b, size
     }
 }
 #undef TG_ROW_FNS
-#undef TG_STT2_CASE1
+#undef TG_STT2_B
 #undef TG_TS2_CASE0
 #undef TG_TS2_CASE1
 #undef TG_TS2_OPS1

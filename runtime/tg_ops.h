@@ -360,6 +360,26 @@ static inline void tg_activation_row(float *dst, const float *src, size_t n, tg_
  * contiguous, any alignment; dst equal to src or apart from it. The widest
  * SIMD body this CPU runs (tg_matmul_isa), every body the same bits. */
 void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, float scale, float bias);
+/* The functions whose rows have vector-type bodies (runtime/tg_ops.c, the
+ * AVX-512 body): their row is worth a call even where the template could
+ * compute the element form inline (templates/kernel.c.j2 act_chunks, through
+ * gen/emit.c's `vec_row`). */
+#define TG_ACT_VEC_ROWS(X)                                                                \
+    X(EXP, exp) X(SIGMOID, sigmoid) X(SILU, silu) X(GELU_APPRX_TANH, gelu_apprx_tanh)       \
+    X(SQRT, sqrt) X(ERF, erf) X(GELU, gelu) X(SIN, sin) X(TANH, tanh) X(RSQRT, rsqrt)       \
+    X(LOG, log)
+/* 1 if f is one of them. */
+static inline int tg_act_vec_row(tg_act_func f)
+{
+    switch (f) {
+#define TG_ACT_VEC_CASE(ID, id) case TG_ACT_##ID:
+        TG_ACT_VEC_ROWS(TG_ACT_VEC_CASE)
+#undef TG_ACT_VEC_CASE
+        return 1;
+    default:
+        return 0;
+    }
+}
 
 /* d[j] = tg_alu(op, a[j], b[j]) for j < n: fp32 rows, contiguous, any
  * alignment; d equal to a or b or apart from both. op as tg_alu_f32_row_op
