@@ -2231,21 +2231,10 @@ static Fuse fuse_stmt(E *e, const IrStmt *st)
      * write overlapping regions of an output), so its stores may interleave
      * across partitions; a carried loop's may not. A partition count that is
      * not constant may change with the loop (the region counts once). A
-     * window that moves with the loop is no window of the run: one
-     * partition's later iterations may reach another's elements. */
+     * window that moves with the loop stays as it is: every access outside
+     * the loop has no term in its variable (each loop has a slot of its
+     * own), so win_merge refuses to join the two. */
     f.ok = f.ok && lp->nbody > 0 && (!f.writes || !lp->carried) && (!f.pc || ir_expr_const(f.pc, &v));
-    const int n = e->ir->spec->nslots;
-    for (int i = 0; f.ok && i < 64; i++) {
-        unsigned char used[EXPR_AFFINE_MAX_VARS] = {0};
-        if (!((f.reads | f.writes) >> i & 1) || !f.win[i].ok)
-            continue;
-        if (n > EXPR_AFFINE_MAX_VARS || lp->slot >= n)
-            f.win[i].ok = 0;
-        else {
-            expr_vars_used(f.win[i].base, used, n);
-            f.win[i].ok = !used[lp->slot];
-        }
-    }
     return f;
 }
 
