@@ -110,6 +110,15 @@ suite-simd-clean:
 	tools/simd_clean.sh $$objs | tee $$d/log; \
 	[ $$f -eq 0 ] || echo "0 passed, $$f failed"
 
+# Activation rows: ns an element per function at each SIMD body (tools/act_rows_bench.c).
+$(BIN)/act_rows_bench: $(BUILD)/tools/act_rows_bench.o $(OPS_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $^ -o $@ -lm
+BENCHES += act-rows
+.PHONY: bench-act-rows
+bench-act-rows: $(BIN)/act_rows_bench
+	@$(BIN)/act_rows_bench
+
 # matmul 512×1024×1024 (and the PE-tiled call pattern) against OpenBLAS sgemm.
 BENCHES += ops
 bench-ops: $(BIN)/bench_ops

@@ -1240,13 +1240,12 @@ __attribute__((always_inline)) static inline void tg__geluv8(tg__f8 a[TG_EXPV_U]
  * negated in quadrants 2 and 3. Larger |x|, infinities and NaNs go through
  * the element form (the row does a step with any of them so). Exhaustive
  * run over all 2^32 fp32 arguments: tg_activation's bits. */
-__attribute__((always_inline)) static inline void tg__sinv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+/* sin_small's reduction: r = x − k·π/2 (Cody–Waite, π/2 in three parts),
+ * q = the bits of k + 1.5·2^52 (k's quadrant in its low 2) */
+__attribute__((always_inline)) static inline void tg__sin_reducev8(const tg__d8 x[TG_EXPV_U], tg__d8 r[TG_EXPV_U],
+                                                                   tg__u64x8 q[TG_EXPV_U])
 {
-    const double *const c = tg_math_inv_fact;
-    tg__d8 x[TG_EXPV_U], kd[TG_EXPV_U], r[TG_EXPV_U], z[TG_EXPV_U], cs[TG_EXPV_U], sn[TG_EXPV_U];
-    tg__u64x8 q[TG_EXPV_U];
-    (void)tab;
-    TG_EXPV_ALL(x[k_] = tg__f8_to_d8(a[k_]));
+    tg__d8 kd[TG_EXPV_U];
     TG_EXPV_ALL(kd[k_] = x[k_] * 0x1.45f306dc9c883p-1);
     TG_EXPV_ALL(kd[k_] = kd[k_] + 0x1.8p52);
     TG_EXPV_ALL(q[k_] = (tg__u64x8)kd[k_]);
@@ -1254,6 +1253,15 @@ __attribute__((always_inline)) static inline void tg__sinv8(tg__f8 a[TG_EXPV_U],
     TG_EXPV_ALL(r[k_] = x[k_] - kd[k_] * 0x1.921fb54400000p+0);
     TG_EXPV_ALL(r[k_] = r[k_] - kd[k_] * 0x1.0b4611a600000p-34);
     TG_EXPV_ALL(r[k_] = r[k_] - kd[k_] * 0x1.3198a2e037073p-69);
+}
+__attribute__((always_inline)) static inline void tg__sinv8(tg__f8 a[TG_EXPV_U], const tg__d8 tab[4])
+{
+    const double *const c = tg_math_inv_fact;
+    tg__d8 x[TG_EXPV_U], r[TG_EXPV_U], z[TG_EXPV_U], cs[TG_EXPV_U], sn[TG_EXPV_U];
+    tg__u64x8 q[TG_EXPV_U];
+    (void)tab;
+    TG_EXPV_ALL(x[k_] = tg__f8_to_d8(a[k_]));
+    tg__sin_reducev8(x, r, q);
     TG_EXPV_ALL(z[k_] = r[k_] * r[k_]);
     TG_EXPV_ALL(cs[k_] = z[k_] * c[16]);
     TG_EXPV_ALL(sn[k_] = z[k_] * -c[15]);
@@ -1388,6 +1396,204 @@ __attribute__((always_inline)) static inline void tg__tanhv8(tg__f8 a[TG_EXPV_U]
     TG_EXPV_ALL(t[k_] = t[k_] / u[k_]);
     TG_EXPV_ALL(a[k_] = tg__f8_nan_canon(tg__d8_to_f8(t[k_])));
 }
+/* ---- checked fast paths ---------------------------------------------------
+ * Each function's result is an fp64 value v (its tg_math.h operations)
+ * rounded once to fp32. A fast path computes w, another fp64 value within a
+ * bound E of v (fused multiply-adds, a shorter polynomial), from IEEE
+ * operations only (add, multiply, fma, divide: the same bits on every
+ * AVX-512 CPU; no vrcp14/vrsqrt14, whose bits are the vendor's). Where w is
+ * farther than E from every fp32 rounding boundary, v lies on w's side of
+ * each, so both round to the same fp32. The boundaries are the midpoints
+ * between neighbouring fp32 values: for |w| ≥ 2^-126 the fp64 patterns
+ * whose 29 bits below fp32's mantissa are 2^28; below, |w| + 2^-126, whose
+ * low 29 bits are then the fraction of the subnormal step 2^-149 (the
+ * overflow to inf is the midpoint above FLT_MAX, one of the former). A lane
+ * within 2^TG_FAST_LOG2T units in the last place of w (E as a fraction of
+ * |w| ≤ 2^-40) of one is flagged, as is a NaN argument, and a step with a
+ * flagged lane goes through the exact vector code above instead (about 1
+ * in 2^15 lanes of random arguments). Each function's E, its analytic
+ * bound, is next to it. Exhaustive runs (`make act-rows-exhaustive`) gave
+ * tg_activation's bits for every fp32 argument; with the check removed,
+ * 55 arguments of exp and 21 of tanh differ (test_ops.c test_fast_row_hard
+ * runs each through the rows), and with a band of 2^10 ulps rather than
+ * 2^13, 3 of tanh (2^8: 24 of exp; log and sin none either way). */
+#define TG_FAST_LOG2T 13
+/* a·b + c rounded once (vfmadd) */
+__attribute__((always_inline)) static inline tg__d8 tg__fma8(tg__d8 a, tg__d8 b, tg__d8 c)
+{
+    return __builtin_ia32_vfmaddpd512_mask(a, b, c, (uint8_t)-1, 4);
+}
+/* lanes of w within 2^TG_FAST_LOG2T ulps of an fp32 rounding boundary */
+__attribute__((always_inline)) static inline uint8_t tg__near_bound8(tg__d8 w)
+{
+    const tg__d8 z = {0};
+    const tg__u64x8 lo = (tg__u64x8){0} + (((uint64_t)1 << TG_FAST_LOG2T) - ((uint64_t)1 << 28));
+    tg__d8 a = (tg__d8)((tg__u64x8)w & 0x7fffffffffffffffull);
+    a = __builtin_ia32_addpd512_mask(a, z + 0x1p-126, a, __builtin_ia32_cmppd512_mask(a, z + 0x1p-126, 1, (uint8_t)-1, 4), 4);
+    return __builtin_ia32_ptestnmq512((tg__i64x8)((tg__u64x8)a + lo),
+                                      (tg__i64x8){0} + (int64_t)(((uint64_t)1 << 29) - ((uint64_t)2 << TG_FAST_LOG2T)),
+                                      (uint8_t)-1);
+}
+/* lanes of x that are NaN */
+__attribute__((always_inline)) static inline uint8_t tg__nan8(tg__d8 x)
+{
+    return __builtin_ia32_cmppd512_mask(x, x, 3, (uint8_t)-1, 4); /* _CMP_UNORD_Q */
+}
+/* e^x for x in [-128, 128] in place, fast: k = round(16x/ln2) = 16m + j,
+ * r = x − k·ln2/16 by two fmas (|r| ≤ ln2/32), e^r by its degree-5 Taylor
+ * polynomial in fmas (truncation below r^6/720 < 2^-42.7 of it), times
+ * 2^(j/16)·2^m, the table entry (tg_math_exp_tab's even ones, tab[4] and
+ * tab[5]) with m added to its exponent. E: 2^-42.5 of |v|. */
+__attribute__((always_inline)) static inline void tg__exp_fastv8(tg__d8 x[TG_EXPV_U], const tg__d8 tab[6])
+{
+    const tg__d8 z = {0}, shift = z + 0x1.8p52;
+    tg__d8 kd[TG_EXPV_U], p[TG_EXPV_U];
+    tg__u64x8 kb[TG_EXPV_U];
+    TG_EXPV_ALL(kd[k_] = tg__fma8(x[k_], z + 0x1.71547652b82fep+4, shift));
+    TG_EXPV_ALL(kb[k_] = (tg__u64x8)kd[k_]);
+    TG_EXPV_ALL(kd[k_] = kd[k_] - shift);
+    TG_EXPV_ALL(x[k_] = tg__fma8(-kd[k_], z + 0x1.62e42fefa39efp-5, x[k_]));
+    TG_EXPV_ALL(x[k_] = tg__fma8(-kd[k_], z + 0x1.abc9e3b39803fp-60, x[k_])); /* r */
+    TG_EXPV_ALL(p[k_] = tg__fma8(z + 1.0 / 120, x[k_], z + 1.0 / 24));
+    TG_EXPV_ALL(p[k_] = tg__fma8(p[k_], x[k_], z + 1.0 / 6));
+    TG_EXPV_ALL(p[k_] = tg__fma8(p[k_], x[k_], z + 0.5));
+    TG_EXPV_ALL(p[k_] = tg__fma8(p[k_], x[k_], z + 1.0));
+    TG_EXPV_ALL(p[k_] = tg__fma8(p[k_], x[k_], z + 1.0));
+    /* kb's low 4 bits are j (vpermt2pd reads them); (kb >> 4) << 52 is m
+     * in the exponent field, 2^47 shifted out */
+    TG_EXPV_ALL(kd[k_] = __builtin_shuffle(tab[4], tab[5], kb[k_]));
+    TG_EXPV_ALL(kd[k_] = (tg__d8)((tg__u64x8)kd[k_] + ((kb[k_] >> 4) << 52)));
+    TG_EXPV_ALL(x[k_] = kd[k_] * p[k_]);
+}
+/* The fast paths, FN(x, w, &f): w from the arguments x (fp64), lanes
+ * flagged in f; then the NaN arguments and the lanes near a boundary
+ * flagged. The fp32 results in a[] and 0, or a[] untouched and 1 when a
+ * lane is flagged (the step then takes the exact code). */
+#define TG_FAST_STEP(FN)                                                                               \
+    do {                                                                                               \
+        tg__d8 x_[TG_EXPV_U], w_[TG_EXPV_U];                                                           \
+        uint8_t f_ = 0;                                                                                \
+        TG_EXPV_ALL(x_[k_] = tg__f8_to_d8(a[k_]));                                                     \
+        TG_EXPV_ALL(f_ |= tg__nan8(x_[k_]));                                                           \
+        FN(x_, w_, &f_, tab);                                                                          \
+        TG_EXPV_ALL(f_ |= tg__near_bound8(w_[k_]));                                                    \
+        if (f_)                                                                                        \
+            return 1;                                                                                  \
+        TG_EXPV_ALL(a[k_] = tg__d8_to_f8(w_[k_]));                                                     \
+        return 0;                                                                                      \
+    } while (0)
+#define TG_FAST_FN(id)                                                                                 \
+    __attribute__((always_inline)) static inline int tg__##id##_fast(tg__f8 a[TG_EXPV_U], const tg__d8 tab[6]) \
+    {                                                                                                  \
+        TG_FAST_STEP(tg__##id##_fastw);                                                                \
+    }
+__attribute__((always_inline)) static inline int tg__fast_none(tg__f8 a[TG_EXPV_U], const tg__d8 tab[6])
+{
+    (void)a;
+    (void)tab;
+    return 1;
+}
+/* e^x: tg__expv8's clamp to ±128, then the fast e^x */
+__attribute__((always_inline)) static inline void tg__exp_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
+                                                                uint8_t *f, const tg__d8 tab[6])
+{
+    (void)f;
+    TG_EXPV_ALL(w[k_] = x[k_]);
+    tg__clampv8(w, 128.0);
+    tg__exp_fastv8(w, tab);
+}
+TG_FAST_FN(exp)
+/* ln x: tg__logv8's reduction (x = 2^e·m, m in [√2/2, √2], f = m − 1, s =
+ * f/(2 + f) with the division correctly rounded), the series 2s·Σ z^i/(2i
+ * + 1) in z = s² ≤ 0.0295 to z^8/17 in fmas (truncation below z^9/19 <
+ * 2^-44.8 of it), then e·ln2 + 2s·w by two fmas: E 2^-44 of |v| (where e
+ * ≠ 0, |v| ≥ 0.34 and the terms' sum loses at most a bit). Arguments not
+ * positive and finite are flagged: the exact code's selects. */
+__attribute__((always_inline)) static inline void tg__log_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
+                                                                uint8_t *f, const tg__d8 tab[6])
+{
+    const tg__d8 z0 = {0}, inf = (tg__d8)((tg__u64x8){0} + 0x7ff0000000000000ull);
+    tg__d8 ed[TG_EXPV_U], m[TG_EXPV_U], s[TG_EXPV_U], zz[TG_EXPV_U];
+    (void)tab;
+    TG_EXPV_ALL(*f |= (uint8_t)~(__builtin_ia32_cmppd512_mask(x[k_], z0, 14, (uint8_t)-1, 4) & /* _CMP_GT_OS */
+                                 __builtin_ia32_cmppd512_mask(x[k_], inf, 1, (uint8_t)-1, 4))); /* _CMP_LT_OS */
+    TG_EXPV_ALL(ed[k_] = (tg__d8)(((tg__u64x8)x[k_] >> 52) | 0x4330000000000000ull));
+    TG_EXPV_ALL(ed[k_] = ed[k_] - (0x1p52 + 1023.0));
+    TG_EXPV_ALL(m[k_] = (tg__d8)(((tg__u64x8)x[k_] & 0x000fffffffffffffull) | 0x3ff0000000000000ull));
+    TG_EXPV_ALL({
+        const tg__u64x8 c_ = (tg__u64x8)(m[k_] > 0x1.6a09e667f3bcdp+0);
+        ed[k_] = ed[k_] + (tg__d8)(c_ & (tg__u64x8)(z0 + 1.0));
+        m[k_] = tg__d8_pick(c_, m[k_] * 0.5, m[k_]);
+    });
+    TG_EXPV_ALL(m[k_] = m[k_] - 1.0);
+    TG_EXPV_ALL(s[k_] = m[k_] / (2.0 + m[k_]));
+    TG_EXPV_ALL(zz[k_] = s[k_] * s[k_]);
+    TG_EXPV_ALL(w[k_] = tg__fma8(zz[k_], z0 + 1.0 / 17, z0 + 1.0 / 15));
+    for (int n_ = 13; n_ >= 1; n_ -= 2)
+        TG_EXPV_ALL(w[k_] = tg__fma8(zz[k_], w[k_], z0 + 1.0 / n_));
+    TG_EXPV_ALL(w[k_] = (2.0 * s[k_]) * w[k_]);
+    TG_EXPV_ALL(w[k_] = tg__fma8(ed[k_], z0 - 0x1.718432a1b0e26p-35, w[k_]));
+    TG_EXPV_ALL(w[k_] = tg__fma8(ed[k_], z0 + 0x1.62e42ff000000p-1, w[k_]));
+}
+TG_FAST_FN(log)
+/* tanh x: tg__tanhv8's clamp to ±20 and u = 2x, expm1(u) = t by its
+ * degree-11 Taylor polynomial in fmas for |u| < 0.35 (truncation below
+ * 0.35^11/12! < 2^-45.5 of it) and by the fast e^u − 1 beyond (e^u within
+ * 2^-42.5, so t within 3.4·2^-42.5), then t/(t + 2), the division
+ * correctly rounded, which takes at most 1.2 times t's relative error:
+ * E 2^-40.6 of |v|. */
+__attribute__((always_inline)) static inline void tg__tanh_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
+                                                                 uint8_t *f, const tg__d8 tab[6])
+{
+    const tg__d8 z0 = {0};
+    const double *const c = tg_math_inv_fact;
+    tg__d8 u[TG_EXPV_U], t[TG_EXPV_U];
+    (void)f;
+    TG_EXPV_ALL(u[k_] = x[k_]);
+    tg__clampv8(u, 20.0);
+    TG_EXPV_ALL(u[k_] = 2.0 * u[k_]);
+    TG_EXPV_ALL(t[k_] = tg__fma8(u[k_], z0 + c[11], z0 + c[10]));
+    for (int n_ = 9; n_ >= 1; n_--)
+        TG_EXPV_ALL(t[k_] = tg__fma8(t[k_], u[k_], z0 + c[n_]));
+    TG_EXPV_ALL(t[k_] = t[k_] * u[k_]);
+    TG_EXPV_ALL(w[k_] = u[k_]);
+    tg__exp_fastv8(w, tab);
+    TG_EXPV_ALL(w[k_] = w[k_] - 1.0);
+    TG_EXPV_ALL(t[k_] = tg__d8_pick((tg__u64x8)((u[k_] < 0.35) & (u[k_] > -0.35)), t[k_], w[k_]));
+    TG_EXPV_ALL(w[k_] = t[k_] / (t[k_] + 2.0));
+}
+TG_FAST_FN(tanh)
+/* sin x for |x| ≤ 823549 (larger, infinite and NaN arguments took the
+ * element form already): tg__sinv8's reduction by π/2 (the same r and
+ * quadrant), its two polynomials in z = r² by fmas (the same degrees:
+ * truncation below 2^-45 of each), the quadrant's selected and negated:
+ * E 2^-48 of |v|. */
+__attribute__((always_inline)) static inline void tg__sin_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
+                                                                uint8_t *f, const tg__d8 tab[6])
+{
+    const tg__d8 z0 = {0};
+    const double *const c = tg_math_inv_fact;
+    tg__d8 r[TG_EXPV_U], zz[TG_EXPV_U], cs[TG_EXPV_U];
+    tg__u64x8 q[TG_EXPV_U];
+    (void)f;
+    (void)tab;
+    tg__sin_reducev8(x, r, q);
+    TG_EXPV_ALL(zz[k_] = r[k_] * r[k_]);
+    /* ±1/n!, the sign + where (n/2) is even, as tg__sinv8 */
+#define TG_SIN_C(n) (z0 + (((n) / 2) & 1 ? -c[n] : c[n]))
+    TG_EXPV_ALL(cs[k_] = tg__fma8(zz[k_], TG_SIN_C(16), TG_SIN_C(14)));
+    TG_EXPV_ALL(w[k_] = tg__fma8(zz[k_], TG_SIN_C(15), TG_SIN_C(13)));
+    for (int n_ = 12; n_ >= 2; n_ -= 2) {
+        TG_EXPV_ALL(cs[k_] = tg__fma8(zz[k_], cs[k_], TG_SIN_C(n_)));
+        TG_EXPV_ALL(w[k_] = tg__fma8(zz[k_], w[k_], TG_SIN_C(n_ - 1)));
+    }
+#undef TG_SIN_C
+    TG_EXPV_ALL(cs[k_] = tg__fma8(zz[k_], cs[k_], z0 + c[0]));
+    TG_EXPV_ALL(w[k_] = r[k_] * w[k_]);
+    TG_EXPV_ALL(w[k_] = tg__d8_pick(-(q[k_] & 1), cs[k_], w[k_]));
+    TG_EXPV_ALL(w[k_] = tg__d8_pick(-((q[k_] >> 1) & 1), -w[k_], w[k_]));
+}
+TG_FAST_FN(sin)
 /* a step the element form takes instead: none, or for sin any argument not
  * in [-823549, 823549] (larger, infinite or NaN) */
 __attribute__((always_inline)) static inline int tg__defer_none(const tg__f8 a[TG_EXPV_U])
@@ -1401,49 +1607,69 @@ __attribute__((always_inline)) static inline int tg__defer_sin(const tg__f8 a[TG
     TG_EXPV_ALL(big |= ~((a[k_] <= 823549.0f) & (a[k_] >= -823549.0f)));
     return (big[0] | big[1] | big[2] | big[3] | big[4] | big[5] | big[6] | big[7]) != 0;
 }
+/* a step whose results are all +0 without evaluating: for exp, every
+ * argument below TG_EXP_DEAD (the rest step's padding 0 is not) */
+__attribute__((always_inline)) static inline int tg__dead_none(const tg__f8 a[TG_EXPV_U])
+{
+    (void)a;
+    return 0;
+}
+__attribute__((always_inline)) static inline int tg__dead_exp(const tg__f8 a[TG_EXPV_U])
+{
+    tg__i32x8 live = {0};
+    TG_EXPV_ALL(live |= ~(a[k_] < TG_EXP_DEAD));
+    return (live[0] | live[1] | live[2] | live[3] | live[4] | live[5] | live[6] | live[7]) == 0;
+}
 /* A step on v ≤ TG_EXPV_U whole vectors of 8 elements from s to d (fewer
  * than TG_EXPV_U: a row's rest; the other vectors are 0 and not written back,
  * each lane's result depends on its own argument only); a step the function
  * defers goes element by element. */
-#define TG_EXPV_STEP(ID, id, DEFER, d, s, v)                                                                 \
+#define TG_EXPV_STEP(ID, id, DEAD, DEFER, FAST, d, s, v)                                                     \
     do {                                                                                                   \
         tg__f8 a[TG_EXPV_U];                                                                               \
         TG_EXPV_ALL(if (k_ < (v)) memcpy(&a[k_], (s) + 32 * k_, sizeof a[k_]); else a[k_] = (tg__f8){0});  \
         TG_EXPV_ALL(a[k_] = a[k_] * scale);                                                                \
         TG_EXPV_ALL(a[k_] = a[k_] + bias);                                                                 \
+        if (DEAD(a)) {                                                                                     \
+            TG_EXPV_ALL(if (k_ < (v)) memset((d) + 32 * k_, 0, sizeof a[k_]));                             \
+            break;                                                                                         \
+        }                                                                                                  \
         if (DEFER(a)) {                                                                                    \
             tg__act_row_avx512_elem_f(TG_ACT_##ID, (d), (s), 8 * (size_t)(v), scale, bias);                \
             break;                                                                                         \
         }                                                                                                  \
-        tg__##id##v8(a, tab);                                                                              \
+        if (FAST(a, tab))                                                                                  \
+            tg__##id##v8(a, tab);                                                                          \
         TG_EXPV_ALL(if (k_ < (v)) memcpy((d) + 32 * k_, &a[k_], sizeof a[k_]));                            \
     } while (0)
-#define TG_EXPV_ROW(ID, id, DEFER)                                                                     \
+#define TG_EXPV_ROW(ID, id, DEAD, DEFER, FAST)                                                         \
     static void tg__act_avx512_##id(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias) \
     {                                                                                                  \
-        tg__d8 tab[4];                                                                                 \
+        tg__d8 tab[6]; /* 2^(i/32), then its even entries 2^(i/16) */                                  \
         size_t j = 0;                                                                                  \
-        memcpy(tab, tg_math_exp_tab, sizeof tab);                                                      \
+        memcpy(tab, tg_math_exp_tab, 4 * sizeof tab[0]);                                               \
+        tab[4] = __builtin_shuffle(tab[0], tab[1], (tg__u64x8){0, 2, 4, 6, 8, 10, 12, 14});           \
+        tab[5] = __builtin_shuffle(tab[2], tab[3], (tg__u64x8){0, 2, 4, 6, 8, 10, 12, 14});           \
         for (; j + 8 * TG_EXPV_U <= n; j += 8 * TG_EXPV_U)                                             \
-            TG_EXPV_STEP(ID, id, DEFER, dst + 4 * j, src + 4 * j, TG_EXPV_U);                           \
+            TG_EXPV_STEP(ID, id, DEAD, DEFER, FAST, dst + 4 * j, src + 4 * j, TG_EXPV_U);              \
         if (n - j >= 8) {                                                                              \
             const int v_ = (int)((n - j) / 8);                                                         \
-            TG_EXPV_STEP(ID, id, DEFER, dst + 4 * j, src + 4 * j, v_);                                  \
+            TG_EXPV_STEP(ID, id, DEAD, DEFER, FAST, dst + 4 * j, src + 4 * j, v_);                     \
             j += 8 * (size_t)v_;                                                                       \
         }                                                                                              \
         tg__act_row_avx512_elem_f(TG_ACT_##ID, dst + 4 * j, src + 4 * j, n - j, scale, bias);          \
     }
-TG_EXPV_ROW(EXP, exp, tg__defer_none)
-TG_EXPV_ROW(SIGMOID, sigmoid, tg__defer_none)
-TG_EXPV_ROW(SILU, silu, tg__defer_none)
-TG_EXPV_ROW(GELU_APPRX_TANH, gelu_apprx_tanh, tg__defer_none)
-TG_EXPV_ROW(ERF, erf, tg__defer_none)
-TG_EXPV_ROW(GELU, gelu, tg__defer_none)
-TG_EXPV_ROW(SQRT, sqrt, tg__defer_none)
-TG_EXPV_ROW(SIN, sin, tg__defer_sin)
-TG_EXPV_ROW(TANH, tanh, tg__defer_none)
-TG_EXPV_ROW(RSQRT, rsqrt, tg__defer_none)
-TG_EXPV_ROW(LOG, log, tg__defer_none)
+TG_EXPV_ROW(EXP, exp, tg__dead_exp, tg__defer_none, tg__exp_fast)
+TG_EXPV_ROW(SIGMOID, sigmoid, tg__dead_none, tg__defer_none, tg__fast_none)
+TG_EXPV_ROW(SILU, silu, tg__dead_none, tg__defer_none, tg__fast_none)
+TG_EXPV_ROW(GELU_APPRX_TANH, gelu_apprx_tanh, tg__dead_none, tg__defer_none, tg__fast_none)
+TG_EXPV_ROW(ERF, erf, tg__dead_none, tg__defer_none, tg__fast_none)
+TG_EXPV_ROW(GELU, gelu, tg__dead_none, tg__defer_none, tg__fast_none)
+TG_EXPV_ROW(SQRT, sqrt, tg__dead_none, tg__defer_none, tg__fast_none)
+TG_EXPV_ROW(SIN, sin, tg__dead_none, tg__defer_sin, tg__sin_fast)
+TG_EXPV_ROW(TANH, tanh, tg__dead_none, tg__defer_none, tg__tanh_fast)
+TG_EXPV_ROW(RSQRT, rsqrt, tg__dead_none, tg__defer_none, tg__fast_none)
+TG_EXPV_ROW(LOG, log, tg__dead_none, tg__defer_none, tg__log_fast)
 #undef TG_EXPV_ROW
 #undef TG_EXPV_STEP
 #undef TG_EXPV_ALL
@@ -1458,8 +1684,6 @@ static void tg__act_row_avx512_f(tg_act_func f, uint8_t *dst, const uint8_t *src
     default: tg__act_row_avx512_elem_f(f, dst, src, n, scale, bias); break;
     }
 }
-TG_ACT_ROW_EXP_F(tg__act_row_avx512)
-TG_ACT_ROW_FN(tg__act_row_avx512)
 #pragma GCC pop_options
 #endif
 #undef TG_ACT_ROW_EXP_F
@@ -1660,7 +1884,9 @@ void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, 
 {
 #ifdef TG_ACT_AVX512_BODY
     if (tg__simd_level() >= 3) {
-        tg__act_row_avx512(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias);
+        /* exp's dead blocks are the vector row's own steps (tg__dead_exp), so
+         * a row is one call, not one a TG_EXP_BLOCK */
+        tg__act_row_avx512_f(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias);
         return;
     }
 #endif

@@ -1406,6 +1406,55 @@ static void test_tanh_rows(void **state)
     act_rows_sweep(TG_ACT_TANH, 4099, sb, sizeof sb / sizeof sb[0], edge, sizeof edge / sizeof edge[0], 1);
 }
 
+/* The AVX-512 rows' checked fast paths (runtime/tg_ops.c "checked fast
+ * paths"): arguments whose fast value lies on the other side of an fp32
+ * rounding boundary than the function's own value, so that only the check
+ * and the exact code give tg_activation's bits: every such argument of exp
+ * and tanh, found by exhaustive runs with the check removed (55 and 21 of
+ * 2^32; none for log). Each at every position of a 64-element step among
+ * ordinary arguments, every SIMD body, against the element form. */
+static void test_fast_row_hard(void **state)
+{
+    static const uint32_t hard_exp[] = {
+        0x3ca834ffu, 0x3caffe2eu, 0x3cb8389bu, 0x3cbd83d6u, 0x3cd85a43u, 0x3d70ed86u, 0x3d87b3beu,
+        0x3dd8a714u, 0x3e4c80cau, 0x3e745541u, 0x3e777fecu, 0x3e78e1cdu, 0x3e8f27afu, 0x3ea585a0u,
+        0x3ed3d2a2u, 0x3ee75711u, 0x3ee8910du, 0x4003e87fu, 0x4016bd40u, 0x40197aa8u, 0x40803ef9u,
+        0x4085ea6du, 0x40a470e2u, 0x4178966eu, 0x41995748u, 0x41cbf87bu, 0x41e9084au, 0xbcacc7c1u,
+        0xbcb8f40fu, 0xbcb8fe08u, 0xbcba0c14u, 0xbce017bbu, 0xbd816cc3u, 0xbdd8e3abu, 0xbdde95b1u,
+        0xbdf128ebu, 0xbe1d3cfau, 0xbea4dfbcu, 0xbeed01afu, 0xbefffee9u, 0xbf157c82u, 0xbf420a04u,
+        0xbf81eadfu, 0xbfc9d7deu, 0xbfd04462u, 0xbfd4cb8eu, 0xc0382e72u, 0xc03b092eu, 0xc05f383du,
+        0xc0a42efdu, 0xc0e42c68u, 0xc0f76590u, 0xc11402a6u, 0xc126b7bcu, 0xc159fa1eu,
+    };
+    static const uint32_t hard_tanh[] = {
+        0x3e396cc3u, 0x3e3bb3f0u, 0x3e3e5d6fu, 0x3e539d35u, 0x3e67e496u, 0x3e68a6a8u, 0x3e69392fu,
+        0x3e6cd3e1u, 0xbe3aaf8bu, 0xbe51bd1du, 0xbe53cb15u, 0xbe69bf8au, 0xbe7f2dc7u, 0xbe7f9235u,
+        0xbe95d2c3u, 0xbea0cc28u, 0xbed8064eu, 0xbed8599cu, 0xbeecff89u, 0xbeee0566u, 0xbf0d7c01u,
+    };
+    static const struct {
+        tg_act_func f;
+        const uint32_t *x;
+        size_t n;
+    } set[] = {{TG_ACT_EXP, hard_exp, sizeof hard_exp / sizeof hard_exp[0]},
+               {TG_ACT_TANH, hard_tanh, sizeof hard_tanh / sizeof hard_tanh[0]}};
+    enum { N = 130 };
+    static float x[N], y[N];
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        for (size_t s = 0; s < sizeof set / sizeof set[0]; s++)
+            for (size_t h = 0; h < set[s].n; h++)
+                for (size_t at = 0; at < N; at += at < 64 ? 1 : 7) {
+                    for (size_t j = 0; j < N; j++)
+                        x[j] = j == at ? tg_bits_f32(set[s].x[h]) : rndf() * 4.0f;
+                    tg_activation_f32_row(set[s].f, y, x, N, 1.0f, 0.0f);
+                    for (size_t j = 0; j < N; j++)
+                        assert_int_equal(tg_f32_bits(y[j]), tg_f32_bits(tg_activation(set[s].f, x[j], 1.0f, 0.0f)));
+                }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
 /* exp rows whose blocks are all below exp's +0 cut (runtime/tg_ops.c
  * TG_EXP_DEAD: written +0 without evaluating exp) or all but one element:
  * -inf, -200 or -104.00001, with one live element (just above the cut,
@@ -1761,6 +1810,7 @@ int main(void)
         cmocka_unit_test(test_sin_rows),
         cmocka_unit_test(test_tanh_rows),
         cmocka_unit_test(test_exp_rows_dead),
+        cmocka_unit_test(test_fast_row_hard),
         cmocka_unit_test(test_f32_rows),
         cmocka_unit_test(test_f32_rows_ts_pairs),
         cmocka_unit_test(test_lanes_stage),
