@@ -30,17 +30,19 @@ $(BIN)/bench_ops: $(BUILD)/tools/bench_ops.o $(OPS_DEPS)
 	$(CC) $(LDFLAGS_ALL) $^ -o $@ -lopenblas -lm
 
 # Every fp32 argument of the named activations through the row against the
-# element form (tools/act_rows_exhaustive.c; minutes, so in no suite).
+# element form (tools/act_rows_exhaustive.c; minutes, so in no suite), at the
+# widest SIMD body or ACT_LEVEL's (1 baseline, 2 AVX2, 3 AVX-512).
 ACT_FUNCS ?= exp,sigmoid,silu,gelu_apprx_tanh,log,rsqrt,sqrt,tanh,softplus,sin,erf,gelu
 ACT_SCALE ?= 1
 ACT_BIAS ?= 0
+ACT_LEVEL ?= 0
 $(BUILD)/tools/act_rows_exhaustive.o: CFLAGS += -ffp-contract=off
 $(BIN)/act_rows_exhaustive: $(BUILD)/tools/act_rows_exhaustive.o $(OPS_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $^ -o $@ -lm
 .PHONY: act-rows-exhaustive
 act-rows-exhaustive: $(BIN)/act_rows_exhaustive
-	@$(BIN)/act_rows_exhaustive $(ACT_FUNCS) $(ACT_SCALE) $(ACT_BIAS)
+	@$(BIN)/act_rows_exhaustive $(ACT_FUNCS) $(ACT_SCALE) $(ACT_BIAS) $(ACT_LEVEL)
 
 SUITES += ops ops-freestanding ops-portable
 TEST_DEPS += $(BIN)/test_ops

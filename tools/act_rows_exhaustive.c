@@ -1,9 +1,9 @@
 /* act_rows_exhaustive.c — host tool: for each activation function named, every
  * fp32 bit pattern (all 2^32) through tg_activation_f32_row (the widest SIMD
- * body this CPU runs) against tg_activation element by element, at one scale
- * and bias. Prints how many results differ per function; exit 1 if any does.
- * `make act-rows-exhaustive` (ACT_FUNCS, ACT_SCALE, ACT_BIAS); seconds to
- * minutes a function. docs/numerics.md, "Activation rows at the CPU's width". */
+ * body this CPU runs, or LEVEL's) against tg_activation element by element,
+ * at one scale and bias. Prints how many results differ per function; exit
+ * 1 if any does. `make act-rows-exhaustive` (ACT_FUNCS, ACT_SCALE, ACT_BIAS,
+ * ACT_LEVEL); seconds to minutes a function. docs/numerics.md, "Activation rows at the CPU's width". */
 #include "tg_fp.h" /* first: no FMA contraction, as the runtime */
 
 #include <stdint.h>
@@ -37,7 +37,7 @@ static uint64_t sweep(tg_act_func f, float scale, float bias, float *x, float *y
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        fprintf(stderr, "usage: %s FUNC[,FUNC...] [SCALE [BIAS]]\n", argv[0]);
+        fprintf(stderr, "usage: %s FUNC[,FUNC...] [SCALE [BIAS [LEVEL]]]\n", argv[0]);
         return 2;
     }
     const float scale = argc > 2 ? strtof(argv[2], NULL) : 1.0f, bias = argc > 3 ? strtof(argv[3], NULL) : 0.0f;
@@ -47,6 +47,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: out of memory\n", argv[0]);
         return 2;
     }
+    if (argc > 4)
+        tg_matmul_isa(atoi(argv[4])); /* a SIMD body below the widest */
     printf("SIMD level %d, scale %g, bias %g\n", tg_matmul_isa(0), (double)scale, (double)bias);
     for (const char *p = argv[1]; *p;) {
         size_t n = strcspn(p, ",");
