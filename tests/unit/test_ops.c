@@ -1409,10 +1409,12 @@ static void test_tanh_rows(void **state)
 /* The AVX-512 rows' checked fast paths (runtime/tg_ops.c "checked fast
  * paths"): arguments whose fast value lies on the other side of an fp32
  * rounding boundary than the function's own value, so that only the check
- * and the exact code give tg_activation's bits: every such argument of exp
- * and tanh, found by exhaustive runs with the check removed (55 and 21 of
- * 2^32; none for log). Each at every position of a 64-element step among
- * ordinary arguments, every SIMD body, against the element form. */
+ * and the exact code give tg_activation's bits, found by exhaustive runs
+ * with the check removed: every such argument of exp, tanh and erf (55, 21
+ * and 6 of 2^32; none for log or sin) and of gelu above 2^-97 in magnitude
+ * (37), and three of gelu's ~2^23 tiny ones (x/2 a tie between subnormals).
+ * Each at every position of a 64-element step among ordinary arguments,
+ * every SIMD body, against the element form. */
 static void test_fast_row_hard(void **state)
 {
     static const uint32_t hard_exp[] = {
@@ -1430,12 +1432,25 @@ static void test_fast_row_hard(void **state)
         0x3e6cd3e1u, 0xbe3aaf8bu, 0xbe51bd1du, 0xbe53cb15u, 0xbe69bf8au, 0xbe7f2dc7u, 0xbe7f9235u,
         0xbe95d2c3u, 0xbea0cc28u, 0xbed8064eu, 0xbed8599cu, 0xbeecff89u, 0xbeee0566u, 0xbf0d7c01u,
     };
+    static const uint32_t hard_erf[] = {
+        0x3f043a75u, 0x3f44ddfdu, 0x3f4a82f1u, 0xbf043a75u, 0xbf44ddfdu, 0xbf4a82f1u,
+    };
+    static const uint32_t hard_gelu[] = {
+        0x00000001u, 0x00800001u, 0x80000005u, 0x334aa765u, 0x3666c879u, 0x366c4759u, 0x37f5c377u,
+        0x38028e89u, 0x38ca1be2u, 0x3c2df329u, 0x3c419978u, 0x3ca716f5u, 0x3e3b1d21u, 0x3e493cc6u,
+        0x3e60b687u, 0xb34aa765u, 0xb666c879u, 0xb66c4759u, 0xb7b0a46fu, 0xb7f5c377u, 0xb8028e89u,
+        0xb8ca1be2u, 0xbc2df329u, 0xbc419978u, 0xbca716f5u, 0xbe3b1d21u, 0xbe493cc6u, 0xbe665a5eu,
+        0xbf0d1744u, 0xbf5b7e1cu, 0xbfccb09fu, 0xbffb4fc8u, 0xc00b1892u, 0xc0186373u, 0xc02fe332u,
+        0xc06f56aeu, 0xc070e24bu, 0xc09e5272u, 0xc0a63e93u, 0xc0b58b04u,
+    };
     static const struct {
         tg_act_func f;
         const uint32_t *x;
         size_t n;
     } set[] = {{TG_ACT_EXP, hard_exp, sizeof hard_exp / sizeof hard_exp[0]},
-               {TG_ACT_TANH, hard_tanh, sizeof hard_tanh / sizeof hard_tanh[0]}};
+               {TG_ACT_TANH, hard_tanh, sizeof hard_tanh / sizeof hard_tanh[0]},
+               {TG_ACT_ERF, hard_erf, sizeof hard_erf / sizeof hard_erf[0]},
+               {TG_ACT_GELU, hard_gelu, sizeof hard_gelu / sizeof hard_gelu[0]}};
     enum { N = 130 };
     static float x[N], y[N];
     int top = tg_matmul_isa(0);
