@@ -725,6 +725,14 @@ def u05_exp_f32(x):
     return {"y": np.exp(x)}
 
 
+@probe({"y": Tol(ulps=1, bound=lambda x, ref: gelu_erf_bound(x["x"], ref), why="erf by a polynomial")})
+def u06_gelu_f32(x):
+    w = x * np.float32(-0.7071067811865476)
+    e = _erfc(np.abs(w))
+    phi = np.float32(0.5) * np.where(w >= 0, e, np.float32(2) - e)
+    return {"y": x * phi}
+
+
 def main(argv):
     if argv[:1] == ["list"]:
         print("\n".join(sorted(PROBES)))
