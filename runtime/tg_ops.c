@@ -1546,10 +1546,11 @@ __attribute__((always_inline)) static inline void tg__tanhv8(tg__f8 a[TG_EXPV_U]
  * whose 29 bits below fp32's mantissa are 2^28; below, |w| + 2^-126, whose
  * low 29 bits are then the fraction of the subnormal step 2^-149 (the
  * overflow to inf is the midpoint above FLT_MAX, one of the former). A lane
- * within 2^TG_FAST_LOG2T units in the last place of w (E as a fraction of
- * |w| ≤ 2^-40) of one is flagged, as is a NaN argument, and a step with a
- * flagged lane goes through the exact vector code above instead (about 1
- * in 2^15 lanes of random arguments). Each function's E, its analytic
+ * within 2^TG_FAST_LOG2T units in the last place of w of one (2^-40 of |w|
+ * or more, wider than each E here) is flagged, as is a NaN argument, and a
+ * step with a flagged lane goes through the exact vector code above
+ * instead (about 1 in 2^15 lanes of random arguments; erf and gelu, below,
+ * take a wider band and the element form lane by lane). Each function's E, its analytic
  * bound, is next to it. Exhaustive runs (`make act-rows-exhaustive`) gave
  * tg_activation's bits for every fp32 argument; with the check removed,
  * 55 arguments of exp and 21 of tanh differ (test_ops.c test_fast_row_hard
