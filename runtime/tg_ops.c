@@ -1001,14 +1001,15 @@ static inline double tg__gelu_fast1(double x, const double cn[11])
     }
 /* sqrt on x86: tg_math_sqrt's correctly rounded root is IEEE sqrtps's (an
  * exhaustive run over all 2^32 fp32 arguments agreed, as for the AVX-512
- * row), a NaN result the canonical NaN; V vectors of the body's width
- * (baseline 4, AVX2 8: 31 -> 0.2 ns an element), the rest element by
+ * row), a NaN result the canonical NaN; vectors of W, the body's width
+ * (baseline 4, AVX2 8: 31 -> 0.2 ns an element), loaded and stored at any
+ * alignment (the rows take byte offsets), the rest element by
  * element. Elsewhere the element form. */
 #if defined(__x86_64__) || (defined(__i386__) && defined(__SSE__))
 #define TG_ACT_ROW_SQRT(NAME, W, SQRT)                                                               \
     static void NAME##_sqrt(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)     \
     {                                                                                                \
-        typedef float v_ __attribute__((vector_size(4 * (W)), aligned(4), may_alias));               \
+        typedef float v_ __attribute__((vector_size(4 * (W)), aligned(1), may_alias));               \
         typedef int32_t vi_ __attribute__((vector_size(4 * (W))));                                   \
         size_t j = 0;                                                                                \
         for (; j + (W) <= n; j += (W)) {                                                             \
