@@ -7,6 +7,7 @@
 #include "tg_mem.h"
 
 #include "tg_erfcx_tab.h"
+#include "tg_log_tab.h"
 #include "tg_ops.h"
 #include "tg_sim.h" /* tg_rd_f32 */
 #include "tg_simd.h"
@@ -1539,8 +1540,10 @@ __attribute__((always_inline)) static inline void tg__tanhv8(tg__f8 a[TG_EXPV_U]
  * Each function's result is an fp64 value v (its tg_math.h operations)
  * rounded once to fp32. A fast path computes w, another fp64 value within a
  * bound E of v (fused multiply-adds, a shorter polynomial), from IEEE
- * operations only (add, multiply, fma, divide: the same bits on every
- * AVX-512 CPU; no vrcp14/vrsqrt14, whose bits are the vendor's). Where w is
+ * operations (add, multiply, fma, divide: the same bits on every AVX-512
+ * CPU), but for rsqrt's starting guess by vrsqrt14pd, whose bits below its
+ * documented bound are the vendor's: E takes only the bound, so w may
+ * differ by vendor, the result not. Where w is
  * farther than E from every fp32 rounding boundary, v lies on w's side of
  * each, so both round to the same fp32. The boundaries are the midpoints
  * between neighbouring fp32 values: for |w| ≥ 2^-126 the fp64 patterns
@@ -1554,9 +1557,10 @@ __attribute__((always_inline)) static inline void tg__tanhv8(tg__f8 a[TG_EXPV_U]
  * take a wider band and the element form lane by lane). Each function's E, its analytic
  * bound, is next to it. Exhaustive runs (`make act-rows-exhaustive`) gave
  * tg_activation's bits for every fp32 argument; with the check removed,
- * 55 arguments of exp and 21 of tanh differ (test_ops.c test_fast_row_hard
- * runs each through the rows), and with a band of 2^10 ulps rather than
- * 2^13, 3 of tanh (2^8: 24 of exp; log and sin none either way). */
+ * 55 arguments of exp, 21 of tanh and 1 of log differ (test_ops.c
+ * test_fast_row_hard runs each through the rows), and with a band of 2^10
+ * ulps rather than 2^13, 3 of tanh (2^8: 24 of exp; 2^6: none of log; sin
+ * none either way). */
 #define TG_FAST_LOG2T 13
 /* a·b + c rounded once (vfmadd) */
 __attribute__((always_inline)) static inline tg__d8 tg__fma8(tg__d8 a, tg__d8 b, tg__d8 c)
@@ -1574,58 +1578,77 @@ __attribute__((always_inline)) static inline uint8_t tg__near_bound8(tg__d8 w, i
                                       (tg__i64x8){0} + (int64_t)(((uint64_t)1 << 29) - ((uint64_t)2 << log2t)),
                                       (uint8_t)-1);
 }
+/* tg__near_bound8 for w known to be 0 or at least 2^-126 in magnitude (no
+ * subnormal grid; the sign is outside the bits tested) */
+__attribute__((always_inline)) static inline uint8_t tg__near_normal8(tg__d8 w, int log2t)
+{
+    const tg__u64x8 lo = (tg__u64x8){0} + (((uint64_t)1 << log2t) - ((uint64_t)1 << 28));
+    return __builtin_ia32_ptestnmq512((tg__i64x8)((tg__u64x8)w + lo),
+                                      (tg__i64x8){0} + (int64_t)(((uint64_t)1 << 29) - ((uint64_t)2 << log2t)),
+                                      (uint8_t)-1);
+}
 /* lanes of x that are NaN */
 __attribute__((always_inline)) static inline uint8_t tg__nan8(tg__d8 x)
 {
     return __builtin_ia32_cmppd512_mask(x, x, 3, (uint8_t)-1, 4); /* _CMP_UNORD_Q */
 }
-/* e^x for x in [-128, 128] in place, fast: k = round(16x/ln2) = 16m + j,
- * r = x − k·ln2/16 by two fmas (|r| ≤ ln2/32), e^r by its degree-5 Taylor
- * polynomial in fmas (truncation below r^6/720 < 2^-42.7 of it), times
- * 2^(j/16)·2^m, the table entry (tg_math_exp_tab's even ones, tab[4] and
- * tab[5]) with m added to its exponent. E: 2^-42.5 of |v|. */
-__attribute__((always_inline)) static inline void tg__exp_fastv8(tg__d8 x[TG_EXPV_U], const tg__d8 tab[6])
+/* The fast e^x's reduction of x in [-128, 128] in place: k = round(16x/ln2)
+ * = 16m + j in kb's bits, r = x − k·ln2/16 by two fmas (|r| ≤ ln2/32) */
+__attribute__((always_inline)) static inline void tg__exp_reducev8(tg__d8 x[TG_EXPV_U], tg__u64x8 kb[TG_EXPV_U])
 {
     const tg__d8 z = {0}, shift = z + 0x1.8p52;
-    tg__d8 kd[TG_EXPV_U], p[TG_EXPV_U];
-    tg__u64x8 kb[TG_EXPV_U];
+    tg__d8 kd[TG_EXPV_U];
     TG_EXPV_ALL(kd[k_] = tg__fma8(x[k_], z + 0x1.71547652b82fep+4, shift));
     TG_EXPV_ALL(kb[k_] = (tg__u64x8)kd[k_]);
     TG_EXPV_ALL(kd[k_] = kd[k_] - shift);
     TG_EXPV_ALL(x[k_] = tg__fma8(-kd[k_], z + 0x1.62e42fefa39efp-5, x[k_]));
-    TG_EXPV_ALL(x[k_] = tg__fma8(-kd[k_], z + 0x1.abc9e3b39803fp-60, x[k_])); /* r */
+    TG_EXPV_ALL(x[k_] = tg__fma8(-kd[k_], z + 0x1.abc9e3b39803fp-60, x[k_]));
+}
+/* 2^(k/16) of tg__exp_reducev8's kb: the table entry 2^(j/16)
+ * (tg_math_exp_tab's even ones, tab[4] and tab[5]; vpermt2pd reads kb's low
+ * 4 bits) with m added to its exponent ((kb >> 4) << 52, 2^47 shifted out) */
+__attribute__((always_inline)) static inline tg__d8 tg__exp_scale8(tg__u64x8 kb, const tg__d8 tab[6])
+{
+    return (tg__d8)((tg__u64x8)__builtin_shuffle(tab[4], tab[5], kb) + ((kb >> 4) << 52));
+}
+/* e^x for x in [-128, 128] in place, fast: tg__exp_reducev8's r, e^r by its
+ * degree-5 Taylor polynomial in fmas (truncation below r^6/720 < 2^-42.7 of
+ * it), times tg__exp_scale8's 2^(k/16). E: 2^-42.5 of |v|. */
+__attribute__((always_inline)) static inline void tg__exp_fastv8(tg__d8 x[TG_EXPV_U], const tg__d8 tab[6])
+{
+    const tg__d8 z = {0};
+    tg__d8 p[TG_EXPV_U];
+    tg__u64x8 kb[TG_EXPV_U];
+    tg__exp_reducev8(x, kb);
     TG_EXPV_ALL(p[k_] = tg__fma8(z + 1.0 / 120, x[k_], z + 1.0 / 24));
     TG_EXPV_ALL(p[k_] = tg__fma8(p[k_], x[k_], z + 1.0 / 6));
     TG_EXPV_ALL(p[k_] = tg__fma8(p[k_], x[k_], z + 0.5));
     TG_EXPV_ALL(p[k_] = tg__fma8(p[k_], x[k_], z + 1.0));
     TG_EXPV_ALL(p[k_] = tg__fma8(p[k_], x[k_], z + 1.0));
-    /* kb's low 4 bits are j (vpermt2pd reads them); (kb >> 4) << 52 is m
-     * in the exponent field, 2^47 shifted out */
-    TG_EXPV_ALL(kd[k_] = __builtin_shuffle(tab[4], tab[5], kb[k_]));
-    TG_EXPV_ALL(kd[k_] = (tg__d8)((tg__u64x8)kd[k_] + ((kb[k_] >> 4) << 52)));
-    TG_EXPV_ALL(x[k_] = kd[k_] * p[k_]);
+    TG_EXPV_ALL(x[k_] = tg__exp_scale8(kb[k_], tab) * p[k_]);
 }
 /* The fast paths, FN(x, w, &f): w from the arguments x (fp64), lanes
- * flagged in f; then the NaN arguments and the lanes near a boundary
- * flagged. The fp32 results in a[] and 0, or a[] untouched and 1 when a
- * lane is flagged (the step then takes the exact code). */
-#define TG_FAST_STEP(FN)                                                                               \
+ * flagged in f (each flags the NaN arguments its w does not show, and any
+ * it leaves to the exact code); then the lanes NEAR a boundary flagged
+ * (tg__near_bound8, or tg__near_normal8 where no result is below 2^-126 but
+ * 0). The fp32 results in a[] and 0, or a[] untouched and 1 when a lane is
+ * flagged (the step then takes the exact code). */
+#define TG_FAST_STEP(FN, NEAR)                                                                           \
     do {                                                                                               \
         tg__d8 x_[TG_EXPV_U], w_[TG_EXPV_U];                                                           \
         uint8_t f_ = 0;                                                                                \
         TG_EXPV_ALL(x_[k_] = tg__f8_to_d8(a[k_]));                                                     \
-        TG_EXPV_ALL(f_ |= tg__nan8(x_[k_]));                                                           \
         FN(x_, w_, &f_, tab);                                                                          \
-        TG_EXPV_ALL(f_ |= tg__near_bound8(w_[k_], TG_FAST_LOG2T));                                     \
+        TG_EXPV_ALL(f_ |= NEAR(w_[k_], TG_FAST_LOG2T));                                                \
         if (f_)                                                                                        \
             return 1;                                                                                  \
         TG_EXPV_ALL(a[k_] = tg__d8_to_f8(w_[k_]));                                                     \
         return 0;                                                                                      \
     } while (0)
-#define TG_FAST_FN(id)                                                                                 \
+#define TG_FAST_FN(id, NEAR)                                                                             \
     __attribute__((always_inline)) static inline int tg__##id##_fast(tg__f8 a[TG_EXPV_U], const tg__d8 tab[6]) \
     {                                                                                                  \
-        TG_FAST_STEP(tg__##id##_fastw);                                                                \
+        TG_FAST_STEP(tg__##id##_fastw, NEAR);                                                          \
     }
 __attribute__((always_inline)) static inline int tg__fast_none(tg__f8 a[TG_EXPV_U], const tg__d8 tab[6])
 {
@@ -1637,72 +1660,113 @@ __attribute__((always_inline)) static inline int tg__fast_none(tg__f8 a[TG_EXPV_
 __attribute__((always_inline)) static inline void tg__exp_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
                                                                 uint8_t *f, const tg__d8 tab[6])
 {
-    (void)f;
+    TG_EXPV_ALL(*f |= tg__nan8(x[k_]));
     TG_EXPV_ALL(w[k_] = x[k_]);
     tg__clampv8(w, 128.0);
     tg__exp_fastv8(w, tab);
 }
-TG_FAST_FN(exp)
-/* ln x: tg__logv8's reduction (x = 2^e·m, m in [√2/2, √2], f = m − 1, s =
- * f/(2 + f) with the division correctly rounded), the series 2s·Σ z^i/(2i
- * + 1) in z = s² ≤ 0.0295 to z^8/17 in fmas (truncation below z^9/19 <
- * 2^-44.8 of it), then e·ln2 + 2s·w by two fmas: E 2^-44 of |v| (where e
- * ≠ 0, |v| ≥ 0.34 and the terms' sum loses at most a bit). Arguments not
- * positive and finite are flagged: the exact code's selects. */
+TG_FAST_FN(exp, tg__near_bound8)
+/* ln x: x = 2^k·z with z in [0.6875, 1.375) (x's bits less 0.6875's: k
+ * their top 12 bits, arithmetic; z the rest), z's interval i (bits 47-51 of
+ * that difference) picks invc ~ 1/c and logc = -ln(invc) from
+ * tg_log_tab.h by two permutes and a blend each, r = z·invc − 1 by one fma
+ * (|r| < 2^-6, or 2^-5 in the two intervals next to 1, where invc = 1 and
+ * logc = 0, so no term cancels a small result), then ln x = k·ln2 + logc
+ * + log1p(r), log1p(r) = r + r²·P(r) by its degree-9 Taylor polynomial in
+ * fmas, Estrin's order (truncation below |r|^9/10 < 2^-48 of it). Where k
+ * ≠ 0 or c ≠ 1, |v| ≥ 0.015 and the terms' roundings (ln2's too, |k| ≤
+ * 150) stay below 2^-50 of it: E 2^-47 of |v|. No division (the exact
+ * code's s = f/(2 + f)). One vector's chain at a time: the statement-across-
+ * vectors form kept ~56 vectors live and spilled (0.62 ns an element
+ * against 0.51). Arguments not positive and finite are flagged: the exact
+ * code's selects. */
+__attribute__((always_inline)) static inline tg__d8 tg__log_fast8(tg__d8 x, uint8_t *f)
+{
+    const tg__d8 z0 = {0};
+    const tg__d8 *const lt = (const tg__d8 *)(const void *)tg_log_tab;
+    const tg__u64x8 t = (tg__u64x8)x - 0x3fe6000000000000ull, i = t >> 47;
+    const uint8_t h = __builtin_ia32_ptestmq512((tg__i64x8)i, (tg__i64x8){0} + 16, (uint8_t)-1);
+    const tg__d8 z = (tg__d8)((tg__u64x8)x - (t & 0xfff0000000000000ull));
+    const tg__d8 invc = __builtin_ia32_blendmpd_512_mask(__builtin_shuffle(lt[0], lt[1], i),
+                                                         __builtin_shuffle(lt[2], lt[3], i), h);
+    const tg__d8 logc = __builtin_ia32_blendmpd_512_mask(__builtin_shuffle(lt[4], lt[5], i),
+                                                         __builtin_shuffle(lt[6], lt[7], i), h);
+    /* k as a double: its two's complement added to 1.5·2^52's bits */
+    const tg__d8 kd = (tg__d8)((tg__u64x8)(z0 + 0x1.8p52) + (tg__u64x8)((tg__i64x8)t >> 52)) - 0x1.8p52;
+    const tg__d8 r = tg__fma8(z, invc, z0 - 1.0), r2 = r * r, r4 = r2 * r2;
+    const tg__d8 hi = tg__fma8(kd, z0 + 0x1.62e42fefa39efp-1, logc) + r; /* k·ln2 + logc + r */
+    const tg__d8 p01 = tg__fma8(r2, tg__fma8(r, z0 + 1.0 / 5, z0 - 0.25), tg__fma8(r, z0 + 1.0 / 3, z0 - 0.5));
+    const tg__d8 p23 = tg__fma8(r2, tg__fma8(r, z0 + 1.0 / 9, z0 - 0.125), tg__fma8(r, z0 + 1.0 / 7, z0 - 1.0 / 6));
+    /* x's bits less 1, as unsigned, at or above those of DBL_MAX: ±0, x < 0, inf, NaN */
+    *f |= __builtin_ia32_ucmpq512_mask((tg__i64x8)((tg__u64x8)x - 1), (tg__i64x8){0} + 0x7fefffffffffffffll, 5,
+                                       (uint8_t)-1);
+    return tg__fma8(r2, tg__fma8(r4, p23, p01), hi);
+}
 __attribute__((always_inline)) static inline void tg__log_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
                                                                 uint8_t *f, const tg__d8 tab[6])
 {
-    const tg__d8 z0 = {0}, inf = (tg__d8)((tg__u64x8){0} + 0x7ff0000000000000ull);
-    tg__d8 ed[TG_EXPV_U], m[TG_EXPV_U], s[TG_EXPV_U], zz[TG_EXPV_U];
     (void)tab;
-    TG_EXPV_ALL(*f |= (uint8_t)~(__builtin_ia32_cmppd512_mask(x[k_], z0, 14, (uint8_t)-1, 4) & /* _CMP_GT_OS */
-                                 __builtin_ia32_cmppd512_mask(x[k_], inf, 1, (uint8_t)-1, 4))); /* _CMP_LT_OS */
-    TG_EXPV_ALL(ed[k_] = (tg__d8)(((tg__u64x8)x[k_] >> 52) | 0x4330000000000000ull));
-    TG_EXPV_ALL(ed[k_] = ed[k_] - (0x1p52 + 1023.0));
-    TG_EXPV_ALL(m[k_] = (tg__d8)(((tg__u64x8)x[k_] & 0x000fffffffffffffull) | 0x3ff0000000000000ull));
-    TG_EXPV_ALL({
-        const tg__u64x8 c_ = (tg__u64x8)(m[k_] > 0x1.6a09e667f3bcdp+0);
-        ed[k_] = ed[k_] + (tg__d8)(c_ & (tg__u64x8)(z0 + 1.0));
-        m[k_] = tg__d8_pick(c_, m[k_] * 0.5, m[k_]);
-    });
-    TG_EXPV_ALL(m[k_] = m[k_] - 1.0);
-    TG_EXPV_ALL(s[k_] = m[k_] / (2.0 + m[k_]));
-    TG_EXPV_ALL(zz[k_] = s[k_] * s[k_]);
-    TG_EXPV_ALL(w[k_] = tg__fma8(zz[k_], z0 + 1.0 / 17, z0 + 1.0 / 15));
-    for (int n_ = 13; n_ >= 1; n_ -= 2)
-        TG_EXPV_ALL(w[k_] = tg__fma8(zz[k_], w[k_], z0 + 1.0 / n_));
-    TG_EXPV_ALL(w[k_] = (2.0 * s[k_]) * w[k_]);
-    TG_EXPV_ALL(w[k_] = tg__fma8(ed[k_], z0 - 0x1.718432a1b0e26p-35, w[k_]));
-    TG_EXPV_ALL(w[k_] = tg__fma8(ed[k_], z0 + 0x1.62e42ff000000p-1, w[k_]));
+    TG_EXPV_ALL(w[k_] = tg__log_fast8(x[k_], f));
 }
-TG_FAST_FN(log)
-/* tanh x: tg__tanhv8's clamp to ±20 and u = 2x, expm1(u) = t by its
- * degree-11 Taylor polynomial in fmas for |u| < 0.35 (truncation below
- * 0.35^11/12! < 2^-45.5 of it) and by the fast e^u − 1 beyond (e^u within
- * 2^-42.5, so t within 3.4·2^-42.5), then t/(t + 2), the division
- * correctly rounded, which takes at most 1.2 times t's relative error:
- * E 2^-40.6 of |v|. */
+TG_FAST_FN(log, tg__near_normal8)
+/* 1/√x: y0 by vrsqrt14pd (within 2^-14 of 1/√x: its documented bound; the
+ * bits below it are the vendor's, which can move w but not the result, w
+ * being checked), then two Newton steps y + y·(1/2 − (x/2)·y·y) in fmas:
+ * within 1.5·(2^-14)² + 2^-51 after the first, 2^-50 after the second; the
+ * exact code's four steps from its integer guess end within 2^-50.5 too: E
+ * 2^-49 of |v|. |v| ≥ 2^-64 (x ≤ FLT_MAX), so the check needs no subnormal
+ * grid. Arguments not positive and finite are flagged: the exact code's
+ * selects. */
+__attribute__((always_inline)) static inline tg__d8 tg__rsqrt_fast8(tg__d8 x, uint8_t *f)
+{
+    const tg__d8 z0 = {0}, h = 0.5 * x;
+    tg__d8 y = __builtin_ia32_rsqrt14pd512_mask(x, z0, (uint8_t)-1);
+    *f |= __builtin_ia32_ucmpq512_mask((tg__i64x8)((tg__u64x8)x - 1), (tg__i64x8){0} + 0x7fefffffffffffffll, 5,
+                                       (uint8_t)-1);
+    for (int s_ = 0; s_ < 2; s_++)
+        y = tg__fma8(y, tg__fma8(-(h * y), y, z0 + 0.5), y);
+    return y;
+}
+__attribute__((always_inline)) static inline void tg__rsqrt_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
+                                                                  uint8_t *f, const tg__d8 tab[6])
+{
+    (void)tab;
+    TG_EXPV_ALL(w[k_] = tg__rsqrt_fast8(x[k_], f));
+}
+TG_FAST_FN(rsqrt, tg__near_normal8)
+/* tanh x: tg__tanhv8's clamp to ±20 and u = 2x; expm1(u) = t for every u
+ * as fma(s, q, s − 1): the fast e^x's k, r and scale s = 2^(j/16)·2^m, q =
+ * e^r − 1 by its degree-6 Taylor polynomial r·(1 + r/2 + … + r^5/720)
+ * (truncation below r^6/5040 < 2^-45.4 of it, |r| ≤ ln2/32), s − 1 exact
+ * where s is in [1/2, 2]. k = 0: t = q. Where the terms' signs differ (k =
+ * ±1 nearest), |s·q| ≤ 1.03·|t| and the sum of their sizes ≤ 3.1·|t|, so t
+ * within 2^-45 of expm1(u), the roundings included. Then t/(t + 2) takes
+ * 2/(t + 2) ≤ 2 times t's relative error (t ≥ −1), the division correctly
+ * rounded; with the exact code's own error, E 2^-43 of |v|. One path for
+ * every u (the exact code's two, its polynomial below |u| = 0.35 and e^u −
+ * 1 above, both on every lane: 0.67 ns an element against 0.48). */
 __attribute__((always_inline)) static inline void tg__tanh_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
                                                                  uint8_t *f, const tg__d8 tab[6])
 {
-    const tg__d8 z0 = {0};
-    const double *const c = tg_math_inv_fact;
-    tg__d8 u[TG_EXPV_U], t[TG_EXPV_U];
-    (void)f;
+    const tg__d8 z = {0};
+    tg__d8 u[TG_EXPV_U], q[TG_EXPV_U];
+    tg__u64x8 kb[TG_EXPV_U];
+    TG_EXPV_ALL(*f |= tg__nan8(x[k_]));
     TG_EXPV_ALL(u[k_] = x[k_]);
     tg__clampv8(u, 20.0);
     TG_EXPV_ALL(u[k_] = 2.0 * u[k_]);
-    TG_EXPV_ALL(t[k_] = tg__fma8(u[k_], z0 + c[11], z0 + c[10]));
-    for (int n_ = 9; n_ >= 1; n_--)
-        TG_EXPV_ALL(t[k_] = tg__fma8(t[k_], u[k_], z0 + c[n_]));
-    TG_EXPV_ALL(t[k_] = t[k_] * u[k_]);
-    TG_EXPV_ALL(w[k_] = u[k_]);
-    tg__exp_fastv8(w, tab);
-    TG_EXPV_ALL(w[k_] = w[k_] - 1.0);
-    TG_EXPV_ALL(t[k_] = tg__d8_pick((tg__u64x8)((u[k_] < 0.35) & (u[k_] > -0.35)), t[k_], w[k_]));
-    TG_EXPV_ALL(w[k_] = t[k_] / (t[k_] + 2.0));
+    tg__exp_reducev8(u, kb); /* r */
+    TG_EXPV_ALL(q[k_] = tg__fma8(z + 1.0 / 720, u[k_], z + 1.0 / 120));
+    TG_EXPV_ALL(q[k_] = tg__fma8(q[k_], u[k_], z + 1.0 / 24));
+    TG_EXPV_ALL(q[k_] = tg__fma8(q[k_], u[k_], z + 1.0 / 6));
+    TG_EXPV_ALL(q[k_] = tg__fma8(q[k_], u[k_], z + 0.5));
+    TG_EXPV_ALL(q[k_] = tg__fma8(q[k_], u[k_], z + 1.0));
+    TG_EXPV_ALL(q[k_] = q[k_] * u[k_]);
+    TG_EXPV_ALL(u[k_] = tg__exp_scale8(kb[k_], tab)); /* s */
+    TG_EXPV_ALL(q[k_] = tg__fma8(u[k_], q[k_], u[k_] - 1.0)); /* t */
+    TG_EXPV_ALL(w[k_] = q[k_] / (q[k_] + 2.0));
 }
-TG_FAST_FN(tanh)
+TG_FAST_FN(tanh, tg__near_bound8)
 /* sin x for |x| ≤ 823549 (larger, infinite and NaN arguments took the
  * element form already): tg__sinv8's reduction by π/2 (the same r and
  * quadrant), its two polynomials in z = r² by fmas (the same degrees:
@@ -1733,7 +1797,7 @@ __attribute__((always_inline)) static inline void tg__sin_fastw(const tg__d8 x[T
     TG_EXPV_ALL(w[k_] = tg__d8_pick(-(q[k_] & 1), cs[k_], w[k_]));
     TG_EXPV_ALL(w[k_] = tg__d8_pick(-((q[k_] >> 1) & 1), -w[k_], w[k_]));
 }
-TG_FAST_FN(sin)
+TG_FAST_FN(sin, tg__near_bound8)
 /* erf and gelu (erf form): their exact rows run erf's series and erfc's
  * continued fraction per lane (tens of ns an element). The fast path takes
  * erfc(t) for t ≥ 0 as erfcx(t)·e^(-t·t), erfcx(t) = e^(t²)·erfc(t) by a
@@ -1919,7 +1983,7 @@ TG_EXPV_ROW(GELU, gelu, tg__dead_none, tg__defer_none, tg__gelu_fast)
 TG_EXPV_ROW(SQRT, sqrt, tg__dead_none, tg__defer_none, tg__fast_none)
 TG_EXPV_ROW(SIN, sin, tg__dead_none, tg__defer_sin, tg__sin_fast)
 TG_EXPV_ROW(TANH, tanh, tg__dead_none, tg__defer_none, tg__tanh_fast)
-TG_EXPV_ROW(RSQRT, rsqrt, tg__dead_none, tg__defer_none, tg__fast_none)
+TG_EXPV_ROW(RSQRT, rsqrt, tg__dead_none, tg__defer_none, tg__rsqrt_fast)
 TG_EXPV_ROW(LOG, log, tg__dead_none, tg__defer_none, tg__log_fast)
 #undef TG_EXPV_ROW
 #undef TG_EXPV_STEP
