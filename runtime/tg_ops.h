@@ -367,7 +367,7 @@ void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, 
 #define TG_ACT_VEC_ROWS(X)                                                                \
     X(EXP, exp) X(SIGMOID, sigmoid) X(SILU, silu) X(GELU_APPRX_TANH, gelu_apprx_tanh)       \
     X(SQRT, sqrt) X(ERF, erf) X(GELU, gelu) X(SIN, sin) X(TANH, tanh) X(RSQRT, rsqrt)       \
-    X(LOG, log)
+    X(LOG, log) X(SOFTPLUS, softplus)
 /* 1 if f is one of them. */
 static inline int tg_act_vec_row(tg_act_func f)
 {
