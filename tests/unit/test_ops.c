@@ -1410,8 +1410,8 @@ static void test_tanh_rows(void **state)
  * paths"): arguments whose fast value lies on the other side of an fp32
  * rounding boundary than the function's own value, so that only the check
  * and the exact code give tg_activation's bits, found by exhaustive runs
- * with the check removed: every such argument of exp, erf, log and softplus
- * (55, 6, 1 and 1 of 2^32; none for sin, tanh or rsqrt) and of gelu above 2^-97 in
+ * with the check removed: every such argument of exp, erf, sin, log and
+ * softplus (55, 6, 6, 1 and 1 of 2^32; none for tanh or rsqrt) and of gelu above 2^-97 in
  * magnitude (37), and three of gelu's ~2^23 tiny ones (x/2 a tie between
  * subnormals); and the 21 of tanh's earlier fast path (its expm1 by a
  * polynomial below |2x| = 0.35), near a boundary still. Each at every
@@ -1446,12 +1446,16 @@ static void test_fast_row_hard(void **state)
         0xbf0d1744u, 0xbf5b7e1cu, 0xbfccb09fu, 0xbffb4fc8u, 0xc00b1892u, 0xc0186373u, 0xc02fe332u,
         0xc06f56aeu, 0xc070e24bu, 0xc09e5272u, 0xc0a63e93u, 0xc0b58b04u,
     };
+    static const uint32_t hard_sin[] = {
+        0x401f2100u, 0x43e423f5u, 0x45e38b6eu, 0xc01f2100u, 0xc3e423f5u, 0xc5e38b6eu,
+    };
     static const uint32_t hard_log[] = {0x6f31a8ecu}, hard_softplus[] = {0x3ad68ba7u};
     static const struct {
         tg_act_func f;
         const uint32_t *x;
         size_t n;
     } set[] = {{TG_ACT_EXP, hard_exp, sizeof hard_exp / sizeof hard_exp[0]},
+               {TG_ACT_SIN, hard_sin, sizeof hard_sin / sizeof hard_sin[0]},
                {TG_ACT_LOG, hard_log, sizeof hard_log / sizeof hard_log[0]},
                {TG_ACT_SOFTPLUS, hard_softplus, sizeof hard_softplus / sizeof hard_softplus[0]},
                {TG_ACT_TANH, hard_tanh, sizeof hard_tanh / sizeof hard_tanh[0]},
