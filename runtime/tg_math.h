@@ -480,7 +480,9 @@ static inline float tg_act_relu(float x) { return x > 0.0f ? x : (x != x ? tg_na
 static inline float tg_act_gelu(float x) { return tg_math_gelu(x); }
 static inline float tg_act_gelu_apprx_tanh(float x) { return tg_math_gelu_tanhv(x); }
 static inline float tg_act_silu(float x) { return tg_math_siluv(x); }
-static inline float tg_act_softplus(float x) { return tg_math_softplusv(x); }
+/* inlined wherever called (TG_MATH_INLINE): the AVX-512 softplus row calls it
+ * for its flagged lanes and its tail, where gcc took a baseline copy */
+TG_MATH_INLINE float tg_act_softplus(float x) { return tg_math_softplusv(x); }
 static inline float tg_act_square(float x) { return x * x; }
 static inline float tg_act_sqrt(float x) { return tg_math_sqrt(x); }
 static inline float tg_act_rsqrt(float x) { return tg_math_rsqrtv(x); }
