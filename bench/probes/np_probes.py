@@ -733,6 +733,12 @@ def u06_gelu_f32(x):
     return {"y": x * phi}
 
 
+# numpy's float32 logaddexp(0, x): max(0, x) + log1p(exp(-|x|)), each in float32
+@probe({"y": Tol(ulps=U_ULPS, why="numpy's float32 logaddexp")})
+def u07_softplus_f32(x):
+    return {"y": np.logaddexp(np.float32(0), x)}
+
+
 def main(argv):
     if argv[:1] == ["list"]:
         print("\n".join(sorted(PROBES)))
