@@ -1543,24 +1543,24 @@ __attribute__((always_inline)) static inline void tg__tanhv8(tg__f8 a[TG_EXPV_U]
  * operations (add, multiply, fma, divide: the same bits on every AVX-512
  * CPU), but for rsqrt's starting guess by vrsqrt14pd, whose bits below its
  * documented bound are the vendor's: E takes only the bound, so w may
- * differ by vendor, the result not. Where w is
- * farther than E from every fp32 rounding boundary, v lies on w's side of
- * each, so both round to the same fp32. The boundaries are the midpoints
- * between neighbouring fp32 values: for |w| ≥ 2^-126 the fp64 patterns
- * whose 29 bits below fp32's mantissa are 2^28; below, |w| + 2^-126, whose
- * low 29 bits are then the fraction of the subnormal step 2^-149 (the
- * overflow to inf is the midpoint above FLT_MAX, one of the former). A lane
- * within 2^TG_FAST_LOG2T units in the last place of w of one (2^-40 of |w|
- * or more, wider than each E here) is flagged, as is a NaN argument, and a
- * step with a flagged lane goes through the exact vector code above
- * instead (about 1 in 2^15 lanes of random arguments; erf and gelu, below,
- * take a wider band and the element form lane by lane). Each function's E, its analytic
- * bound, is next to it. Exhaustive runs (`make act-rows-exhaustive`) gave
- * tg_activation's bits for every fp32 argument; with the check removed,
- * 55 arguments of exp, 21 of tanh and 1 of log differ (test_ops.c
- * test_fast_row_hard runs each through the rows), and with a band of 2^10
- * ulps rather than 2^13, 3 of tanh (2^8: 24 of exp; 2^6: none of log; sin
- * none either way). */
+ * differ by vendor, the result not. Where w is farther than E from every
+ * fp32 rounding boundary, v lies on w's side of each, so both round to the
+ * same fp32. The boundaries are the midpoints between neighbouring fp32
+ * values: for |w| ≥ 2^-126 the fp64 patterns whose 29 bits below fp32's
+ * mantissa are 2^28; below, |w| + 2^-126, whose low 29 bits are then the
+ * fraction of the subnormal step 2^-149 (the overflow to inf is the
+ * midpoint above FLT_MAX, one of the former). A lane within 2^TG_FAST_LOG2T
+ * units in the last place of w of one (2^-40 of |w| or more, wider than
+ * each E here) is flagged, as is a NaN argument, and a step with a flagged
+ * lane goes through the exact vector code above instead (about 1 in 2^15
+ * lanes of random arguments; erf, gelu and softplus, below, take the
+ * element form lane by lane, erf and gelu with a wider band). Each
+ * function's E, its analytic bound, is next to it. Exhaustive runs (`make
+ * act-rows-exhaustive`) gave tg_activation's bits for every fp32 argument;
+ * with the check removed, 55 arguments of exp, 6 of sin, 1 of log and 1 of
+ * softplus differ, none of tanh or rsqrt (test_ops.c test_fast_row_hard
+ * runs each through the rows), and with a band of 2^8 ulps rather than
+ * 2^13, 24 of exp (2^10: none of sin; 2^6: none of log). */
 #define TG_FAST_LOG2T 13
 /* a·b + c rounded once (vfmadd) */
 __attribute__((always_inline)) static inline tg__d8 tg__fma8(tg__d8 a, tg__d8 b, tg__d8 c)
