@@ -971,7 +971,7 @@ static inline double tg__gelu_fast1(double x, const double cn[11])
     e = t >= 0.0 ? 1.0 - e : e;
     return x < -40.0 ? -0.0 : x * e;
 }
-#define TG_ACT_ROW_ERF1(NAME, id, ID)                                                                \
+#define TG_ACT_ROW_ERF1(NAME, id)                                                                    \
     static void NAME##_##id(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)     \
     {                                                                                                \
         double cn[11];                                                                               \
@@ -994,7 +994,7 @@ static inline double tg__gelu_fast1(double x, const double cn[11])
             }                                                                                        \
         }                                                                                            \
     }
-#define TG_ACT_ROW_ERF(NAME) TG_ACT_ROW_ERF1(NAME, erf, ERF) TG_ACT_ROW_ERF1(NAME, gelu, GELU)
+#define TG_ACT_ROW_ERF(NAME) TG_ACT_ROW_ERF1(NAME, erf) TG_ACT_ROW_ERF1(NAME, gelu)
 #define TG_ACT_ROW_ERF_CASE(NAME)                                                                    \
     if (f == TG_ACT_ERF || f == TG_ACT_GELU) {                                                       \
         (f == TG_ACT_ERF ? NAME##_erf : NAME##_gelu)(dst, src, n, scale, bias);                      \
@@ -1568,16 +1568,6 @@ __attribute__((always_inline)) static inline tg__d8 tg__fma8(tg__d8 a, tg__d8 b,
     return __builtin_ia32_vfmaddpd512_mask(a, b, c, (uint8_t)-1, 4);
 }
 /* lanes of w within 2^log2t ulps of an fp32 rounding boundary */
-__attribute__((always_inline)) static inline uint8_t tg__near_bound8(tg__d8 w, int log2t)
-{
-    const tg__d8 z = {0};
-    const tg__u64x8 lo = (tg__u64x8){0} + (((uint64_t)1 << log2t) - ((uint64_t)1 << 28));
-    tg__d8 a = (tg__d8)((tg__u64x8)w & 0x7fffffffffffffffull);
-    a = __builtin_ia32_addpd512_mask(a, z + 0x1p-126, a, __builtin_ia32_cmppd512_mask(a, z + 0x1p-126, 1, (uint8_t)-1, 4), 4);
-    return __builtin_ia32_ptestnmq512((tg__i64x8)((tg__u64x8)a + lo),
-                                      (tg__i64x8){0} + (int64_t)(((uint64_t)1 << 29) - ((uint64_t)2 << log2t)),
-                                      (uint8_t)-1);
-}
 /* tg__near_bound8 without the subnormal grid (the sign is outside the bits
  * tested): for functions whose w, where it is below 2^-126 in magnitude and
  * not 0, lies within 2^-170 of the fp32 argument (tanh and sin, whose only
@@ -1590,6 +1580,22 @@ __attribute__((always_inline)) static inline uint8_t tg__near_normal8(tg__d8 w, 
     return __builtin_ia32_ptestnmq512((tg__i64x8)((tg__u64x8)w + lo),
                                       (tg__i64x8){0} + (int64_t)(((uint64_t)1 << 29) - ((uint64_t)2 << log2t)),
                                       (uint8_t)-1);
+}
+/* lanes of w within 2^log2t ulps of an fp32 rounding boundary: the test of
+ * tg__near_normal8 on |w|, or on |w| + 2^-126 below 2^-126 */
+__attribute__((always_inline)) static inline uint8_t tg__near_bound8(tg__d8 w, int log2t)
+{
+    const tg__d8 z = {0};
+    tg__d8 a = (tg__d8)((tg__u64x8)w & 0x7fffffffffffffffull);
+    a = __builtin_ia32_addpd512_mask(a, z + 0x1p-126, a, __builtin_ia32_cmppd512_mask(a, z + 0x1p-126, 1, (uint8_t)-1, 4), 4);
+    return tg__near_normal8(a, log2t);
+}
+/* lanes of x not positive and finite (±0, x < 0, inf, NaN): x's bits less
+ * 1, as unsigned, at or above those of DBL_MAX */
+__attribute__((always_inline)) static inline uint8_t tg__not_pos_finite8(tg__d8 x)
+{
+    return __builtin_ia32_ucmpq512_mask((tg__i64x8)((tg__u64x8)x - 1), (tg__i64x8){0} + 0x7fefffffffffffffll, 5,
+                                        (uint8_t)-1);
 }
 /* lanes of x that are NaN */
 __attribute__((always_inline)) static inline uint8_t tg__nan8(tg__d8 x)
@@ -1617,6 +1623,17 @@ __attribute__((always_inline)) static inline void tg__exp_reducev8(tg__d8 x[TG_E
 __attribute__((always_inline)) static inline tg__d8 tg__exp_scale8(tg__u64x8 kb, const tg__d8 tab[6])
 {
     return (tg__d8)((tg__u64x8)__builtin_shuffle(tab[4], tab[5], kb) + ((kb >> 4) << 52));
+}
+/* (e^r − 1)/r by its Taylor polynomial to degree 5, 1 + r/2 + … + r^5/720,
+ * in fmas */
+__attribute__((always_inline)) static inline tg__d8 tg__expm1_quot8(tg__d8 r)
+{
+    const tg__d8 z = {0};
+    tg__d8 p = tg__fma8(z + 1.0 / 720, r, z + 1.0 / 120);
+    p = tg__fma8(p, r, z + 1.0 / 24);
+    p = tg__fma8(p, r, z + 1.0 / 6);
+    p = tg__fma8(p, r, z + 0.5);
+    return tg__fma8(p, r, z + 1.0);
 }
 /* e^x for x in [-128, 128] in place, fast: tg__exp_reducev8's r, e^r by its
  * degree-5 Taylor polynomial in fmas (truncation below r^6/720 < 2^-42.7 of
@@ -1704,9 +1721,7 @@ __attribute__((always_inline)) static inline tg__d8 tg__log_fast8(tg__d8 x, uint
     const tg__d8 hi = tg__fma8(kd, z0 + 0x1.62e42fefa39efp-1, logc) + r; /* k·ln2 + logc + r */
     const tg__d8 p01 = tg__fma8(r2, tg__fma8(r, z0 + 1.0 / 5, z0 - 0.25), tg__fma8(r, z0 + 1.0 / 3, z0 - 0.5));
     const tg__d8 p23 = tg__fma8(r2, tg__fma8(r, z0 + 1.0 / 9, z0 - 0.125), tg__fma8(r, z0 + 1.0 / 7, z0 - 1.0 / 6));
-    /* x's bits less 1, as unsigned, at or above those of DBL_MAX: ±0, x < 0, inf, NaN */
-    *f |= __builtin_ia32_ucmpq512_mask((tg__i64x8)((tg__u64x8)x - 1), (tg__i64x8){0} + 0x7fefffffffffffffll, 5,
-                                       (uint8_t)-1);
+    *f |= tg__not_pos_finite8(x);
     return tg__fma8(r2, tg__fma8(r4, p23, p01), hi);
 }
 __attribute__((always_inline)) static inline void tg__log_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
@@ -1728,8 +1743,7 @@ __attribute__((always_inline)) static inline tg__d8 tg__rsqrt_fast8(tg__d8 x, ui
 {
     const tg__d8 z0 = {0}, h = 0.5 * x;
     tg__d8 y = __builtin_ia32_rsqrt14pd512_mask(x, z0, (uint8_t)-1);
-    *f |= __builtin_ia32_ucmpq512_mask((tg__i64x8)((tg__u64x8)x - 1), (tg__i64x8){0} + 0x7fefffffffffffffll, 5,
-                                       (uint8_t)-1);
+    *f |= tg__not_pos_finite8(x);
     for (int s_ = 0; s_ < 2; s_++)
         y = tg__fma8(y, tg__fma8(-(h * y), y, z0 + 0.5), y);
     return y;
@@ -1755,7 +1769,6 @@ TG_FAST_FN(rsqrt, tg__near_normal8)
 __attribute__((always_inline)) static inline void tg__tanh_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
                                                                  uint8_t *f, const tg__d8 tab[6])
 {
-    const tg__d8 z = {0};
     tg__d8 u[TG_EXPV_U], q[TG_EXPV_U];
     tg__u64x8 kb[TG_EXPV_U];
     TG_EXPV_ALL(*f |= tg__nan8(x[k_]));
@@ -1763,12 +1776,7 @@ __attribute__((always_inline)) static inline void tg__tanh_fastw(const tg__d8 x[
     tg__clampv8(u, 20.0);
     TG_EXPV_ALL(u[k_] = 2.0 * u[k_]);
     tg__exp_reducev8(u, kb); /* r */
-    TG_EXPV_ALL(q[k_] = tg__fma8(z + 1.0 / 720, u[k_], z + 1.0 / 120));
-    TG_EXPV_ALL(q[k_] = tg__fma8(q[k_], u[k_], z + 1.0 / 24));
-    TG_EXPV_ALL(q[k_] = tg__fma8(q[k_], u[k_], z + 1.0 / 6));
-    TG_EXPV_ALL(q[k_] = tg__fma8(q[k_], u[k_], z + 0.5));
-    TG_EXPV_ALL(q[k_] = tg__fma8(q[k_], u[k_], z + 1.0));
-    TG_EXPV_ALL(q[k_] = q[k_] * u[k_]);
+    TG_EXPV_ALL(q[k_] = tg__expm1_quot8(u[k_]) * u[k_]);
     TG_EXPV_ALL(u[k_] = tg__exp_scale8(kb[k_], tab)); /* s */
     TG_EXPV_ALL(q[k_] = tg__fma8(u[k_], q[k_], u[k_] - 1.0)); /* t */
     TG_EXPV_ALL(w[k_] = q[k_] / (q[k_] + 2.0));
@@ -1927,20 +1935,13 @@ __attribute__((always_inline)) static inline int tg__gelu_fast(tg__f8 a[TG_EXPV_
     TG_FAST_LANES(tg__gelu_fastw, tg_act_gelu, TG_FAST_LOG2T_ERF);
 }
 /* y = e^n for n in [-128, 0], fast: tg__exp_reduce8's r, e^r's degree-6
- * Taylor polynomial (truncation below r^7/5040 < 2^-50.8 of it), times
- * 2^(k/16): within 2^-50.5 of e^n */
+ * Taylor polynomial 1 + r·tg__expm1_quot8(r) (truncation below r^7/5040 <
+ * 2^-50.8 of it), times 2^(k/16): within 2^-50.5 of e^n */
 __attribute__((always_inline)) static inline tg__d8 tg__exp6_fast8(tg__d8 n, const tg__d8 tab[6])
 {
-    const tg__d8 z = {0};
     tg__u64x8 kb;
     const tg__d8 r = tg__exp_reduce8(n, &kb);
-    tg__d8 p = tg__fma8(z + 1.0 / 720, r, z + 1.0 / 120);
-    p = tg__fma8(p, r, z + 1.0 / 24);
-    p = tg__fma8(p, r, z + 1.0 / 6);
-    p = tg__fma8(p, r, z + 0.5);
-    p = tg__fma8(p, r, z + 1.0);
-    p = tg__fma8(p, r, z + 1.0);
-    return tg__exp_scale8(kb, tab) * p;
+    return tg__exp_scale8(kb, tab) * tg__fma8(tg__expm1_quot8(r), r, (tg__d8){0} + 1.0);
 }
 /* softplus x = max(x, 0) + log1p(y), y = e^-|x| (the exact code's terms):
  * y by tg__exp6_fast8 (-|x| clamped at -128); u = 1 + y rounded and c = y −
