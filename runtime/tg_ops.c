@@ -1538,10 +1538,11 @@ __attribute__((always_inline)) static inline void tg__tanhv8(tg__f8 a[TG_EXPV_U]
 }
 /* ---- checked fast paths ---------------------------------------------------
  * Each function's result is an fp64 value v (its tg_math.h operations)
- * rounded once to fp32. A fast path computes w, another fp64 value within a
- * bound E of v (fused multiply-adds, a shorter polynomial), from IEEE
- * operations (add, multiply, fma, divide: the same bits on every AVX-512
- * CPU), but for rsqrt's starting guess by vrsqrt14pd, whose bits below its
+ * rounded once to fp32. A fast path computes w (tg_act_fast.h, written
+ * once for this body's 8 lanes and the AVX2 body's 4, below), another fp64
+ * value within a bound E of v (fused multiply-adds, a shorter polynomial), from IEEE
+ * operations (add, multiply, fma, divide: the same bits on every CPU and
+ * in both bodies), but for rsqrt's starting guess (vrsqrt14pd, vrsqrtps), whose bits below its
  * documented bound are the vendor's: E takes only the bound, so w may
  * differ by vendor, the result not. Where w is farther than E from every
  * fp32 rounding boundary, v lies on w's side of each, so both round to the
@@ -1555,102 +1556,62 @@ __attribute__((always_inline)) static inline void tg__tanhv8(tg__f8 a[TG_EXPV_U]
  * lane goes through the exact vector code above instead (about 1 in 2^15
  * lanes of random arguments; erf, gelu and softplus, below, take the
  * element form lane by lane, erf and gelu with a wider band). Each
- * function's E, its analytic bound, is next to it. Exhaustive runs (`make
+ * function's E, its analytic bound, is next to its w. Exhaustive runs (`make
  * act-rows-exhaustive`) gave tg_activation's bits for every fp32 argument;
  * with the check removed, 55 arguments of exp, 6 of sin, 1 of log and 1 of
  * softplus differ, none of tanh or rsqrt (test_ops.c test_fast_row_hard
  * runs each through the rows), and with a band of 2^8 ulps rather than
  * 2^13, 24 of exp (2^10: none of sin; 2^6: none of log). */
 #define TG_FAST_LOG2T 13
+#define TG_FAST_LOG2T_ERF 16 /* erf's and gelu's band (tg_act_fast.h) */
 /* a·b + c rounded once (vfmadd) */
 __attribute__((always_inline)) static inline tg__d8 tg__fma8(tg__d8 a, tg__d8 b, tg__d8 c)
 {
     return __builtin_ia32_vfmaddpd512_mask(a, b, c, (uint8_t)-1, 4);
-}
-/* lanes of w within 2^log2t ulps of an fp32 rounding boundary */
-/* tg__near_bound8 without the subnormal grid (the sign is outside the bits
- * tested): for functions whose w, where it is below 2^-126 in magnitude and
- * not 0, lies within 2^-170 of the fp32 argument (tanh and sin, whose only
- * such results are of arguments below about 2^-126: v lies as close, and
- * both round to the argument). Three operations fewer a vector than
- * tg__near_bound8: tanh 0.47 → 0.41 ns an element. */
-__attribute__((always_inline)) static inline uint8_t tg__near_normal8(tg__d8 w, int log2t)
-{
-    const tg__u64x8 lo = (tg__u64x8){0} + (((uint64_t)1 << log2t) - ((uint64_t)1 << 28));
-    return __builtin_ia32_ptestnmq512((tg__i64x8)((tg__u64x8)w + lo),
-                                      (tg__i64x8){0} + (int64_t)(((uint64_t)1 << 29) - ((uint64_t)2 << log2t)),
-                                      (uint8_t)-1);
-}
-/* lanes of w within 2^log2t ulps of an fp32 rounding boundary: the test of
- * tg__near_normal8 on |w|, or on |w| + 2^-126 below 2^-126 */
-__attribute__((always_inline)) static inline uint8_t tg__near_bound8(tg__d8 w, int log2t)
-{
-    const tg__d8 z = {0};
-    tg__d8 a = (tg__d8)((tg__u64x8)w & 0x7fffffffffffffffull);
-    a = __builtin_ia32_addpd512_mask(a, z + 0x1p-126, a, __builtin_ia32_cmppd512_mask(a, z + 0x1p-126, 1, (uint8_t)-1, 4), 4);
-    return tg__near_normal8(a, log2t);
-}
-/* lanes of x not positive and finite (±0, x < 0, inf, NaN): x's bits less
- * 1, as unsigned, at or above those of DBL_MAX */
-__attribute__((always_inline)) static inline uint8_t tg__not_pos_finite8(tg__d8 x)
-{
-    return __builtin_ia32_ucmpq512_mask((tg__i64x8)((tg__u64x8)x - 1), (tg__i64x8){0} + 0x7fefffffffffffffll, 5,
-                                        (uint8_t)-1);
 }
 /* lanes of x that are NaN */
 __attribute__((always_inline)) static inline uint8_t tg__nan8(tg__d8 x)
 {
     return __builtin_ia32_cmppd512_mask(x, x, 3, (uint8_t)-1, 4); /* _CMP_UNORD_Q */
 }
-/* The fast e^x's reduction of x in [-128, 128] in place: k = round(16x/ln2)
- * = 16m + j in kb's bits, r = x − k·ln2/16 by two fmas (|r| ≤ ln2/32) */
-__attribute__((always_inline)) static inline tg__d8 tg__exp_reduce8(tg__d8 x, tg__u64x8 *kb)
+/* tg_erfcx_tab[q][i], i = the low 4 bits of i, by vpermt2pd */
+__attribute__((always_inline)) static inline tg__d8 tg__erfcx_tab8(int q, tg__u64x8 i)
 {
-    const tg__d8 z = {0}, shift = z + 0x1.8p52;
-    tg__d8 kd = tg__fma8(x, z + 0x1.71547652b82fep+4, shift);
-    *kb = (tg__u64x8)kd;
-    kd = kd - shift;
-    x = tg__fma8(-kd, z + 0x1.62e42fefa39efp-5, x);
-    return tg__fma8(-kd, z + 0x1.abc9e3b39803fp-60, x);
+    tg__d8 lo, hi;
+    memcpy(&lo, tg_erfcx_tab[q], sizeof lo);
+    memcpy(&hi, tg_erfcx_tab[q] + 8, sizeof hi);
+    return __builtin_shuffle(lo, hi, i);
 }
-__attribute__((always_inline)) static inline void tg__exp_reducev8(tg__d8 x[TG_EXPV_U], tg__u64x8 kb[TG_EXPV_U])
-{
-    TG_EXPV_ALL(x[k_] = tg__exp_reduce8(x[k_], &kb[k_]));
-}
-/* 2^(k/16) of tg__exp_reducev8's kb: the table entry 2^(j/16)
- * (tg_math_exp_tab's even ones, tab[4] and tab[5]; vpermt2pd reads kb's low
- * 4 bits) with m added to its exponent ((kb >> 4) << 52, 2^47 shifted out) */
-__attribute__((always_inline)) static inline tg__d8 tg__exp_scale8(tg__u64x8 kb, const tg__d8 tab[6])
-{
-    return (tg__d8)((tg__u64x8)__builtin_shuffle(tab[4], tab[5], kb) + ((kb >> 4) << 52));
-}
-/* (e^r − 1)/r by its Taylor polynomial to degree 5, 1 + r/2 + … + r^5/720,
- * in fmas */
-__attribute__((always_inline)) static inline tg__d8 tg__expm1_quot8(tg__d8 r)
-{
-    const tg__d8 z = {0};
-    tg__d8 p = tg__fma8(z + 1.0 / 720, r, z + 1.0 / 120);
-    p = tg__fma8(p, r, z + 1.0 / 24);
-    p = tg__fma8(p, r, z + 1.0 / 6);
-    p = tg__fma8(p, r, z + 0.5);
-    return tg__fma8(p, r, z + 1.0);
-}
-/* e^x for x in [-128, 128] in place, fast: tg__exp_reducev8's r, e^r by its
- * degree-5 Taylor polynomial in fmas (truncation below r^6/720 < 2^-42.7 of
- * it), times tg__exp_scale8's 2^(k/16). E: 2^-42.5 of |v|. */
-__attribute__((always_inline)) static inline void tg__exp_fastv8(tg__d8 x[TG_EXPV_U], const tg__d8 tab[6])
-{
-    const tg__d8 z = {0};
-    tg__d8 p[TG_EXPV_U];
-    tg__u64x8 kb[TG_EXPV_U];
-    tg__exp_reducev8(x, kb);
-    TG_EXPV_ALL(p[k_] = tg__fma8(z + 1.0 / 120, x[k_], z + 1.0 / 24));
-    TG_EXPV_ALL(p[k_] = tg__fma8(p[k_], x[k_], z + 1.0 / 6));
-    TG_EXPV_ALL(p[k_] = tg__fma8(p[k_], x[k_], z + 0.5));
-    TG_EXPV_ALL(p[k_] = tg__fma8(p[k_], x[k_], z + 1.0));
-    TG_EXPV_ALL(p[k_] = tg__fma8(p[k_], x[k_], z + 1.0));
-    TG_EXPV_ALL(x[k_] = tg__exp_scale8(kb[k_], tab) * p[k_]);
-}
+/* tg_act_fast.h's w on 8 lanes: its table lookups by vpermt2pd from the
+ * row's table vectors (tab[4], tab[5]: the even entries of
+ * tg_math_exp_tab, 2^(j/16)) and from tg_log_tab's (two permutes and a
+ * blend by index bit 4), its tests into mask registers */
+#define TG_FW_(name) name##8
+#define TG_FW_D tg__d8
+#define TG_FW_U tg__u64x8
+#define TG_FW_I tg__i64x8
+#define TG_FW_M uint8_t
+#define TG_FW_FMA tg__fma8
+#define TG_FW_PICK tg__d8_pick
+#define TG_FW_CLAMP tg__clampv8
+#define TG_FW_MAX(a, b) __builtin_ia32_maxpd512_mask(a, b, (tg__d8){0}, (uint8_t)-1, 4)
+#define TG_FW_ZERO_BITS(v, m) __builtin_ia32_ptestnmq512((tg__i64x8)(v), (tg__i64x8)(m), (uint8_t)-1)
+#define TG_FW_UGE(a, b) __builtin_ia32_ucmpq512_mask((tg__i64x8)(a), (tg__i64x8)(b), 5, (uint8_t)-1)
+#define TG_FW_NAN tg__nan8
+#define TG_FW_SUBN(a)                                                                                  \
+    __builtin_ia32_addpd512_mask(a, (tg__d8){0} + 0x1p-126, a,                                         \
+                                 __builtin_ia32_cmppd512_mask(a, (tg__d8){0} + 0x1p-126, 1, (uint8_t)-1, 4), 4)
+#define TG_FW_EXP_TAB(tab, kb) __builtin_shuffle((tab)[4], (tab)[5], kb)
+#define TG_FW_LOG_TAB(t, i)                                                                            \
+    __builtin_ia32_blendmpd_512_mask(                                                                  \
+        __builtin_shuffle(((const tg__d8 *)(const void *)tg_log_tab[t])[0], ((const tg__d8 *)(const void *)tg_log_tab[t])[1], i), \
+        __builtin_shuffle(((const tg__d8 *)(const void *)tg_log_tab[t])[2], ((const tg__d8 *)(const void *)tg_log_tab[t])[3], i), \
+        __builtin_ia32_ptestmq512((tg__i64x8)(i), (tg__i64x8){0} + 16, (uint8_t)-1))
+#define TG_FW_MIN(a, b) __builtin_ia32_minpd512_mask(a, b, (tg__d8){0}, (uint8_t)-1, 4)
+#define TG_FW_ERFC_TAB tg__erfcx_tab8
+#define TG_FW_RSQRT0(x) __builtin_ia32_rsqrt14pd512_mask(x, (tg__d8){0}, (uint8_t)-1)
+#define TG_FW_RSQRT_STEPS 2
+#include "tg_act_fast.h"
 /* The fast paths, FN(x, w, &f): w from the arguments x (fp64), lanes
  * flagged in f (each flags the NaN arguments its w does not show, and any
  * it leaves to the exact code); then the lanes NEAR a boundary flagged
@@ -1672,7 +1633,7 @@ __attribute__((always_inline)) static inline void tg__exp_fastv8(tg__d8 x[TG_EXP
 #define TG_FAST_FN(id, NEAR)                                                                             \
     __attribute__((always_inline)) static inline int tg__##id##_fast(tg__f8 a[TG_EXPV_U], const tg__d8 tab[6]) \
     {                                                                                                  \
-        TG_FAST_STEP(tg__##id##_fastw, NEAR);                                                          \
+        TG_FAST_STEP(tg__##id##_fastw8, NEAR);                                                          \
     }
 __attribute__((always_inline)) static inline int tg__fast_none(tg__f8 a[TG_EXPV_U], const tg__d8 tab[6])
 {
@@ -1680,233 +1641,11 @@ __attribute__((always_inline)) static inline int tg__fast_none(tg__f8 a[TG_EXPV_
     (void)tab;
     return 1;
 }
-/* e^x: tg__expv8's clamp to ±128, then the fast e^x */
-__attribute__((always_inline)) static inline void tg__exp_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
-                                                                uint8_t *f, const tg__d8 tab[6])
-{
-    TG_EXPV_ALL(*f |= tg__nan8(x[k_]));
-    TG_EXPV_ALL(w[k_] = x[k_]);
-    tg__clampv8(w, 128.0);
-    tg__exp_fastv8(w, tab);
-}
 TG_FAST_FN(exp, tg__near_bound8)
-/* ln x: x = 2^k·z with z in [0.6875, 1.375) (x's bits less 0.6875's: k
- * their top 12 bits, arithmetic; z the rest), z's interval i (bits 47-51 of
- * that difference) picks invc ~ 1/c and logc = -ln(invc) from
- * tg_log_tab.h by two permutes and a blend each, r = z·invc − 1 by one fma
- * (|r| < 2^-6, or 2^-5 in the two intervals next to 1, where invc = 1 and
- * logc = 0, so no term cancels a small result), then ln x = k·ln2 + logc
- * + log1p(r), log1p(r) = r + r²·P(r) by its degree-9 Taylor polynomial in
- * fmas, Estrin's order (truncation below |r|^9/10 < 2^-48 of it). Where k
- * ≠ 0 or c ≠ 1, |v| ≥ 0.015 and the terms' roundings (ln2's too, |k| ≤
- * 150) stay below 2^-50 of it: E 2^-47 of |v|. No division (the exact
- * code's s = f/(2 + f)). One vector's chain at a time: the statement-across-
- * vectors form kept ~56 vectors live and spilled (0.62 ns an element
- * against 0.51). Arguments not positive and finite are flagged: the exact
- * code's selects. */
-__attribute__((always_inline)) static inline tg__d8 tg__log_fast8(tg__d8 x, uint8_t *f)
-{
-    const tg__d8 z0 = {0};
-    const tg__d8 *const lt = (const tg__d8 *)(const void *)tg_log_tab;
-    const tg__u64x8 t = (tg__u64x8)x - 0x3fe6000000000000ull, i = t >> 47;
-    const uint8_t h = __builtin_ia32_ptestmq512((tg__i64x8)i, (tg__i64x8){0} + 16, (uint8_t)-1);
-    const tg__d8 z = (tg__d8)((tg__u64x8)x - (t & 0xfff0000000000000ull));
-    const tg__d8 invc = __builtin_ia32_blendmpd_512_mask(__builtin_shuffle(lt[0], lt[1], i),
-                                                         __builtin_shuffle(lt[2], lt[3], i), h);
-    const tg__d8 logc = __builtin_ia32_blendmpd_512_mask(__builtin_shuffle(lt[4], lt[5], i),
-                                                         __builtin_shuffle(lt[6], lt[7], i), h);
-    /* k as a double: its two's complement added to 1.5·2^52's bits */
-    const tg__d8 kd = (tg__d8)((tg__u64x8)(z0 + 0x1.8p52) + (tg__u64x8)((tg__i64x8)t >> 52)) - 0x1.8p52;
-    const tg__d8 r = tg__fma8(z, invc, z0 - 1.0), r2 = r * r, r4 = r2 * r2;
-    const tg__d8 hi = tg__fma8(kd, z0 + 0x1.62e42fefa39efp-1, logc) + r; /* k·ln2 + logc + r */
-    const tg__d8 p01 = tg__fma8(r2, tg__fma8(r, z0 + 1.0 / 5, z0 - 0.25), tg__fma8(r, z0 + 1.0 / 3, z0 - 0.5));
-    const tg__d8 p23 = tg__fma8(r2, tg__fma8(r, z0 + 1.0 / 9, z0 - 0.125), tg__fma8(r, z0 + 1.0 / 7, z0 - 1.0 / 6));
-    *f |= tg__not_pos_finite8(x);
-    return tg__fma8(r2, tg__fma8(r4, p23, p01), hi);
-}
-__attribute__((always_inline)) static inline void tg__log_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
-                                                                uint8_t *f, const tg__d8 tab[6])
-{
-    (void)tab;
-    TG_EXPV_ALL(w[k_] = tg__log_fast8(x[k_], f));
-}
 TG_FAST_FN(log, tg__near_normal8)
-/* 1/√x: y0 by vrsqrt14pd (within 2^-14 of 1/√x: its documented bound; the
- * bits below it are the vendor's, which can move w but not the result, w
- * being checked), then two Newton steps y + y·(1/2 − (x/2)·y·y) in fmas:
- * within 1.5·(2^-14)² + 2^-51 after the first, 2^-50 after the second; the
- * exact code's four steps from its integer guess end within 2^-50.5 too: E
- * 2^-49 of |v|. |v| ≥ 2^-64 (x ≤ FLT_MAX), so the check needs no subnormal
- * grid. Arguments not positive and finite are flagged: the exact code's
- * selects. */
-__attribute__((always_inline)) static inline tg__d8 tg__rsqrt_fast8(tg__d8 x, uint8_t *f)
-{
-    const tg__d8 z0 = {0}, h = 0.5 * x;
-    tg__d8 y = __builtin_ia32_rsqrt14pd512_mask(x, z0, (uint8_t)-1);
-    *f |= tg__not_pos_finite8(x);
-    for (int s_ = 0; s_ < 2; s_++)
-        y = tg__fma8(y, tg__fma8(-(h * y), y, z0 + 0.5), y);
-    return y;
-}
-__attribute__((always_inline)) static inline void tg__rsqrt_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
-                                                                  uint8_t *f, const tg__d8 tab[6])
-{
-    (void)tab;
-    TG_EXPV_ALL(w[k_] = tg__rsqrt_fast8(x[k_], f));
-}
 TG_FAST_FN(rsqrt, tg__near_normal8)
-/* tanh x: tg__tanhv8's clamp to ±20 and u = 2x; expm1(u) = t for every u
- * as fma(s, q, s − 1): the fast e^x's k, r and scale s = 2^(j/16)·2^m, q =
- * e^r − 1 by its degree-6 Taylor polynomial r·(1 + r/2 + … + r^5/720)
- * (truncation below r^6/5040 < 2^-45.4 of it, |r| ≤ ln2/32), s − 1 exact
- * where s is in [1/2, 2]. k = 0: t = q. Where the terms' signs differ (k =
- * ±1 nearest), |s·q| ≤ 1.03·|t| and the sum of their sizes ≤ 3.1·|t|, so t
- * within 2^-45 of expm1(u), the roundings included. Then t/(t + 2) takes
- * 2/(t + 2) ≤ 2 times t's relative error (t ≥ −1), the division correctly
- * rounded; with the exact code's own error, E 2^-43 of |v|. One path for
- * every u (the exact code's two, its polynomial below |u| = 0.35 and e^u −
- * 1 above, both on every lane: 0.67 ns an element against 0.48). */
-__attribute__((always_inline)) static inline void tg__tanh_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
-                                                                 uint8_t *f, const tg__d8 tab[6])
-{
-    tg__d8 u[TG_EXPV_U], q[TG_EXPV_U];
-    tg__u64x8 kb[TG_EXPV_U];
-    TG_EXPV_ALL(*f |= tg__nan8(x[k_]));
-    TG_EXPV_ALL(u[k_] = x[k_]);
-    tg__clampv8(u, 20.0);
-    TG_EXPV_ALL(u[k_] = 2.0 * u[k_]);
-    tg__exp_reducev8(u, kb); /* r */
-    TG_EXPV_ALL(q[k_] = tg__expm1_quot8(u[k_]) * u[k_]);
-    TG_EXPV_ALL(u[k_] = tg__exp_scale8(kb[k_], tab)); /* s */
-    TG_EXPV_ALL(q[k_] = tg__fma8(u[k_], q[k_], u[k_] - 1.0)); /* t */
-    TG_EXPV_ALL(w[k_] = q[k_] / (q[k_] + 2.0));
-}
 TG_FAST_FN(tanh, tg__near_normal8)
-/* sin x for |x| ≤ 823549 (larger, infinite and NaN arguments took the
- * element form already): its own reduction by π/2 in fmas, k = round(2x/π)
- * (the quadrant), r = x − k·P1 − k·P2 with P1 + P2 = π/2 to 2^-107 (x −
- * k·P1 exact: a multiple of 2^-52 below 1; |k| < 2^20, so within 2^-87 +
- * 2^-53·|r| of x − k·π/2, and |r| > 2^-28 for every fp32 x there), as
- * close as the exact code's three-part r; then the two polynomials in z =
- * r² by fmas, cos to degree 14 and sin to 13 (truncation below 2^-49.8 and
- * 2^-45.2 of each), the quadrant's selected and negated: E 2^-45 of |v|.
- * Against the exact code's reduction and degrees (16, 15): 0.53 ns an
- * element → 0.49. */
-__attribute__((always_inline)) static inline void tg__sin_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
-                                                                uint8_t *f, const tg__d8 tab[6])
-{
-    const tg__d8 z0 = {0};
-    const double *const c = tg_math_inv_fact;
-    tg__d8 r[TG_EXPV_U], zz[TG_EXPV_U], cs[TG_EXPV_U];
-    tg__u64x8 q[TG_EXPV_U];
-    (void)f;
-    (void)tab;
-    TG_EXPV_ALL(cs[k_] = tg__fma8(x[k_], z0 + 0x1.45f306dc9c883p-1, z0 + 0x1.8p52));
-    TG_EXPV_ALL(q[k_] = (tg__u64x8)cs[k_]);
-    TG_EXPV_ALL(cs[k_] = cs[k_] - 0x1.8p52);
-    TG_EXPV_ALL(r[k_] = tg__fma8(-cs[k_], z0 + 0x1.921fb54442d18p+0, x[k_]));
-    TG_EXPV_ALL(r[k_] = tg__fma8(-cs[k_], z0 + 0x1.1a62633145c07p-54, r[k_]));
-    TG_EXPV_ALL(zz[k_] = r[k_] * r[k_]);
-    /* ±1/n!, the sign + where (n/2) is even, as tg__sinv8 */
-#define TG_SIN_C(n) (z0 + (((n) / 2) & 1 ? -c[n] : c[n]))
-    TG_EXPV_ALL(cs[k_] = tg__fma8(zz[k_], TG_SIN_C(14), TG_SIN_C(12)));
-    TG_EXPV_ALL(w[k_] = tg__fma8(zz[k_], TG_SIN_C(13), TG_SIN_C(11)));
-    for (int n_ = 10; n_ >= 2; n_ -= 2) {
-        TG_EXPV_ALL(cs[k_] = tg__fma8(zz[k_], cs[k_], TG_SIN_C(n_)));
-        TG_EXPV_ALL(w[k_] = tg__fma8(zz[k_], w[k_], TG_SIN_C(n_ - 1)));
-    }
-#undef TG_SIN_C
-    TG_EXPV_ALL(cs[k_] = tg__fma8(zz[k_], cs[k_], z0 + c[0]));
-    TG_EXPV_ALL(w[k_] = r[k_] * w[k_]);
-    TG_EXPV_ALL(w[k_] = tg__d8_pick(-(q[k_] & 1), cs[k_], w[k_]));
-    TG_EXPV_ALL(w[k_] = tg__d8_pick(-((q[k_] >> 1) & 1), -w[k_], w[k_]));
-}
 TG_FAST_FN(sin, tg__near_normal8)
-/* erf and gelu (erf form): their exact rows run erf's series and erfc's
- * continued fraction per lane (tens of ns an element). The fast path takes
- * erfc(t) for t ≥ 0 as erfcx(t)·e^(-t·t), erfcx(t) = e^(t²)·erfc(t) by a
- * degree-15 polynomial on t's unit interval (tg_erfcx_tab.h, written by
- * tools/erfcx_table.py: within 2^-45.8 of erfcx on each of [0, 11)), e^(-t·t)
- * by the fast e^x of the same rounded t·t the exact code exponentiates:
- * erfc within 2^-42.3. The exact code's own value is further from erfc near
- * t = 2 (1 − its series there cancels about 2^-41 of erfc), so the band is
- * 2^16 ulps (2^-37 of |w| or more), and a flagged lane (about 1 in 2^12)
- * takes the element form alone rather than its step: the exact rows'
- * steps cost about 30 times the fast ones. Exhaustive runs: 0 differ, also
- * with a band of 2^11; with the check removed, 6 of erf and 8388645 of gelu
- * (all but 37 tiny arguments, x/2 a tie between subnormals). */
-#define TG_FAST_LOG2T_ERF 16
-/* erfc(t) for t in [0, 11) in e, fast (t within the table's range: callers clamp) */
-__attribute__((always_inline)) static inline void tg__erfc_fastv8(const tg__d8 t[TG_EXPV_U], tg__d8 e[TG_EXPV_U],
-                                                                  const tg__d8 tab[6])
-{
-    const tg__d8 shift = (tg__d8){0} + 0x1.8p52;
-    tg__d8 u[TG_EXPV_U], c[TG_EXPV_U], lo, hi;
-    tg__u64x8 ib[TG_EXPV_U];
-    /* i = round(t − 0.5) (t's interval; at an integer t either side's
-     * polynomial holds), u = t − 0.5 − i */
-    TG_EXPV_ALL(u[k_] = t[k_] - 0.5);
-    TG_EXPV_ALL(c[k_] = u[k_] + shift);
-    TG_EXPV_ALL(ib[k_] = (tg__u64x8)c[k_]);
-    TG_EXPV_ALL(c[k_] = c[k_] - shift);
-    TG_EXPV_ALL(u[k_] = u[k_] - c[k_]);
-    memcpy(&lo, tg_erfcx_tab[15], sizeof lo);
-    memcpy(&hi, tg_erfcx_tab[15] + 8, sizeof hi);
-    TG_EXPV_ALL(c[k_] = __builtin_shuffle(lo, hi, ib[k_]));
-    for (int q_ = 14; q_ >= 0; q_--) {
-        memcpy(&lo, tg_erfcx_tab[q_], sizeof lo);
-        memcpy(&hi, tg_erfcx_tab[q_] + 8, sizeof hi);
-        TG_EXPV_ALL(c[k_] = tg__fma8(c[k_], u[k_], __builtin_shuffle(lo, hi, ib[k_])));
-    }
-    TG_EXPV_ALL(e[k_] = -(t[k_] * t[k_]));
-    tg__exp_fastv8(e, tab);
-    TG_EXPV_ALL(e[k_] = e[k_] * c[k_]);
-}
-/* |x| clamped to [0, 10.99] (a NaN stays: flagged) */
-__attribute__((always_inline)) static inline tg__d8 tg__abs_clamp_erf(tg__d8 x)
-{
-    const tg__d8 z = {0};
-    x = (tg__d8)((tg__u64x8)x & 0x7fffffffffffffffull);
-    return __builtin_ia32_minpd512_mask(z + 10.99, x, z, (uint8_t)-1, 4);
-}
-/* erf x: for |x| ≤ 0.5 its Maclaurin series (2/√π)·x·Σ (−x²)^n/(n!(2n + 1)) to
- * n = 10 in fmas (truncation below 2^-51 of it), else 1 − erfc(|x|), x's
- * sign put back (±0 stays) */
-__attribute__((always_inline)) static inline void tg__erf_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
-                                                                uint8_t *f, const tg__d8 tab[6])
-{
-    const tg__d8 z0 = {0};
-    tg__d8 a[TG_EXPV_U], e[TG_EXPV_U], s[TG_EXPV_U], p[TG_EXPV_U];
-    double cn[11];
-    (void)f;
-    tg__erf_coefs(cn);
-    TG_EXPV_ALL(a[k_] = tg__abs_clamp_erf(x[k_]));
-    tg__erfc_fastv8(a, e, tab);
-    TG_EXPV_ALL(s[k_] = a[k_] * a[k_]);
-    TG_EXPV_ALL(p[k_] = tg__fma8(s[k_], z0 + cn[10], z0 + cn[9]));
-    for (int n_ = 8; n_ >= 0; n_--)
-        TG_EXPV_ALL(p[k_] = tg__fma8(p[k_], s[k_], z0 + cn[n_]));
-    TG_EXPV_ALL(p[k_] = a[k_] * p[k_]);
-    TG_EXPV_ALL(w[k_] = tg__d8_pick((tg__u64x8)(a[k_] <= 0.5), p[k_], 1.0 - e[k_]));
-    TG_EXPV_ALL(w[k_] = (tg__d8)((tg__u64x8)w[k_] | ((tg__u64x8)x[k_] & 0x8000000000000000ull)));
-}
-/* gelu x = x·Φ(x), t = x/√2 (the exact code's product): Φ = 1 − erfc(t)/2
- * for t ≥ 0, erfc(−t)/2 below; |t| clamped to 10.99 (x·Φ then rounds to x
- * above 15.5, as the element form's cut at 10 gives, and to −0 down to
- * −40, below which the element form's cut is taken) */
-__attribute__((always_inline)) static inline void tg__gelu_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
-                                                                 uint8_t *f, const tg__d8 tab[6])
-{
-    tg__d8 t[TG_EXPV_U], a[TG_EXPV_U], e[TG_EXPV_U];
-    (void)f;
-    TG_EXPV_ALL(t[k_] = x[k_] * 0x1.6a09e667f3bcdp-1);
-    TG_EXPV_ALL(a[k_] = tg__abs_clamp_erf(t[k_]));
-    tg__erfc_fastv8(a, e, tab);
-    TG_EXPV_ALL(e[k_] = 0.5 * e[k_]);
-    TG_EXPV_ALL(e[k_] = tg__d8_pick((tg__u64x8)(t[k_] >= 0.0), 1.0 - e[k_], e[k_]));
-    TG_EXPV_ALL(w[k_] = x[k_] * e[k_]);
-    TG_EXPV_ALL(w[k_] = tg__d8_pick((tg__u64x8)(x[k_] < -40.0), -(tg__d8){0}, w[k_]));
-}
 /* A fast path whose flagged lanes (near a boundary, or NaN) take the element
  * form ELEM one by one; 0: a[] holds the results (FN's own flags are not
  * read: a lane it would flag must be NaN or near a boundary too) */
@@ -1928,49 +1667,15 @@ __attribute__((always_inline)) static inline void tg__gelu_fastw(const tg__d8 x[
     } while (0)
 __attribute__((always_inline)) static inline int tg__erf_fast(tg__f8 a[TG_EXPV_U], const tg__d8 tab[6])
 {
-    TG_FAST_LANES(tg__erf_fastw, tg_act_erf, TG_FAST_LOG2T_ERF);
+    TG_FAST_LANES(tg__erf_fastw8, tg_act_erf, TG_FAST_LOG2T_ERF);
 }
 __attribute__((always_inline)) static inline int tg__gelu_fast(tg__f8 a[TG_EXPV_U], const tg__d8 tab[6])
 {
-    TG_FAST_LANES(tg__gelu_fastw, tg_act_gelu, TG_FAST_LOG2T_ERF);
-}
-/* y = e^n for n in [-128, 0], fast: tg__exp_reduce8's r, e^r's degree-6
- * Taylor polynomial 1 + r·tg__expm1_quot8(r) (truncation below r^7/5040 <
- * 2^-50.8 of it), times 2^(k/16): within 2^-50.5 of e^n */
-__attribute__((always_inline)) static inline tg__d8 tg__exp6_fast8(tg__d8 n, const tg__d8 tab[6])
-{
-    tg__u64x8 kb;
-    const tg__d8 r = tg__exp_reduce8(n, &kb);
-    return tg__exp_scale8(kb, tab) * tg__fma8(tg__expm1_quot8(r), r, (tg__d8){0} + 1.0);
-}
-/* softplus x = max(x, 0) + log1p(y), y = e^-|x| (the exact code's terms):
- * y by tg__exp6_fast8 (-|x| clamped at -128); u = 1 + y rounded and c = y −
- * (u − 1) its rounding error, exact; log1p(y) = ln u + c/u, ln u by
- * tg__log_fast8 (u in [1, 2]) and c/u as c·(2 − u), off by c·(u − 1)²/u,
- * below 2^-52 of log1p(y) ≥ y·ln 2; log1p(y) takes at most y's relative
- * error. The terms have like signs: E 2^-46 of |v|. Where |x| > 128 both v
- * and w are max(x, 0) plus below 2^-184: x itself, or below fp32's least
- * half step (+0). NaN lanes, and lanes near a boundary, take the element
- * form (no exact vector code; tg__log_fast8 never flags a u in [1, 2], and a
- * NaN x flags its lane). The two halves each run across the vectors:
- * one chain of both a vector at a time is too long for the out-of-order
- * window (1.25 ns an element against 0.76–0.83). */
-__attribute__((always_inline)) static inline tg__d8 tg__softplus_tail8(tg__d8 x, tg__d8 y, uint8_t *f)
-{
-    const tg__d8 z = {0}, u = 1.0 + y, c = y - (u - 1.0);
-    return __builtin_ia32_maxpd512_mask(x, z, z, (uint8_t)-1, 4) + tg__fma8(c, 2.0 - u, tg__log_fast8(u, f));
-}
-__attribute__((always_inline)) static inline void tg__softplus_fastw(const tg__d8 x[TG_EXPV_U], tg__d8 w[TG_EXPV_U],
-                                                                     uint8_t *f, const tg__d8 tab[6])
-{
-    const tg__d8 z = {0};
-    TG_EXPV_ALL(w[k_] = -(tg__d8)((tg__u64x8)x[k_] & 0x7fffffffffffffffull));
-    TG_EXPV_ALL(w[k_] = tg__exp6_fast8(__builtin_ia32_maxpd512_mask(z - 128.0, w[k_], z, (uint8_t)-1, 4), tab));
-    TG_EXPV_ALL(w[k_] = tg__softplus_tail8(x[k_], w[k_], f));
+    TG_FAST_LANES(tg__gelu_fastw8, tg_act_gelu, TG_FAST_LOG2T_ERF);
 }
 __attribute__((always_inline)) static inline int tg__softplus_fast(tg__f8 a[TG_EXPV_U], const tg__d8 tab[6])
 {
-    TG_FAST_LANES(tg__softplus_fastw, tg_act_softplus, TG_FAST_LOG2T);
+    TG_FAST_LANES(tg__softplus_fastw8, tg_act_softplus, TG_FAST_LOG2T);
 }
 /* the exact code: the element form lane by lane (tg__softplus_fast never
  * leaves a step to it) */
@@ -2060,8 +1765,6 @@ TG_EXPV_ROW(LOG, log, tg__dead_none, tg__defer_none, tg__log_fast)
 TG_EXPV_ROW(SOFTPLUS, softplus, tg__dead_none, tg__defer_none, tg__softplus_fast)
 #undef TG_EXPV_ROW
 #undef TG_EXPV_STEP
-#undef TG_EXPV_ALL
-#undef TG_EXPV_U
 static void tg__act_row_avx512_f(tg_act_func f, uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)
 {
     switch (f) {
@@ -2072,6 +1775,205 @@ static void tg__act_row_avx512_f(tg_act_func f, uint8_t *dst, const uint8_t *src
     default: tg__act_row_avx512_elem_f(f, dst, src, n, scale, bias); break;
     }
 }
+#undef TG_FW_
+#undef TG_FW_D
+#undef TG_FW_U
+#undef TG_FW_I
+#undef TG_FW_M
+#undef TG_FW_FMA
+#undef TG_FW_PICK
+#undef TG_FW_CLAMP
+#undef TG_FW_MAX
+#undef TG_FW_MIN
+#undef TG_FW_ERFC_TAB
+#undef TG_FW_ZERO_BITS
+#undef TG_FW_UGE
+#undef TG_FW_NAN
+#undef TG_FW_SUBN
+#undef TG_FW_EXP_TAB
+#undef TG_FW_LOG_TAB
+#undef TG_FW_RSQRT0
+#undef TG_FW_RSQRT_STEPS
+#pragma GCC pop_options
+#endif
+/* gcc only, as the AVX-512F body: the checked fast paths (tg_act_fast.h)
+ * on AVX2 with FMA, 4 fp64 lanes, for CPUs without AVX-512 (the AVX2 body
+ * above has no vector rows but sqrt's: its exp, log, tanh, rsqrt, sin and
+ * softplus took the element form, 1.1 to 5.5 ns an element). A step is
+ * TG_EXPV_U vectors of 4; a step with a lane flagged (near a boundary, NaN,
+ * outside the function's fast path; for sin any argument outside
+ * [-823549, 823549]) and a row's last elements short of a step take the
+ * element form (tg__act_row_avx2_f). Tables by vgatherqpd. CPUs with AVX2
+ * and without FMA (none known) keep the AVX2 body's rows. */
+#if defined(TG_ACT_AVX512_BODY) && defined(TG_SIMD_AVX2_BODY)
+#define TG_ACT_AVX2_FAST 1
+static int tg__cpu_fma(void)
+{
+    static int cached;
+    return tg_simd_cpu_fma(&cached);
+}
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+typedef double tg__d4 __attribute__((vector_size(32)));
+typedef uint64_t tg__u64x4 __attribute__((vector_size(32)));
+typedef long long tg__i64x4 __attribute__((vector_size(32)));
+typedef float tg__f32x4 __attribute__((vector_size(16), aligned(4), may_alias));
+typedef int32_t tg__s32x4 __attribute__((vector_size(16)));
+/* TG_EXPV_U vectors a step, as the AVX-512F body (4 ran no faster) */
+__attribute__((always_inline)) static inline tg__d4 tg__fma4(tg__d4 a, tg__d4 b, tg__d4 c)
+{
+    return __builtin_ia32_vfmaddpd256(a, b, c);
+}
+__attribute__((always_inline)) static inline tg__d4 tg__d4_pick(tg__u64x4 m, tg__d4 y, tg__d4 x)
+{
+    return (tg__d4)(((tg__u64x4)x & ~m) | ((tg__u64x4)y & m));
+}
+__attribute__((always_inline)) static inline tg__f32x4 tg__f4_pick(tg__s32x4 m, tg__f32x4 y, tg__f32x4 x)
+{
+    return (tg__f32x4)(((tg__s32x4)x & ~m) | ((tg__s32x4)y & m));
+}
+/* the lanes of a -1/0 mask as bits */
+__attribute__((always_inline)) static inline unsigned tg__bits4(tg__i64x4 m)
+{
+    return (unsigned)__builtin_ia32_movmskpd256((tg__d4)m);
+}
+__attribute__((always_inline)) static inline unsigned tg__nan4(tg__d4 x)
+{
+    return tg__bits4(x != x);
+}
+/* x clamped to [-lim, lim] in place; maxpd and minpd give their second
+ * operand when one is NaN, so a NaN stays */
+__attribute__((always_inline)) static inline void tg__clampv4(tg__d4 x[TG_EXPV_U], double lim)
+{
+    const tg__d4 hi = (tg__d4){0} + lim, lo = -hi;
+    TG_EXPV_ALL(x[k_] = __builtin_ia32_maxpd256(lo, x[k_]));
+    TG_EXPV_ALL(x[k_] = __builtin_ia32_minpd256(hi, x[k_]));
+}
+/* tab[i] for i = the lanes of idx, by vgatherqpd */
+__attribute__((always_inline)) static inline tg__d4 tg__gather4(const double *tab, tg__u64x4 idx)
+{
+    return __builtin_ia32_gatherdiv4df((tg__d4){0}, tab, (tg__i64x4)idx, (tg__d4)((tg__i64x4){0} - 1), 8);
+}
+/* 1/√x within 1.5·2^-12 by vrsqrtps on x rounded to fp32 (exact: x is an
+ * fp32 argument), for positive normal x: vrsqrtps takes a subnormal as 0,
+ * so lanes below 2^-126 are flagged (the others not positive and finite
+ * are flagged by the caller); three Newton steps then reach 2^-50 from any
+ * start within 2^-7 */
+__attribute__((always_inline)) static inline tg__d4 tg__rsqrt0_4(tg__d4 x, unsigned *f)
+{
+    *f |= tg__bits4(x < 0x1p-126);
+    return __builtin_ia32_cvtps2pd256(__builtin_ia32_rsqrtps(__builtin_ia32_cvtpd2ps256(x)));
+}
+#define TG_FW_(name) name##4
+#define TG_FW_D tg__d4
+#define TG_FW_U tg__u64x4
+#define TG_FW_I tg__i64x4
+#define TG_FW_M unsigned
+#define TG_FW_FMA tg__fma4
+#define TG_FW_PICK tg__d4_pick
+#define TG_FW_CLAMP tg__clampv4
+#define TG_FW_MAX __builtin_ia32_maxpd256
+#define TG_FW_MIN __builtin_ia32_minpd256
+#define TG_FW_ERFC_TAB(q, i) tg__gather4(tg_erfcx_tab[q], (i) & 15)
+#define TG_FW_ZERO_BITS(v, m) tg__bits4(((v) & (m)) == 0)
+#define TG_FW_UGE(a, b) tg__bits4((a) >= (b))
+#define TG_FW_NAN tg__nan4
+#define TG_FW_SUBN(a) ((a) + (tg__d4)((tg__u64x4)((a) < 0x1p-126) & 0x3810000000000000ull)) /* + 2^-126 or +0 */
+#define TG_FW_EXP_TAB(tab, kb) ((void)(tab), tg__gather4(tg_math_exp_tab, ((kb) & 15) << 1))
+#define TG_FW_LOG_TAB(t, i) tg__gather4(tg_log_tab[t], (i) & 31)
+#define TG_FW_RSQRT0(x) tg__rsqrt0_4(x, f)
+#define TG_FW_RSQRT_STEPS 3
+#include "tg_act_fast.h"
+/* a step the element form takes instead: for sin any argument not in
+ * [-823549, 823549] (larger, infinite or NaN) */
+__attribute__((always_inline)) static inline unsigned tg__defer4_none(const tg__f32x4 a[TG_EXPV_U])
+{
+    (void)a;
+    return 0;
+}
+__attribute__((always_inline)) static inline unsigned tg__defer4_sin(const tg__f32x4 a[TG_EXPV_U])
+{
+    unsigned big = 0;
+    TG_EXPV_ALL(big |= (unsigned)__builtin_ia32_movmskps(
+                    (tg__f32x4) ~((a[k_] <= 823549.0f) & (a[k_] >= -823549.0f))));
+    return big;
+}
+/* A step of v ≤ 4·TG_EXPV_U elements from s to d: lanes past v hold 1
+ * (after the scale and bias; their flags are harmless: s and d have 4·
+ * TG_EXPV_U elements, below), a lane near a boundary or NaN takes the
+ * element form alone, a step that DEFER or the fast path's own flags (a
+ * NaN, non-positive or other argument outside the fast path) give away
+ * takes it whole. Every lane reads s before d is written (d may be s). */
+#define TG_A2_ROW(id, NEAR, LOG2T, DEFER)                                                              \
+    __attribute__((always_inline)) static inline void tg__a2_step_##id(tg_act_func f, uint8_t *d, const uint8_t *s, \
+                                                                       float scale, float bias, int v) \
+    {                                                                                                  \
+        tg__f32x4 a[TG_EXPV_U];                                                                           \
+        tg__d4 x[TG_EXPV_U], w[TG_EXPV_U];                                                             \
+        unsigned own = 0, m[TG_EXPV_U];                                                                \
+        TG_EXPV_ALL(memcpy(&a[k_], s + 16 * k_, sizeof a[k_]));                                        \
+        TG_EXPV_ALL(a[k_] = a[k_] * scale);                                                            \
+        TG_EXPV_ALL(a[k_] = a[k_] + bias);                                                             \
+        if (v < 4 * TG_EXPV_U)                                                                         \
+            TG_EXPV_ALL(a[k_] = tg__f4_pick((tg__s32x4){0, 1, 2, 3} < v - 4 * k_, a[k_], (tg__f32x4){0} + 1.0f)); \
+        if (DEFER(a)) {                                                                                \
+            tg__act_row_avx2_f(f, d, s, (size_t)v, scale, bias);                                       \
+            return;                                                                                    \
+        }                                                                                              \
+        TG_EXPV_ALL(x[k_] = __builtin_ia32_cvtps2pd256(a[k_]));                                        \
+        tg__##id##_fastw4(x, w, &own, (const tg__d4 *)0);                                              \
+        if (own) {                                                                                     \
+            tg__act_row_avx2_f(f, d, s, (size_t)v, scale, bias);                                       \
+            return;                                                                                    \
+        }                                                                                              \
+        TG_EXPV_ALL(m[k_] = NEAR(w[k_], LOG2T) | tg__nan4(x[k_]));                                     \
+        TG_EXPV_ALL(a[k_] = __builtin_ia32_cvtpd2ps256(w[k_]));                                        \
+        TG_EXPV_ALL(for (int l_ = 0; m[k_] >> l_; l_++) if ((m[k_] >> l_) & 1)                         \
+                        tg__act_row_avx2_f(f, (uint8_t *)&a[k_] + 4 * l_, s + 16 * k_ + 4 * l_, 1, scale, bias)); \
+        TG_EXPV_ALL(memcpy(d + 16 * k_, &a[k_], sizeof a[k_]));                                        \
+    }                                                                                                  \
+    static void tg__act_avx2_##id(tg_act_func f, uint8_t *dst, const uint8_t *src, size_t n, float scale, \
+                                  float bias)                                                          \
+    {                                                                                                  \
+        size_t j = 0;                                                                                  \
+        for (; j + 4 * TG_EXPV_U <= n; j += 4 * TG_EXPV_U)                                             \
+            tg__a2_step_##id(f, dst + 4 * j, src + 4 * j, scale, bias, 4 * TG_EXPV_U);                 \
+        if (j < n) {                                                                                   \
+            float in[4 * TG_EXPV_U] = {0}, out[4 * TG_EXPV_U];                                         \
+            memcpy(in, src + 4 * j, 4 * (n - j));                                                      \
+            tg__a2_step_##id(f, (uint8_t *)out, (const uint8_t *)in, scale, bias, (int)(n - j));       \
+            memcpy(dst + 4 * j, out, 4 * (n - j));                                                     \
+        }                                                                                              \
+    }
+TG_A2_ROW(exp, tg__near_bound4, TG_FAST_LOG2T, tg__defer4_none)
+TG_A2_ROW(log, tg__near_normal4, TG_FAST_LOG2T, tg__defer4_none)
+TG_A2_ROW(rsqrt, tg__near_normal4, TG_FAST_LOG2T, tg__defer4_none)
+TG_A2_ROW(tanh, tg__near_normal4, TG_FAST_LOG2T, tg__defer4_none)
+TG_A2_ROW(sin, tg__near_normal4, TG_FAST_LOG2T, tg__defer4_sin)
+TG_A2_ROW(softplus, tg__near_bound4, TG_FAST_LOG2T, tg__defer4_none)
+TG_A2_ROW(erf, tg__near_bound4, TG_FAST_LOG2T_ERF, tg__defer4_none)
+TG_A2_ROW(gelu, tg__near_bound4, TG_FAST_LOG2T_ERF, tg__defer4_none)
+#undef TG_A2_ROW
+/* f's row here: 1, or 0 where this body has none */
+static int tg__act_row_avx2_fast(tg_act_func f, uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias)
+{
+    void (*row)(tg_act_func, uint8_t *, const uint8_t *, size_t, float, float);
+    switch (f) {
+    case TG_ACT_EXP: row = tg__act_avx2_exp; break;
+    case TG_ACT_LOG: row = tg__act_avx2_log; break;
+    case TG_ACT_RSQRT: row = tg__act_avx2_rsqrt; break;
+    case TG_ACT_TANH: row = tg__act_avx2_tanh; break;
+    case TG_ACT_SIN: row = tg__act_avx2_sin; break;
+    case TG_ACT_SOFTPLUS: row = tg__act_avx2_softplus; break;
+    case TG_ACT_ERF: row = tg__act_avx2_erf; break;
+    case TG_ACT_GELU: row = tg__act_avx2_gelu; break;
+    default: return 0;
+    }
+    row(f, dst, src, n, scale, bias);
+    return 1;
+}
+#undef TG_EXPV_ALL
+#undef TG_EXPV_U
 #pragma GCC pop_options
 #endif
 #undef TG_ACT_ROW_EXP_F
@@ -2285,6 +2187,10 @@ void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, 
 #endif
 #ifdef TG_SIMD_AVX2_BODY
     if (tg__simd_level() >= 2) {
+#ifdef TG_ACT_AVX2_FAST
+        if (tg__cpu_fma() && tg__act_row_avx2_fast(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias))
+            return;
+#endif
         tg__act_row_avx2(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias);
         return;
     }
@@ -2296,6 +2202,7 @@ void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, 
 
 #if defined(__GNUC__)
 typedef float tg__f4 __attribute__((vector_size(16), aligned(4), may_alias));
+typedef int32_t tg__i32x4 __attribute__((vector_size(16)));
 #define TG_LF_STEP(OP)                                                                     \
     for (int64_t j = 0; j < n; j++) {                                                      \
         const float *tj = t + j * TG_LANES;                                                \

@@ -35,6 +35,19 @@ static inline int tg_simd_cpu_level(void)
     return level;
 }
 
+/* 1 where the CPU has FMA (the AVX2 activation rows' fast paths use it),
+ * asked once (*cached: 0 until then, else 1 + the answer) */
+static inline int tg_simd_cpu_fma(int *cached)
+{
+    int v = __atomic_load_n(cached, __ATOMIC_RELAXED);
+    if (!v) {
+        unsigned a, b, c, d;
+        v = 1 + (__get_cpuid(1, &a, &b, &c, &d) && (c & bit_FMA));
+        __atomic_store_n(cached, v, __ATOMIC_RELAXED);
+    }
+    return v - 1;
+}
+
 /* The level in effect: the CPU's, asked once (*cached, 0 until then; every
  * thread stores the same), at most cap. */
 static inline int tg_simd_level_capped(int *cached, int cap)

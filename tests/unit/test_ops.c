@@ -1406,8 +1406,8 @@ static void test_tanh_rows(void **state)
     act_rows_sweep(TG_ACT_TANH, 4099, sb, sizeof sb / sizeof sb[0], edge, sizeof edge / sizeof edge[0], 1);
 }
 
-/* The AVX-512 rows' checked fast paths (runtime/tg_ops.c "checked fast
- * paths"): arguments whose fast value lies on the other side of an fp32
+/* The checked fast paths of the AVX-512 and AVX2 rows (runtime/tg_ops.c
+ * "checked fast paths", tg_act_fast.h): arguments whose fast value lies on the other side of an fp32
  * rounding boundary than the function's own value, so that only the check
  * and the exact code give tg_activation's bits, found by exhaustive runs
  * with the check removed: every such argument of exp, erf, sin, log and
@@ -1415,9 +1415,10 @@ static void test_tanh_rows(void **state)
  * magnitude (37), and three of gelu's ~2^23 tiny ones (x/2 a tie between
  * subnormals); and the 21 of tanh's earlier fast path (its expm1 by a
  * polynomial below |2x| = 0.35), near a boundary still. Each at every
- * position of a 64-element step among ordinary arguments (positive for
- * log, whose fast path flags the others), every SIMD body, against the
- * element form. */
+ * position of a 64-element step and at the row's last 8 (a partial AVX2
+ * step) among ordinary arguments (positive for log, whose fast path flags
+ * the others), every SIMD body, apart and in place, against the element
+ * form. */
 static void test_fast_row_hard(void **state)
 {
     static const uint32_t hard_exp[] = {
@@ -1462,14 +1463,14 @@ static void test_fast_row_hard(void **state)
                {TG_ACT_ERF, hard_erf, sizeof hard_erf / sizeof hard_erf[0]},
                {TG_ACT_GELU, hard_gelu, sizeof hard_gelu / sizeof hard_gelu[0]}};
     enum { N = 130 };
-    static float x[N], y[N];
+    static float x[N], y[N], z[N];
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
         assert_int_equal(tg_matmul_isa(level), level);
         for (size_t s = 0; s < sizeof set / sizeof set[0]; s++)
             for (size_t h = 0; h < set[s].n; h++)
-                for (size_t at = 0; at < N; at += at < 64 ? 1 : 7) {
+                for (size_t at = 0; at < N; at += at < 64 || at >= N - 8 ? 1 : 7) {
                     for (size_t j = 0; j < N; j++)
                         x[j] = j == at                  ? tg_bits_f32(set[s].x[h])
                                : set[s].f == TG_ACT_LOG ? fabsf(rndf()) * 4.0f + 0.001f
@@ -1477,6 +1478,9 @@ static void test_fast_row_hard(void **state)
                     tg_activation_f32_row(set[s].f, y, x, N, 1.0f, 0.0f);
                     for (size_t j = 0; j < N; j++)
                         assert_int_equal(tg_f32_bits(y[j]), tg_f32_bits(tg_activation(set[s].f, x[j], 1.0f, 0.0f)));
+                    memcpy(z, x, sizeof z); /* in place */
+                    tg_activation_f32_row(set[s].f, z, z, N, 1.0f, 0.0f);
+                    assert_memory_equal(z, y, sizeof z);
                 }
     }
     assert_int_equal(tg_matmul_isa(3), top);
