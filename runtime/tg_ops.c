@@ -1085,8 +1085,11 @@ TG_SIMD_AVX2_END
 /* gcc only, an AVX-512F body (8 fp64 lanes; p7's exp rows 2.05-2.39 -> 1.14-1.49
  * ms): its fp-contract=off (tg_fp.h) holds in the target region. clang ignores
  * its no-contraction pragma under -ffp-contract=fast and an AVX-512F function
- * cannot be no-fma, so there the AVX2 body is the widest. */
-#if defined(TG_MM_DISPATCH) && !defined(__clang__)
+ * cannot be no-fma, so there the AVX2 body is the widest. Built whatever the
+ * flags' ISA (with -march=native on an AVX-512 CPU the element form,
+ * vectorized by gcc, ran exp 2.1 times, sin 11 and erf 15 times as long) and
+ * picked by the CPU's level (tg__act_level). */
+#if defined(TG_SIMD_DETECT) && !defined(__clang__)
 #define TG_ACT_AVX512_BODY 1
 #pragma GCC push_options
 #pragma GCC target("avx512f")
@@ -1805,8 +1808,15 @@ static void tg__act_row_avx512_f(tg_act_func f, uint8_t *dst, const uint8_t *src
  * [-823549, 823549]) and a row's last elements short of a step take the
  * element form (tg__act_row_avx2_f). Tables by vgatherqpd. CPUs with AVX2
  * and without FMA (none known) keep the AVX2 body's rows. */
-#if defined(TG_ACT_AVX512_BODY) && defined(TG_SIMD_AVX2_BODY)
+#if defined(TG_ACT_AVX512_BODY) && !defined(__AVX512F__)
 #define TG_ACT_AVX2_FAST 1
+/* the element form the steps fall back to: the AVX2 body's, or the
+ * baseline's where the flags make that AVX (or more) already */
+#ifdef TG_SIMD_AVX2_BODY
+#define TG_A2_ELEM_F tg__act_row_avx2_f
+#else
+#define TG_A2_ELEM_F tg__act_row_base_f
+#endif
 static int tg__cpu_fma(void)
 {
     static int cached;
@@ -1917,19 +1927,19 @@ __attribute__((always_inline)) static inline unsigned tg__defer4_sin(const tg__f
         if (v < 4 * TG_EXPV_U)                                                                         \
             TG_EXPV_ALL(a[k_] = tg__f4_pick((tg__s32x4){0, 1, 2, 3} < v - 4 * k_, a[k_], (tg__f32x4){0} + 1.0f)); \
         if (DEFER(a)) {                                                                                \
-            tg__act_row_avx2_f(f, d, s, (size_t)v, scale, bias);                                       \
+            TG_A2_ELEM_F(f, d, s, (size_t)v, scale, bias);                                             \
             return;                                                                                    \
         }                                                                                              \
         TG_EXPV_ALL(x[k_] = __builtin_ia32_cvtps2pd256(a[k_]));                                        \
         tg__##id##_fastw4(x, w, &own, (const tg__d4 *)0);                                              \
         if (own) {                                                                                     \
-            tg__act_row_avx2_f(f, d, s, (size_t)v, scale, bias);                                       \
+            TG_A2_ELEM_F(f, d, s, (size_t)v, scale, bias);                                             \
             return;                                                                                    \
         }                                                                                              \
         TG_EXPV_ALL(m[k_] = NEAR(w[k_], LOG2T) | tg__nan4(x[k_]));                                     \
         TG_EXPV_ALL(a[k_] = __builtin_ia32_cvtpd2ps256(w[k_]));                                        \
         TG_EXPV_ALL(for (int l_ = 0; m[k_] >> l_; l_++) if ((m[k_] >> l_) & 1)                         \
-                        tg__act_row_avx2_f(f, (uint8_t *)&a[k_] + 4 * l_, s + 16 * k_ + 4 * l_, 1, scale, bias)); \
+                        TG_A2_ELEM_F(f, (uint8_t *)&a[k_] + 4 * l_, s + 16 * k_ + 4 * l_, 1, scale, bias));  \
         TG_EXPV_ALL(memcpy(d + 16 * k_, &a[k_], sizeof a[k_]));                                        \
     }                                                                                                  \
     static void tg__act_avx2_##id(tg_act_func f, uint8_t *dst, const uint8_t *src, size_t n, float scale, \
@@ -1972,10 +1982,11 @@ static int tg__act_row_avx2_fast(tg_act_func f, uint8_t *dst, const uint8_t *src
     row(f, dst, src, n, scale, bias);
     return 1;
 }
-#undef TG_EXPV_ALL
-#undef TG_EXPV_U
+#undef TG_A2_ELEM_F
 #pragma GCC pop_options
 #endif
+#undef TG_EXPV_ALL
+#undef TG_EXPV_U
 #undef TG_ACT_ROW_EXP_F
 #undef TG_ACT_ROW_FN_F
 #undef TG_ACT_ROW_FN
@@ -2175,22 +2186,40 @@ void tg_scalar_tensor_tensor_f32_row(void *d, const void *s, const void *b, size
 #undef TG_ROW_PICK2
 #undef TG_ROW_PICK512
 
+#ifdef TG_SIMD_DETECT
+/* The activation rows' level: the matmul's (tg_matmul_isa's cap), or where
+ * the flags leave the matmul one body, the CPU's */
+static int tg__act_level(void)
+{
+#ifdef TG_MM_DISPATCH
+    return tg__simd_level();
+#else
+    static int cached;
+    return tg_simd_level_capped(&cached, tg__simd_cap);
+#endif
+}
+#endif
+
 void tg_activation_f32_row(tg_act_func f, void *dst, const void *src, size_t n, float scale, float bias)
 {
+#ifdef TG_SIMD_DETECT
+    const int level = tg__act_level();
+    (void)level;
+#endif
 #ifdef TG_ACT_AVX512_BODY
-    if (tg__simd_level() >= 3) {
+    if (level >= 3) {
         /* exp's dead blocks are the vector row's own steps (tg__dead_exp), so
          * a row is one call, not one a TG_EXP_BLOCK */
         tg__act_row_avx512_f(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias);
         return;
     }
 #endif
-#ifdef TG_SIMD_AVX2_BODY
-    if (tg__simd_level() >= 2) {
 #ifdef TG_ACT_AVX2_FAST
-        if (tg__cpu_fma() && tg__act_row_avx2_fast(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias))
-            return;
+    if (level >= 2 && tg__cpu_fma() && tg__act_row_avx2_fast(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias))
+        return;
 #endif
+#ifdef TG_SIMD_AVX2_BODY
+    if (level >= 2) {
         tg__act_row_avx2(f, (uint8_t *)dst, (const uint8_t *)src, n, scale, bias);
         return;
     }
