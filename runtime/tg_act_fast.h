@@ -20,8 +20,9 @@
  *                          table vectors; 2^(j/16) is tg_math_exp_tab[2j])
  *   TG_FW_LOG_TAB(t, i)    tg_log_tab[t][i], i = the low 5 bits of i
  *   TG_FW_ERFC_TAB(q, i)   tg_erfcx_tab[q][i], i = the low 4 bits of i
- *   TG_FW_RSQRT0(x)        1/√x within 2^-11 of it for positive normal x
- *                          (flags the lanes it cannot take in *f)
+ *   TG_FW_RSQRT0(x, f)     y0, 1/√x within 2^-7 of it, for positive normal
+ *                          fp32 x (lanes it cannot take flagged in *f)
+ *   TG_FW_RSQRT_STEPS      the Newton steps that take y0 within 2^-50
  * and TG_EXPV_U (vectors a step) and TG_EXPV_ALL(S) (S for k_ = 0 …
  * TG_EXPV_U - 1). Every operation is IEEE (add, multiply, fma, divide)
  * but for TG_FW_RSQRT0, whose error bound alone enters E: so w is the same
@@ -161,7 +162,7 @@ __attribute__((always_inline)) static inline void TG_FW_(tg__log_fastw)(const TG
 __attribute__((always_inline)) static inline TG_FW_D TG_FW_(tg__rsqrt_fast)(TG_FW_D x, TG_FW_M *f)
 {
     const TG_FW_D z0 = {0}, h = 0.5 * x;
-    TG_FW_D y = TG_FW_RSQRT0(x);
+    TG_FW_D y = TG_FW_RSQRT0(x, f);
     *f |= TG_FW_(tg__not_pos_finite)(x);
     _Pragma("GCC unroll 4") for (int s_ = 0; s_ < TG_FW_RSQRT_STEPS; s_++)
         y = TG_FW_FMA(y, TG_FW_FMA(-(h * y), y, z0 + 0.5), y);

@@ -1585,6 +1585,14 @@ __attribute__((always_inline)) static inline tg__d8 tg__erfcx_tab8(int q, tg__u6
     memcpy(&hi, tg_erfcx_tab[q] + 8, sizeof hi);
     return __builtin_shuffle(lo, hi, i);
 }
+/* tg_log_tab[t][i], i = the low 5 bits of i: a permute of each half and a
+ * blend by bit 4 */
+__attribute__((always_inline)) static inline tg__d8 tg__log_tab8(int t, tg__u64x8 i)
+{
+    const tg__d8 *const lt = (const tg__d8 *)(const void *)tg_log_tab[t];
+    return __builtin_ia32_blendmpd_512_mask(__builtin_shuffle(lt[0], lt[1], i), __builtin_shuffle(lt[2], lt[3], i),
+                                            __builtin_ia32_ptestmq512((tg__i64x8)i, (tg__i64x8){0} + 16, (uint8_t)-1));
+}
 /* tg_act_fast.h's w on 8 lanes: its table lookups by vpermt2pd from the
  * row's table vectors (tab[4], tab[5]: the even entries of
  * tg_math_exp_tab, 2^(j/16)) and from tg_log_tab's (two permutes and a
@@ -1605,14 +1613,10 @@ __attribute__((always_inline)) static inline tg__d8 tg__erfcx_tab8(int q, tg__u6
     __builtin_ia32_addpd512_mask(a, (tg__d8){0} + 0x1p-126, a,                                         \
                                  __builtin_ia32_cmppd512_mask(a, (tg__d8){0} + 0x1p-126, 1, (uint8_t)-1, 4), 4)
 #define TG_FW_EXP_TAB(tab, kb) __builtin_shuffle((tab)[4], (tab)[5], kb)
-#define TG_FW_LOG_TAB(t, i)                                                                            \
-    __builtin_ia32_blendmpd_512_mask(                                                                  \
-        __builtin_shuffle(((const tg__d8 *)(const void *)tg_log_tab[t])[0], ((const tg__d8 *)(const void *)tg_log_tab[t])[1], i), \
-        __builtin_shuffle(((const tg__d8 *)(const void *)tg_log_tab[t])[2], ((const tg__d8 *)(const void *)tg_log_tab[t])[3], i), \
-        __builtin_ia32_ptestmq512((tg__i64x8)(i), (tg__i64x8){0} + 16, (uint8_t)-1))
+#define TG_FW_LOG_TAB tg__log_tab8
 #define TG_FW_MIN(a, b) __builtin_ia32_minpd512_mask(a, b, (tg__d8){0}, (uint8_t)-1, 4)
 #define TG_FW_ERFC_TAB tg__erfcx_tab8
-#define TG_FW_RSQRT0(x) __builtin_ia32_rsqrt14pd512_mask(x, (tg__d8){0}, (uint8_t)-1)
+#define TG_FW_RSQRT0(x, f) ((void)(f), __builtin_ia32_rsqrt14pd512_mask(x, (tg__d8){0}, (uint8_t)-1))
 #define TG_FW_RSQRT_STEPS 2
 #include "tg_act_fast.h"
 /* The fast paths, FN(x, w, &f): w from the arguments x (fp64), lanes
@@ -1891,7 +1895,7 @@ __attribute__((always_inline)) static inline tg__d4 tg__rsqrt0_4(tg__d4 x, unsig
 #define TG_FW_SUBN(a) ((a) + (tg__d4)((tg__u64x4)((a) < 0x1p-126) & 0x3810000000000000ull)) /* + 2^-126 or +0 */
 #define TG_FW_EXP_TAB(tab, kb) ((void)(tab), tg__gather4(tg_math_exp_tab, ((kb) & 15) << 1))
 #define TG_FW_LOG_TAB(t, i) tg__gather4(tg_log_tab[t], (i) & 31)
-#define TG_FW_RSQRT0(x) tg__rsqrt0_4(x, f)
+#define TG_FW_RSQRT0 tg__rsqrt0_4
 #define TG_FW_RSQRT_STEPS 3
 #include "tg_act_fast.h"
 /* a step the element form takes instead: for sin any argument not in
