@@ -9,7 +9,11 @@
 # numpy/C of the passing ones, and "N passed, M failed"; scratch and logs in
 # $BUILD/bench-probes/<probe>.
 # Env: TILEGEN, PYTHON, CC, BUILD; BENCH_N (runs, default 5); PROBES (names of
-# bench/probes/*.yaml without .yaml, default all).
+# bench/probes/*.yaml without .yaml, default all); BENCH_SIMD (1 or 2: every SIMD body
+# of the C simulation at most that level, run_kernel.c's TG_HARNESS_SIMD; with numpy held
+# to AVX2 too, NPY_DISABLE_CPU_FEATURES="AVX512F AVX512CD AVX512_SKX AVX512_CLX
+# AVX512_CNL AVX512_ICL" and OPENBLAS_CORETYPE=Haswell, an AVX-512 machine imitates an
+# AVX2 one).
 TILEGEN=${TILEGEN:-bin/tilegen}
 PYTHON=${PYTHON:-/usr/bin/python3}
 CC=${CC:-cc}
@@ -23,6 +27,7 @@ work=$BUILD/bench-probes
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 # one thread, like the C simulation
 mkdir -p "$work" || exit 2
 build_rt tg_core tg_dtype tg_math tg_alu tg_ops host/tg_npy
+[ -n "$BENCH_SIMD" ] && HOSTFLAGS="$HOSTFLAGS -DTG_HARNESS_SIMD=$BENCH_SIMD" # the harness only
 [ -n "$PROBES" ] || PROBES=$(for f in "$probes"/*.yaml; do basename "$f" .yaml; done)
 
 # bench_probe P: probe P built, timed and checked in $work/P. Sets ok (1/0), why,
