@@ -103,8 +103,10 @@ __attribute__((always_inline)) static inline void TG_FW_(tg__exp_fastv)(TG_FW_D 
     TG_EXPV_ALL(x[k_] = TG_FW_(tg__exp_scale)(kb[k_], tab) * p[k_]);
 }
 /* The fast paths' w, TG_FW_(tg__<f>_fastw)(x, w, &f, tab): w from the
- * arguments x (fp64), lanes flagged in f (each flags the NaN arguments its
- * w does not show, and any it leaves to the exact code). */
+ * arguments x (fp64), lanes flagged in f (each flags the arguments it
+ * leaves to the exact code, and the NaN arguments its w does not show: but
+ * sin, whose NaNs the rows defer, and erf, gelu and softplus, whose rows
+ * test every lane for NaN themselves, TG_FAST_LANES and TG_A2_ROW). */
 /* e^x: the exact code's clamp to ±128, then the fast e^x */
 __attribute__((always_inline)) static inline void TG_FW_(tg__exp_fastw)(const TG_FW_D x[TG_EXPV_U], TG_FW_D w[TG_EXPV_U],
                                                                         TG_FW_M *f, const TG_FW_D tab[6])
