@@ -10,7 +10,8 @@
 # OpenBLAS on one thread), and a table: the kernel's HBM bytes and FLOPs (its
 # `tilegen profile`), what the C simulation achieves and its fraction of the
 # machine's limit measured in the same run by limits.c (the copy bandwidth at
-# the kernel's working-set size, or the peak fp32 FLOP rate, whichever bounds
+# the kernel's working-set size, the better of a sample before its timings
+# and one after, or the peak fp32 FLOP rate, whichever bounds
 # the kernel's time), and OpenBLAS sgemm on the kernel's matrix products.
 # Env: TILEGEN, PYTHON, CC, BUILD (scratch under $BUILD/gen-numerics); RTOBJS
 # (runtime objects to link, harness.sh; default: built here);
@@ -83,21 +84,27 @@ for k in "$@"; do
   fi
   verdict "$k" "$d"
   if [ $ok = 1 ] && [ -n "$TIMING" ]; then
+    # the working set: the kernel's tensors (the .npy files of its inputs and
+    # outputs). The copy limit is measured before the timings and after
+    # them, the better kept: one sample of ~10 ms had come out at 76.6 GB/s
+    # where the same size gave 163-198 in every other run (another tenant's
+    # burst on a shared host), which doubled the kernel's "of limit".
+    ws=$(cat "$d"/*.npy | wc -c)
+    bw0=$("$work/limits" copy "$ws")
     c=$("$d/run" "$d" "$TIMING_N" | sed -n 's/^time_ms //p')
     n=$("$PYTHON" "$here/np_time.py" "$k" "$d" "$TIMING_N")
     echo "  $k: C simulation ${c} ms, numpy ${n} ms (best of $TIMING_N)"
-    # HBM bytes and FLOPs as tilegen profile counts them; the working set: the
-    # kernel's tensors (the .npy files of its inputs and outputs)
+    # HBM bytes and FLOPs as tilegen profile counts them
     bf=$("$TILEGEN" profile --json - "$SPECS/$k.yaml" 2>/dev/null |
          "$PYTHON" -c 'import json, sys; j = json.load(sys.stdin); print(j["dma"]["bytes"], j["flops"])') || bf="0 0"
-    ws=$(cat "$d"/*.npy | wc -c)
-    bw=$("$work/limits" copy "$ws")
+    bw1=$("$work/limits" copy "$ws")
+    bw=$(awk -v a="$bw0" -v b="$bw1" 'BEGIN { print (a + 0 > b + 0) ? a : b }')
     sg=$("$PYTHON" "$here/np_time.py" --sgemm "$k" "$d" "$TIMING_N")
     echo "$k $c $n $bf $bw $sg" >>"$work/timings"
   fi
 done
 if [ -n "$TIMING" ] && [ -s "$work/timings" ]; then
-  echo "machine: peak fp32 $peak GFLOP/s (limits.c flops, one thread); copy bandwidth measured per kernel at its working set"
+  echo "machine: peak fp32 $peak GFLOP/s (limits.c flops, one thread); copy bandwidth measured per kernel at its working set, the better of a sample before and after its timings"
   echo "kernel            C sim ms  numpy ms numpy/C     HBM MB   GFLOP bound      achieved    limit  of limit  sgemm ms sgemm/C"
   awk -v peak="$peak" '{
     c = $2; r = (c > 0 && $3 != "n/a") ? sprintf("%7.2f", $3 / c) : "    n/a";
