@@ -105,38 +105,47 @@ static TG_SIMD_BODY int layernorm_body_all(int tg_avx512, tg_core *core, const i
                 float tg_y = tg_activation(TG_ACT_RSQRT, tg_rd_f32(tg_s0, 0), tg_scale, tg_bias);
                 tg_wrc_f32(tg_d, 0, tg_y);
             }
-            { /* layernorm.yaml:43: dve.tensor_scalar */
-                uint8_t *tg_d = tg_rl7;
-                const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 131072) + tg_p * 1024);
-                const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 24768 + 20480, 0);
-                const float tg_c1 = tg_rd_f32(tg_rl6, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    const tg_alu_op tg_op[2] = { TG_ALU_SUBTRACT, TG_ALU_MULTIPLY,  };
-                    const float tg_cv[2] = { tg_c0, tg_c1,  };
-                    const int tg_rv[2] = { 0, 0,  };
-                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 1024, 2, tg_op, tg_cv, tg_rv);
-                    (void)tg_j0;
-                }
-            }
-            { /* layernorm.yaml:44: dve.tensor_tensor */
-                uint8_t *tg_d = tg_sbuf + (tg_p) * 24768 + 20480;
-                const uint8_t *tg_s0 = tg_rl7;
-                const uint8_t *tg_s1 = (const uint8_t *)(gamma + 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 1024);
-                    (void)tg_j0;
-                }
-            }
-            { /* layernorm.yaml:45: dve.tensor_tensor */
-                uint8_t *tg_d = (uint8_t *)(y + (v_i * 131072) + tg_p * 1024);
-                const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 24768 + 20480;
-                const uint8_t *tg_s1 = (const uint8_t *)(beta + 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 1024);
-                    (void)tg_j0;
+            { /* layernorm.yaml:43: dve.tensor_scalar, layernorm.yaml:44: dve.tensor_tensor, layernorm.yaml:45: dve.tensor_tensor: one loop (a chain, docs/ir.md) */
+                uint8_t *const tg_d_0 = tg_rl7;
+                const uint8_t *const tg_s0_0 = (const uint8_t *)(x + (v_i * 131072) + tg_p * 1024);
+                const float tg_c0_0 = tg_rd_f32(tg_sbuf + (tg_p) * 24768 + 20480, 0);
+                const float tg_c1_0 = tg_rd_f32(tg_rl6, 0);
+                uint8_t *const tg_d_1 = tg_sbuf + (tg_p) * 24768 + 20480;
+                const uint8_t *const tg_s0_1 = tg_rl7;
+                const uint8_t *const tg_s1_1 = (const uint8_t *)(gamma + 0);
+                uint8_t *const tg_d_2 = (uint8_t *)(y + (v_i * 131072) + tg_p * 1024);
+                const uint8_t *const tg_s0_2 = tg_sbuf + (tg_p) * 24768 + 20480;
+                const uint8_t *const tg_s1_2 = (const uint8_t *)(beta + 0);
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 1024; tg_j0++) {
+                    float tg_v0; /* a member's fp32 result, kept for the later ones instead of stored */
+                    float tg_v1; /* a member's fp32 result, kept for the later ones instead of stored */
+                    {
+                        uint8_t *const tg_d = tg_d_0;
+                        (void)tg_d;
+                        const uint8_t *const tg_s0 = tg_s0_0;
+                        const float tg_c0 = tg_c0_0;
+                        const float tg_c1 = tg_c1_0;
+                        float tg_x = tg_rdn_f32(tg_s0, tg_j0);
+                        tg_x = tg_alu_subtract(tg_x, tg_c0);
+                        tg_x = tg_alu_multiply(tg_x, tg_c1);
+                        tg_v0 = tg_x;
+                    }
+                    {
+                        uint8_t *const tg_d = tg_d_1;
+                        (void)tg_d;
+                        const uint8_t *const tg_s0 = tg_s0_1;
+                        (void)tg_s0; /* an earlier member's result, kept */
+                        const uint8_t *const tg_s1 = tg_s1_1;
+                        tg_v1 = tg_alu_multiply(tg_v0, tg_rdn_f32(tg_s1, tg_j0));
+                    }
+                    {
+                        uint8_t *const tg_d = tg_d_2;
+                        const uint8_t *const tg_s0 = tg_s0_2;
+                        (void)tg_s0; /* an earlier member's result, kept */
+                        const uint8_t *const tg_s1 = tg_s1_2;
+                        tg_wrc_f32(tg_d, tg_j0, tg_alu_add(tg_v1, tg_rdn_f32(tg_s1, tg_j0)));
+                    }
                 }
             }
             /* layernorm.yaml:46: dma.store sunk: its tile's writers write y directly */

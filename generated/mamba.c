@@ -72,27 +72,33 @@ static TG_SIMD_BODY int mamba_body_all(int tg_avx512, tg_core *core, const float
                                 tg_activation_f32_row(TG_ACT_EXP, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
                             }
                         }
-                        /* mamba.yaml:60: dma.load forwarded: its readers read B directly */
-                        /* mamba.yaml:61: dve.tensor_tensor */
                         for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 22528;
-                            const uint8_t *tg_s0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
-                            const uint8_t *tg_s1 = (const uint8_t *)(u + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
-                            {
-                                const int64_t tg_j0 = 0;
-                                tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                                (void)tg_j0;
-                            }
-                        }
-                        /* mamba.yaml:62: dve.tensor_tensor */
-                        for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                            uint8_t *tg_d = tg_sbuf + (tg_p) * 30912 + 24576;
-                            const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 30912 + 22528;
-                            const uint8_t *tg_s1 = (const uint8_t *)(B + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
-                            {
-                                const int64_t tg_j0 = 0;
-                                tg_tensor_tensor_f32_row(TG_ALU_MULTIPLY, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 512);
-                                (void)tg_j0;
+                            /* mamba.yaml:60: dma.load forwarded: its readers read B directly */
+                            { /* mamba.yaml:61: dve.tensor_tensor, mamba.yaml:62: dve.tensor_tensor: one loop (a chain, docs/ir.md) */
+                                uint8_t *const tg_d_0 = tg_sbuf + (tg_p) * 30912 + 22528;
+                                const uint8_t *const tg_s0_0 = (const uint8_t *)(delta + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
+                                const uint8_t *const tg_s1_0 = (const uint8_t *)(u + (((v_b * 204800) + (v_ct * 131072)) + (v_s * 512)) + tg_p * 1024);
+                                uint8_t *const tg_d_1 = tg_sbuf + (tg_p) * 30912 + 24576;
+                                const uint8_t *const tg_s0_1 = tg_sbuf + (tg_p) * 30912 + 22528;
+                                const uint8_t *const tg_s1_1 = (const uint8_t *)(B + (((v_b * 8192) + (v_n * 1024)) + (v_s * 512)));
+                                TG_IVDEP
+                                for (int64_t tg_j0 = 0; tg_j0 < 512; tg_j0++) {
+                                    float tg_v0; /* a member's fp32 result, kept for the later ones instead of stored */
+                                    {
+                                        uint8_t *const tg_d = tg_d_0;
+                                        (void)tg_d;
+                                        const uint8_t *const tg_s0 = tg_s0_0;
+                                        const uint8_t *const tg_s1 = tg_s1_0;
+                                        tg_v0 = tg_alu_multiply(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0));
+                                    }
+                                    {
+                                        uint8_t *const tg_d = tg_d_1;
+                                        const uint8_t *const tg_s0 = tg_s0_1;
+                                        (void)tg_s0; /* an earlier member's result, kept */
+                                        const uint8_t *const tg_s1 = tg_s1_1;
+                                        tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_v0, tg_rdn_f32(tg_s1, tg_j0)));
+                                    }
+                                }
                             }
                         }
                         /* mamba.yaml:64: dve.tensor_tensor_scan */

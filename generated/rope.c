@@ -46,58 +46,63 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                 uint64_t tg_rlw6[33] TG_LOCAL_ALIGN; /* t4: partition tg_p's row, row-local (docs/ir.md) */
                 uint8_t *const tg_rl6 = (uint8_t *)tg_rlw6;
                 /* rope.yaml:36: dma.load forwarded: its readers read x directly */
-                { /* rope.yaml:37: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_rl3;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
+                { /* rope.yaml:37: dve.tensor_tensor, rope.yaml:38: dve.tensor_tensor, rope.yaml:39: dve.tensor_tensor, rope.yaml:40: dve.tensor_tensor, rope.yaml:41: dve.tensor_tensor, rope.yaml:42: dve.tensor_tensor: one loop (a chain, docs/ir.md) */
+                    uint8_t *const tg_d_0 = tg_rl3;
+                    const uint8_t *const tg_s0_0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
+                    const uint8_t *const tg_s1_0 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
+                    uint8_t *const tg_d_1 = tg_rl4;
+                    const uint8_t *const tg_s0_1 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
+                    const uint8_t *const tg_s1_1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
+                    uint8_t *const tg_d_2 = (uint8_t *)(y + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
+                    const uint8_t *const tg_s0_2 = tg_rl3;
+                    const uint8_t *const tg_s1_2 = tg_rl4;
+                    uint8_t *const tg_d_3 = tg_rl5;
+                    const uint8_t *const tg_s0_3 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
+                    const uint8_t *const tg_s1_3 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
+                    uint8_t *const tg_d_4 = tg_rl6;
+                    const uint8_t *const tg_s0_4 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
+                    const uint8_t *const tg_s1_4 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
+                    uint8_t *const tg_d_5 = (uint8_t *)(y + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
+                    const uint8_t *const tg_s0_5 = tg_rl5;
+                    const uint8_t *const tg_s1_5 = tg_rl6;
                     TG_IVDEP
                     for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
-                    }
-                }
-                { /* rope.yaml:38: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_rl4;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
-                    const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
-                    }
-                }
-                { /* rope.yaml:39: dve.tensor_tensor */
-                    uint8_t *tg_d = (uint8_t *)(y + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    const uint8_t *tg_s0 = tg_rl3;
-                    const uint8_t *tg_s1 = tg_rl4;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wrc_bf16(tg_d, tg_j0, tg_alu_subtract(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
-                    }
-                }
-                { /* rope.yaml:40: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_rl5;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
-                    const uint8_t *tg_s1 = (const uint8_t *)(cos + (v_s * 8192) + tg_p * 64);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
-                    }
-                }
-                { /* rope.yaml:41: dve.tensor_tensor */
-                    uint8_t *tg_d = tg_rl6;
-                    const uint8_t *tg_s0 = (const uint8_t *)(x + ((v_s * 16384) + (v_h * 65536)) + tg_p * 128);
-                    const uint8_t *tg_s1 = (const uint8_t *)(sin + (v_s * 8192) + tg_p * 64);
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
-                    }
-                }
-                { /* rope.yaml:42: dve.tensor_tensor */
-                    uint8_t *tg_d = (uint8_t *)(y + (((v_s * 16384) + (v_h * 65536)) + 64) + tg_p * 128);
-                    const uint8_t *tg_s0 = tg_rl5;
-                    const uint8_t *tg_s1 = tg_rl6;
-                    TG_IVDEP
-                    for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                        tg_wrc_bf16(tg_d, tg_j0, tg_alu_add(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
+                        {
+                            uint8_t *const tg_d = tg_d_0;
+                            const uint8_t *const tg_s0 = tg_s0_0;
+                            const uint8_t *const tg_s1 = tg_s1_0;
+                            tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
+                        }
+                        {
+                            uint8_t *const tg_d = tg_d_1;
+                            const uint8_t *const tg_s0 = tg_s0_1;
+                            const uint8_t *const tg_s1 = tg_s1_1;
+                            tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
+                        }
+                        {
+                            uint8_t *const tg_d = tg_d_2;
+                            const uint8_t *const tg_s0 = tg_s0_2;
+                            const uint8_t *const tg_s1 = tg_s1_2;
+                            tg_wrc_bf16(tg_d, tg_j0, tg_alu_subtract(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
+                        }
+                        {
+                            uint8_t *const tg_d = tg_d_3;
+                            const uint8_t *const tg_s0 = tg_s0_3;
+                            const uint8_t *const tg_s1 = tg_s1_3;
+                            tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
+                        }
+                        {
+                            uint8_t *const tg_d = tg_d_4;
+                            const uint8_t *const tg_s0 = tg_s0_4;
+                            const uint8_t *const tg_s1 = tg_s1_4;
+                            tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
+                        }
+                        {
+                            uint8_t *const tg_d = tg_d_5;
+                            const uint8_t *const tg_s0 = tg_s0_5;
+                            const uint8_t *const tg_s1 = tg_s1_5;
+                            tg_wrc_bf16(tg_d, tg_j0, tg_alu_add(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
+                        }
                     }
                 }
                 /* rope.yaml:43: dma.store sunk: its tile's writers write y directly */

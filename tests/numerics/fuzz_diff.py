@@ -3,7 +3,8 @@
 
 A spec is one to three independent "blocks", each a small pipeline with its own
 inputs, outputs and tiles, picked to stress what the C back end transforms
-(docs/ir.md: HBM forwarding, transposing copies, partition-outer loops) against
+(docs/ir.md: HBM forwarding, transposing copies, partition-outer loops, chains
+of elementwise statements) against
 the ISS, which runs every instruction: Vector/Scalar/GpSimd pipelines, matmul
 over carried K loops and PE transposes through PSUM, dma_copy, bn_stats/bn_aggr,
 partition_reduce, running values across carried iterations, every dtype, ragged
@@ -739,6 +740,64 @@ def block_strided(sp):
         yh = sp.out(hd, [n, fh])
         body.append(op("store", dst="%s[%s, :]" % (yh, pr), src=hdst))
     sp.feat.add("strided-source")
+    sp.body += rows.wrap(body, sp=sp)
+
+
+# --- block: consecutive elementwise statements ---------------------------------
+# (the C back end runs them as one loop when every access of a later one meets
+# an earlier one's at the same element or not at all: gen/emit.c chain_run;
+# fp32 temporaries nothing else reads are kept as values, not stored. Shifted
+# slices, overwrites of earlier temporaries and scalar operands from earlier
+# results are the cases it must leave apart)
+
+def block_chain(sp):
+    r = sp.r
+    n, f, rows, pr, tr, P = row_setup(sp)
+    xd = sp.dtype()
+    x = sp.inp(xd, [n, f])
+    t = sp.tile(xd, [P, f], sp.bufs())
+    body = [op("load", dst="%s[%s, :]" % (t, tr), src="%s[%s, :]" % (x, pr))]
+    temps = [t]   # [P, f] tiles, every element written in the iteration
+    reads = [t]   # and a broadcast row, loaded once before the loop (never written in it)
+    if r.random() < 0.4:
+        gt = sp.tile(sp.dtype(), [P, f])
+        sp.body.append(op("load", dst=gt, **broadcast_load(sp, f, str(f))))
+        reads.append(gt)
+
+    def sl(tile, lo, w):
+        return "%s[%s, %d:%d]" % (tile, tr, lo, lo + w)
+    for _ in range(r.randrange(2, 7)):
+        # the run's width: whole rows mostly, else one column short (a shift)
+        w = f - 1 if f >= 3 and r.random() < 0.3 else f
+        a = r.choice(reads)
+        sa = sl(a, r.randrange(0, f - w + 1), w)
+        how, nt = r.random(), None
+        if how < 0.6 or w < f:       # a new temporary (whole), or over an earlier one (at a shift)
+            if w == f:
+                d = "float32" if r.random() < 0.85 else sp.dtype(FLOATS)
+                nt = sp.tile(d, [P, f], sp.bufs())
+                dst = sl(nt, 0, f)
+            else:
+                dst = sl(r.choice(temps), r.randrange(0, 2), w)
+        else:                           # an earlier temporary overwritten whole (maybe in place)
+            dst = sl(a if a in temps and r.random() < 0.5 else r.choice(temps), 0, f)
+        if r.random() < 0.5:
+            b = sl(r.choice(reads), r.randrange(0, f - w + 1), w)
+            body.append(op("tensor_tensor", dst=dst, a=sa, b=b, op=r.choice(ARITH)))
+        else:
+            o0 = sl(r.choice(reads), r.randrange(0, f), 1) if r.random() < 0.3 else sp.scalar()
+            fl = dict(dst=dst, src=sa, op0=r.choice(ARITH), operand0=o0)
+            if r.random() < 0.4:
+                fl["op1"] = r.choice(ARITH)
+                fl["operand1"] = sp.scalar()
+            body.append(op("tensor_scalar", **fl))
+        if nt:
+            temps.append(nt)   # after its sources were picked: nothing reads it before it is written
+            reads.append(nt)
+    for tt in r.sample(temps[1:], min(len(temps) - 1, r.randrange(1, 3))) or [temps[0]]:
+        y = sp.out(u_dtype(sp, tt), [n, f])
+        body.append(op("store", dst="%s[%s, :]" % (y, pr), src="%s[%s, :]" % (tt, tr)))
+    sp.feat.add("chain")
     sp.body += rows.wrap(body, sp=sp)
 
 
@@ -1937,7 +1996,7 @@ BLOCKS = ((block_subpart, 2), (block_pipeline, 5), (block_transpose, 3), (block_
           (block_tload, 1), (block_after, 1), (block_matmul, 3), (block_matmul_ragged, 1), (block_matmul_ragged_mn, 2), (block_ragged_2d, 2), (block_ragged_decl, 3 if RAGGED_DECL else 0), (block_pe_transpose, 2),
           (block_dma, 2), (block_bn, 2), (block_preduce, 2), (block_running, 2), (block_ragged_free, 4),
           (block_tri, 3), (block_tri_matmul, 2), (block_gather, 3), (block_view, 2), (block_scratch, 2),
-          (block_strided, 2), (block_actsum, 2), (block_chunkfold, 1))
+          (block_strided, 2), (block_actsum, 2), (block_chunkfold, 1), (block_chain, 3))
 
 
 def make_spec(seed):

@@ -607,6 +607,21 @@ def _ref_hbmwin(p, x):
     return {k: (a, "exact") for k, a in out.items()}
 
 
+def _inputs_chains(p, r):
+    # small integers: every op is exact in fp32 and bfloat16
+    return {"x": r.integers(-8, 9, (p["N"], p["F"])).astype(np.float64),
+            "g": r.integers(-8, 9, (1, p["F"])).astype(np.float64)}
+
+
+def _ref_chains(p, x):
+    v, n, f = x["x"], p["N"], p["F"]
+    u = np.concatenate([v[:, :f - 1] - v[:, 1:], np.full((n, 1), 5.0)], axis=1)
+    vv = np.concatenate([2 * v[:, :1], v[:, :f - 1] + 3], axis=1)
+    out = {"y1": (v * 0.5 + 1) * v + x["g"], "y2": u[:, 1:] + v[:, :f - 1], "y3": 2 * v[:, :f - 1] * v[:, :f - 1],
+           "y4": vv, "y5": v * (2 * v[:, 3:4]), "y6": 3 * v - v}
+    return {k: (a, "exact") for k, a in out.items()}
+
+
 def _inputs_stage2(p, r):
     # small integers: every op is exact in fp32 and bfloat16; x never 0 (reciprocal)
     w = p["W"]
@@ -1458,6 +1473,11 @@ TEST_KERNELS = {
                   ("y3", "float32", "N + 1, F"), ("y3b", "float32", "N, F"), ("y4", "float32", "N, F"),
                   ("y4b", "float32", "N, F")],
                  _inputs_hbmwin, _ref_hbmwin),
+    "chains": _k({"N": 256, "F": 64},
+                 [("x", "float32", "N, F"), ("g", "float32", "1, F")],
+                 [("y1", "float32", "N, F"), ("y2", "float32", "N, F - 1"), ("y3", "float32", "N, F - 1"),
+                  ("y4", "float32", "N, F"), ("y5", "float32", "N, F"), ("y6", "bfloat16", "N, F")],
+                 _inputs_chains, _ref_chains),
     "rowlocal": _k({"N": 256, "F": 64, "W": 2100},
                    [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("z", "float32", "128, W")],
                    [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y3", "float32", "N, F"),
