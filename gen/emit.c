@@ -2391,8 +2391,9 @@ typedef struct ChainAcc {
 /* A member's accesses into acc[] (at most IR_MAX_OPERANDS); its loop count
  * into *count. 0 when `in` cannot be a member: not tensor_tensor or a
  * tensor_scalar without accumulate, in lanes, ops whose element form is not
- * plain arithmetic (a power, compares), or not one loop of a constant count
- * with every element operand at step 0 or 1 (no staging, no pair reads). */
+ * plain arithmetic (a power, compares), an integer element operand, or not
+ * one loop of a constant count with every element operand at step 0 or 1 (no
+ * staging, no pair reads). */
 static int chain_member(E *e, const IrInst *in, ChainAcc *acc, int *nacc, int64_t *count)
 {
     if ((in->op != IR_OP_TENSOR_TENSOR && in->op != IR_OP_TENSOR_SCALAR) || in->has_reduce ||
@@ -2414,8 +2415,8 @@ static int chain_member(E *e, const IrInst *in, ChainAcc *acc, int *nacc, int64_
     if (!refined || nest.n != 1 || nest.ncount[0] || nest.count[0] < 1)
         return 0;
     for (int k = 0; k < n; k++) {
-        if (nest.idx[k] || (nest.step[k][0] != 0 && nest.step[k][0] != 1))
-            return 0;
+        if (nest.idx[k] || (nest.step[k][0] != 0 && nest.step[k][0] != 1) || !tg_dtype_is_float(aps[k]->dtype))
+            return 0; /* integer operands keep the int32 rows (put_rowops) */
         if (k > 0 && partial_alias(e, &in->dst, aps[k]))
             return 0;
         if (k > 0 && view_overlap(e, &in->dst, aps[k]))
