@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/mman.h>
 
+#include "huge_alloc.h"
 #include "tg_npy.h"
 #include "tg_runtime.h"
 #include KERNEL_H
@@ -20,33 +20,6 @@
 #endif
 
 static tg_core core; /* on k->core_bytes of storage: the kernel's plan */
-
-/* Ask for transparent huge pages on [p, p + n) (whole 2 MiB pages inside it),
- * as numpy does for its large arrays, so the timing compares like with like.
- * A hint only. */
-static void huge_pages(void *p, size_t n)
-{
-#ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t a = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + n) & ~(huge - 1);
-    if (e > a)
-        (void)madvise((void *)a, e - a, MADV_HUGEPAGE);
-#else
-    (void)p;
-    (void)n;
-#endif
-}
-
-/* n bytes (at least 1) on huge pages when the system allows, or NULL. */
-static void *alloc_tensor(size_t n)
-{
-    const size_t huge = (size_t)2 << 20;
-    size_t rounded = (n + huge - 1) / huge * huge;
-    void *p = aligned_alloc(huge, rounded ? rounded : huge);
-    if (p)
-        huge_pages(p, rounded);
-    return p;
-}
 
 static double now_ms(void)
 {
@@ -80,7 +53,7 @@ int main(int argc, char **argv)
     for (uint32_t i = 0; i < k->ntensors && !rc; i++) {
         const tg_tensor_desc *d = &k->tensors[i];
         size_t bytes = tg_tensor_elems(d) * tg_dtype_size(d->dtype);
-        t[i] = alloc_tensor(bytes);
+        t[i] = alloc_huge(bytes);
         if (!t[i]) {
             fprintf(stderr, "out of memory\n");
             rc = 2;
@@ -96,7 +69,7 @@ int main(int argc, char **argv)
     /* One init (sentinel fill) per process: re-filling before every timed run
      * would flush the caches the kernel's inputs sit in. The storage is the
      * plan's exactly (on huge pages when timing). */
-    void *mem = repeat > 1 ? alloc_tensor(k->core_bytes) : malloc(k->core_bytes ? k->core_bytes : 1);
+    void *mem = repeat > 1 ? alloc_huge(k->core_bytes) : malloc(k->core_bytes ? k->core_bytes : 1);
     if (!rc && (!mem || tg_core_init_storage(&core, k->target, mem, k->core_bytes))) {
         fprintf(stderr, "tg_core_init failed\n");
         rc = 1;
