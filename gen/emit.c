@@ -2429,8 +2429,8 @@ static int chain_member(E *e, const IrInst *in, ChainAcc *acc, int *nacc, int64_
         int elem = 0;
         for (int k = 0; k < n; k++)
             elem |= ops[i].ap == aps[k];
-        if (!elem && n < IR_MAX_OPERANDS) {
-            if (ops[i].is_write)
+        if (!elem) {
+            if (ops[i].is_write || n == IR_MAX_OPERANDS)
                 return 0;
             acc[n++] = (ChainAcc){ops[i].ap, 0, 0, 0};
         }
@@ -2440,9 +2440,11 @@ static int chain_member(E *e, const IrInst *in, ChainAcc *acc, int *nacc, int64_
     return 1;
 }
 
-/* The bytes an access covers, relative to its storage's `key` (an affine
- * offset's variable part, compared by the caller through coef): *lo, *hi
- * (exclusive); 0 when not known. chain elements: count of them. */
+/* The bytes access a covers in a loop of `count` iterations, [*lo, *hi),
+ * counted from its storage's start (an HBM tensor's base, an SBUF or PSUM
+ * partition row, a row-local buffer) plus the variable part of its offset,
+ * whose coefficients go to coef for the caller to compare; 0 when not known
+ * (an offset not affine, a rotating copy's index not constant). */
 static int chain_bytes(E *e, const ChainAcc *a, int64_t count, int64_t *coef, int64_t *lo, int64_t *hi)
 {
     const IrAp *ap = a->ap;
@@ -2633,8 +2635,10 @@ static tpl_value *chain_map(E *e, const IrStmt *st, int n)
         }
         ChainAcc acc[IR_MAX_OPERANDS];
         int nacc;
-        if (nm == EMIT_CHAIN_MAX || !chain_member(e, c, acc, &nacc, &count))
+        if (nm == EMIT_CHAIN_MAX || !chain_member(e, c, acc, &nacc, &count)) {
+            e->oom = 1; /* chain_run took it: cannot happen, but fail the whole output if it does */
             return NULL;
+        }
         put_int(e, v, "k", nm);
         mem[nm] = c;
         maps[nm++] = v;
