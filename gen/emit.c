@@ -2481,16 +2481,13 @@ static int chain_pair_ok(E *e, const ChainAcc *x, const ChainAcc *y, int64_t cou
         return 1;
     if (a->mem == IR_MEM_HBM && (a->istep || b->istep || a->ixgather || b->ixgather || a->pstep != b->pstep))
         return 0;
-    if (a->mem != IR_MEM_HBM && !rla && strcmp(cx(e, a->pstart), cx(e, b->pstart))) {
-        int64_t pa, pb;
-        const PlanTile *ta = &e->plan->tiles[a->index], *tb = &e->plan->tiles[b->index];
-        if (!ir_expr_const(a->pstart, &pa) || !ir_expr_const(b->pstart, &pb))
-            return 0;
-        if (ta->pstart + pa != tb->pstart + pb)
-            return 1; /* another partition's row */
-    } else if (a->mem != IR_MEM_HBM && !rla) {
-        const PlanTile *ta = &e->plan->tiles[a->index], *tb = &e->plan->tiles[b->index];
-        if (ta->pstart != tb->pstart)
+    if (a->mem != IR_MEM_HBM && !rla) {
+        /* the partition each starts at: its tile's first plus its own offset */
+        int64_t pa, pb, ta = e->plan->tiles[a->index].pstart, tb = e->plan->tiles[b->index].pstart;
+        if (ir_expr_const(a->pstart, &pa) && ir_expr_const(b->pstart, &pb)) {
+            if (ta + pa != tb + pb)
+                return 1; /* another partition's row */
+        } else if (ta != tb || strcmp(cx(e, a->pstart), cx(e, b->pstart)))
             return 0;
     }
     /* the same address at every element: the same row and index */
@@ -2506,9 +2503,6 @@ static int chain_pair_ok(E *e, const ChainAcc *x, const ChainAcc *y, int64_t cou
     return ha <= lb || hb <= la;
 }
 
-/* The statements st[i..end) that run as one chain, their members (at least
- * two instructions, EMIT_CHAIN_MAX at most) and the dropped instructions
- * among them (nothing to run: their notes); end = i when none. */
 /* 1 if member `in` (its accesses acc[0..nacc)) has an operand other than
  * fp32; *row: 1 if alone it would run as a runtime fp32 row (row_run: f32ops,
  * every element operand at step 1). */
@@ -2523,71 +2517,85 @@ static int chain_narrow(const IrInst *in, const ChainAcc *acc, int nacc, int *ro
     return narrow;
 }
 
-static int chain_run(E *e, const IrStmt *st, int i, int n)
-{
+/* One chain as chain_run finds it: the statements st[i..end) run as one
+ * loop of `count` iterations; their instructions that run, mem[0..nm) (at
+ * least two, EMIT_CHAIN_MAX at most), with each one's accesses; the dropped
+ * instructions among them run nothing (their notes). */
+typedef struct Chain {
+    int end, nm;
+    int64_t count;
+    IrInst *mem[EMIT_CHAIN_MAX];
     ChainAcc acc[EMIT_CHAIN_MAX][IR_MAX_OPERANDS];
-    int nacc[EMIT_CHAIN_MAX], members = 0, end = i, narrow = 0, rows = 0;
-    int64_t count = 0;
+    int nacc[EMIT_CHAIN_MAX];
+} Chain;
+
+/* The chain that starts at statement i of st[0..n) into *ch; returns its end,
+ * i when none starts there. */
+static int chain_run(E *e, const IrStmt *st, int i, int n, Chain *ch)
+{
+    int members = 0, narrow = 0, rows = 0;
+    ch->end = i;
+    ch->count = 0;
     for (int k = i; k < n && members < EMIT_CHAIN_MAX; k++) {
         if (st[k].kind != IR_STMT_INST)
             break;
-        const IrInst *c = current(e, st[k].inst);
+        IrInst *c = current(e, st[k].inst);
         if (!c)
             continue; /* dropped: runs nothing */
         int64_t cnt;
-        if (!chain_member(e, c, acc[members], &nacc[members], &cnt) || (members && cnt != count))
+        ChainAcc *acc = ch->acc[members];
+        if (!chain_member(e, c, acc, &ch->nacc[members], &cnt) || (members && cnt != ch->count))
             break;
         /* a runtime fp32 row's statement and a narrow dtype's in one chain: layernorm over
          * bf16 rows (bench/probes p8: x bf16, xn·γ an fp32 row, y bf16) ran 0.54 ms as three
          * loops, 0.61 as one (gcc's AVX-512 loop spent its time on the bf16 rounding's mask
          * blends); chains of narrow element loops alone gained (rope 0.031 -> 0.028 ms, p3
          * 0.093 -> 0.072), of fp32 rows alone too (rmsnorm 0.038 -> 0.030) */
-        int row, nar = chain_narrow(c, acc[members], nacc[members], &row);
+        int row, nar = chain_narrow(c, acc, ch->nacc[members], &row);
         if ((narrow || nar) && (rows || row))
             break;
         int ok = 1;
         for (int m = 0; m < members && ok; m++)
-            for (int a = 0; a < nacc[m] && ok; a++)
-                for (int b = 0; b < nacc[members] && ok; b++) {
-                    const ChainAcc *x = &acc[m][a], *y = &acc[members][b];
+            for (int a = 0; a < ch->nacc[m] && ok; a++)
+                for (int b = 0; b < ch->nacc[members] && ok; b++) {
+                    const ChainAcc *x = &ch->acc[m][a], *y = &acc[b];
                     if (!x->write && (!y->write || !x->elem))
                         continue; /* reads of both, or a scalar read before any member runs */
                     ok = chain_pair_ok(e, x, y, cnt);
                 }
         if (!ok)
             break;
-        count = cnt;
+        ch->count = cnt;
         narrow |= nar;
         rows |= row;
-        members++;
-        end = k + 1;
+        ch->mem[members++] = c;
+        ch->end = k + 1;
     }
-    return members >= 2 ? end : i;
+    ch->nm = members;
+    if (members < 2)
+        ch->end = i;
+    return ch->end;
 }
 
-/* 1 if the fp32 value member a of a chain writes to its dst tile need not be
- * stored: every access of that tile in the kernel is in the chain, a's the
+/* 1 if the fp32 value member a of chain ch writes to its dst tile need not
+ * be stored: every access of that tile in the kernel is in the chain, a's the
  * only write (reading none of it), every other a read by a later member at
  * a's element (the same row and index, one element an iteration), which
  * then takes the value itself (rdn of an fp32 element gives the bits wrc
  * stored). rmsnorm's xn: 0.037 -> 0.030 ms. */
-static int chain_keeps(E *e, IrInst *const *mem, int nm, int a)
+static int chain_keeps(E *e, const Chain *ch, int a)
 {
-    const IrAp *d = &mem[a]->dst;
-    ChainAcc acc[IR_MAX_OPERANDS], da;
-    int nacc;
-    int64_t cnt;
-    if (d->mem == IR_MEM_HBM || d->dtype != TG_FLOAT32 || d->discard ||
-        !chain_member(e, mem[a], acc, &nacc, &cnt) || acc[0].step != 1)
+    const IrAp *d = &ch->mem[a]->dst;
+    if (d->mem == IR_MEM_HBM || d->dtype != TG_FLOAT32 || d->discard || ch->acc[a][0].step != 1)
         return 0;
-    da = acc[0];
+    const char *drow = row_of(e, d, 0);
     const IrTile *it = &e->ir->tiles[d->index];
     for (int id = it->first; id >= 0 && id <= it->last; id++) {
         IrInst *c = current(e, e->ir->insts[id]);
         IrOperand ops[IR_MAX_OPERANDS];
         int nops = c ? ir_operands(c, ops) : 0, mi = -1;
-        for (int j = 0; j < nm; j++)
-            if (mem[j] == c)
+        for (int j = 0; j < ch->nm; j++)
+            if (ch->mem[j] == c)
                 mi = j;
         for (int k = 0; k < nops; k++) {
             const IrAp *ap = ops[k].ap;
@@ -2597,12 +2605,12 @@ static int chain_keeps(E *e, IrInst *const *mem, int nm, int a)
                 return 0;
             if (!ops[k].is_read)
                 continue;
-            if (!chain_member(e, c, acc, &nacc, &cnt))
-                return 0;
             int same = 0;
-            for (int q = 0; q < nacc; q++)
-                same |= acc[q].ap == ap && acc[q].elem && acc[q].step == 1 && ap->dtype == d->dtype &&
-                        !strcmp(row_of(e, ap, 0), row_of(e, da.ap, 0));
+            for (int q = 0; q < ch->nacc[mi]; q++) {
+                const ChainAcc *x = &ch->acc[mi][q];
+                same |= x->ap == ap && x->elem && x->step == 1 && ap->dtype == d->dtype &&
+                        !strcmp(row_of(e, ap, 0), drow);
+            }
             if (!same)
                 return 0;
         }
@@ -2610,37 +2618,27 @@ static int chain_keeps(E *e, IrInst *const *mem, int nm, int a)
     return 1;
 }
 
-/* The template's map of a chain st[0..n) (chain_run): {kind "chain", n (the
- * loop's count), body[] (the members' instruction maps, each with its
- * position k), notes[] (the dropped ones'), keep[] (the names of the values
- * kept instead of stored: chain_keeps; a member's dst has keep, the sources
- * that read it kept, the name)}. */
-static tpl_value *chain_map(E *e, const IrStmt *st, int n)
+/* The template's map of chain ch, its statements st[0..n) (chain_run): {kind
+ * "chain", n (the loop's count), body[] (the members' instruction maps, each
+ * with its position k), notes[] (the dropped ones')}. A value kept instead
+ * of stored (chain_keeps) has its name at the writer's dst.keep and at the
+ * reading sources' kept. */
+static tpl_value *chain_map(E *e, const IrStmt *st, int n, const Chain *ch)
 {
-    tpl_value *m = new_map(e), *body = new_list(e), *notes = new_list(e), *keep = new_list(e);
+    tpl_value *m = new_map(e), *body = new_list(e), *notes = new_list(e);
     tpl_value *maps[EMIT_CHAIN_MAX];
-    IrInst *mem[EMIT_CHAIN_MAX];
-    if (!m || !body || !notes || !keep)
+    if (!m || !body || !notes)
         return NULL;
-    int64_t count = 0;
     int nm = 0;
     for (int i = 0; i < n; i++) {
-        IrInst *c = current(e, st[i].inst);
         tpl_value *v = stmt(e, &st[i]);
         if (!v)
             return NULL;
-        if (!c) {
+        if (!current(e, st[i].inst)) {
             append(e, notes, v);
             continue;
         }
-        ChainAcc acc[IR_MAX_OPERANDS];
-        int nacc;
-        if (nm == EMIT_CHAIN_MAX || !chain_member(e, c, acc, &nacc, &count)) {
-            e->oom = 1; /* chain_run took it: cannot happen, but fail the whole output if it does */
-            return NULL;
-        }
         put_int(e, v, "k", nm);
-        mem[nm] = c;
         maps[nm++] = v;
         append(e, body, v);
     }
@@ -2650,24 +2648,23 @@ static tpl_value *chain_map(E *e, const IrStmt *st, int n)
      * mask operations) */
     int narrow = 0;
     for (int a = 0; a < nm; a++)
-        narrow |= mem[a]->dst.dtype != TG_FLOAT32;
+        narrow |= ch->mem[a]->dst.dtype != TG_FLOAT32;
     for (int a = 0; a < nm && !narrow; a++) {
-        if (!chain_keeps(e, mem, nm, a))
+        if (!chain_keeps(e, ch, a))
             continue;
-        const char *name = arena_printf(e->arena, "tg_v%d", a), *row = row_of(e, &mem[a]->dst, 0);
+        const IrAp *d = &ch->mem[a]->dst;
+        const char *name = arena_printf(e->arena, "tg_v%d", a), *row = row_of(e, d, 0);
         tpl_value *dst = tpl_map_get(maps[a], "dst", 3);
         if (!name || !row || !dst) {
             e->oom = 1;
             return NULL;
         }
         put_str(e, dst, "keep", name);
-        append(e, keep, str(e, "%s", name));
         for (int b = a + 1; b < nm; b++) {
+            const IrInst *r = ch->mem[b];
             tpl_value *src = tpl_map_get(maps[b], "src", 3);
-            for (int i = 0; src && i < mem[b]->nsrc; i++)
-                if (mem[b]->src[i].mem == mem[a]->dst.mem && mem[b]->src[i].index == mem[a]->dst.index &&
-                    !strcmp(row_of(e, &mem[b]->src[i], 0), row))
-                {
+            for (int i = 0; src && i < r->nsrc; i++)
+                if (r->src[i].mem == d->mem && r->src[i].index == d->index && !strcmp(row_of(e, &r->src[i], 0), row)) {
                     tpl_value *o = tpl_list_get(src, (size_t)i);
                     if (o)
                         put_str(e, o, "kept", name);
@@ -2675,10 +2672,9 @@ static tpl_value *chain_map(E *e, const IrStmt *st, int n)
         }
     }
     put_str(e, m, "kind", "chain");
-    put_int(e, m, "n", count);
+    put_int(e, m, "n", ch->count);
     put(e, m, "body", body);
     put(e, m, "notes", notes);
-    put(e, m, "keep", keep);
     return m;
 }
 
@@ -2696,8 +2692,9 @@ static tpl_value *region(E *e, const IrStmt *st, int n, const Fuse *f)
         put(e, m, "pcount", str(e, "(%s)", cx(e, f->pc))); /* the statements' own, evaluated once */
     e->in_region = 1;
     for (int i = 0; i < n; i++) {
-        int end = chain_run(e, st, i, n);
-        tpl_value *v = end > i ? chain_map(e, st + i, end - i) : stmt(e, &st[i]);
+        Chain ch;
+        int end = chain_run(e, st, i, n, &ch);
+        tpl_value *v = end > i ? chain_map(e, st + i, end - i, &ch) : stmt(e, &st[i]);
         if (v)
             append(e, l, v);
         if (end > i)
