@@ -1557,16 +1557,17 @@ __attribute__((always_inline)) static inline void tg__tanhv8(tg__f8 a[TG_EXPV_U]
  * units in the last place of w of one (2^-40 of |w| or more, wider than
  * each E here) is flagged, as is a NaN argument, and a step with a flagged
  * lane goes through the exact vector code above instead (about 1 in 2^15
- * lanes of random arguments; erf, gelu and softplus, below, take the
- * element form lane by lane, erf and gelu with a wider band). Each
+ * lanes of random arguments; exp, erf, gelu and softplus, below, take the
+ * element form lane by lane, exp, erf and gelu with a wider band). Each
  * function's E, its analytic bound, is next to its w. Exhaustive runs (`make
  * act-rows-exhaustive`) gave tg_activation's bits for every fp32 argument;
- * with the check removed, 55 arguments of exp, 6 of sin, 1 of log and 1 of
- * softplus differ, none of tanh or rsqrt (test_ops.c test_fast_row_hard
- * runs each through the rows), and with a band of 2^8 ulps rather than
- * 2^13, 24 of exp (2^10: none of sin; 2^6: none of log). */
+ * with the check removed, 5363 arguments of exp (its band 2^15, below), 6
+ * of sin, 1 of log and 1 of softplus differ, none of tanh or rsqrt
+ * (test_ops.c test_fast_row_hard runs them through the rows), and with a
+ * band of 2^10 ulps rather than 2^13 none of sin (2^6: none of log). */
 #define TG_FAST_LOG2T 13
 #define TG_FAST_LOG2T_ERF 16 /* erf's and gelu's band (tg_act_fast.h) */
+#define TG_FAST_LOG2T_EXP 15 /* exp's band (tg_act_fast.h tg__exp_fastw) */
 /* a·b + c rounded once (vfmadd) */
 __attribute__((always_inline)) static inline tg__d8 tg__fma8(tg__d8 a, tg__d8 b, tg__d8 c)
 {
@@ -1648,7 +1649,6 @@ __attribute__((always_inline)) static inline int tg__fast_none(tg__f8 a[TG_EXPV_
     (void)tab;
     return 1;
 }
-TG_FAST_FN(exp, tg__near_bound8)
 TG_FAST_FN(log, tg__near_normal8)
 TG_FAST_FN(rsqrt, tg__near_normal8)
 TG_FAST_FN(tanh, tg__near_normal8)
@@ -1656,13 +1656,13 @@ TG_FAST_FN(sin, tg__near_normal8)
 /* A fast path whose flagged lanes (near a boundary, or NaN) take the element
  * form ELEM one by one; 0: a[] holds the results (FN's own flags are not
  * read: a lane it would flag must be NaN or near a boundary too) */
-#define TG_FAST_LANES(FN, ELEM, LOG2T)                                                                \
+#define TG_FAST_LANES(FN, ELEM, NEAR, LOG2T)                                                           \
     do {                                                                                               \
         tg__d8 x_[TG_EXPV_U], w_[TG_EXPV_U];                                                           \
         uint8_t f_ = 0, m_[TG_EXPV_U];                                                                 \
         TG_EXPV_ALL(x_[k_] = tg__f8_to_d8(a[k_]));                                                     \
         FN(x_, w_, &f_, tab);                                                                          \
-        TG_EXPV_ALL(m_[k_] = tg__near_bound8(w_[k_], LOG2T) | tg__nan8(x_[k_]));                       \
+        TG_EXPV_ALL(m_[k_] = NEAR(w_[k_], LOG2T) | tg__nan8(x_[k_]));                                  \
         TG_EXPV_ALL({                                                                                  \
             tg__f8 r_ = tg__d8_to_f8(w_[k_]);                                                          \
             for (int l_ = 0; m_[k_] >> l_; l_++)                                                       \
@@ -1672,17 +1672,21 @@ TG_FAST_FN(sin, tg__near_normal8)
         });                                                                                            \
         return 0;                                                                                      \
     } while (0)
+__attribute__((always_inline)) static inline int tg__exp_fast(tg__f8 a[TG_EXPV_U], const tg__d8 tab[6])
+{
+    TG_FAST_LANES(tg__exp_fastw8, tg_act_exp, tg__near_bound_pos8, TG_FAST_LOG2T_EXP);
+}
 __attribute__((always_inline)) static inline int tg__erf_fast(tg__f8 a[TG_EXPV_U], const tg__d8 tab[6])
 {
-    TG_FAST_LANES(tg__erf_fastw8, tg_act_erf, TG_FAST_LOG2T_ERF);
+    TG_FAST_LANES(tg__erf_fastw8, tg_act_erf, tg__near_bound8, TG_FAST_LOG2T_ERF);
 }
 __attribute__((always_inline)) static inline int tg__gelu_fast(tg__f8 a[TG_EXPV_U], const tg__d8 tab[6])
 {
-    TG_FAST_LANES(tg__gelu_fastw8, tg_act_gelu, TG_FAST_LOG2T_ERF);
+    TG_FAST_LANES(tg__gelu_fastw8, tg_act_gelu, tg__near_bound8, TG_FAST_LOG2T_ERF);
 }
 __attribute__((always_inline)) static inline int tg__softplus_fast(tg__f8 a[TG_EXPV_U], const tg__d8 tab[6])
 {
-    TG_FAST_LANES(tg__softplus_fastw8, tg_act_softplus, TG_FAST_LOG2T);
+    TG_FAST_LANES(tg__softplus_fastw8, tg_act_softplus, tg__near_bound8, TG_FAST_LOG2T);
 }
 /* the exact code: the element form lane by lane (tg__softplus_fast never
  * leaves a step to it) */
@@ -1959,7 +1963,7 @@ __attribute__((always_inline)) static inline unsigned tg__defer4_sin(const tg__f
             memcpy(dst + 4 * j, out, 4 * (n - j));                                                     \
         }                                                                                              \
     }
-TG_A2_ROW(exp, tg__near_bound4, TG_FAST_LOG2T, tg__defer4_none)
+TG_A2_ROW(exp, tg__near_bound_pos4, TG_FAST_LOG2T_EXP, tg__defer4_none)
 TG_A2_ROW(log, tg__near_normal4, TG_FAST_LOG2T, tg__defer4_none)
 TG_A2_ROW(rsqrt, tg__near_normal4, TG_FAST_LOG2T, tg__defer4_none)
 TG_A2_ROW(tanh, tg__near_normal4, TG_FAST_LOG2T, tg__defer4_none)
