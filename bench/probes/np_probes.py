@@ -739,6 +739,163 @@ def u07_softplus_f32(x):
     return {"y": np.logaddexp(np.float32(0), x)}
 
 
+# --- the v series: ops, dtypes and shapes the probes above do not cover -----------
+
+def _labels_inputs(shapes, r):
+    # class labels in [0, C): C is the spec's (1000)
+    return {"label": r.integers(0, 1000, shapes["label"])}
+
+
+@probe({"y": EXACT}, make=_labels_inputs)
+def v01_onehot_smooth(label):
+    # 0.9 + fp32(0.1 / C) and fp32(0.1 / C) alone, each rounded once in fp32 and once
+    # to bf16 on both sides (the spec's 1.0 * 0.9 and 0.0 * 0.9 are exact)
+    n, c = label.shape[0], 1000
+    e = np.float32(0.1 / c)
+    y = np.full((n, c), e, dtype=np.float32)
+    y[np.arange(n), label] = np.float32(0.9) + e
+    return {"y": bf16_enc(y)}
+
+
+def _int4_inputs(shapes, r):
+    # any byte (two codes 0..15), small per-row scales
+    n, _ = shapes["wp"]
+    return {"wp": r.integers(0, 256, shapes["wp"]), "scale": r.uniform(0.001, 0.02, (n, 1))}
+
+
+@probe({"y": EXACT}, make=_int4_inputs)
+def v02_int4_unpack(wp, scale):
+    # code - 8 exact in fp32, the product rounded once, then to bf16, on both sides
+    n, h = wp.shape
+    y = np.empty((n, 2 * h), dtype=np.float32)
+    y[:, 0::2] = ((wp & 15).astype(np.float32) - np.float32(8)) * scale
+    y[:, 1::2] = ((wp >> 4).astype(np.float32) - np.float32(8)) * scale
+    return {"y": bf16_enc(y)}
+
+
+def _resid_rmsnorm_inputs(shapes, r):
+    n, d = shapes["x"]
+    return {"x": r.standard_normal((n, d)) * r.uniform(0.5, 4, (n, 1)),
+            "res": r.standard_normal((n, d)), "w": r.uniform(0.5, 1.5, (d,))}
+
+
+@probe({"h": EXACT,
+        "y": Tol(ulps=1, bound=lambda x, ref: (x["x"].shape[1] + 16) * U32 * np.abs(ref),
+                 why="the sum of squares in another order")}, make=_resid_rmsnorm_inputs)
+def v03_resid_rmsnorm_bf16(x, res, w):
+    # h: one fp32 add of two bf16 values, then bf16, alike. y: q02's bound, derived the
+    # same way (the squares of bf16 h are exact in fp32, their sum gamma_D each side:
+    # 2D u on the sum of positive terms; the scale by fp32(1/D) and eps 2u each side;
+    # rsqrt halves that, the runtime's rsqrt is one rounding, numpy's 1/sqrt two; two
+    # products): (D + 16) u, then one bf16 step
+    h = bf16_enc(bf16_dec(x) + bf16_dec(res))
+    hf = bf16_dec(h)
+    ms = (hf * hf).sum(axis=1, keepdims=True) * np.float32(1 / hf.shape[1]) + np.float32(1e-6)
+    return {"h": h, "y": bf16_enc(hf * (np.float32(1) / np.sqrt(ms)) * bf16_dec(w))}
+
+
+# float8_e4m3 bits -> fp32, the whole format (a numpy user's decode: one table lookup)
+F8_E4M3 = from_storage(np.arange(256, dtype=np.uint8), "float8_e4m3").astype(np.float32)
+
+
+def _fp8_mm_inputs(shapes, r):
+    # fp8-range activations and weights (to_storage rounds them to e4m3), scales of a
+    # typical size
+    m, k = shapes["xq"]
+    n = shapes["wq"][1]
+    return {"xq": 4 * r.standard_normal((m, k)), "wq": r.standard_normal((k, n)),
+            "sx": r.uniform(0.01, 0.1, (m, 1)), "sw": r.uniform(0.01, 0.1, (1, n))}
+
+
+def _fp8_mm_bound(x, ref):
+    """v04's (xq @ wq) * sx * sw: the products of e4m3 values are exact in fp32, the
+    sums in another order (matmul_bound); the two scalings then round slightly
+    different values, one fp32 rounding each (2u |ref| each)."""
+    return matmul_bound(x["xq"], x["wq"]) * np.abs(x["sx"]) * np.abs(x["sw"]) * (1 + 4 * U32) + 4 * U32 * np.abs(ref)
+
+
+@probe({"out": Tol(ulps=1, bound=_fp8_mm_bound, why="fp32 sums in another order")}, make=_fp8_mm_inputs)
+def v04_mm_fp8_scaled(xq, wq, sx, sw):
+    return {"out": bf16_enc((F8_E4M3[xq] @ F8_E4M3[wq]) * sx * sw)}
+
+
+@probe({"q": EXACT, "scale": EXACT})
+def v05_mx_blockquant(x):
+    # r04's math per 32-element block: absmax and 240 / absmax exact alike, x * scale
+    # rounded once in fp32, then to fp8
+    n, d = x.shape
+    x3 = x.reshape(n, d // 32, 32)
+    sc = np.float32(240) / np.abs(x3).max(axis=2)
+    return {"q": fp8_e4m3_enc((x3 * sc[:, :, None]).reshape(n, d)), "scale": sc}
+
+
+def _hash_ids_inputs(shapes, r):
+    # ids in [0, 2^24): the engines widen int32 operands to fp32 (SPEC.md section 5,
+    # docs/numerics.md "ALU operators"), exact below 2^24 only; above it the runtime's
+    # bit ops see the id rounded to fp32 where NKI's see its raw bits (reported with
+    # the v probes, bench/probes/README.md)
+    return {"ids": r.integers(0, 2 ** 24, shapes["ids"])}
+
+
+@probe({"out": EXACT}, make=_hash_ids_inputs)
+def v06_hash_gather(table, ids):
+    # integer bit ops exact; the bf16 row widened exactly, the product rounded once
+    rows = (ids ^ (ids >> 7)) & (table.shape[0] - 1)
+    return {"out": bf16_dec(table[rows]) * np.float32(22.627417)}
+
+
+def _huber_bound(x, ref):
+    """v07's row sums of l: the C simulation folds left to right, numpy pairwise, each
+    within gamma_D of sum|l| (l recomputed in fp64 from the inputs): (2D + 2) u."""
+    d = np.abs(x["p"] - x["t"])
+    lf = np.where(d <= 1, 0.5 * d * d, d - 0.5)
+    return (2 * lf.shape[1] + 2) * U32 * lf.sum(axis=1, keepdims=True)
+
+
+@probe({"l": EXACT, "lsum": Tol(bound=_huber_bound, why="pairwise vs left fold")})
+def v07_huber_select(p, t):
+    # d, |d|, (0.5 d) d and |d| - 0.5 are the same fp32 roundings on both sides
+    d = p - t
+    ad = np.abs(d)
+    loss = np.where(ad <= np.float32(1), np.float32(0.5) * d * d, ad - np.float32(0.5))
+    return {"l": loss, "lsum": loss.sum(axis=1, keepdims=True)}
+
+
+def _gpool_avg_bound(x, ref):
+    """v08's mean over H*W fp16 values: the sum within gamma_HW of sum|x| each side
+    ((2 HW + 2) u), scaled by fp32(1/HW) alike; that product of slightly different
+    sums rounded once in fp32 each side: the one-ulp allowance."""
+    v = x["x"]
+    hw = v.shape[2] * v.shape[3]
+    return (2 * hw + 2) * U32 * np.abs(v).reshape(v.shape[0], v.shape[1], -1).sum(axis=2, keepdims=True) / hw
+
+
+@probe({"avg": Tol(ulps=1, bound=_gpool_avg_bound, why="pairwise vs left fold"), "mx": EXACT})
+def v08_gpool_f16(x):
+    # the max of fp16 values is exact in either format
+    v = x.view(np.float16).reshape(x.shape[0], x.shape[1], -1)
+    s = v.sum(axis=2, dtype=np.float32, keepdims=True)
+    return {"avg": s * np.float32(1 / v.shape[2]), "mx": v.max(axis=2, keepdims=True).astype(np.float32)}
+
+
+@probe({"y": EXACT})
+def v09_maxout_grid_f16(x, s):
+    # the max exact, the product by s rounded once in fp32, then to fp16, alike
+    v = x.view(np.float16)
+    m = np.maximum(v[:, :, 0::2], v[:, :, 1::2]).astype(np.float32)
+    return {"y": f16_enc(m * s)}
+
+
+@probe({"vals": EXACT, "idx": EXACT})
+def v10_top16_replace(x):
+    # q04's top-8 with k = 16 (distinct random values: no ties to order)
+    top = np.sort(np.argpartition(x, -16, axis=1)[:, -16:], axis=1)
+    vals = np.take_along_axis(x, top, axis=1)
+    order = np.argsort(-vals, axis=1, kind="stable")
+    return {"vals": np.take_along_axis(vals, order, axis=1),
+            "idx": np.take_along_axis(top, order, axis=1).astype(np.uint32)}
+
+
 def main(argv):
     if argv[:1] == ["list"]:
         print("\n".join(sorted(PROBES)))
