@@ -344,20 +344,34 @@ static void tg__transpose_blk(float *dst, ptrdiff_t ds, const float *src, ptrdif
 #define TG_TR_B 4
 #endif
 
-/* The 8x8 rounds on 8 lanes of 2 bytes (one 16-byte register a row). */
+/* The 8x8 rounds on 8 lanes of 2 bytes (one 16-byte register a row), and
+ * of 1 byte (fp8, int8, uint8: an 8-byte one). */
 typedef uint16_t tg__v8h __attribute__((vector_size(16)));
 TG_TR8_FN(tg__transpose8h, uint16_t, tg__v8h)
+typedef uint8_t tg__v8b __attribute__((vector_size(8)));
+TG_TR8_FN(tg__transpose8b, uint8_t, tg__v8b)
 #define TG_TR_BH 8
 #endif
 
-/* The plain loop on elements of `es` bytes (strides in elements). */
+/* The plain loop on elements of `es` bytes (strides in elements); the
+ * sizes of the dtypes with a constant memcpy each (one move, not a call:
+ * fp8 tiles' DMA transposes made a libc call a byte, bench/probes v04). */
+#define TG_TR_PLAIN(ES)                                                                                         \
+    for (int p = 0; p < P; p++)                                                                                 \
+        for (int f = 0; f < F; f++)                                                                             \
+            memcpy(dst + ((ptrdiff_t)f * ds + p) * (ES), src + ((ptrdiff_t)p * ss + f) * (ES), (ES))
 static void tg__transpose_bytes(uint8_t *dst, ptrdiff_t ds, const uint8_t *src, ptrdiff_t ss, int P, int F,
                                 size_t es)
 {
-    for (int p = 0; p < P; p++)
-        for (int f = 0; f < F; f++)
-            memcpy(dst + ((ptrdiff_t)f * ds + p) * (ptrdiff_t)es, src + ((ptrdiff_t)p * ss + f) * (ptrdiff_t)es, es);
+    switch (es) {
+    case 1: TG_TR_PLAIN(1); break;
+    case 2: TG_TR_PLAIN(2); break;
+    case 4: TG_TR_PLAIN(4); break;
+    case 8: TG_TR_PLAIN(8); break;
+    default: TG_TR_PLAIN((ptrdiff_t)es); break;
+    }
 }
+#undef TG_TR_PLAIN
 
 void tg_transpose(void *dst, ptrdiff_t ds, const void *src, ptrdiff_t ss, int P, int F, size_t es)
 {
@@ -368,20 +382,28 @@ void tg_transpose(void *dst, ptrdiff_t ds, const void *src, ptrdiff_t ss, int P,
         return;
     }
 #ifdef TG_TR_B
-    if (es == 2) {
-        uint16_t *d = (uint16_t *)dst;
-        const uint16_t *s = (const uint16_t *)src;
-        int p0 = 0;
-        for (; p0 + TG_TR_BH <= P; p0 += TG_TR_BH) {
-            int f0 = 0;
-            for (; f0 + TG_TR_BH <= F; f0 += TG_TR_BH)
-                tg__transpose8h(d + (ptrdiff_t)f0 * ds + p0, ds, s + (ptrdiff_t)p0 * ss + f0, ss);
-            tg__transpose_bytes((uint8_t *)(d + (ptrdiff_t)f0 * ds + p0), ds, (const uint8_t *)(s + (ptrdiff_t)p0 * ss + f0),
-                                ss, TG_TR_BH, F - f0, 2);
-        }
-        tg__transpose_bytes((uint8_t *)(d + p0), ds, (const uint8_t *)(s + (ptrdiff_t)p0 * ss), ss, P - p0, F, 2);
-        return;
-    }
+    /* 8x8 blocks of 2- or 1-byte elements, the edges by the plain loop */
+#define TG_TR_SMALL(T, BLK)                                                                                     \
+    do {                                                                                                        \
+        T *d = (T *)dst;                                                                                        \
+        const T *s = (const T *)src;                                                                            \
+        int p0 = 0;                                                                                             \
+        for (; p0 + TG_TR_BH <= P; p0 += TG_TR_BH) {                                                            \
+            int f0 = 0;                                                                                         \
+            for (; f0 + TG_TR_BH <= F; f0 += TG_TR_BH)                                                          \
+                BLK(d + (ptrdiff_t)f0 * ds + p0, ds, s + (ptrdiff_t)p0 * ss + f0, ss);                          \
+            tg__transpose_bytes((uint8_t *)(d + (ptrdiff_t)f0 * ds + p0), ds,                                   \
+                                (const uint8_t *)(s + (ptrdiff_t)p0 * ss + f0), ss, TG_TR_BH, F - f0, sizeof(T)); \
+        }                                                                                                       \
+        tg__transpose_bytes((uint8_t *)(d + p0), ds, (const uint8_t *)(s + (ptrdiff_t)p0 * ss), ss, P - p0, F, \
+                            sizeof(T));                                                                         \
+        return;                                                                                                 \
+    } while (0)
+    if (es == 2)
+        TG_TR_SMALL(uint16_t, tg__transpose8h);
+    if (es == 1)
+        TG_TR_SMALL(uint8_t, tg__transpose8b);
+#undef TG_TR_SMALL
 #endif
     tg__transpose_bytes((uint8_t *)dst, ds, (const uint8_t *)src, ss, P, F, es);
 }
