@@ -753,15 +753,21 @@ static int row_ops(const IrInst *in, tg_dtype dt, int (*ok_op)(tg_alu_op))
 
 /* The runtime rows a contiguous tensor_tensor, tensor_scalar or
  * scalar_tensor_tensor may run as (templates/kernel.c.j2 row_run). i32ops
- * (not scalar_tensor_tensor): every source int32 and every op exact in int32
- * (tg_alu_i32_exact): tg_tensor_tensor_i32 or tg_tensor_scalar_i32, which
+ * (not scalar_tensor_tensor): every source of one integer dtype the rows
+ * take (tg_alu_i32_src: int8 to int32) and every op one with an int32 form
+ * (tg_alu_i32_exact; a tensor_scalar's also the shifts,
+ * tg_alu_i32_scalar_op): tg_tensor_tensor_i32 or tg_tensor_scalar_i32, which
  * give the fp32 ops' values. f32ops: every source and the dst fp32, every op
  * one tg_alu_f32_row_op takes: tg_tensor_tensor_f32_row,
  * tg_tensor_scalar_f32_row or tg_scalar_tensor_tensor_f32_row, whose AVX2
  * body the generated C's own loops (built for the baseline) cannot match. */
 static void put_rowops(E *e, const IrInst *in, tpl_value *m)
 {
-    put_bool(e, m, "i32ops", in->op != IR_OP_SCALAR_TENSOR_TENSOR && row_ops(in, TG_INT32, tg_alu_i32_exact));
+    const tg_dtype st = in->nsrc > 0 ? in->src[0].dtype : TG_INT32;
+    int i32 = in->op != IR_OP_SCALAR_TENSOR_TENSOR && tg_alu_i32_src(st) &&
+              (st == TG_INT32 || tg_alu_i32_src(in->dst.dtype)) && /* narrow sources into a float dst: the kernel's own loops */
+              row_ops(in, st, in->op == IR_OP_TENSOR_SCALAR ? tg_alu_i32_scalar_op : tg_alu_i32_exact);
+    put_bool(e, m, "i32ops", i32);
     put_bool(e, m, "f32ops", in->dst.dtype == TG_FLOAT32 && row_ops(in, TG_FLOAT32, tg_alu_f32_row_op));
 }
 

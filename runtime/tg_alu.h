@@ -68,13 +68,19 @@ float tg_alu(tg_alu_op op, float a, float b);
 uint32_t tg_alu_bits(tg_alu_op op, uint32_t a, uint32_t b);
 
 /* ---- int32 rows ------------------------------------------------------------
- * The elementwise ops on int32 sources as the engines compute them (each
+ * The elementwise ops on integer sources as the engines compute them (each
  * operand to fp32, the op's fp32 result converted to dst's dtype), with
  * int32 arithmetic wherever that gives the same values (tg_alu.c). Rows are
- * n consecutive elements, at bytes d (dtype dt) and a, b, s (int32); d may
- * be a source itself but no other overlap. */
+ * n consecutive elements, at bytes d (dtype dt) and a, b, s (dtype st, one
+ * tg_alu_i32_src takes); d may be a source itself but no other overlap. */
 /* 1 when op has an exact int32 form (else those rows run the fp32 ops). */
 int tg_alu_i32_exact(tg_alu_op op);
+/* 1 when a tensor_scalar stage of op may run in int32: the exact ops and
+ * the shifts (by a count in [0, 31], operands in range: tg_alu.c). */
+int tg_alu_i32_scalar_op(tg_alu_op op);
+/* 1 when the rows take sources of dtype st: int8, uint8, int16, uint16 and
+ * int32 (every value exact in int32). */
+int tg_alu_i32_src(tg_dtype st);
 
 /* The ops tg_tensor_tensor_f32_row and tg_tensor_scalar_f32_row run
  * (tg_ops.h): every op but power (inline and branch-free, tg_math_powv: its
@@ -89,11 +95,12 @@ int tg_alu_i32_exact(tg_alu_op op);
 /* 1 if `op` is one of them. */
 int tg_alu_f32_row_op(tg_alu_op op);
 /* d[j] = a[j] op b[j]: tensor_tensor. */
-void tg_tensor_tensor_i32(tg_alu_op op, uint8_t *d, tg_dtype dt, const uint8_t *a, const uint8_t *b, int64_t n);
+void tg_tensor_tensor_i32(tg_alu_op op, uint8_t *d, tg_dtype dt, const uint8_t *a, const uint8_t *b, tg_dtype st,
+                          int64_t n);
 /* d[j] = s[j] op[0] c[0], then op[1] c[1] when nst is 2; rev[k]: c[k] op
  * x instead: tensor_scalar's stages. */
-void tg_tensor_scalar_i32(uint8_t *d, tg_dtype dt, const uint8_t *s, int64_t n, int nst, const tg_alu_op op[2],
-                          const float c[2], const int rev[2]);
+void tg_tensor_scalar_i32(uint8_t *d, tg_dtype dt, const uint8_t *s, tg_dtype st, int64_t n, int nst,
+                          const tg_alu_op op[2], const float c[2], const int rev[2]);
 /* Which SIMD body the int32 rows run: 1 baseline, 2 AVX2 (x86-64 without
  * -march: picked from the CPU at the first call), as tg_matmul_isa (tg_ops.h)
  * for the rows there (here 2 at most). cap >= 1 limits it from then on

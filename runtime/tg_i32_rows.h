@@ -8,43 +8,59 @@
  *      have constant trip counts and independent lanes, so each body gives
  *      the same bits at its width (tests/unit/test_alu.c runs both). */
 
-static void TG_I32_FN(tg__tt_i32)(tg_alu_op op, uint8_t *d, tg_dtype dt, const uint8_t *a, const uint8_t *b, int64_t n)
+static void TG_I32_FN(tg__tt_i32)(tg_alu_op op, uint8_t *d, tg_dtype dt, const uint8_t *a, const uint8_t *b, tg_dtype st,
+                                  int64_t n)
 {
     const uint32_t bound = tg__i32_bound_to(op, dt);
-    const int64_t es = (int64_t)tg_dtype_size(dt), nb = n - n % TG_I32_BLOCK;
+    const int64_t es = (int64_t)tg_dtype_size(dt), ss = (int64_t)tg_dtype_size(st), nb = n - n % TG_I32_BLOCK;
+    const int straight = bound && (dt == TG_INT32 || dt == TG_UINT8);
     int64_t i = 0;
-    if (bound && (dt == TG_INT32 || dt == TG_UINT8) && tg__i32_in(a, nb, bound) && tg__i32_in(b, nb, bound)) {
+    if (straight && st == TG_INT32 && tg__i32_in(a, nb, bound) && tg__i32_in(b, nb, bound)) {
         if (dt == TG_INT32) {
             TG_I32_OPS(op, nb, TG_ST_I32, tg__ld_i32(a, j), tg__ld_i32(b, j))
         } else {
             TG_I32_OPS(op, nb, TG_ST_U8, tg__ld_i32(a, j), tg__ld_i32(b, j))
         }
         i = nb;
+    } else if (straight && st == TG_UINT8) { /* every byte in every op's range */
+        if (dt == TG_INT32) {
+            TG_I32_OPS(op, nb, TG_ST_I32, (int32_t)a[j], (int32_t)b[j])
+        } else {
+            TG_I32_OPS(op, nb, TG_ST_U8, (int32_t)a[j], (int32_t)b[j])
+        }
+        i = nb;
     }
     for (; i < n; i += TG_I32_BLOCK) {
         const int m = n - i < TG_I32_BLOCK ? (int)(n - i) : TG_I32_BLOCK;
         int32_t x[TG_I32_BLOCK], y[TG_I32_BLOCK];
-        tg__i32_load(x, a + i * 4, m);
-        tg__i32_load(y, b + i * 4, m);
+        tg__i32_load(x, a + i * ss, m, st);
+        tg__i32_load(y, b + i * ss, m, st);
         tg__tt_block(op, bound, d + i * es, dt, x, y, m);
     }
 }
 
-static void TG_I32_FN(tg__ts_i32)(uint8_t *d, tg_dtype dt, const uint8_t *s, int64_t n, int nst,
+/* 1 when the nb int32 at p are in stage k's range: [-bound, bound), or a
+ * shift's [0, bound) */
+#define TG_STAGE_IN(p, nb, k) (shift[k] ? tg__u32_in(p, nb, bound[k]) : tg__i32_in(p, nb, bound[k]))
+
+static void TG_I32_FN(tg__ts_i32)(uint8_t *d, tg_dtype dt, const uint8_t *s, tg_dtype st, int64_t n, int nst,
                                   const tg_alu_op op[2], const float c[2], const int rev[2])
 {
     uint32_t bound[2] = {0, 0};
     int32_t ci[2] = {0, 0};
+    int shift[2] = {0, 0};
     int ok = nst >= 1 && nst <= 2;
     for (int k = 0; k < nst && ok; k++) {
-        bound[k] = tg__i32_bound_to(op[k], dt);
-        ok = tg__c_in(c[k], bound[k]);
+        shift[k] = op[k] == TG_ALU_LEFT_SHIFT || op[k] == TG_ALU_RIGHT_SHIFT;
+        bound[k] = shift[k] ? tg__shift_lim(op[k], c[k], rev[k]) : tg__i32_bound_to(op[k], dt);
+        ok = shift[k] ? bound[k] != 0 : tg__c_in(c[k], bound[k]);
         ci[k] = ok ? (int32_t)c[k] : 0;
     }
-    const int64_t es = (int64_t)tg_dtype_size(dt), nb = n - n % TG_I32_BLOCK;
+    const int64_t es = (int64_t)tg_dtype_size(dt), ss = (int64_t)tg_dtype_size(st), nb = n - n % TG_I32_BLOCK;
+    const int straight = ok && nst == 1 && !rev[0] && (dt == TG_INT32 || dt == TG_UINT8);
     int64_t i = 0;
     /* one stage, the row in range: straight from src to dst */
-    if (ok && nst == 1 && !rev[0] && (dt == TG_INT32 || dt == TG_UINT8) && tg__i32_in(s, nb, bound[0])) {
+    if (straight && st == TG_INT32 && TG_STAGE_IN(s, nb, 0)) {
         const int32_t y = ci[0];
         if (dt == TG_INT32) {
             TG_I32_OPS(op[0], nb, TG_ST_I32, tg__ld_i32(s, j), y)
@@ -52,15 +68,23 @@ static void TG_I32_FN(tg__ts_i32)(uint8_t *d, tg_dtype dt, const uint8_t *s, int
             TG_I32_OPS(op[0], nb, TG_ST_U8, tg__ld_i32(s, j), y)
         }
         i = nb;
+    } else if (straight && st == TG_UINT8 && bound[0] > 255) { /* every byte in range */
+        const int32_t y = ci[0];
+        if (dt == TG_INT32) {
+            TG_I32_OPS(op[0], nb, TG_ST_I32, (int32_t)s[j], y)
+        } else {
+            TG_I32_OPS(op[0], nb, TG_ST_U8, (int32_t)s[j], y)
+        }
+        i = nb;
     }
     for (; i < n; i += TG_I32_BLOCK) {
         const int m = n - i < TG_I32_BLOCK ? (int)(n - i) : TG_I32_BLOCK;
         int32_t x[TG_I32_BLOCK], r[TG_I32_BLOCK];
-        tg__i32_load(x, s + i * 4, m);
+        tg__i32_load(x, s + i * ss, m, st);
         int fast = ok;
         for (int k = 0; k < nst && fast; k++) {
             const int32_t *v = k ? r : x;
-            fast = tg__i32_in((const uint8_t *)v, TG_I32_BLOCK, bound[k]);
+            fast = TG_STAGE_IN((const uint8_t *)v, TG_I32_BLOCK, k);
             if (!fast)
                 break;
             const int32_t y = ci[k];
@@ -88,3 +112,4 @@ static void TG_I32_FN(tg__ts_i32)(uint8_t *d, tg_dtype dt, const uint8_t *s, int
         tg_row_from_f32(d + i * es, dt, f, (size_t)m);
     }
 }
+#undef TG_STAGE_IN

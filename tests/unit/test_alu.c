@@ -393,11 +393,29 @@ static void fill_i32(int32_t *v, int n)
 
 static const int row_lens[] = {1, 5, 63, 64, 65, 128, 200, 512};
 
+/* The source dtypes the rows take (tg_alu_i32_src). */
+static const tg_dtype i32_srcs[] = {TG_INT32, TG_UINT8, TG_INT8, TG_UINT16, TG_INT16};
+
+/* v[0..n) cut to dtype st's values (wrapped as a cast would), and their
+ * storage at bytes p. */
+static void narrow_to(int32_t *v, uint8_t *p, int n, tg_dtype st)
+{
+    for (int j = 0; j < n; j++) {
+        switch (st) {
+        case TG_UINT8: v[j] = (uint8_t)v[j]; p[j] = (uint8_t)v[j]; break;
+        case TG_INT8: v[j] = (int8_t)v[j]; p[j] = (uint8_t)v[j]; break;
+        case TG_UINT16: v[j] = (uint16_t)v[j]; { uint16_t h = (uint16_t)v[j]; memcpy(p + 2 * j, &h, 2); } break;
+        case TG_INT16: v[j] = (int16_t)v[j]; { uint16_t h = (uint16_t)v[j]; memcpy(p + 2 * j, &h, 2); } break;
+        default: memcpy(p + 4 * j, &v[j], 4); break;
+        }
+    }
+}
+
 static void i32_tensor_tensor_sweep(void)
 {
     enum { NMAX = 512 };
     int32_t a[NMAX], b[NMAX];
-    uint8_t got[NMAX * 4 + 8], want[NMAX * 4];
+    uint8_t got[NMAX * 4 + 8], want[NMAX * 4], pa[NMAX * 4], pb[NMAX * 4];
     for (int op = 0; op < TG_ALU_COUNT; op++) {
         if (op == TG_ALU_POWER)
             continue; /* exact through the same tg_alu either way; slow to sweep */
@@ -405,20 +423,22 @@ static void i32_tensor_tensor_sweep(void)
             for (size_t li = 0; li < sizeof row_lens / sizeof row_lens[0]; li++) {
                 for (int rep = 0; rep < 6; rep++) {
                     const int n = row_lens[li];
+                    const tg_dtype st = rep < 2 ? TG_INT32 : i32_srcs[rnd32() % 5];
                     fill_i32(a, n);
                     fill_i32(b, n);
+                    narrow_to(a, pa, n, st);
+                    narrow_to(b, pb, n, st);
                     for (int j = 0; j < n; j++)
                         tg_store_f32(want, (tg_dtype)dt, (size_t)j, tg_alu((tg_alu_op)op, (float)a[j], (float)b[j]));
                     memset(got, 0xa5, sizeof got);
-                    tg_tensor_tensor_i32((tg_alu_op)op, got, (tg_dtype)dt, (const uint8_t *)a, (const uint8_t *)b, n);
+                    tg_tensor_tensor_i32((tg_alu_op)op, got, (tg_dtype)dt, pa, pb, st, n);
                     const size_t bytes = (size_t)n * tg_dtype_size((tg_dtype)dt);
                     assert_memory_equal(got, want, bytes);
                     assert_int_equal(got[bytes], 0xa5); /* nothing past the row */
-                    if (dt == TG_INT32) { /* in place, dst = a */
+                    if (dt == TG_INT32 && st == TG_INT32) { /* in place, dst = a */
                         int32_t w[NMAX];
                         memcpy(w, a, sizeof w);
-                        tg_tensor_tensor_i32((tg_alu_op)op, (uint8_t *)w, TG_INT32, (const uint8_t *)w,
-                                             (const uint8_t *)b, n);
+                        tg_tensor_tensor_i32((tg_alu_op)op, (uint8_t *)w, TG_INT32, (const uint8_t *)w, pb, st, n);
                         assert_memory_equal(w, want, bytes);
                     }
                 }
@@ -447,16 +467,21 @@ static void test_i32_tensor_tensor(void **state)
     assert_int_equal(tg_alu_i32_exact(TG_ALU_BITWISE_XOR), 1);
     assert_int_equal(tg_alu_i32_exact(TG_ALU_DIVIDE), 0);
     assert_int_equal(tg_alu_i32_exact(TG_ALU_LEFT_SHIFT), 0);
+    assert_int_equal(tg_alu_i32_scalar_op(TG_ALU_LEFT_SHIFT), 1);
+    assert_int_equal(tg_alu_i32_scalar_op(TG_ALU_DIVIDE), 0);
+    assert_int_equal(tg_alu_i32_src(TG_UINT8), 1);
+    assert_int_equal(tg_alu_i32_src(TG_UINT32), 0);
+    assert_int_equal(tg_alu_i32_src(TG_FLOAT32), 0);
 }
 
 static void i32_tensor_scalar_sweep(void)
 {
     enum { NMAX = 512 };
-    static const float consts[] = {0.0f, 1.0f, -1.0f, 7.0f, 1000.0f, -2047.0f, 2048.0f, 8388607.0f, 8388608.0f,
-                                   -8388608.0f, 2.5f, -0.0f, 3e9f};
+    static const float consts[] = {0.0f,  1.0f,  -1.0f,  7.0f,  1000.0f, -2047.0f, 2048.0f, 8388607.0f, 8388608.0f,
+                                   -8388608.0f, 2.5f, -0.0f, 3e9f, 4.0f, 15.0f, 23.0f, 24.0f, 31.0f, 32.0f};
     const int nc = (int)(sizeof consts / sizeof consts[0]);
     int32_t x[NMAX];
-    uint8_t got[NMAX * 4 + 8], want[NMAX * 4];
+    uint8_t got[NMAX * 4 + 8], want[NMAX * 4], px[NMAX * 4];
     for (int rep = 0; rep < 6000; rep++) {
         const int n = row_lens[rnd32() % (sizeof row_lens / sizeof row_lens[0])];
         const int nst = 1 + (int)(rnd32() % 2);
@@ -469,12 +494,17 @@ static void i32_tensor_scalar_sweep(void)
                 op[k] = (tg_alu_op)(rnd32() % TG_ALU_COUNT);
             while (op[k] == TG_ALU_POWER);
             if (rnd32() % 4) /* mostly the ops with an int32 form */
-                while (!tg_alu_i32_exact(op[k]))
+                while (!tg_alu_i32_scalar_op(op[k]))
                     op[k] = (tg_alu_op)(rnd32() % TG_ALU_COUNT);
             c[k] = rnd32() % 2 ? consts[rnd32() % (unsigned)nc] : (float)((int)(rnd32() % 201) - 100);
             rev[k] = (int)(rnd32() % 2);
         }
+        const tg_dtype st = i32_srcs[rnd32() % 5];
         fill_i32(x, n);
+        if (rnd32() % 3 == 0) /* shift operands in range: not negative */
+            for (int j = 0; j < n; j++)
+                x[j] = x[j] < 0 ? -(x[j] + 1) : x[j];
+        narrow_to(x, px, n, st);
         for (int j = 0; j < n; j++) {
             float v = (float)x[j];
             for (int k = 0; k < nst; k++)
@@ -482,7 +512,7 @@ static void i32_tensor_scalar_sweep(void)
             tg_store_f32(want, dt, (size_t)j, v);
         }
         memset(got, 0xa5, sizeof got);
-        tg_tensor_scalar_i32(got, dt, (const uint8_t *)x, n, nst, op, c, rev);
+        tg_tensor_scalar_i32(got, dt, px, st, n, nst, op, c, rev);
         const size_t bytes = (size_t)n * tg_dtype_size(dt);
         assert_memory_equal(got, want, bytes);
         assert_int_equal(got[bytes], 0xa5);
