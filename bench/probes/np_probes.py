@@ -896,6 +896,176 @@ def v10_top16_replace(x):
             "idx": np.take_along_axis(top, order, axis=1).astype(np.uint32)}
 
 
+# --- the w series: NKI patterns the probes above do not cover ----------------------
+
+@probe({"y": Tol(bound=lambda x, ref: (2 * 128 + 16) * U32 * np.abs(ref), why="exp and the column sum")})
+def w01_colsoftmax_mm(x):
+    # the column max is exact alike, and so is its broadcast (1 * m summed from +0)
+    # and x - m; exp within 3.52 ulp of each other (7u); the ones matmul sums the 128
+    # exps in increasing partition, numpy's sum over a non-innermost axis adds whole
+    # rows in the same order, each within gamma_127 of its own exact sum (254u) of
+    # terms 7u apart; the divide one rounding each side (2u): 270u <= (2*128 + 16) u
+    m = x.max(axis=1, keepdims=True)
+    e = np.exp(x - m)
+    return {"y": e / e.sum(axis=1, keepdims=True)}
+
+
+@probe({"y": EXACT})
+def w02_maxpool2d_bf16(x):
+    # the max of bf16 values is exact in any order
+    v = bf16_dec(x)
+    o = (v.shape[1] - 3) // 2 + 1
+    m = v[:, 0:2 * o - 1:2, 0:2 * o - 1:2]
+    for a in range(3):
+        for e in range(3):
+            m = np.maximum(m, v[:, a:a + 2 * o - 1:2, e:e + 2 * o - 1:2])
+    return {"y": bf16_enc(m)}
+
+
+def _im2col(x):
+    """[B, C, H+2, W+2] -> [B*H*W, C*9], columns in (c, kh, kw) order (w's rows)."""
+    b, c, hp, wp = x.shape
+    win = np.lib.stride_tricks.sliding_window_view(x, (3, 3), axis=(2, 3))  # [B, C, H, W, 3, 3]
+    return win.transpose(0, 2, 3, 1, 4, 5).reshape(b * (hp - 2) * (wp - 2), c * 9)
+
+
+def _conv_bound(x, ref):
+    """matmul_bound of the im2col matrix against w (K = 72), laid out as out."""
+    b, _, hp, wp = x["x"].shape
+    bd = matmul_bound(_im2col(x["x"]), x["w"])
+    return bd.reshape(b, hp - 2, wp - 2, -1).transpose(0, 3, 1, 2)
+
+
+@probe({"out": Tol(bound=_conv_bound, why="fp32 sums in another order")})
+def w03_conv3x3_im2col(x, w):
+    b, _, hp, wp = x.shape
+    y = _im2col(x) @ w
+    return {"out": np.ascontiguousarray(y.reshape(b, hp - 2, wp - 2, -1).transpose(0, 3, 1, 2))}
+
+
+def _cumprod_inputs(shapes, r):
+    # factors of either sign around magnitude 1: the products' logs random-walk with
+    # a small drift (~ -1.7 +- 1.8 after 1000), far from overflow and underflow
+    sh = shapes["x"]
+    return {"x": r.choice([-1.0, 1.0], sh) * r.uniform(0.9, 1.1, sh)}
+
+
+@probe({"y": EXACT}, make=_cumprod_inputs)
+def w04_cumprod(x):
+    # r = (x * r) * 1: one fp32 rounding a step, numpy's cumprod the same left fold
+    return {"y": np.cumprod(x, axis=1, dtype=np.float32)}
+
+
+def _clamp_cast_inputs(shapes, r):
+    # counts, per-row scales and bounds: x * sc within +-30, bounds within it, so
+    # both clamps act and everything stays inside fp16's and e4m3's normal range
+    n, d = shapes["xi"]
+    return {"xi": r.integers(-3000, 3001, (n, d)), "sc": r.uniform(0.001, 0.01, (n, 1)),
+            "lo": r.uniform(-20, -5, (n, 1)), "hi": r.uniform(5, 20, (n, 1))}
+
+
+@probe({"yb": EXACT, "yh": EXACT, "yq": EXACT}, make=_clamp_cast_inputs)
+def w05_clamp_cast(xi, sc, lo, hi):
+    # int32 -> fp32 exact (|xi| <= 3000), one fp32 product, max and min exact; bf16 ->
+    # fp16 exact (8 significant bits, |y| >= 0.001 or 0); each cast one rounding, alike
+    y = np.minimum(np.maximum(xi.astype(np.float32) * sc, lo), hi)
+    yb = bf16_enc(y)
+    return {"yb": yb, "yh": f16_enc(bf16_dec(yb)), "yq": fp8_e4m3_enc(y)}
+
+
+def _dropout_inputs(shapes, r):
+    # the random bytes of a host RNG
+    return {"r": r.integers(0, 256, shapes["r"])}
+
+
+@probe({"y": EXACT}, make=_dropout_inputs)
+def w06_dropout_u8(x, r):
+    # fp32(1 / 0.9) alike; one fp32 product, then bf16, on both sides
+    y = np.where(r >= 26, bf16_dec(x) * np.float32(1 / (1 - 0.1)), np.float32(0))
+    return {"y": bf16_enc(y)}
+
+
+W07_G = 8  # w07's groups (C / CG)
+
+
+def _groupnorm_inputs(shapes, r):
+    # channels with their own offset and scale: the mean subtraction and the
+    # variance both matter, the groups' E[x^2] up to ~4x their variance
+    b, c, hw = shapes["x"]
+    x = r.uniform(-1, 1, (b, c, 1)) + r.uniform(0.5, 2, (b, c, 1)) * r.standard_normal((b, c, hw))
+    return {"x": x, "gamma": r.uniform(0.5, 1.5, (c, 1)), "beta": 0.5 * r.standard_normal((c, 1))}
+
+
+def _groupnorm_bound(x, ref):
+    """|C - numpy| of w07's y, from exact (fp64) group statistics. Sums: the C
+    simulation folds each channel's 1024 values then the matmul adds 128 terms (16
+    nonzero; the 2^-14 scale exact), within gamma_F, F = 1024 + 128 + 4, of the exact
+    sum of |terms|; numpy's pairwise sums are within the same. Hence mean off by
+    dm = 2F u mean|x|. C's var = E[x^2] - mean^2: F u E[x^2] + 2|mean| F u mean|x| +
+    2u mean^2 + u var; numpy's two-pass var: F u var from its sum, (F + 3) u var from
+    the squares of x - mean (its mean's error cancels to first order): together
+    dv = (F + 4) u (E[x^2] + var) + 2F u |mean| mean|x| + 2u mean^2. rstd relative:
+    dv / (2 (var + eps)) + 6u (eps add each side, the runtime's rsqrt within 1 ulp,
+    numpy's sqrt and divide). Then y: C's x * a + b, a = rstd gamma, b = beta - mean
+    a (5 roundings, two of them of |x a| and |mean a|, which do not cancel), numpy's
+    ((x - mean) / sqrt) * gamma + beta (4 roundings): |gamma| rstd (|x - mean| (rel +
+    4u) + dm + 3u (|x| + |mean|)) + 3u (|y| + |beta|)."""
+    xx = x["x"]
+    b, c, hw = xx.shape
+    xg = xx.reshape(b, W07_G, -1)
+    f = hw + 128 + 4
+    mean = xg.mean(axis=2, keepdims=True)
+    ex2 = (xg * xg).mean(axis=2, keepdims=True)
+    var = xg.var(axis=2, keepdims=True)
+    am = np.abs(xg).mean(axis=2, keepdims=True)
+    dm = 2 * f * U32 * am
+    dv = (f + 4) * U32 * (ex2 + var) + 2 * f * U32 * np.abs(mean) * am + 2 * U32 * mean * mean
+    rstd = 1 / np.sqrt(var + 1e-5)
+    relr = dv / (2 * (var + 1e-5)) + 6 * U32
+
+    def per_channel(v):  # [B, G, 1] -> [B, C, 1]
+        return np.repeat(v, c // W07_G, axis=1)
+    mean_c, rstd_c, relr_c, dm_c = (per_channel(v) for v in (mean, rstd, relr, dm))
+    g = np.abs(x["gamma"])[None]
+    return (g * rstd_c * (np.abs(xx - mean_c) * (relr_c + 4 * U32) + dm_c + 3 * U32 * (np.abs(xx) + np.abs(mean_c)))
+            + 3 * U32 * (np.abs(ref) + np.abs(x["beta"])[None]))
+
+
+@probe({"y": Tol(bound=_groupnorm_bound, why="group statistics in another order and form")},
+       make=_groupnorm_inputs)
+def w07_groupnorm(x, gamma, beta):
+    b, c, hw = x.shape
+    xg = x.reshape(b, W07_G, -1)
+    mean = xg.mean(axis=2, keepdims=True)
+    var = xg.var(axis=2, keepdims=True)
+    xn = ((xg - mean) / np.sqrt(var + np.float32(1e-5))).reshape(b, c, hw)
+    return {"y": xn * gamma + beta}
+
+
+@probe({"out": EXACT}, make=_ids_inputs)
+def w08_embed_bag(table, ids):
+    # ((r0 + r1) + r2) + ... in fp32 on both sides (the C simulation's 0 + r0 is r0:
+    # no -0 in the table); numpy's table[ids].sum(axis=1) would build a [N, L, D]
+    # temporary, the bag's L gathers added one by one is what a numpy user writes
+    out = table[ids[:, 0]]
+    for k in range(1, ids.shape[1]):
+        out += table[ids[:, k]]
+    return {"out": out}
+
+
+@probe({"y": EXACT})
+def w09_tiny_tiles(x, s, b):
+    # one fp32 product and one add, then the max with 0, alike
+    return {"y": np.maximum(x * s + b, np.float32(0))}
+
+
+@probe({"out": Tol(ulps=1, bound=lambda x, ref: matmul_bound(x["a"], x["w"]), why="fp32 sums in another order")})
+def w10_bmm_peT_grid(a, w):
+    # the transpose through PSUM is exact (bf16 -> fp32 -> bf16); the products of
+    # bf16 values exact, sums in another order, then one bf16 rounding each side
+    return {"out": bf16_enc(np.matmul(bf16_dec(a), bf16_dec(w)))}
+
+
 def main(argv):
     if argv[:1] == ["list"]:
         print("\n".join(sorted(PROBES)))
