@@ -210,17 +210,59 @@ static void tg__matmul(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, 
     tg__mm_run_base(dst, ds, &a, &b, K, M, N, accumulate, scratch, scratch_floats, keep);
 }
 
+/* 1 when every row k of the stationary (K rows in nblk blocks, as
+ * tg__matmul reads them) holds one value in all M of its elements, the
+ * same bits: a ones matrix for column sums, a scale broadcast. Stops at the
+ * first element that differs (the first row's second, mostly). */
+static int tg__mm_stat_uniform(tg_pe_src stat, int K, int M, int nblk, ptrdiff_t bstride)
+{
+    const size_t es = tg_dtype_size(stat.dtype);
+    const ptrdiff_t step = stat.fstride * (ptrdiff_t)es;
+    for (int q = 0; q < nblk; q++)
+        for (int k = 0; k < K; k++) {
+            const uint8_t *row = (const uint8_t *)stat.base + q * bstride + k * stat.pstride;
+            for (int m = 1; m < M; m++)
+                for (size_t i = 0; i < es; i++) /* no memcmp: freestanding */
+                    if (row[m * step + (ptrdiff_t)i] != row[i])
+                        return 0;
+        }
+    return 1;
+}
+
+/* A matmul whose stationary is uniform along M (above), without accumulate:
+ * every output row is the same sum, element by element (+0, then the
+ * products in increasing k: the same operations for each m), so row 0 is
+ * computed alone and copied. A [128, 128] ones stationary summing 512
+ * columns (bench/probes w01_colsoftmax_mm, NKI's all-reduce by a ones
+ * matmul) ran the whole product. Not for tg_matmul_keep, whose later calls
+ * use this call's packs. Returns 1 when done. */
+static int tg__matmul_uniform(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, int M, int N, int nblk,
+                              ptrdiff_t stat_bstride, ptrdiff_t mov_bstride, int accumulate, float *scratch,
+                              size_t scratch_floats)
+{
+    if (accumulate || M < 2 || K <= 0 || nblk <= 0 || N <= 0 || !tg__mm_stat_uniform(stat, K, M, nblk, stat_bstride))
+        return 0;
+    tg__matmul(dst, ds, stat, mov, K, 1, N, nblk, stat_bstride, mov_bstride, 0, scratch, scratch_floats, 0);
+    for (int m = 1; m < M; m++)
+        memcpy(dst + m * ds, dst, (size_t)N * sizeof *dst);
+    return 1;
+}
+
 void tg_matmul_blocks(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, int M, int N, int nblk,
                       ptrdiff_t stat_bstride, ptrdiff_t mov_bstride, int accumulate, float *scratch,
                       size_t scratch_floats)
 {
-    tg__matmul(dst, ds, stat, mov, K, M, N, nblk, stat_bstride, mov_bstride, accumulate, scratch, scratch_floats, 0);
+    if (!tg__matmul_uniform(dst, ds, stat, mov, K, M, N, nblk, stat_bstride, mov_bstride, accumulate, scratch,
+                            scratch_floats))
+        tg__matmul(dst, ds, stat, mov, K, M, N, nblk, stat_bstride, mov_bstride, accumulate, scratch,
+                   scratch_floats, 0);
 }
 
 void tg_matmul(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, int M, int N, int accumulate,
                float *scratch, size_t scratch_floats)
 {
-    tg__matmul(dst, ds, stat, mov, K, M, N, 1, 0, 0, accumulate, scratch, scratch_floats, 0);
+    if (!tg__matmul_uniform(dst, ds, stat, mov, K, M, N, 1, 0, 0, accumulate, scratch, scratch_floats))
+        tg__matmul(dst, ds, stat, mov, K, M, N, 1, 0, 0, accumulate, scratch, scratch_floats, 0);
 }
 
 void tg_matmul_keep(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, int K, int M, int N, int accumulate,

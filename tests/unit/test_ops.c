@@ -741,6 +741,66 @@ static void test_matmul_direct(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
+/* A stationary whose rows each hold one value along M (ones, a broadcast
+ * scale; NaN and -0 rows among them) takes the runtime's one-row product and
+ * copies (tg__matmul_uniform): the reference's bits at every m, with and
+ * without accumulate (which takes the full product), fp32 and bf16, tg_matmul
+ * and tg_matmul_blocks (two blocks of K rows side by side), every SIMD body;
+ * and one element off in the last row or column, the full product. */
+static void test_matmul_uniform(void **state)
+{
+    enum { K = 96, M = 130, N = 70 };
+    static uint8_t sa[2 * K * M * 4], sb[2 * K * N * 4];
+    static float wa[2 * K * M], wb[2 * K * N], d1[M * (N + 3)], d2[M * (N + 3)];
+    static float scratch[TG_MATMUL_SCRATCH_FLOATS(2 * K, M, N)];
+    static const tg_dtype dts[] = {TG_FLOAT32, TG_BFLOAT16};
+    const ptrdiff_t ds = N + 3;
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        for (size_t di = 0; di < 2; di++)
+            for (int odd = 0; odd < 3; odd++) /* 0 uniform; 1, 2 one element off */
+                for (int nblk = 1; nblk <= 2; nblk++)
+                    for (int acc = 0; acc < 2; acc++) {
+                        const tg_dtype dt = dts[di];
+                        const size_t es = tg_dtype_size(dt);
+                        const ptrdiff_t pa = (ptrdiff_t)(M * es), pb = (ptrdiff_t)(N * es);
+                        rnd_bits(sb, (size_t)(nblk * K * N), dt);
+                        for (int k = 0; k < nblk * K; k++) {
+                            uint8_t v[4];
+                            rnd_bits(v, 1, dt);
+                            if (k % 7 == 0) /* ones, as a column sum's */
+                                tg_store_f32(v, dt, 0, 1.0f);
+                            for (int m = 0; m < M; m++)
+                                memcpy(sa + k * pa + m * (ptrdiff_t)es, v, es);
+                        }
+                        if (odd) /* the last row's last element, or row 0's */
+                            tg_store_f32(sa + (odd == 1 ? (nblk * K - 1) * pa + (M - 1) * (ptrdiff_t)es : 0), dt, 0,
+                                         0.5f);
+                        for (int k = 0; k < nblk * K; k++) {
+                            for (int m = 0; m < M; m++)
+                                wa[k * M + m] = tg_load_f32(sa + k * pa + m * (ptrdiff_t)es, dt, 0);
+                            for (int n = 0; n < N; n++)
+                                wb[k * N + n] = tg_load_f32(sb + k * pb + n * (ptrdiff_t)es, dt, 0);
+                        }
+                        for (int i = 0; i < M * (int)ds; i++)
+                            d1[i] = d2[i] = rndf();
+                        tg_pe_src a = {sa, pa, 1, dt}, b = {sb, pb, 1, dt};
+                        if (nblk == 1)
+                            tg_matmul(d1, ds, a, b, K, M, N, acc, scratch, TG_MATMUL_SCRATCH_FLOATS(K, M, N));
+                        else
+                            tg_matmul_blocks(d1, ds, a, b, K, M, N, 2, K * pa, K * pb, acc, scratch,
+                                             TG_MATMUL_SCRATCH_FLOATS(2 * K, M, N));
+                        ref_matmul(d2, ds, wa, M, wb, N, nblk * K, M, N, acc);
+                        for (int i = 0; i < M * (int)ds; i++) /* which NaN: the host's operand order */
+                            if (!same_bits(d1[i], d2[i]))
+                                assert_true(isnan(d1[i]) && isnan(d2[i]));
+                    }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
 /* tg_matmul_blocks gives the bits of its loop of tg_matmul calls: blocks of
  * K rows lying side by side along the free dim of one buffer (the SBUF tile
  * of a carried K loop, `a[:, k, :]`), or a partition block apart, or in
@@ -1833,6 +1893,7 @@ int main(void)
         cmocka_unit_test(test_matmul_random),
         cmocka_unit_test(test_matmul_k_tiles),
         cmocka_unit_test(test_matmul_direct),
+        cmocka_unit_test(test_matmul_uniform),
         cmocka_unit_test(test_matmul_blocks),
         cmocka_unit_test(test_matmul_keep),
         cmocka_unit_test(test_matmul_range_edges),
