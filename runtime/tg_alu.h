@@ -129,14 +129,14 @@ static inline float tg_alu_raw_maximum(float a, float b)
     const float m = a > b ? a : b;
     const float z = tg_bits_f32(tg_f32_bits(a) & tg_f32_bits(b));
     const float r = a == b ? z : m;
-    return ((a != a) | (b != b)) ? a + b : r;
+    return TG_UNORDERED(a, b) ? a + b : r;
 }
 static inline float tg_alu_raw_minimum(float a, float b)
 {
     const float m = a < b ? a : b;
     const float z = tg_bits_f32(tg_f32_bits(a) | tg_f32_bits(b));
     const float r = a == b ? z : m;
-    return ((a != a) | (b != b)) ? a + b : r;
+    return TG_UNORDERED(a, b) ? a + b : r;
 }
 TG_MATH_INLINE float tg_alu_raw_power(float a, float b) { return tg_math_powv(a, b); }
 static inline float tg_alu_add(float a, float b) { return tg_nan_canon(a + b); }
