@@ -771,6 +771,9 @@ static void put_rowops(E *e, const IrInst *in, tpl_value *m)
     put_bool(e, m, "f32ops", in->dst.dtype == TG_FLOAT32 && row_ops(in, TG_FLOAT32, tg_alu_f32_row_op));
 }
 
+/* The shortest constant run a runtime row call takes (elementwise). */
+#define EMIT_ROWCALL_MIN 64
+
 /* Elementwise family: dst and srcs share one nest. Fills dims, dst, src, and
  * alias: a src overlaps dst at a shift, so the element loops must run in order
  * (no TG_IVDEP, no memcpy of a run). */
@@ -797,6 +800,11 @@ static int elementwise(E *e, IrInst *in, tpl_value *m, int raw)
     for (int i = 0; i <= in->nsrc && contig; i++)
         contig = nest.step[i][nest.n - 1] == 1;
     put_bool(e, m, "contig", contig);
+    /* shortrow: a constant innermost run below EMIT_ROWCALL_MIN, which the
+     * template computes inline rather than by a runtime row call (but for
+     * the activations with a vector row): the call cost more than the row
+     * (bench/probes w09_tiny_tiles, [16, 16] tiles) */
+    put_bool(e, m, "shortrow", fixed && nest.count[nest.n - 1] < EMIT_ROWCALL_MIN);
     int inner = raw && contig && fixed;
     put_int(e, m, "memcpy_n", inner ? nest.count[nest.n - 1] : 1);
     /* sources the template reads only in element() (kernel.c.j2), each

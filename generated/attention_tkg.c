@@ -117,10 +117,9 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 3392;
                     const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3392;
                     const uint8_t *tg_s1 = tg_sbuf + (tg_p) * 3392 + 2560 + ((v_t * 32)) * 4;
-                    {
-                        const int64_t tg_j0 = 0;
-                        tg_tensor_tensor_f32_row(TG_ALU_MAXIMUM, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 32);
-                        (void)tg_j0;
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
+                        tg_wrc_f32(tg_d, tg_j0, tg_alu_maximum(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                     }
                 }
             }
@@ -182,10 +181,9 @@ static TG_SIMD_BODY int attention_tkg_body_all(int tg_avx512, tg_core *core, con
                     uint8_t *tg_d = tg_sbuf + (tg_p) * 3392 + ((v_t * 32)) * 4;
                     const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 3392 + 2560 + ((v_t * 32)) * 4;
                     const uint8_t *tg_s1 = tg_psum + (tg_p) * 4160;
-                    {
-                        const int64_t tg_j0 = 0;
-                        tg_tensor_tensor_f32_row(TG_ALU_ADD, tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, tg_s1 + (tg_j0) * 4, 32);
-                        (void)tg_j0;
+                    TG_IVDEP
+                    for (int64_t tg_j0 = 0; tg_j0 < 32; tg_j0++) {
+                        tg_wrc_f32(tg_d, tg_j0, tg_alu_add(tg_rdn_f32(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                     }
                 }
             }

@@ -275,13 +275,11 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1600;
                 const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1856;
                 const float tg_c0 = tg_rd_f32(tg_sbuf + (tg_p) * 2368 + 1664, 0);
-                {
-                    const int64_t tg_j0 = 0;
-                    const tg_alu_op tg_op[2] = { TG_ALU_MULTIPLY, TG_ALU_ADD };
-                    const float tg_cv[2] = { tg_c0, 0.0f };
-                    const int tg_rv[2] = { 0, 0 };
-                    tg_tensor_scalar_f32_row(tg_d + (tg_j0) * 4, tg_s0 + (tg_j0) * 4, 4, 1, tg_op, tg_cv, tg_rv);
-                    (void)tg_j0;
+                TG_IVDEP
+                for (int64_t tg_j0 = 0; tg_j0 < 4; tg_j0++) {
+                    float tg_x = tg_rdn_f32(tg_s0, tg_j0);
+                    tg_x = tg_alu_multiply(tg_x, tg_c0);
+                    tg_wrc_f32(tg_d, tg_j0, tg_x);
                 }
             }
         }
