@@ -1066,6 +1066,249 @@ def w10_bmm_peT_grid(a, w):
     return {"out": bf16_enc(np.matmul(bf16_dec(a), bf16_dec(w)))}
 
 
+# --- the x series: NKI kernels and patterns the probes above do not cover ---------
+
+def _adam_inputs(shapes, r):
+    # parameters, gradients, first moments around the gradients' scale, second
+    # moments >= 0 (sqrt of them), all fp32
+    sh = shapes["p"]
+    return {"p": r.standard_normal(sh), "g": r.standard_normal(sh), "m": 0.1 * r.standard_normal(sh),
+            "v": 0.01 * np.abs(r.standard_normal(sh))}
+
+
+@probe({"po": EXACT, "mo": EXACT, "vo": EXACT}, make=_adam_inputs)
+def x01_adamw_step(p, g, m, v):
+    # the same fp32 roundings in the same order on both sides: each product, sum,
+    # the sqrt (correctly rounded on both: numpy's IEEE sqrt, the runtime's fp64
+    # sqrt rounded once to fp32, which is the correctly rounded fp32 sqrt), the add
+    # of eps, (m' lr) / den and p decay - upd; the constants fp32(1 - b) alike
+    m1 = np.float32(0.9) * m + np.float32(1 - 0.9) * g
+    v1 = np.float32(0.999) * v + np.float32(1 - 0.999) * g * g
+    upd = np.float32(1e-3) * m1 / (np.sqrt(v1) + np.float32(1e-8))
+    return {"po": p * np.float32(1 - 1e-5) - upd, "mo": m1, "vo": v1}
+
+
+def _xent_inputs(shapes, r):
+    # logit rows with their own offsets (the softmax probes'), labels in [0, C)
+    n, c = shapes["x"]
+    return {"x": 3.0 * r.standard_normal((n, c)) + r.uniform(-20, 20, (n, 1)),
+            "label": r.integers(0, c, shapes["label"])}
+
+
+def _xent_stats(x):
+    """fp64 row max, softmax and log-sum-exp of x (for the bounds)."""
+    mx = x.max(axis=1, keepdims=True)
+    e = np.exp(x - mx)
+    s = e.sum(axis=1, keepdims=True)
+    return mx, e / s, np.log(s)
+
+
+def _xent_dx_bound(x, ref):
+    """x02's dx before the bf16 rounding. p = e * ((1/s) / N): exp within 7u of each
+    other, the row sums (C's left fold, numpy's pairwise) each within gamma_C of the
+    same positive terms, 2Cu + 2u, the reciprocal and the product one rounding each
+    side: (2C + 20)u relative to p. The one-hot subtraction (at the label) cancels:
+    the bound stays relative to p/N, not to the result, plus its own rounding (u|ref|
+    each side)."""
+    xx = x["x"]
+    c = xx.shape[1]
+    _, sm, _ = _xent_stats(xx)
+    return (2 * c + 20) * U32 * sm / xx.shape[0] + 2 * U32 * np.abs(ref)
+
+
+def _xent_loss_bound(x, ref):
+    """x02's loss = (log s + max) - x[label]: s differs by (2C + 9)u relative (the row
+    sums, exp's 7u), an absolute (2C + 9)u in log s; numpy's float32 log within 3.34
+    ulp, the runtime's 1 (4.34 ulp <= 9u |log s|); the add and the subtract one
+    rounding each side (2u (|log s| + |max|) + 2u |ref|)."""
+    xx = x["x"]
+    c = xx.shape[1]
+    mx, _, ls = _xent_stats(xx)
+    return (2 * c + 9) * U32 + 9 * U32 * np.abs(ls) + 2 * U32 * (np.abs(ls) + np.abs(mx)) + 2 * U32 * np.abs(ref)
+
+
+@probe({"loss": Tol(bound=_xent_loss_bound, why="exp, the row sum and log"),
+        "dx": Tol(ulps=1, bound=_xent_dx_bound, why="exp and the row sum")}, make=_xent_inputs)
+def x02_xent_bwd(x, label):
+    n = x.shape[0]
+    rows = np.arange(n)
+    mx = x.max(axis=1, keepdims=True)
+    e = np.exp(x - mx)
+    s = e.sum(axis=1, keepdims=True)
+    loss = np.log(s) + mx - x[rows, label][:, None]
+    g = e * ((np.float32(1) / s) * np.float32(1 / n))
+    g[rows, label] -= np.float32(1 / n)
+    return {"loss": loss, "dx": bf16_enc(g)}
+
+
+def _alibi_inputs(shapes, r):
+    # q, k standard normal (q.k / 8 ~ N(0, 1) for d_head 64); BLOOM's slopes
+    # 2^(-8 (h + 1) / H)
+    h = shapes["slopes"][0]
+    return {"q": r.standard_normal(shapes["q"]), "k": r.standard_normal(shapes["k"]),
+            "slopes": 2.0 ** (-8.0 * np.arange(1, h + 1) / h)}
+
+
+def _alibi_bound(x, ref):
+    """x03's p before the bf16 rounding. t = s/8 + slope (k - q): the bias is exact
+    (integer distances times a power of two), s/8 exact, s off by matmul_bound; the
+    add rounds once each side: dt = mb/8 + 2u|t|. t - m shifts by the row max (off
+    by at most max dt of the row) and rounds once each side (2u |t - m|); exp within
+    7u of each other. e's relative error is then dt + max dt + 2u|t - m| + 7u; the
+    row sums add at most the row's largest of those and (2S + 2)u (left fold
+    against pairwise); the reciprocal and the product 4u."""
+    q, k, sl = x["q"], x["k"], x["slopes"]
+    h, s, _ = q.shape
+    mb = np.matmul(np.abs(q), np.abs(k).transpose(0, 2, 1)) * (2 * q.shape[2] + 2) * U32
+    t = np.matmul(q, k.transpose(0, 2, 1)) * 0.125 + sl[:, None, None] * (np.arange(s)[None, :] - np.arange(s)[:, None])
+    keep = np.arange(s)[:, None] >= np.arange(s)[None, :]
+    t = np.where(keep, t, 0.0)
+    m = np.max(np.where(keep, t, -np.inf), axis=2, keepdims=True)
+    dt = np.where(keep, mb * 0.125 + 2 * U32 * np.abs(t), 0.0)
+    dmax = dt.max(axis=2, keepdims=True)
+    rel_e = np.where(keep, dt + dmax + 2 * U32 * np.abs(t - m) + 7 * U32, 0.0)
+    rel_row = rel_e.max(axis=2, keepdims=True)
+    return (rel_e + rel_row + (2 * s + 6) * U32) * np.abs(ref)
+
+
+@probe({"p": Tol(ulps=1, bound=_alibi_bound, why="QK^T sums, exp and the row sum")}, make=_alibi_inputs)
+def x03_alibi_attn(q, k, slopes):
+    s = q.shape[1]
+    sc = np.matmul(bf16_dec(q), bf16_dec(k).transpose(0, 2, 1))
+    dist = (np.arange(s)[None, :] - np.arange(s)[:, None]).astype(np.float32)
+    t = sc * np.float32(0.125) + slopes[:, None, None] * dist
+    t = np.where(np.arange(s)[:, None] >= np.arange(s)[None, :], t, np.float32(-np.inf))
+    e = np.exp(t - t.max(axis=2, keepdims=True))
+    return {"p": bf16_enc(e * (np.float32(1) / e.sum(axis=2, keepdims=True)))}
+
+
+@probe({"y": EXACT})
+def x04_dwconv1d_shift(x, w, b):
+    # bf16 x times fp32 w rounded once in fp32, added in tap order 0..6 (bias
+    # with tap 0) on both sides, then bf16
+    k = w.shape[1]
+    to = x.shape[1] - k + 1
+    xf = bf16_dec(x)
+    acc = xf[:, 0:to] * w[:, 0:1] + b
+    for j in range(1, k):
+        acc = xf[:, j:j + to] * w[:, j:j + 1] + acc
+    return {"y": bf16_enc(acc)}
+
+
+def _random_walk_inputs(shapes, r):
+    # series that drift and draw down: a cumulative sum of normal steps per row
+    return {"x": np.cumsum(r.standard_normal(shapes["x"]), axis=1)}
+
+
+@probe({"cm": EXACT, "mdd": EXACT}, make=_random_walk_inputs)
+def x05_cummax_drawdown(x):
+    # max is exact; x - cm one fp32 rounding alike
+    cm = np.maximum.accumulate(x, axis=1)
+    return {"cm": cm, "mdd": (x - cm).min(axis=1, keepdims=True)}
+
+
+def _unit_inputs(shapes, r):
+    # values in [0, 1) that stay below 1 in fp32
+    return {"x": r.uniform(0.0, 0.9999, shapes["x"])}
+
+
+@probe({"hist": EXACT}, make=_unit_inputs)
+def x06_histogram_cmp(x):
+    # x * 16 is exact (a power of two), so floor(16 x) >= b exactly when x >= b/16
+    # (b/16 exact in fp32): numpy's bin indices and the kernel's compares agree;
+    # counts <= 1024 are exact in fp32
+    n, d = x.shape
+    idx = (x * np.float32(16)).astype(np.int32) + (np.arange(n, dtype=np.int32) * 16)[:, None]
+    return {"hist": np.bincount(idx.ravel(), minlength=n * 16).reshape(n, 16).astype(np.int32)}
+
+
+def _unpermute_inputs(shapes, r):
+    # a permutation of the tokens, router gates in (0, 1)
+    t = shapes["dst"][0]
+    return {"dst": r.permutation(t).astype(np.int32), "gate": r.uniform(0.05, 1.0, shapes["gate"])}
+
+
+@probe({"out": EXACT}, make=_unpermute_inputs)
+def x07_moe_unpermute(y, dst, gate):
+    # one fp32 product of bf16 y and the gate, then bf16, alike; the scatter moves bits
+    out = np.empty_like(y)
+    out[dst] = bf16_enc(bf16_dec(y) * gate)
+    return {"out": out}
+
+
+def _ln_bwd_inputs(shapes, r):
+    # rows with their own offset and scale; mean and rstd as the forward pass saved
+    # them (eps 1e-5); upstream gradients; gamma around 1
+    n, d = shapes["x"]
+    x = (r.uniform(-1, 1, (n, 1)) + r.uniform(0.5, 2, (n, 1)) * r.standard_normal((n, d))).astype(np.float32)
+    mean = x.mean(axis=1, keepdims=True)
+    rstd = np.float32(1) / np.sqrt(x.var(axis=1, keepdims=True) + np.float32(1e-5))
+    return {"x": x, "dy": r.standard_normal((n, d)), "mean": mean, "rstd": rstd,
+            "gamma": r.uniform(0.5, 1.5, shapes["gamma"])}
+
+
+def _ln_bwd_dx_bound(x, ref):
+    """x08's dx. xh and g = dy gamma are the same fp32 values on both sides, and so are
+    the products g xh. The row sums (left fold against pairwise; the scalings by
+    1/D = 2^-9 exact) differ by (2D + 2)u mean|g| (c) and (2D + 2)u mean|g xh| (a).
+    Then C's ((xh a - g) + c) (-rstd) and numpy's ((g - c) - xh a) rstd, four
+    roundings each of values at most |xh a| + |g| + |c|, the last |ref|."""
+    xx, dy, gamma, mean, rstd = x["x"], x["dy"], x["gamma"], x["mean"], x["rstd"]
+    d = xx.shape[1]
+    xh = (xx - mean) * rstd
+    g = dy * gamma
+    c = g.mean(axis=1, keepdims=True)
+    a = (g * xh).mean(axis=1, keepdims=True)
+    dc = (2 * d + 2) * U32 * np.abs(g).mean(axis=1, keepdims=True)
+    da = (2 * d + 2) * U32 * np.abs(g * xh).mean(axis=1, keepdims=True)
+    return rstd * (dc + np.abs(xh) * da + 6 * U32 * (np.abs(xh * a) + np.abs(g) + np.abs(c))) + 2 * U32 * np.abs(ref)
+
+
+def _colsum_bound(terms):
+    """fp32 column sums of N rows in two orders (128-row tile sums from +0 then added
+    in tile order, against numpy's row by row fold): (2N + 2)u sum|terms|."""
+    return (2 * terms.shape[0] + 2) * U32 * np.abs(terms).sum(axis=0, keepdims=True)
+
+
+@probe({"dx": Tol(bound=_ln_bwd_dx_bound, why="row sums in another order, another form"),
+        "dgamma": Tol(bound=lambda x, ref: _colsum_bound(x["dy"] * (x["x"] - x["mean"]) * x["rstd"]),
+                      why="column sums in another order"),
+        "dbeta": Tol(bound=lambda x, ref: _colsum_bound(x["dy"]), why="column sums in another order")},
+       make=_ln_bwd_inputs)
+def x08_layernorm_bwd(x, dy, mean, rstd, gamma):
+    xh = (x - mean) * rstd
+    g = dy * gamma
+    dx = rstd * (g - g.mean(axis=1, keepdims=True) - xh * (g * xh).mean(axis=1, keepdims=True))
+    return {"dx": dx, "dgamma": (dy * xh).sum(axis=0, keepdims=True), "dbeta": dy.sum(axis=0, keepdims=True)}
+
+
+@probe({"y": Tol(bound=lambda x, ref: (x["x"].shape[1] + 6) * U32 * np.abs(ref),
+                 why="the sum of squares in another order")})
+def x09_l2norm_wide(x):
+    # the squares are the same fp32 values; their sums (left fold against pairwise)
+    # each within gamma_D of the same positive sum: (2D + 2)u relative, halved by the
+    # sqrt, plus its rounding each side ((D + 3)u in the norm); C's reciprocal and
+    # product against numpy's divide, three more roundings: (D + 6)u relative
+    nrm = np.sqrt((x * x).sum(axis=1, keepdims=True))
+    return {"y": x / np.maximum(nrm, np.float32(1e-12))}
+
+
+def _xyz_inputs(shapes, r):
+    # points within ~30 units, a random rotation (QR of a normal matrix), a shift
+    q, rr = np.linalg.qr(r.standard_normal((3, 3)))
+    return {"pts": 10.0 * r.standard_normal(shapes["pts"]), "R": q * np.sign(np.diag(rr)),
+            "t": r.uniform(-10, 10, shapes["t"])}
+
+
+@probe({"out": Tol(bound=lambda x, ref: 12 * U32 * (np.abs(x["pts"]) @ np.abs(x["R"]).T + np.abs(x["t"])),
+                   why="another summation order")}, make=_xyz_inputs)
+def x10_xyz_transform(pts, R, t):
+    # C: ((x R0 + t) + y R1) + z R2, six roundings; numpy: BLAS's x R0 + y R1 + z R2
+    # (with or without FMA, within gamma_3), then + t: each within gamma_6 of the
+    # same sum of |terms|: 12u (|pts| |R|^T + |t|)
+    return {"out": pts @ R.T + t}
+
+
 def main(argv):
     if argv[:1] == ["list"]:
         print("\n".join(sorted(PROBES)))
