@@ -34,7 +34,7 @@ static TG_SIMD_BODY int avgpool2d_body_all(int tg_avx512, tg_core *core, const i
         uint8_t *tg_d = tg_sbuf + (tg_p) * 37056 + 36864;
         const int64_t tg_f = 0;
         (void)tg_f;
-        (void)tg_iota_cast(tg_d, TG_FLOAT32, (size_t)(0), 4);
+        tg_wr_f32(tg_d, 0, tg_iota_f32(4));
     }
     for (int64_t v_c = (0 + tg_lo[0] * 1); v_c < (0 + tg_hi[0] * 1); v_c += 1) { /* avgpool2d.yaml:24 */
         /* partitions run the statements below in turn (all partition-local) */

@@ -47,7 +47,10 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
             uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + 6464 + (v_hb) * 4;
             const int64_t tg_f = 0;
             (void)tg_f;
-            (void)tg_iota_cast(tg_d, TG_INT32, (size_t)(0), (tg_p + (v_hb * 128)));
+            {
+                const int32_t tg_w = tg_iota_wrap((tg_p + (v_hb * 128)));
+                memcpy(tg_d + (0) * 4, &tg_w, 4);
+            }
         }
     }
     /* partitions run the statements below in turn (all partition-local) */
@@ -57,7 +60,10 @@ static TG_SIMD_BODY int moe_tkg_body_all(int tg_avx512, tg_core *core, const int
                 uint8_t *tg_d = tg_sbuf + (tg_p) * 6848 + 6528 + (v_ib) * 4;
                 const int64_t tg_f = 0;
                 (void)tg_f;
-                (void)tg_iota_cast(tg_d, TG_INT32, (size_t)(0), (tg_p + (v_ib * 128)));
+                {
+                    const int32_t tg_w = tg_iota_wrap((tg_p + (v_ib * 128)));
+                    memcpy(tg_d + (0) * 4, &tg_w, 4);
+                }
             }
         }
         { /* moe_tkg.yaml:67: dve.memset */
