@@ -108,7 +108,8 @@ static int resolve(const cmodel *m, const cstream *s, const tg_prog_inst *in, tg
     if (tg_prog_eval(&m->prog, po.buf, s->regs, 0, 0, &buf) || tg_prog_eval(&m->prog, po.pstart, s->regs, 0, 0, &ps) ||
         tg_prog_eval(&m->prog, po.pcount, s->regs, 0, 0, &pc) || tg_prog_eval(&m->prog, po.offset, s->regs, 0, 0, &off))
         return TG_EPROGRAM;
-    if (pc < 1 || pc > TG_PARTITIONS || off < -COST_FAR || off > COST_FAR || ps < -COST_FAR || ps > COST_FAR)
+    if (pc < 1 || pc > (po.space == TG_SPACE_HBM ? COST_FAR : TG_PARTITIONS) || off < -COST_FAR || off > COST_FAR ||
+        ps < -COST_FAR || ps > COST_FAR) /* HBM rows are no partitions (tg_iss.c ap_resolve) */
         return TG_EBOUNDS;
     o->present = 1;
     o->space = po.space;

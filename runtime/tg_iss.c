@@ -94,7 +94,9 @@ static int ap_resolve(const iss *m, const iss_engine *e, const tg_prog_operand *
     a->index = o->index;
     a->nfree = (int)o->nfree;
     a->count = 1;
-    if (pc < 1 || pc > TG_PARTITIONS || off < -ISS_FAR || off > ISS_FAR)
+    /* an HBM side's rows are no partitions: a dma_copy between tensors moves
+     * any number (the other side's count, checked by the op) */
+    if (pc < 1 || pc > (o->space == TG_SPACE_HBM ? ISS_FAR : TG_PARTITIONS) || off < -ISS_FAR || off > ISS_FAR)
         return TG_EBOUNDS;
     a->pcount = pc;
     for (int k = 0; k < a->nfree; k++) {

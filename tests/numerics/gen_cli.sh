@@ -178,6 +178,12 @@ check "rowlocal: t1, t7a and t7b row-local, no other tile" \
 # HBM windows (gen/emit.c FuseWin): y1's halves from two statements and y2's
 # read-back share a region (tb row-local); the reads of y3 one row further on
 # and of y4 after its loop start regions of their own (five in all).
+check "hbmcopy: dma_copy of 300 HBM rows matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" hbmcopy >"$w/hbmcopy.log" 2>&1'
+check "hbmcopy: C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" hbmcopy >"$w/hbmcopy-iss.log" 2>&1'
+check "hbmcopy: profile times the copies" \
+  '"$TILEGEN" profile "$here/specs/hbmcopy.yaml" >"$w/hbmcopy-prof.log" 2>&1 && grep -q "DMA  *3 " "$w/hbmcopy-prof.log"'
 check "hbmwin: hbmwin.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" hbmwin >"$w/hbmwin.log" 2>&1'
 check "hbmwin: hbmwin.yaml C simulation and ISS bit-identical" \

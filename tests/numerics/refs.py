@@ -587,6 +587,15 @@ def _ref_rowlocal(p, x):
     return {k: (a, "exact") for k, a in out.items()}
 
 
+def _inputs_hbmcopy(p, r):
+    return {"x": r.standard_normal((p["N"], p["F"]))}
+
+
+def _ref_hbmcopy(p, x):
+    v = x["x"]
+    return {"y1": (v, "exact"), "y2": (v[50:250, ::2], "exact"), "y3": (v.reshape(p["N"] // 2, 2 * p["F"]), "exact")}
+
+
 def _inputs_hbmwin(p, r):
     # small integers: every op is exact in fp32
     return {"x": r.integers(-8, 9, (p["N"], p["F"])).astype(np.float64)}
@@ -1467,6 +1476,10 @@ TEST_KERNELS = {
                   ("y6", "float32", "128, 15"), ("y7", "float32", "128, 4, 20"), ("y8", "float32", "128, W / 2"),
                   ("y9", "bfloat16", "128, W / 2"), ("y10", "float32", "128, 1050")],
                  _inputs_stage2, _ref_stage2),
+    "hbmcopy": _k({"N": 300, "F": 64},
+                  [("x", "float32", "N, F")],
+                  [("y1", "float32", "N, F"), ("y2", "float32", "200, F / 2"), ("y3", "float32", "N / 2, 2 * F")],
+                  _inputs_hbmcopy, _ref_hbmcopy),
     "hbmwin": _k({"N": 256, "F": 64},
                  [("x", "float32", "N, F")],
                  [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y2c", "float32", "N, 1"),
