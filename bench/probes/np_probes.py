@@ -1309,6 +1309,253 @@ def x10_xyz_transform(pts, R, t):
     return {"out": pts @ R.T + t}
 
 
+# --- the y series -------------------------------------------------------------------
+
+@probe({"q": EXACT, "s": EXACT, "xr": EXACT})
+def y01_int8_rowquant(x):
+    # the same fp32 roundings on both sides: amax exact, max with 1e-8 and the
+    # product by fp32(1/127) (the spec's 1/127 rounded once) one rounding each,
+    # the reciprocal correctly rounded on both, x * rs one rounding; the int8
+    # cast rounds to nearest even (np.rint) and saturates (|x rs| <= 127 (1 + 3u)
+    # rounds to at most 127, the clip is only the cast's rule); q * s then bf16
+    amax = np.abs(x).max(axis=1, keepdims=True)
+    s = np.maximum(amax, np.float32(1e-8)) * np.float32(1 / 127)
+    rs = np.float32(1) / s
+    q = np.clip(np.rint(x * rs), -128, 127).astype(np.int8)
+    return {"q": q, "s": s, "xr": bf16_enc(q.astype(np.float32) * s)}
+
+
+def _int4_codes_inputs(shapes, r):
+    # signed 4-bit codes
+    return {"w": r.integers(-8, 8, shapes["w"]).astype(np.int8)}
+
+
+@probe({"p": EXACT, "sum": EXACT}, make=_int4_codes_inputs)
+def y02_int4_pack(w):
+    # bit operations on the two's-complement bytes; row sums of at most 2048
+    # codes of magnitude <= 8 are exact in fp32 and int32 alike
+    u = w.view(np.uint8)
+    p = ((u[:, 1::2] & np.uint8(15)) << np.uint8(4)) | (u[:, 0::2] & np.uint8(15))
+    return {"p": p, "sum": w.sum(axis=1, keepdims=True, dtype=np.int32)}
+
+
+def _flash_stats(x):
+    """fp64 scores, the causal mask, row max and softmax of y03 (for the bound)."""
+    q, k = x["q"], x["k"]
+    s = q.shape[1]
+    sc = np.matmul(q, k.transpose(0, 2, 1)) * 0.125
+    keep = np.arange(s)[:, None] >= np.arange(s)[None, :]
+    m = np.max(np.where(keep, sc, -np.inf), axis=2, keepdims=True)
+    e = np.where(keep, np.exp(sc - m), 0.0)
+    return sc, keep, m, e / e.sum(axis=2, keepdims=True)
+
+
+def _flash_bound(x, ref):
+    """y03's o before the bf16 rounding. Scores: the bf16 products are exact, the
+    sums differ by matmul_bound (K = 64), the scale by 1/8 is exact: d_k =
+    mb_k / 8. exp's argument s_k - m is off by d_k + max_k d_k (the row max) plus
+    one rounding each side (2u |s_k - m|); exp within 8u of each other (EXP_ULPS,
+    an ulp <= 2u). The online form: per KV step (at most nb = S/128) the
+    correction exp(m - m') (argument rounded, exp 1 ulp) and its products with l
+    and o, ~4u a step, the arguments' roundings summing to at most 2u max|s|. So
+    each term's relative error is at most E = max_k (d_k + 2u|s_k - m|) + max d +
+    8u + 4 nb u + 2u max|s| (the row's worst, used for every term and for l). The
+    row sum l (128-wide block sums then the carried adds, against numpy's
+    pairwise) and P V (fp32 products of fp32 p and bf16 v rounded once, then the
+    sums in another order) each add (2S + 4)u of sum_k p_k |v_k| resp. of |o|.
+    |o_C - o_np| <= (2E + (4S + 8)u) (P|v| + |o|) + 4u|o| (the reciprocal and the
+    product each side)."""
+    q, k, v = x["q"], x["k"], x["v"]
+    s = q.shape[1]
+    nb = s // 128
+    sc, keep, m, p = _flash_stats(x)
+    mb = np.matmul(np.abs(q), np.abs(k).transpose(0, 2, 1)) * (2 * q.shape[2] + 2) * U32 * 0.125
+    d = np.where(keep, mb, 0.0)
+    dmax = d.max(axis=2, keepdims=True)
+    arg = np.where(keep, d + 2 * U32 * np.abs(sc - m), 0.0).max(axis=2, keepdims=True)
+    smax = np.where(keep, np.abs(sc), 0.0).max(axis=2, keepdims=True)
+    e_row = arg + dmax + 8 * U32 + 4 * nb * U32 + 2 * U32 * smax
+    o = np.matmul(p, v)
+    return (2 * e_row + (4 * s + 8) * U32) * (np.matmul(p, np.abs(v)) + np.abs(o)) + 4 * U32 * np.abs(o)
+
+
+@probe({"o": Tol(ulps=1, bound=_flash_bound, why="QK^T sums, exp, the online rescaling, P V sums")})
+def y03_flash_causal_tri(q, k, v):
+    s = q.shape[1]
+    sc = np.matmul(bf16_dec(q), bf16_dec(k).transpose(0, 2, 1)) * np.float32(0.125)
+    sc = np.where(np.tri(s, dtype=bool), sc, np.float32(-np.inf))
+    e = np.exp(sc - sc.max(axis=2, keepdims=True))
+    p = e * (np.float32(1) / e.sum(axis=2, keepdims=True))
+    return {"o": bf16_enc(np.matmul(p, bf16_dec(v)))}
+
+
+def _router_bound(x, ref):
+    """y04's gates. Logits: bf16 products exact, the K = 256 sums in another order
+    (matmul_bound), an absolute error d_e each, i.e. relative in exp; the row max
+    moves by at most max d. p_e = exp(l_e - m) / sum: relative error at most
+    eps = 2 max d + 2u max|l - m| (the subtraction each side) + 8u (exp, EXP_ULPS)
+    + (2E + 2)u (the 10-term sums) + 4u (reciprocal and product each side).
+    gate = p1 / (p1 + p2): 2 eps, plus the add, reciprocal and product each side
+    (6u), relative to the gate."""
+    xx, wg = x["x"], x["wg"]
+    e = wg.shape[1]
+    lg = xx @ wg
+    d = matmul_bound(xx, wg).max(axis=1, keepdims=True)
+    spread = (lg.max(axis=1, keepdims=True) - lg.min(axis=1, keepdims=True))
+    eps = 2 * d + 2 * U32 * spread + 8 * U32 + (2 * e + 2) * U32 + 4 * U32
+    return (2 * eps + 6 * U32) * np.abs(ref)
+
+
+# idx exact: the two largest of ten probabilities are the same experts on both
+# sides unless the 2nd and 3rd logits are within ~2 max d (~1e-5) of each other;
+# with these inputs none is (a tie there would show as a FAIL to look at, not a
+# bug, and is reported so)
+@probe({"gate": Tol(bound=_router_bound, why="logit sums, exp, the 10-term sum"), "idx": EXACT})
+def y04_moe_router_top2(x, wg):
+    lg = bf16_dec(x) @ bf16_dec(wg)
+    e = np.exp(lg - lg.max(axis=1, keepdims=True))
+    pr = e * (np.float32(1) / e.sum(axis=1, keepdims=True))
+    top = np.argsort(-pr, axis=1, kind="stable")[:, :2]
+    tv = np.take_along_axis(pr, top, axis=1)
+    return {"gate": tv * (np.float32(1) / (tv[:, 0:1] + tv[:, 1:2])), "idx": top.astype(np.uint32)}
+
+
+@probe({"y": EXACT})
+def y05_upsample2x_bf16(x):
+    # 0.25 x exact (a power of two), 0.75 x and the add one fp32 rounding each on
+    # both sides, then bf16; the edge columns are copies
+    xf = bf16_dec(x)
+    n, w = xf.shape
+    t3 = xf * np.float32(0.75)
+    y = np.empty((n, 2 * w), dtype=np.float32)
+    y[:, 2::2] = xf[:, :-1] * np.float32(0.25) + t3[:, 1:]
+    y[:, 1:-1:2] = xf[:, 1:] * np.float32(0.25) + t3[:, :-1]
+    y[:, 0] = xf[:, 0]
+    y[:, -1] = xf[:, -1]
+    return {"y": bf16_enc(y)}
+
+
+@probe({"po": EXACT, "mo": EXACT})
+def y06_lion_step(p, g, m):
+    # each product and sum one fp32 rounding in the same order on both sides
+    # (the spec's constants rounded once to fp32, as np.float32 does); sign exact
+    c = m * np.float32(0.9) + g * np.float32(0.1)
+    po = np.sign(c) * np.float32(-1e-4) + p * np.float32(0.99999)
+    mo = m * np.float32(0.99) + g * np.float32(0.01)
+    return {"po": po, "mo": mo}
+
+
+def _bn_inputs(shapes, r):
+    # channels with their own offset and scale (the mean subtraction matters)
+    nb, c, hh, ww = shapes["x"]
+    x = r.uniform(-2, 2, (1, c, 1, 1)) + r.uniform(0.5, 2, (1, c, 1, 1)) * r.standard_normal((nb, c, hh, ww))
+    return {"x": x, "gamma": r.uniform(0.5, 1.5, shapes["gamma"]), "beta": 0.5 * r.standard_normal(shapes["beta"])}
+
+
+def _bn_parts(x):
+    """fp64 per-channel count, mean, variance, mean|x| and mean x^2 of y07's x."""
+    xx = x["x"]
+    n = xx.shape[0] * xx.shape[2] * xx.shape[3]
+    ax = (0, 2, 3)
+    return (n, xx.mean(axis=ax)[:, None], xx.var(axis=ax)[:, None],
+            np.abs(xx).mean(axis=ax)[:, None], (xx * xx).mean(axis=ax)[:, None])
+
+
+def _bn_y_bound(x, ref):
+    """y07's y. refs.py's layernorm derivation with D = n = N H W per channel
+    (bn_stats/bn_aggr against the exact mean and variance: gamma_n of mean|x| and
+    of mean x^2, rstd half of it plus rsqrt's ulps), numpy's two-pass within the
+    same: 2 (2n + 64)u (|gamma| (|xn| + mean|x| rstd) + |beta|). The form
+    x a - (mean a - beta) rounds x a, mean a, the subtraction of beta and the
+    last one on each side: 2 * 2u (|x a| + |mean a| + |beta|)."""
+    n, mean, var, amean, _ = _bn_parts(x)
+    g, b = x["gamma"][None, :, :, None], x["beta"][None, :, :, None]
+    rstd = (1.0 / np.sqrt(var + 1e-5))[None, :, :, None]
+    mean4, amean4 = mean[None, :, :, None], amean[None, :, :, None]
+    xx = x["x"]
+    mag = np.abs(g) * (np.abs(xx - mean4) * rstd + amean4 * rstd) + np.abs(b)
+    a = np.abs(rstd * g)
+    return 2 * (2 * n + 64) * U32 * mag + 4 * U32 * (np.abs(xx) * a + np.abs(mean4) * a + np.abs(b))
+
+
+@probe({"y": Tol(bound=_bn_y_bound, why="bn_stats/bn_aggr against two-pass, x a - nb"),
+        "mean": Tol(bound=lambda x, ref: 2 * (2 * _bn_parts(x)[0] + 64) * U32 * _bn_parts(x)[3],
+                    why="sums in another order (refs.py's bn bound, both sides)"),
+        "var": Tol(bound=lambda x, ref: 2 * (2 * _bn_parts(x)[0] + 64) * U32 * _bn_parts(x)[4],
+                   why="bn_stats/bn_aggr against two-pass (refs.py's bn bound, both sides)")},
+       make=_bn_inputs)
+def y07_batchnorm_nchw(x, gamma, beta):
+    mean = x.mean(axis=(0, 2, 3))[:, None]
+    var = x.var(axis=(0, 2, 3))[:, None]
+    a = (np.float32(1) / np.sqrt(var + np.float32(1e-5))) * gamma
+    nb = mean * a - beta
+    return {"y": x * a[None, :, :, None] - nb[None, :, :, None], "mean": mean, "var": var}
+
+
+def _conv1d_bound(x, ref):
+    """y08: fp16 products exact in fp32; C adds the 300 products (5 taps x 60
+    channels) in PSUM in tap order, numpy sums each tap's 60 by BLAS then adds the
+    taps: both within gamma_300 of the same sum, (2K + 2)u sum |w||x| with
+    K = 300; the bias add one rounding each side (2u |ref|)."""
+    xx, w = x["x"], x["w"]
+    kt = w.shape[0]
+    t = xx.shape[2] - kt + 1
+    mag = sum(np.matmul(np.abs(w[j]).T, np.abs(xx[:, :, j:j + t])) for j in range(kt))
+    return (2 * kt * w.shape[1] + 2) * U32 * mag + 2 * U32 * np.abs(ref)
+
+
+@probe({"out": Tol(bound=_conv1d_bound, why="fp32 sums in another order")})
+def y08_conv1d_taps_f16(x, w, bias):
+    xf, wf = f16_dec(x), f16_dec(w)
+    kt = wf.shape[0]
+    t = xf.shape[2] - kt + 1
+    acc = np.matmul(wf[0].T, xf[:, :, 0:t])
+    for j in range(1, kt):
+        acc += np.matmul(wf[j].T, xf[:, :, j:j + t])
+    return {"out": acc + bias[None]}
+
+
+def fp8_e5m2_enc(x):
+    """fp32 -> float8_e5m2 bits (bias 15, IEEE: 57344 max, inf above), round to
+    nearest even; no NaN inputs (fp8_e4m3_enc's trick with 2 mantissa bits)."""
+    u = x.view(np.uint32)
+    mag = u & np.uint32(0x7FFFFFFF)
+    normal = ((mag + np.uint32(0xFFFFF) + ((mag >> 21) & 1)) >> 21).astype(np.int32) - ((127 - 15) << 2)
+    # below 2^-14 the quantum is 2^-16
+    sub = np.rint(np.abs(x) * np.float32(65536)).astype(np.int32)
+    bits = np.where(mag < np.uint32(0x38800000), sub, np.minimum(normal, 0x7C))
+    return (bits | ((u >> 24) & 0x80).astype(np.int32)).astype(np.uint8)
+
+
+@probe({"cache_out": EXACT})
+def y09_kvcache_append_e5m2(cache_in, kn):
+    # copies move bits; bf16 -> fp32 is exact, then one rounding to e5m2 alike
+    out = cache_in.copy()
+    pos, t = 1001, kn.shape[1]
+    out[:, pos:pos + t, :] = fp8_e5m2_enc(bf16_dec(kn))
+    return {"cache_out": out}
+
+
+def _sampling_inputs(shapes, r):
+    # logits with a spread (min-p keeps a few per row), most tokens unseen, a few
+    # banned, temperatures 0.7-1.5
+    sh = shapes["l"]
+    return {"l": 3.0 * r.standard_normal(sh),
+            "seen": np.where(r.random(sh) < 0.9, 0, r.integers(1, 4, sh)).astype(np.uint8),
+            "bad": np.where(r.random(sh) < 0.02, r.integers(1, 8, sh), 0).astype(np.uint16),
+            "it": 1.0 / r.uniform(0.7, 1.5, shapes["it"])}
+
+
+@probe({"y": EXACT}, make=_sampling_inputs)
+def y10_sampling_mask(l, seen, bad, it):
+    # the divide and the products one fp32 rounding each alike (constants rounded
+    # once to fp32), the max exact, the threshold one add; selects move values
+    pen = np.where(l > 0, l / np.float32(1.2), l * np.float32(1.2))
+    t = np.where(seen != 0, pen, l) * it
+    thr = t.max(axis=1, keepdims=True) + np.float32(-2.995732273553991)
+    return {"y": np.where((t < thr) | (bad != 0), np.float32(-np.inf), t)}
+
+
 def main(argv):
     if argv[:1] == ["list"]:
         print("\n".join(sorted(PROBES)))
