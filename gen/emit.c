@@ -823,8 +823,21 @@ static int elementwise(E *e, IrInst *in, tpl_value *m, int raw)
     put_nest(e, m, &nest, inner);
     put(e, m, "dst", operand(e, &in->dst, &nest, 0, 1, inner, 0));
     tpl_value *src = new_list(e);
-    for (int i = 0; src && i < in->nsrc; i++)
-        append(e, src, operand(e, &in->src[i], &nest, i + 1, 0, inner, stage));
+    /* srow: the innermost loop a run on dst and on every source but those
+     * staged (read two apart, gathered into a row first): a runtime int32
+     * row may take it from the staged rows (kernel.c.j2 row_run; int4
+     * packing from stride-2 int8 views, bench/probes y02_int4_pack) */
+    int srow = !alias && nest.n > 0 && !nest.idx[0] && nest.step[0][nest.n - 1] == 1, staged = 0;
+    for (int i = 0; src && i < in->nsrc; i++) {
+        tpl_value *o = operand(e, &in->src[i], &nest, i + 1, 0, inner, stage);
+        size_t glen = 0;
+        const tpl_value *g = o ? tpl_map_get(o, "stage", 5) : NULL;
+        int st = g && tpl_str_of(g, &glen) && glen > 0;
+        staged |= st;
+        srow = srow && (st || nest.step[i + 1][nest.n - 1] == 1);
+        append(e, src, o);
+    }
+    put_bool(e, m, "srow", srow && staged);
     put(e, m, "src", src);
     return 1;
 }

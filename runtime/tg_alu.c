@@ -225,6 +225,19 @@ static inline void tg__i32_load(int32_t *x, const uint8_t *p, int m, tg_dtype st
  * as tg_wr_<dt> rounds its fp32 value (|r| <= 2^24: exact in fp32). */
 static void tg__i32_store(uint8_t *d, tg_dtype dt, const int32_t *r, int m)
 {
+    /* int32 and uint8 as the whole-row path stores them (TG_ST_I32, TG_ST_U8:
+     * the fp32 value's conversion, for an integer of at most 2^24); through
+     * tg_row_from_f32 they were an element at a time (int4 packing from int8
+     * sources, bench/probes y02_int4_pack) */
+    if (dt == TG_INT32) {
+        memcpy(d, r, (size_t)m * sizeof *r);
+        return;
+    }
+    if (dt == TG_UINT8) {
+        for (int j = 0; j < m; j++)
+            tg__st_u8(d, j, r[j]);
+        return;
+    }
     float f[TG_I32_BLOCK];
     for (int j = 0; j < TG_I32_BLOCK; j++)
         f[j] = (float)r[j];

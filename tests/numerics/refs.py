@@ -316,7 +316,10 @@ def _ref_introws(p, x):
             "yt2": (stored(f32(fa * 3.0) - 5.0, "int32"), "exact"),
             "yrv": (stored(7.0 - fa, "int16"), "exact"),
             "yband": (stored(_bitwise_and32(fa, fb), "int32"), "exact"),
-            "ymin": (np.where(fm < 0, fm, -0.0), "exact")}
+            "ymin": (np.where(fm < 0, fm, -0.0), "exact"),
+            "ystr": (stored(_bitwise_and32(fa[:, 0::2], fb[:, 1::2]), "int32"), "exact"),
+            # & 15 of the pattern is in [0, 15] whatever the sign; << 4 keeps it below 256
+            "ysh": (((fa[:, 1::2].astype(np.int64) & 15) * 16).astype(np.float64), "exact")}
 
 
 def _inputs_keep(p, r):
@@ -1439,7 +1442,8 @@ TEST_KERNELS = {
                   [("a", "int32", "N, D"), ("b", "int32", "N, D"), ("m", "int32", "N, D")],
                   [("ys", "int32", "N, D"), ("yp", "float32", "N, D"), ("ymx", "uint8", "N, D"),
                    ("ygt", "uint8", "N, D"), ("yt2", "int32", "N, D"), ("yrv", "int16", "N, D"),
-                   ("yband", "int32", "N, D"), ("ymin", "float32", "N, D")], _inputs_introws, _ref_introws),
+                   ("yband", "int32", "N, D"), ("ymin", "float32", "N, D"), ("ystr", "int32", "N, D / 2"),
+                   ("ysh", "uint8", "N, D / 2")], _inputs_introws, _ref_introws),
     "keep": _k({"T": 3, "G": 2, "N": 256}, [("x", "bfloat16", "T * 128, 128"), ("w", "bfloat16", "G, 128, N")],
                [("y1", "float32", "T * 128, N"), ("y2", "float32", "G, T * 128, N"), ("y3", "float32", "128, N"),
                 ("y4", "float32", "T * 128, N"), ("y5", "float32", "T * 128, N")], _inputs_keep, _ref_keep),
