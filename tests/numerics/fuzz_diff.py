@@ -1219,6 +1219,11 @@ def block_dma(sp):
         y2 = sp.out(sp.dtype(), [nx, f])     # HBM -> HBM
         body.append(op("dma_copy", dst="%s[%s, :]" % (y2, pr), src="%s[%s, :]" % (x, pr)))
     sp.body += rows.wrap(body, sp=sp)
+    if r.random() < 0.3:
+        # the whole tensor HBM -> HBM in one copy: its rows (often more than 128)
+        # are no partitions (the ISS and the timing model took only 128 once)
+        y3 = sp.out(sp.dtype(), [nx, f])
+        sp.body.append(op("dma_copy", dst=y3, src=x))
 
 
 # --- block: HBM views (SPEC.md §2.1) ---------------------------------------------
