@@ -313,16 +313,20 @@ def q03_bcast_affine(x, w, b):
     return {"y": x * w + b}
 
 
-@probe({"vals": EXACT, "idx": EXACT})
-def q04_top8(x):
-    # the 8 largest per row (argpartition), ordered descending; equal values keep
+def _topk(x, k):
+    # the k largest per row (argpartition), ordered descending; equal values keep
     # index order (nc_find_index8 pairs the k copies of a value with its first k
     # occurrences), hence indices sorted first and a stable sort by value
-    top = np.sort(np.argpartition(x, -8, axis=1)[:, -8:], axis=1)
+    top = np.sort(np.argpartition(x, -k, axis=1)[:, -k:], axis=1)
     vals = np.take_along_axis(x, top, axis=1)
     order = np.argsort(-vals, axis=1, kind="stable")
     return {"vals": np.take_along_axis(vals, order, axis=1),
             "idx": np.take_along_axis(top, order, axis=1).astype(np.uint32)}
+
+
+@probe({"vals": EXACT, "idx": EXACT})
+def q04_top8(x):
+    return _topk(x, 8)
 
 
 @probe({"out": EXACT}, make=_ids_inputs)
@@ -889,11 +893,7 @@ def v09_maxout_grid_f16(x, s):
 @probe({"vals": EXACT, "idx": EXACT})
 def v10_top16_replace(x):
     # q04's top-8 with k = 16 (distinct random values: no ties to order)
-    top = np.sort(np.argpartition(x, -16, axis=1)[:, -16:], axis=1)
-    vals = np.take_along_axis(x, top, axis=1)
-    order = np.argsort(-vals, axis=1, kind="stable")
-    return {"vals": np.take_along_axis(vals, order, axis=1),
-            "idx": np.take_along_axis(top, order, axis=1).astype(np.uint32)}
+    return _topk(x, 16)
 
 
 # --- the w series: NKI patterns the probes above do not cover ----------------------
