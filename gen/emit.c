@@ -1173,6 +1173,15 @@ static int reduce_fields(E *e, const IrInst *in, tpl_value *m)
     return 1;
 }
 
+/* The longest row nc_find_index8 scans with no branch on the data
+ * (tg_find8_put); longer rows test each element against the values' range
+ * first (tg_find8_put_in), which skips most of a long row's elements but
+ * mispredicts where nearly every element claims a slot. bench/probes
+ * y04_moe_router_top2 (rows of 10): 1.87 -> 1.21 ms with max8's and the
+ * find's branch-free forms; specs/router_topk (rows of 64, 8 of them in
+ * range): 0.073 ms with the range test, 0.115 flat. */
+#define EMIT_FIND8_FLAT_MAX 16
+
 /* max8 / nc_find_index8: the source row streamed into 8 results (tg_ops.h),
  * scattered to dst. */
 static int top8(E *e, IrInst *in, tpl_value *m)
@@ -1191,6 +1200,7 @@ static int top8(E *e, IrInst *in, tpl_value *m)
     put(e, m, "a", a);
     if (b)
         put(e, m, "b", b);
+    put_bool(e, m, "flat", ns <= EMIT_FIND8_FLAT_MAX);
     return 1;
 }
 

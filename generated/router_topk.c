@@ -181,10 +181,12 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1600;
             uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1856;
             float tg_out[8];
-            tg_max8_init(tg_out);
+            tg_top8 tg_t8;
+            tg_top8_init(&tg_t8);
             for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_max8_add(tg_out, tg_rd_f32(tg_s0, tg_j0));
+                tg_top8_add(&tg_t8, tg_rd_f32(tg_s0, tg_j0));
             }
+            tg_top8_out(&tg_t8, tg_out);
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {
                 tg_wr_f32(tg_d, tg_j0, tg_out[tg_j0]);
@@ -195,7 +197,7 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
         for (int64_t tg_p = 0; tg_p < tg_min(128, (200 - (v_t * 128))); tg_p++) {
             const uint8_t *tg_s0 = tg_sbuf + (tg_p) * 2368 + 1600;
             uint8_t *tg_d = tg_sbuf + (tg_p) * 2368 + 1920;
-            float tg_out[8];
+            float tg_out[9]; /* [8]: the spare slot of elements that claim none */
             float tg_v[8] TG_LOCAL_ALIGN;
             unsigned tg_used = 0;
             {
@@ -205,12 +207,12 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
                     tg_v[tg_j0] = tg_rd_f32(tg_sv, tg_j0);
                 }
             }
-            float tg_lo8, tg_hi8; /* elements outside claim nothing */
-            tg_find8_range(tg_v, &tg_lo8, &tg_hi8);
             for (int tg_k = 0; tg_k < 8; tg_k++)
                 tg_out[tg_k] = TG_FIND8_NONE;
+            float tg_lo8, tg_hi8; /* elements outside claim nothing */
+            tg_find8_range(tg_v, &tg_lo8, &tg_hi8);
             for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_find8_add_in(tg_out, &tg_used, tg_v, tg_lo8, tg_hi8, tg_rd_f32(tg_s0, tg_j0), tg_j0);
+                tg_find8_put_in(tg_out, &tg_used, tg_v, tg_lo8, tg_hi8, tg_rd_f32(tg_s0, tg_j0), tg_j0);
             }
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {

@@ -455,8 +455,9 @@ static int exec_reduce(iss *m, iss_engine *e, const tg_prog_inst *in)
 }
 
 /* max8 / nc_find_index8: per partition, the source row streamed in free-index
- * order through tg_max8_add / tg_find8_add (tg_ops.h: the C simulation's
- * calls), then the 8 results into the dst row. */
+ * order through tg_max8_add / tg_find8_add (tg_ops.h: the plain forms, whose
+ * slots the C simulation's tg_top8_add / tg_find8_put repeat without data
+ * branches), then the 8 results into the dst row. */
 static int exec_top8(iss *m, iss_engine *e, const tg_prog_inst *in)
 {
     tg_iss_ap d, s, v;

@@ -160,6 +160,7 @@ static inline uint32_t tg_max8_key(float x)
  * and the fold is an unsigned integer max that vectorizes (bench/probes
  * t10's column max over [512, 4096]: the kernel 0.51 -> 0.23-0.28 ms). */
 static inline uint32_t tg_max_u32(uint32_t a, uint32_t b) { return a > b ? a : b; }
+static inline uint32_t tg_min_u32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 static inline float tg_pmax_result(uint32_t k)
 {
     return tg_key_result(k, k > 0xff800000u);
@@ -236,16 +237,118 @@ static inline void tg_find8_range(const float vals[8], float *lo, float *hi)
             *hi = vals[i];
     }
 }
-/* tg_find8_add and tg_match8 for x known to claim nothing outside [lo, hi]. */
-static inline void tg_find8_add_in(float idx[8], unsigned *used, const float vals[8], float lo, float hi, float x,
+/* ---- The C simulation's forms of max8 and nc_find_index8 / match_replace8 ----
+ * The same slots as tg_max8_add / tg_find8_add / tg_match8 above (which the
+ * ISS keeps, so the differential fuzzer compares the two), without a branch
+ * on the data for each element's place: on short rows (a MoE router's 8 to
+ * 64 experts) nearly every element enters the top 8 or claims a slot, and
+ * the loops of compares above mispredicted at each (bench/probes
+ * y04_moe_router_top2: ~140 ns a 10-wide row for each op).
+ *
+ * max8: the top 8 as their tg_max8_key keys in eight scalars the compiler
+ * keeps in registers. Inserting key k into the descending k0 >= ... >= k7 is
+ * k_i' = max(k_i, min(k_{i-1}, k)) with k_{-1} above every key: min/max of
+ * unsigned integers, no branch. Equal keys are equal bits, so this is the
+ * same multiset in the same order as the insertion after equal keys. One
+ * branch skips keys at most k7 (most elements of a long row). */
+typedef struct tg_top8 {
+    uint32_t k0, k1, k2, k3, k4, k5, k6, k7;
+} tg_top8;
+
+static inline void tg_top8_init(tg_top8 *t)
+{
+    t->k0 = t->k1 = t->k2 = t->k3 = t->k4 = t->k5 = t->k6 = t->k7 = 0x007fffffu; /* -inf's key */
+}
+
+#define TG_TOP8_STEP(f)                                                                                      \
+    do {                                                                                                     \
+        const uint32_t tg__c = t->f;                                                                         \
+        t->f = tg_max_u32(tg__c, tg__p);                                                                     \
+        tg__p = tg_min_u32(tg__c, k);                                                                        \
+    } while (0)
+static inline void tg_top8_add(tg_top8 *t, float x)
+{
+    const uint32_t k = tg_max8_key(x);
+    uint32_t tg__p = k;
+    if (k <= t->k7)
+        return;
+    TG_TOP8_STEP(k0);
+    TG_TOP8_STEP(k1);
+    TG_TOP8_STEP(k2);
+    TG_TOP8_STEP(k3);
+    TG_TOP8_STEP(k4);
+    TG_TOP8_STEP(k5);
+    TG_TOP8_STEP(k6);
+    TG_TOP8_STEP(k7);
+}
+#undef TG_TOP8_STEP
+
+/* The 8 slots' values: each key's number, the canonical NaN for NaN's. */
+static inline void tg_top8_out(const tg_top8 *t, float out[8])
+{
+    out[0] = tg_pmax_result(t->k0);
+    out[1] = tg_pmax_result(t->k1);
+    out[2] = tg_pmax_result(t->k2);
+    out[3] = tg_pmax_result(t->k3);
+    out[4] = tg_pmax_result(t->k4);
+    out[5] = tg_pmax_result(t->k5);
+    out[6] = tg_pmax_result(t->k6);
+    out[7] = tg_pmax_result(t->k7);
+}
+
+/* The slots x equals (fp32 ==) as a bit mask: eight compares the compiler
+ * makes one vector compare. */
+static inline unsigned tg_eq8(const float vals[8], float x)
+{
+    unsigned m = 0;
+    int i;
+    for (i = 0; i < 8; i++)
+        m |= (unsigned)(x == vals[i]) << i;
+    return m;
+}
+
+/* tg_claim8 as a bit: the lowest unclaimed slot equal to x, claimed, as
+ * 1 << slot, or 0. */
+static inline unsigned tg_claim8_bit(unsigned *used, const float vals[8], float x)
+{
+    const unsigned m = tg_eq8(vals, x) & ~*used;
+    const unsigned b = m & (0u - m);
+    *used |= b;
+    return b;
+}
+
+/* The slot of a claim bit, 8 for none (a find's spare ninth slot). */
+static inline int tg_slot9(unsigned b)
+{
+#if defined(__GNUC__)
+    return __builtin_ctz(b | 0x100u);
+#else
+    int i = 0;
+    b |= 0x100u;
+    while (!(b >> i & 1u))
+        i++;
+    return i;
+#endif
+}
+
+/* nc_find_index8 of element j into idx[9] (idx[8] a spare that no output
+ * reads): no branch at all; tg_find8_put_in adds the range test that skips
+ * most elements of a long row. */
+static inline void tg_find8_put(float idx[9], unsigned *used, const float vals[8], float x, int64_t j)
+{
+    idx[tg_slot9(tg_claim8_bit(used, vals, x))] = (float)j;
+}
+static inline void tg_find8_put_in(float idx[9], unsigned *used, const float vals[8], float lo, float hi, float x,
                                    int64_t j)
 {
     if (x >= lo && x <= hi)
-        tg_find8_add(idx, used, vals, x, j);
+        tg_find8_put(idx, used, vals, x, j);
 }
-static inline float tg_match8_in(unsigned *used, const float vals[8], float lo, float hi, float x, float imm)
+
+/* nc_match_replace8 of one element, the claim as a bit. */
+static inline float tg_match8_bit_in(unsigned *used, const float vals[8], float lo, float hi, float x, float imm)
 {
-    return x >= lo && x <= hi ? tg_match8(used, vals, x, imm) : x;
+    return x >= lo && x <= hi && tg_claim8_bit(used, vals, x) ? imm : x;
 }
 
 /* tensor_tensor of one element pair. */

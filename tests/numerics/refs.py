@@ -508,6 +508,10 @@ def _ref_top8_ops(p, x):
     mi = _max8(x["xi"])
     out = {"m": m, "m2": _max8(r), "ix": _find8(xf, m, "uint32"), "iv": _find8(xf, vf, "uint16"), "r": r,
            "mb": _max8(x["xb"]), "mi": mi, "ixi": _find8(x["xi"], mi, "uint32"), "ri": _match8(x["xi"], mi, 0.0)}
+    xs = xf[:, 0:12]
+    ms = _max8(xs)
+    out.update({"ms": ms, "ixs": _find8(xs, ms, "uint32"), "ivs": _find8(xs, vf, "uint32"),
+                "rs": _match8(xs, ms, -1.5), "m8": _max8(xf[:, 20:28])})
     return {k: (v, "exact") for k, v in out.items()}
 
 
@@ -1554,7 +1558,9 @@ TEST_KERNELS = {
                     ("v", "float32", "128, 8")],
                    [("m", "float32", "128, 8"), ("m2", "float32", "128, 8"), ("ix", "uint32", "128, 8"),
                     ("iv", "uint16", "128, 8"), ("r", "float32", "128, D"), ("mb", "bfloat16", "128, 8"),
-                    ("mi", "int16", "128, 8"), ("ixi", "uint32", "128, 8"), ("ri", "int16", "128, D")],
+                    ("mi", "int16", "128, 8"), ("ixi", "uint32", "128, 8"), ("ri", "int16", "128, D"),
+                    ("ms", "float32", "128, 8"), ("ixs", "uint32", "128, 8"), ("ivs", "uint32", "128, 8"),
+                    ("rs", "float32", "128, 12"), ("m8", "float32", "128, 8")],
                    _inputs_top8_ops, _ref_top8_ops),
     "loopnum_ops": _k({"D": 64}, [("x", "float32", "128, 4*D")],
                       [("ys", "float32", "128, 4*D"), ("yt", "float32", "128, 4*D"), ("yr", "float32", "128, 4*D")],

@@ -1292,40 +1292,73 @@ static void test_key_fold(void **state)
     }
 }
 
-/* The nc_find_index8 / nc_match_replace8 scan with its range test
- * (tg_find8_add_in, tg_match8_in) against the plain one: the same slots
- * claimed, the same indices and replaced values, on rows drawn from the
- * slots' values (duplicates, -0 against +0), NaNs in rows and slots, slots
- * all NaN, and values outside and between the slots. */
-static void test_find8_range(void **state)
+/* The C simulation's nc_find_index8 / nc_match_replace8 (tg_find8_put with
+ * and without the range test, tg_match8_bit_in) against the plain ones the
+ * ISS runs (tg_find8_add, tg_match8): the same slots claimed, the same
+ * indices and replaced values, on rows drawn from the slots' values
+ * (duplicates, -0 against +0), NaNs in rows and slots, slots all NaN, and
+ * values outside and between the slots. */
+static void test_find8_forms(void **state)
 {
     static const float pool[] = {0.0f, -0.0f, 1.0f, -1.0f, 2.5f, 1e30f, -1e30f, 3.0f, 7.0f, 0.5f};
     (void)state;
     for (int rep = 0; rep < 4000; rep++) {
-        float vals[8], row[64], lo, hi;
+        float vals[8], row[80], lo, hi;
+        const int n = (int)(rnd32() % 81);
         for (int i = 0; i < 8; i++)
             vals[i] = rep % 50 == 0 ? tg_bits_f32(0x7fc00000u)
                       : rnd32() % 9 == 0 ? tg_bits_f32(0x7fc00001u | rnd32())
                                          : pool[rnd32() % (sizeof pool / sizeof pool[0])];
-        for (int j = 0; j < 64; j++) {
+        for (int j = 0; j < n; j++) {
             uint32_t u = rnd32() % 4;
             row[j] = u == 0 ? vals[rnd32() % 8] : u == 1 ? pool[rnd32() % (sizeof pool / sizeof pool[0])]
                      : u == 2 ? rndf_wide() : tg_bits_f32(rnd32());
         }
         tg_find8_range(vals, &lo, &hi);
-        float i1[8], i2[8];
-        unsigned u1 = 0, u2 = 0, m1 = 0, m2 = 0;
+        float i1[8], i2[9], i3[9];
+        unsigned u1 = 0, u2 = 0, u3 = 0, m1 = 0, m2 = 0;
         for (int k = 0; k < 8; k++)
-            i1[k] = i2[k] = TG_FIND8_NONE;
-        for (int j = 0; j < 64; j++) {
+            i1[k] = i2[k] = i3[k] = TG_FIND8_NONE;
+        for (int j = 0; j < n; j++) {
             tg_find8_add(i1, &u1, vals, row[j], j);
-            tg_find8_add_in(i2, &u2, vals, lo, hi, row[j], j);
-            float r1 = tg_match8(&m1, vals, row[j], -5.0f), r2 = tg_match8_in(&m2, vals, lo, hi, row[j], -5.0f);
+            tg_find8_put(i2, &u2, vals, row[j], j);
+            tg_find8_put_in(i3, &u3, vals, lo, hi, row[j], j);
+            float r1 = tg_match8(&m1, vals, row[j], -5.0f), r2 = tg_match8_bit_in(&m2, vals, lo, hi, row[j], -5.0f);
             assert_memory_equal(&r1, &r2, sizeof r1);
         }
         assert_memory_equal(i1, i2, sizeof i1);
+        assert_memory_equal(i1, i3, sizeof i1);
         assert_int_equal(u1, u2);
+        assert_int_equal(u1, u3);
         assert_int_equal(m1, m2);
+    }
+}
+
+/* The C simulation's max8 (tg_top8_add) against the plain insertion the ISS
+ * runs (tg_max8_add), bit for bit: rows of 0 to 80 elements (fewer than 8
+ * leave -inf), with duplicates, +-0, +-inf, NaNs of either sign and any
+ * payload (the canonical NaN out, above +inf), subnormals and wide values. */
+static void test_top8_forms(void **state)
+{
+    static const float pool[] = {0.0f, -0.0f, 1.0f, -1.0f, 1e-40f, -1e-40f, 3.0f, 7.0f};
+    (void)state;
+    for (int rep = 0; rep < 20000; rep++) {
+        const int n = (int)(rnd32() % 81);
+        float o1[8], o2[8];
+        tg_top8 t;
+        tg_max8_init(o1);
+        tg_top8_init(&t);
+        for (int j = 0; j < n; j++) {
+            uint32_t u = rnd32() % 8;
+            float x = u == 0   ? pool[rnd32() % (sizeof pool / sizeof pool[0])]
+                      : u == 1 ? tg_bits_f32((rnd32() & 0x80000000u) | 0x7f800000u | (rnd32() % 2 ? rnd32() : 0u))
+                      : u == 2 ? tg_bits_f32(rnd32())
+                               : rndf_wide();
+            tg_max8_add(o1, x);
+            tg_top8_add(&t, x);
+        }
+        tg_top8_out(&t, o2);
+        assert_memory_equal(o1, o2, sizeof o1);
     }
 }
 
@@ -1910,7 +1943,8 @@ int main(void)
         cmocka_unit_test(test_lanes_fold),
         cmocka_unit_test(test_reduce_key),
         cmocka_unit_test(test_key_fold),
-        cmocka_unit_test(test_find8_range),
+        cmocka_unit_test(test_find8_forms),
+        cmocka_unit_test(test_top8_forms),
         cmocka_unit_test(test_transpose_bytes),
         cmocka_unit_test(test_transpose_pe),
         cmocka_unit_test(test_transpose),
