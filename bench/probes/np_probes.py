@@ -1556,6 +1556,230 @@ def y10_sampling_mask(l, seen, bad, it):
     return {"y": np.where((t < thr) | (bad != 0), np.float32(-np.inf), t)}
 
 
+# --- the z series -------------------------------------------------------------------
+
+def _gate_inputs(shapes, r):
+    # per-row gate scales and biases: sigmoid's argument within ~[-12, 12]
+    return {"s": r.uniform(0.5, 2.0, shapes["s"]), "b": r.uniform(-1.0, 1.0, shapes["b"])}
+
+
+# sigmoid: z = g s + b is the same fp32 value on both sides (two roundings each);
+# numpy's 1 / (1 + exp(-z)) has exp's 2.52 ulp (5.04u of exp(-z), at most that
+# relative in 1 + exp(-z)), the add and the divide a rounding each: within 7.1u of
+# sigmoid(z), the runtime's correctly rounded value within 0.5 ulp (1u): 8.1u apart,
+# i.e. within 9 fp32 steps of numpy's (a step >= u |v|). gmin: the least of values
+# each within that, within it too. y: x sg rounded once each side, 10.1u of |x sg|,
+# then bf16 (one step where the two straddle a rounding boundary).
+@probe({"y": Tol(ulps=1, bound=rel(11), why="numpy's exp in sigmoid"),
+        "gmin": Tol(ulps=9, why="numpy's exp in sigmoid")}, make=_gate_inputs)
+def z01_sigmoid_gate_bf16(x, g, s, b):
+    sg = np.float32(1) / (np.float32(1) + np.exp(-(bf16_dec(g) * s + b)))
+    return {"y": bf16_enc(bf16_dec(x) * sg), "gmin": sg.min(axis=1, keepdims=True)}
+
+
+def _gelu_compose_bound(x, ref):
+    """z02's ge = 0.5 x (1 + erf(x / sqrt 2)) before the fp16 rounding. The kernel:
+    erf correctly rounded (within u |erf| <= u), 1 + erf one rounding (u phi2,
+    phi2 = 1 + erf in [0, 2]), the product one (u |x phi2|), * 0.5 exact: within
+    0.5 |x| (u + 2u phi2), the first term the absolute error of 1 + erf that the
+    negative tail keeps (numpy's erfc keeps it relative). numpy: phi2 = erfc(-w)
+    or 2 - erfc(w) with erfc <= phi2 within gelu_erf_bound's (4x^2 + 32)u relative,
+    the subtraction u phi2, the product u |x phi2|: 0.5 |x| phi2 (4x^2 + 34)u.
+    Together 0.5 u |x| + (4x^2 + 37)u |ge|, |ge| = 0.5 |x| phi2 (+1u for ref's
+    fp16 rounding, 2^-11 relative, absorbed in the margin to 40)."""
+    v = x["x"]
+    return 0.5 * U32 * np.abs(v) + (4 * v * v + 40) * U32 * np.abs(ref)
+
+
+# ss: |x| + 1 one rounding, its reciprocal correctly rounded on both sides (the
+# runtime's reciprocal, numpy's IEEE divide), x r one rounding, then fp16: exact
+@probe({"ge": Tol(ulps=1, bound=_gelu_compose_bound, why="erf by a polynomial, 1 + erf's tail"),
+        "ss": EXACT})
+def z02_gelu_erf_softsign_f16(x):
+    v = f16_dec(x)
+    w = v * np.float32(0.7071067811865476)
+    e = _erfc(np.abs(w))
+    phi2 = np.where(w >= 0, np.float32(2) - e, e)      # 1 + erf(w), its tail kept
+    r = np.float32(1) / (np.abs(v) + np.float32(1))
+    return {"ge": f16_enc(np.float32(0.5) * (phi2 * v)), "ss": f16_enc(v * r)}
+
+
+@probe({"best": EXACT, "env": EXACT})
+def z03_kadane_envelope_bf16(x):
+    # both recurrences column by column over all rows at once (rows contiguous in
+    # the transposed copy): each step's add or product and max are the kernel's fp32
+    # roundings, in its order; the row max is exact
+    xt = np.ascontiguousarray(bf16_dec(x).T)
+    ax = np.abs(xt)
+    d = np.float32(0.99)
+    r = np.zeros(xt.shape[1], np.float32)
+    e = np.zeros(xt.shape[1], np.float32)
+    best = np.full(xt.shape[1], -np.inf, np.float32)
+    env = np.empty_like(xt)
+    for j in range(xt.shape[0]):
+        r = np.maximum(xt[j] + r, xt[j])
+        np.maximum(best, r, out=best)
+        e = np.maximum(d * e, ax[j])
+        env[j] = e
+    return {"best": best[:, None], "env": bf16_enc(env.T)}
+
+
+# p: exp's argument s/8 - max/8 the same fp32 value on both sides (the scale a power
+# of two, one rounding of the add); exp within 3.52 ulp of each other (7.04u); the
+# row sums of at most S positive terms in another order (2S + 2)u plus the terms'
+# 7.04u; the reciprocal and the product one rounding each side (4u): (2S + 21)u,
+# rounded up, then one fp16 step
+@probe({"p": Tol(ulps=1, bound=lambda x, ref: (2 * x["s"].shape[2] + 24) * U32 * np.abs(ref),
+                 why="numpy's exp, the row sums")})
+def z04_causal_softmax_grid2_f16(s):
+    v = f16_dec(s)
+    m = np.where(np.tri(v.shape[1], dtype=bool), v, np.float32(-np.inf))
+    e = np.exp(m * np.float32(0.125) + m.max(axis=2, keepdims=True) * np.float32(-0.125))
+    return {"p": f16_enc(e * (np.float32(1) / e.sum(axis=2, keepdims=True)))}
+
+
+def _img_inputs(shapes, r):
+    # 8-bit pixels, ImageNet's channel means and deviations
+    return {"img": r.integers(0, 256, shapes["img"]).astype(np.uint8),
+            "mean": np.array([0.485, 0.456, 0.406]), "std": np.array([0.229, 0.224, 0.225])}
+
+
+@probe({"out": EXACT}, make=_img_inputs)
+def z05_img_normalize_u8(img, mean, std):
+    # x / 255, - mean[c], / std[c]: the same three fp32 roundings on both sides, then bf16
+    x = img.transpose(0, 3, 1, 2).astype(np.float32)
+    return {"out": bf16_enc((x / np.float32(255) - mean[:, None, None]) / std[:, None, None])}
+
+
+def _pcm_inputs(shapes, r):
+    # speech-like levels (sd 9000 of 32767: a few samples of the mix saturate), gains
+    sh = shapes["a"]
+    return {"a": np.clip(r.normal(0, 9000, sh), -32768, 32767).astype(np.int16),
+            "b": np.clip(r.normal(0, 9000, sh), -32768, 32767).astype(np.int16),
+            "ga": r.uniform(0.3, 0.9, shapes["ga"]), "gb": r.uniform(0.3, 0.9, shapes["gb"])}
+
+
+@probe({"mix": EXACT, "q12": EXACT, "peak": EXACT}, make=_pcm_inputs)
+def z06_pcm_mix_i16(a, b, ga, gb):
+    # int16 exact in fp32; a ga, b gb and their sum one rounding each alike; the
+    # int16 cast rounds to nearest even and saturates (rint, clip); & -16 on the
+    # two's-complement value; |mix| and its max exact
+    mix = np.clip(np.rint(a.astype(np.float32) * ga + b.astype(np.float32) * gb), -32768, 32767).astype(np.int16)
+    return {"mix": mix, "q12": mix & np.int16(-16),
+            "peak": np.abs(mix.astype(np.float32)).max(axis=1, keepdims=True)}
+
+
+def _bf16_flip(v, rel_err):
+    """One bf16 step where fp64 values v lie within rel_err |v| of a bf16 rounding
+    boundary (two fp32 values each that close to v may round to neighbours), else 0."""
+    sp = spacing(v, "bfloat16")
+    frac = np.abs(v) / sp
+    return np.where(np.abs(frac - np.floor(frac) - 0.5) * sp <= rel_err * np.abs(v) + 2 * U32 * np.abs(v), sp, 0.0)
+
+
+def _gqa_bound(x, ref):
+    """z07's o before the bf16 rounding. Scores: bf16 products exact, the K = 128
+    sums in another order (matmul_bound), the scale one rounding each side: d_k =
+    scale mb_k + 2u|s_k|. exp's argument s_k - m off by d_k + max d (the max) plus
+    its rounding each side (2u|s_k - m|), exp 7.04u apart: e_k relative E_k. P in
+    bf16: where e_k is within E_k of a bf16 boundary the two may round apart by a
+    step (_bf16_flip), elsewhere E_k e_k. P V: bf16 products exact, the S = 1024
+    sums in another order, (2S + 2)u sum pb|v|. l = sum of fp32 e (2S + 2)u + max E
+    relative; the reciprocal and the product 4u: |o_C - o_np| <= (sum_k (E_k pb_k +
+    flip_k) |v_k| + (2S + 2)u sum pb|v|) / l + ((2S + 2)u + max E + 4u) |o|."""
+    q, k, v = x["q"], x["k"], x["v"]
+    sc = 1 / np.sqrt(q.shape[-1])
+    s = np.matmul(q, k.swapaxes(-1, -2)) * sc
+    d = sc * np.matmul(np.abs(q), np.abs(k).swapaxes(-1, -2)) * (2 * q.shape[-1] + 2) * U32 + 2 * U32 * np.abs(s)
+    m = s.max(axis=-1, keepdims=True)
+    ee = d + d.max(axis=-1, keepdims=True) + 2 * U32 * np.abs(s - m) + 8 * U32
+    e = np.exp(s - m)
+    l = e.sum(axis=-1, keepdims=True)
+    dp = ee * e + _bf16_flip(e, ee)
+    n = s.shape[-1]
+    o = np.matmul(e, v) / l
+    return ((np.matmul(dp, np.abs(v)) + (2 * n + 2) * U32 * np.matmul(e, np.abs(v))) / l
+            + ((2 * n + 2) * U32 + ee.max(axis=-1, keepdims=True) + 4 * U32) * np.abs(o))
+
+
+@probe({"o": Tol(ulps=1, bound=_gqa_bound, why="QK^T sums, exp, P in bf16, the P V sums")})
+def z07_gqa_decode_grid(q, k, v):
+    s = np.matmul(bf16_dec(q), bf16_dec(k).swapaxes(-1, -2)) * np.float32(0.08838834764831845)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    pv = np.matmul(bf16_dec(bf16_enc(e)), bf16_dec(v))
+    return {"o": bf16_enc(pv * (np.float32(1) / e.sum(axis=-1, keepdims=True)))}
+
+
+# float8_e5m2 bits -> fp32 (F8_E4M3's table for the other format)
+F8_E5M2 = from_storage(np.arange(256, dtype=np.uint8), "float8_e5m2").astype(np.float32)
+
+
+def _conv_s2_bound(x, ref):
+    """z08: fp8 products exact in fp32; C adds the 384 (3 taps x 128 channels) in
+    PSUM in tap order, numpy each tap's 128 by BLAS then the taps: both within
+    gamma_384 of the same sum, (2K + 2)u sum |w||x| with K = 384; the bias add one
+    rounding each side (2u |ref|); relu is 1-Lipschitz."""
+    xx, w = x["x"], x["w"]
+    kt, lo = w.shape[0], ref.shape[2]
+    mag = sum(np.matmul(np.abs(w[j]).T, np.abs(xx[:, :, j:j + 2 * lo:2])) for j in range(kt))
+    return (2 * kt * w.shape[1] + 2) * U32 * mag + 2 * U32 * np.abs(ref)
+
+
+@probe({"out": Tol(ulps=1, bound=_conv_s2_bound, why="fp32 sums in another order")})
+def z08_conv1d_s2_fp8(x, w, bias):
+    # each tap's stride-2 slice copied contiguous first: numpy's matmul takes BLAS
+    # only for contiguous stacks (strided, its own loops: ~30x the time)
+    xf, wf = F8_E5M2[x], F8_E4M3[w]
+    lo = (xf.shape[2] - 1) // 2
+    acc = np.matmul(wf[0].T, np.ascontiguousarray(xf[:, :, 0:2 * lo:2]))
+    for j in range(1, wf.shape[0]):
+        acc += np.matmul(wf[j].T, np.ascontiguousarray(xf[:, :, j:j + 2 * lo:2]))
+    return {"out": bf16_enc(np.maximum(acc + bias, np.float32(0)))}
+
+
+def _rmsnorm_qkv_bound(x, ref):
+    """z09's qkv before the bf16 rounding. xn before its bf16 rounding: v03's (D +
+    16)u relative (the sum of squares in another order, rsqrt against 1/sqrt, two
+    products); in bf16 the two sides' xn differ by that or, within it of a bf16
+    boundary, by a step (_bf16_flip). The K = 768 sums: matmul_bound of xn and W;
+    the differing xn: sum_k dxn_k |w_k|."""
+    xx, g, w = x["x"], x["gamma"], x["w"]
+    d = xx.shape[1]
+    xn = xx / np.sqrt((xx * xx).mean(axis=1, keepdims=True) + 1e-6) * g
+    eps = (d + 16) * U32
+    dxn = eps * np.abs(xn) + _bf16_flip(xn, eps)
+    return np.matmul(dxn, np.abs(w)) + matmul_bound(xn, w)
+
+
+@probe({"qkv": Tol(ulps=1, bound=_rmsnorm_qkv_bound, why="rmsnorm's sums and rsqrt, xn in bf16, K = 768 sums")})
+def z09_rmsnorm_qkv_bf16(x, gamma, w):
+    xf = bf16_dec(x)
+    ms = (xf * xf).sum(axis=1, keepdims=True) * np.float32(1 / xf.shape[1]) + np.float32(1e-6)
+    xn = bf16_dec(bf16_enc(xf * (np.float32(1) / np.sqrt(ms)) * bf16_dec(gamma)))
+    return {"qkv": bf16_enc(xn @ bf16_dec(w))}
+
+
+def _topk_ties(x, k):
+    """The k largest per row, descending, equal values in index order (a stable
+    descending sort's first k; max8 rounds with nc_find_index8 pair a value given j
+    times with its first j occurrences): the k-th largest value t, every element
+    above t and the first (k - count above) equal to t, then a stable sort by value."""
+    n = x.shape[0]
+    t = -np.partition(-x, k - 1, axis=1)[:, k - 1:k]
+    gt, eq = x > t, x == t
+    sel = gt | (eq & (np.cumsum(eq, axis=1) <= k - gt.sum(axis=1, keepdims=True)))
+    top = np.nonzero(sel)[1].reshape(n, k)
+    order = np.argsort(-np.take_along_axis(x, top, axis=1), axis=1, kind="stable")
+    return np.take_along_axis(top, order, axis=1)
+
+
+@probe({"vals": EXACT, "idx": EXACT})
+def z10_topk32_loop_bf16(x):
+    # max8 moves values: vals are x's bits at the indices
+    top = _topk_ties(bf16_dec(x), 32)
+    return {"vals": np.take_along_axis(x, top, axis=1), "idx": top.astype(np.uint32)}
+
+
 def main(argv):
     if argv[:1] == ["list"]:
         print("\n".join(sorted(PROBES)))
