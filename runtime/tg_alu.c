@@ -238,6 +238,24 @@ static void tg__i32_store(uint8_t *d, tg_dtype dt, const int32_t *r, int m)
             tg__st_u8(d, j, r[j]);
         return;
     }
+    /* the other integer dtypes likewise: the value clamped to the dtype's
+     * range (int16 results, bench/probes z06_pcm_mix_i16) */
+#define TG_I32_CLAMP_ST(T, LO, HI)                                                                          \
+    do {                                                                                                    \
+        T v_[TG_I32_BLOCK];                                                                                 \
+        for (int j = 0; j < TG_I32_BLOCK; j++)                                                              \
+            v_[j] = (T)(r[j] < (LO) ? (LO) : r[j] > (HI) ? (HI) : r[j]);                                    \
+        memcpy(d, v_, (size_t)m * sizeof(T));                                                               \
+        return;                                                                                             \
+    } while (0)
+    switch (dt) {
+    case TG_INT8: TG_I32_CLAMP_ST(int8_t, -128, 127);
+    case TG_INT16: TG_I32_CLAMP_ST(int16_t, -32768, 32767);
+    case TG_UINT16: TG_I32_CLAMP_ST(uint16_t, 0, 65535);
+    case TG_UINT32: TG_I32_CLAMP_ST(uint32_t, 0, INT32_MAX);
+    default: break;
+    }
+#undef TG_I32_CLAMP_ST
     float f[TG_I32_BLOCK];
     for (int j = 0; j < TG_I32_BLOCK; j++)
         f[j] = (float)r[j];
