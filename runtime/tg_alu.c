@@ -125,6 +125,12 @@ static inline int32_t tg__ld_i32(const uint8_t *p, int64_t j)
     return v;
 }
 static inline void tg__st_i32(uint8_t *p, int64_t j, int32_t v) { memcpy(p + j * 4, &v, sizeof v); }
+static inline int32_t tg__ld_u16(const uint8_t *p, int64_t j)
+{
+    uint16_t h;
+    memcpy(&h, p + 2 * j, sizeof h);
+    return h;
+}
 static inline void tg__st_u8(uint8_t *p, int64_t j, int32_t v) { p[j] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v); }
 
 /* 1 when each of the nb (a multiple of TG_I32_BLOCK) int32 at p lies in
@@ -150,34 +156,6 @@ static inline int tg__u32_in(const uint8_t *p, int64_t nb, uint32_t lim)
     return !o;
 }
 
-/* x[0 .. TG_I32_BLOCK-1] = the m elements of dtype st (tg_alu_i32_src) at p
- * widened to int32, then zeros (in every op's range). */
-static inline void tg__i32_load(int32_t *x, const uint8_t *p, int m, tg_dtype st)
-{
-    switch (st) {
-    case TG_UINT8:
-        for (int j = 0; j < TG_I32_BLOCK; j++)
-            x[j] = j < m ? (int32_t)p[j] : 0;
-        break;
-    case TG_INT8:
-        for (int j = 0; j < TG_I32_BLOCK; j++)
-            x[j] = j < m ? (int32_t)(int8_t)p[j] : 0;
-        break;
-    case TG_UINT16:
-    case TG_INT16:
-        for (int j = 0; j < TG_I32_BLOCK; j++) {
-            uint16_t h = 0;
-            if (j < m)
-                memcpy(&h, p + 2 * j, sizeof h);
-            x[j] = st == TG_INT16 ? (int32_t)(int16_t)h : (int32_t)h;
-        }
-        break;
-    default:
-        for (int j = 0; j < TG_I32_BLOCK; j++)
-            x[j] = j < m ? tg__ld_i32(p, j) : 0;
-        break;
-    }
-}
 
 /* ST(j, x op y) for j < nb (X, Y: expressions in j), in int32, each operand
  * in range; one loop per op. */
@@ -220,68 +198,6 @@ static inline void tg__i32_load(int32_t *x, const uint8_t *p, int m, tg_dtype st
 #define TG_ST_F(j, v) f[j] = (v)
 #define TG_ST_I32(j, v) tg__st_i32(d, j, v)
 #define TG_ST_U8(j, v) tg__st_u8(d, j, v)
-
-/* The first m of TG_I32_BLOCK int32 results r to dst dtype dt at d, each
- * as tg_wr_<dt> rounds its fp32 value (|r| <= 2^24: exact in fp32). */
-static void tg__i32_store(uint8_t *d, tg_dtype dt, const int32_t *r, int m)
-{
-    /* int32 and uint8 as the whole-row path stores them (TG_ST_I32, TG_ST_U8:
-     * the fp32 value's conversion, for an integer of at most 2^24); through
-     * tg_row_from_f32 they were an element at a time (int4 packing from int8
-     * sources, bench/probes y02_int4_pack) */
-    if (dt == TG_INT32) {
-        memcpy(d, r, (size_t)m * sizeof *r);
-        return;
-    }
-    if (dt == TG_UINT8) {
-        for (int j = 0; j < m; j++)
-            tg__st_u8(d, j, r[j]);
-        return;
-    }
-    /* the other integer dtypes likewise: the value clamped to the dtype's
-     * range (int16 results, bench/probes z06_pcm_mix_i16) */
-#define TG_I32_CLAMP_ST(T, LO, HI)                                                                          \
-    do {                                                                                                    \
-        T v_[TG_I32_BLOCK];                                                                                 \
-        for (int j = 0; j < TG_I32_BLOCK; j++)                                                              \
-            v_[j] = (T)(r[j] < (LO) ? (LO) : r[j] > (HI) ? (HI) : r[j]);                                    \
-        memcpy(d, v_, (size_t)m * sizeof(T));                                                               \
-        return;                                                                                             \
-    } while (0)
-    switch (dt) {
-    case TG_INT8: TG_I32_CLAMP_ST(int8_t, -128, 127);
-    case TG_INT16: TG_I32_CLAMP_ST(int16_t, -32768, 32767);
-    case TG_UINT16: TG_I32_CLAMP_ST(uint16_t, 0, 65535);
-    case TG_UINT32: TG_I32_CLAMP_ST(uint32_t, 0, INT32_MAX);
-    default: break;
-    }
-#undef TG_I32_CLAMP_ST
-    float f[TG_I32_BLOCK];
-    for (int j = 0; j < TG_I32_BLOCK; j++)
-        f[j] = (float)r[j];
-    tg_row_from_f32(d, dt, f, (size_t)m);
-}
-
-/* The blocks of one tensor_tensor row not run whole: x, y the block's
- * operands (m of them, zeros after). */
-static void tg__tt_block(tg_alu_op op, uint32_t bound, uint8_t *d, tg_dtype dt, const int32_t *x, const int32_t *y,
-                         int m)
-{
-    if (bound && tg__i32_in((const uint8_t *)x, TG_I32_BLOCK, bound) &&
-        tg__i32_in((const uint8_t *)y, TG_I32_BLOCK, bound)) {
-        int32_t r[TG_I32_BLOCK];
-        TG_I32_OPS(op, TG_I32_BLOCK, TG_ST_R, x[j], y[j])
-        tg__i32_store(d, dt, r, m);
-        return;
-    }
-    float f[TG_I32_BLOCK];
-#define F32_X_ (float)x[j]
-#define F32_Y_ (float)y[j]
-    TG_F32_OPS(op)
-#undef F32_X_
-#undef F32_Y_
-    tg_row_from_f32(d, dt, f, (size_t)m);
-}
 
 /* 1 when c is an integer in [-b, b), and not -0 (min(+0, -0) is -0). */
 static int tg__c_in(float c, uint32_t b)
