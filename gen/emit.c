@@ -1356,12 +1356,42 @@ static int lanes_hazard(E *e, const IrInst *in)
     return 0;
 }
 
+/* The largest magnitude of a value of an integer dtype of at most 16 bits
+ * (0: another dtype). */
+static int64_t small_int_max(tg_dtype dt)
+{
+    return dt == TG_INT8 ? 128 : dt == TG_UINT8 ? 255 : dt == TG_INT16 ? 32768 : dt == TG_UINT16 ? 65535 : 0;
+}
+
+/* An add fold whose terms are integers of at most M in magnitude, n of them
+ * per row with n·M <= 2^24: every partial sum, in any order, is an integer of
+ * at most 2^24, exact in fp32, so the fp32 fold in the row's order is the
+ * integer sum (a zero sum +0, as -0 + +0 is; a negate of it -0 either way).
+ * The template sums such rows in int32, a loop that vectorizes, where the fp32
+ * chain waits on each add or runs in lanes: a tensor_reduce add over an int8
+ * to uint16 source (bench/probes y02_int4_pack's int8 row sum), and a
+ * tensor_scalar's add accumulate of a compare or logical op's 0/1 results
+ * (x06_histogram_cmp, counts by compare). */
+static int int_fold(const IrInst *in)
+{
+    int64_t n = -1, mx = 0;
+    if (in->op == IR_OP_TENSOR_REDUCE && in->alu[0] == SPEC_ALU_ADD) {
+        mx = small_int_max(in->src[0].dtype);
+        n = ir_ap_free_elems(&in->src[0]);
+    } else if (in->op == IR_OP_TENSOR_SCALAR && in->has_reduce && in->reduce_op == SPEC_ALU_ADD && in->nalu >= 1) {
+        char cls = spec_alu_class(in->alu[in->nalu - 1]);
+        mx = cls == 'C' || cls == 'L' ? 1 : 0;
+        n = ir_ap_free_elems(&in->dst);
+    }
+    return mx > 0 && n > 0 && n <= (INT64_C(1) << 24) / mx;
+}
+
 /* 1 if instruction `in` (the forwarded one: current()) is a fold, scan or
  * statistic that gains from lanes (in_lanes), and lanes keep its reads
  * (lanes_hazard). */
 static int folds(E *e, const IrInst *in)
 {
-    if (lanes_hazard(e, in))
+    if (lanes_hazard(e, in) || int_fold(in))
         return 0;
     switch (in->op) {
     case IR_OP_ACTIVATION: /* the lanes read the fp32 results back (lane_f32: kept apart for a narrow dst) */
@@ -1664,6 +1694,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
         put(e, m, "stages", st);
         put_bool(e, m, "pow2", pow2);
         put_rowops(e, in, m);
+        put_bool(e, m, "isum", int_fold(in));
         ok = reduce_fields(e, in, m) && elementwise(e, in, m, 0);
         break;
     }
@@ -1738,6 +1769,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
         put_str(e, m, "op", "tensor_reduce");
         put_str(e, m, "alu", spec_alu_name(in->alu[0]));
         put_bool(e, m, "negate", in->negate);
+        put_bool(e, m, "isum", int_fold(in));
         if (!is_p1(&in->dst)) {
             unsupported(e, in->dst.loc, "a tensor_reduce into more than one element per partition is");
             return NULL;

@@ -487,6 +487,44 @@ def _match8(x, vals, imm):
     return y
 
 
+def _inputs_intsum(p, r):
+    d = p["D"]
+    a8 = r.integers(-128, 128, (128, d))
+    a8[0] = 0                                  # a zero sum: +0, negated -0
+    a8[1] = np.where(np.arange(d) % 2, 5, -5)  # a zero sum of nonzero terms
+    a8[2] = -128
+    u8 = r.integers(0, 256, (128, d))
+    u8[3] = 255
+    i16 = r.integers(-32768, 32768, (128, 512))
+    i16[0], i16[1] = -32768, 32767             # -2^24: the bound, exact
+    u16 = r.integers(0, 65536, (128, 256))
+    u16[0] = 65535
+    x = r.standard_normal((128, 1000))
+    x[:, ::7] = 0.0
+    x[4, 3] = np.nan                           # compares false, logical_and true
+    c = r.standard_normal((128, 1))
+    c[5] = 0.0                                 # logical_and all false: a count of +0
+    return {"a8": a8, "u8": u8, "i16": i16, "u16": u16, "w16": r.integers(56000, 65536, (128, 300)), "x": x, "c": c}
+
+
+def _ref_intsum(p, x):
+    # The folds in the row's order in fp32, as the spec defines them: where
+    # the terms are integers with every partial sum within 2^24 this is the
+    # integer sum, which the C simulation computes so; w16's rows (300 of
+    # 56000 to 65535: sums past 2^24, so the fp32 fold rounds) and the x3
+    # accumulate keep the fp32 fold -> exact throughout.
+    xf, c = f32(x["x"]), f32(x["c"])
+    a8 = fold(np.add, f32(x["a8"]))
+    i16 = fold(np.add, f32(x["i16"]))
+    t3 = f32((xf > 0) * 3.0)
+    r = np.stack([a8, f32(-a8), fold(np.add, f32(x["u8"])), i16, fold(np.add, f32(x["u16"])),
+                  fold(np.add, f32(x["w16"])), fold(np.add, f32(x["a8"][:, 1::2])),
+                  fold(np.add, f32(xf >= c)), fold(np.add, f32(f32(xf * 2.0) < 1.0)),
+                  fold(np.add, f32((xf != 0) & (c != 0))), fold(np.add, t3), fold(np.add, t3)], axis=1)
+    ri = np.stack([stored(i16, "int32"), f32(xf[:, 0] != 0)], axis=1)
+    return {"r": (r, "exact"), "ri": (ri, "exact")}
+
+
 def _inputs_top8_ops(p, r):
     d = p["D"]
     x = r.standard_normal((128, d))
@@ -1553,6 +1591,12 @@ TEST_KERNELS = {
                       ("s4", "float16", "128, D"), ("s5", "uint8", "128, D"), ("t1", "float32", "128, D"),
                       ("t2", "bfloat16", "128, D"), ("t3", "int16", "128, D"), ("t4", "float8_e4m3", "128, D")],
                      _inputs_select_ops, _ref_select_ops),
+    "intsum": _k({"D": 2048},
+                 [("a8", "int8", "128, D"), ("u8", "uint8", "128, D"), ("i16", "int16", "128, 512"),
+                  ("u16", "uint16", "128, 256"), ("w16", "uint16", "128, 300"), ("x", "float32", "128, 1000"),
+                  ("c", "float32", "128, 1")],
+                 [("r", "float32", "128, 12"), ("ri", "int32", "128, 2")],
+                 _inputs_intsum, _ref_intsum),
     "top8_ops": _k({"D": 300},
                    [("x", "float32", "128, D"), ("xb", "bfloat16", "128, D"), ("xi", "int16", "128, D"),
                     ("v", "float32", "128, 8")],
