@@ -263,6 +263,16 @@ static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, ptrdiff_t as
             for (; q_ < nfull; q_++)                                              \
                 for (j = 0; j < (W); j++)                                         \
                     d_[q_ * pstep + j] = RD(r_, q_ * (W) + j);                    \
+        else /* strided: up to 256 elements' bits gathered into a row, then widened */ \
+            while (q_ < nfull) {                                                  \
+                int qn_ = nfull - q_ < TG_MM_PACK_Q(W) ? nfull - q_ : TG_MM_PACK_Q(W), q1_; \
+                tg__mm_gather(g_, r_ + (ptrdiff_t)q_ * (W) * fs * es, fs, qn_ * (W), es); \
+                for (j = 0; j < qn_ * (W); j++)                                   \
+                    t_[j] = RD(g_, j);                                            \
+                for (q1_ = 0; q1_ < qn_; q1_++)                                   \
+                    memcpy(d_ + (q_ + q1_) * pstep, t_ + q1_ * (W), sizeof(float) * (W)); \
+                q_ += qn_;                                                        \
+            }                                                                     \
         for (; q_ < np; q_++)                                                     \
             for (j = 0; j < (W); j++)                                             \
                 d_[q_ * pstep + j] = q_ * (W) + j < n ? RD(r_, (q_ * (W) + j) * fs) : 0.0f; \
@@ -277,8 +287,10 @@ static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, ptrdiff_t as
         const ptrdiff_t pstep = TG_MM_PSTEP(kc, W);                                                 \
         const ptrdiff_t rowbytes = (ptrdiff_t)n * fs * es; /* prefetched, when fs > 0 */           \
         TG_MM_ALIGN float t_[TG_MM_PACK_Q(W) * (W)];                                                \
+        TG_MM_ALIGN uint8_t g_[TG_MM_PACK_Q(W) * (W) * 4];                                         \
         int k, j;                                                                                   \
         (void)t_;                                                                                   \
+        (void)g_;                                                                                   \
         switch (o->dt) {                                                                            \
         case TG_FLOAT32:                                                                            \
         case TG_TFLOAT32: /* read as fp32 (tg_rd_tf32) */                                           \

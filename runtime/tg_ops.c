@@ -89,6 +89,27 @@ static inline float tg__mm_rd_f16(const uint8_t *r, ptrdiff_t i)
 }
 static inline float tg__mm_rd_e4m3(const uint8_t *r, ptrdiff_t i) { return tg_e4m3_to_f32(r[i]); }
 static inline float tg__mm_rd_e5m2(const uint8_t *r, ptrdiff_t i) { return tg_e5m2_to_f32(r[i]); }
+/* n elements of es bytes, fs elements apart from r, one after another into g
+ * (a strided operand's row before its widening, which then vectorizes: fp8
+ * moving operands at a stride of 2, bench/probes z08_conv1d_s2_fp8). */
+static inline void tg__mm_gather(uint8_t *g, const uint8_t *r, ptrdiff_t fs, int n, ptrdiff_t es)
+{
+    int j;
+    switch (es) {
+    case 1:
+        for (j = 0; j < n; j++)
+            g[j] = r[j * fs];
+        break;
+    case 2:
+        for (j = 0; j < n; j++)
+            memcpy(g + 2 * j, r + 2 * j * fs, 2);
+        break;
+    default:
+        for (j = 0; j < n; j++)
+            memcpy(g + 4 * j, r + 4 * j * fs, 4);
+        break;
+    }
+}
 #define TG_MM_RD_F32 tg__mm_rd_f32
 #define TG_MM_RD_BF16 tg__mm_rd_bf16
 #define TG_MM_RD_F16 tg__mm_rd_f16
