@@ -1669,10 +1669,11 @@ def z06_pcm_mix_i16(a, b, ga, gb):
             "peak": np.abs(mix.astype(np.float32)).max(axis=1, keepdims=True)}
 
 
-def _bf16_flip(v, rel_err):
+def _bf16_flip(v, rel_err, dtype="bfloat16"):
     """One bf16 step where fp64 values v lie within rel_err |v| of a bf16 rounding
-    boundary (two fp32 values each that close to v may round to neighbours), else 0."""
-    sp = spacing(v, "bfloat16")
+    boundary (two fp32 values each that close to v may round to neighbours), else 0
+    (the same for another 16-bit float dtype)."""
+    sp = spacing(v, dtype)
     frac = np.abs(v) / sp
     return np.where(np.abs(frac - np.floor(frac) - 0.5) * sp <= rel_err * np.abs(v) + 2 * U32 * np.abs(v), sp, 0.0)
 
@@ -1778,6 +1779,323 @@ def z10_topk32_loop_bf16(x):
     # max8 moves values: vals are x's bits at the indices
     top = _topk_ties(bf16_dec(x), 32)
     return {"vals": np.take_along_axis(x, top, axis=1), "idx": top.astype(np.uint32)}
+
+
+
+# --- the a series: ports of NKI samples and tutorials ------------------------------
+
+def _bf16_round(v):
+    """fp32 values rounded to bf16 (as a DMA casting to a bf16 tile does)."""
+    return bf16_dec(bf16_enc(v))
+
+
+def _unit_rand_inputs(shapes, r):
+    # the tutorials' np.random.rand: uniform in [0, 1)
+    return {n: r.random(sh) for n, sh in shapes.items()}
+
+
+def _sd_attn_bound(x, ref):
+    """a01's out: z07's bound (scale 1/sqrt(DH) = 0.125 here, exact on Q) on the
+    inputs both sides use, q, k and v rounded to bf16 by their loads."""
+    return _gqa_bound({n: _bf16_round(x[n].astype(np.float32)).astype(np.float64) for n in "qkv"}, ref)
+
+
+@probe({"out": Tol(ulps=1, bound=_sd_attn_bound, why="QK^T sums, exp, the row sum, P in bf16, P V sums")},
+       make=_unit_rand_inputs)
+def a01_sd_attention_f32(q, k, v):
+    s = (_bf16_round(q) * np.float32(0.125)) @ _bf16_round(k).T
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    pv = _bf16_round(e) @ _bf16_round(v)
+    return {"out": pv * (np.float32(1) / e.sum(axis=1, keepdims=True))}
+
+
+
+def _blocked_mm(a, b, bk):
+    """a02's result: per K block of bk rows an fp32 product added to the bf16
+    block (fp32 add, then bf16), the blocks in order; also the list of each
+    step's (fp32 value before the rounding, its K block) for the bound."""
+    r = np.zeros((a.shape[1], b.shape[1]), np.float32)
+    steps = []
+    for k in range(0, a.shape[0], bk):
+        v = r + a[k:k + bk].T @ b[k:k + bk]
+        steps.append((v, k))
+        r = _bf16_round(v)
+    return r, steps
+
+
+def _blocked_mm_bound(x, ref):
+    """a02: per K block the two sides' fp32 products differ by matmul_bound (K =
+    256); the add is the same fp32 rounding then bf16 on both. Where the values
+    before the bf16 rounding (within err of numpy's) straddle a bf16 boundary the
+    blocks differ by up to err + a step (_bf16_flip), else they are equal; err
+    is the last block's difference plus this block's matmul_bound."""
+    a, b = x["lhsT"], x["rhs"]
+    bk = 256
+    _, steps = _blocked_mm(a.astype(np.float32), b.astype(np.float32), bk)
+    d = 0.0
+    for v, k in steps:
+        err = d + matmul_bound(a[k:k + bk].T, b[k:k + bk])
+        v = v.astype(np.float64)
+        flip = _bf16_flip(v, err / np.maximum(np.abs(v), TINY))
+        d = np.where(flip > 0, err + spacing(v, "bfloat16"), 0.0)
+    return d
+
+
+@probe({"result": Tol(bound=_blocked_mm_bound, why="K-block sums in another order, each block's bf16 rounding")})
+def a02_mm_blocked_bf16(lhsT, rhs):
+    r, _ = _blocked_mm(bf16_dec(lhsT), bf16_dec(rhs), 256)
+    return {"result": bf16_enc(r)}
+
+
+
+def _int8_inputs(shapes, r):
+    # every int8 value
+    return {n: r.integers(-128, 128, sh).astype(np.int8) for n, sh in shapes.items()}
+
+
+@probe({"y": EXACT}, make=_int8_inputs)
+def a03_transpose2d_i8(x):
+    # copies move bytes: each row's 24 x 40 matrix transposed (the tutorial's own check)
+    n, f1, f2 = x.shape[0], 24, 40
+    return {"y": np.ascontiguousarray(x.reshape(n, f1, f2).transpose(0, 2, 1)).reshape(n, f2 * f1)}
+
+
+
+def _mamba_inputs(shapes, r):
+    # Mamba's ranges: step sizes delta > 0 (softplus outputs, small), A = -exp(A_log)
+    # negative, so exp(delta A) in (0, 1): the scan decays
+    return {"delta": r.uniform(0.01, 0.2, shapes["delta"]), "u": r.standard_normal(shapes["u"]),
+            "A": -r.uniform(0.5, 8.0, shapes["A"]), "B": r.standard_normal(shapes["B"]),
+            "C": r.standard_normal(shapes["C"])}
+
+
+def _scan_time_major(da, dbu):
+    """h[t] = da[t] h[t-1] + dbu[t] (h[-1] = 0) along axis 0, each step's product and
+    sum one fp32 rounding (the scan's order), vectors over the other axes."""
+    out = np.empty_like(da)
+    out[0] = dbu[0]                       # da[0] * 0 + dbu[0]
+    for t in range(1, da.shape[0]):
+        np.multiply(da[t], out[t - 1], out=out[t])
+        np.add(out[t], dbu[t], out=out[t])
+    return out
+
+
+def _mamba_bound(x, ref):
+    """a04: everything but exp is the same fp32 roundings in the same order on both
+    sides; exp(delta A) differs by <= 8u relative (EXP_ULPS). Through the scan, with
+    e the difference of h: e[t] <= dA (1 + 8u) e[t-1] + 10u dA |h[t-1]| (exp and the
+    product's rounding on each side) + 2u (dA |h[t-1]| + |dBu|) (the add's); then
+    C e + 2u |C h| per state and 2u |acc| per add of the state sum."""
+    d, u, a, b, c = x["delta"], x["u"], x["A"], x["B"], x["C"]
+    da = np.exp(d[:, :, None, :] * a[None, :, :, None]).transpose(3, 0, 1, 2)
+    dbu = np.abs((d * u)[:, :, None, :] * b[:, None, :, :]).transpose(3, 0, 1, 2)
+    h = np.zeros(da.shape[1:])
+    e = np.zeros(da.shape[1:])
+    eh = np.empty(da.shape)
+    hh = np.empty(da.shape)
+    for t in range(da.shape[0]):
+        e = da[t] * (1 + 8 * U32) * e + 12 * U32 * da[t] * h + 2 * U32 * dbu[t]
+        h = da[t] * h + dbu[t]
+        eh[t], hh[t] = e, h
+    eh, hh = eh.transpose(1, 2, 3, 0), hh.transpose(1, 2, 3, 0)
+    cc = np.abs(c)[:, None, :, :]
+    out = (cc * eh).sum(axis=2) + 2 * U32 * (cc * hh).sum(axis=2)
+    return out + 2 * U32 * a.shape[1] * (cc * hh).sum(axis=2)
+
+
+@probe({"out": Tol(bound=_mamba_bound, why="numpy's exp of delta A through the scan")}, make=_mamba_inputs)
+def a04_mamba_v2_f32(delta, u, A, B, C):
+    da = np.exp(delta[:, :, None, :] * A[None, :, :, None])           # [BS, CH, SS, SL]
+    dbu = (delta * u)[:, :, None, :] * B[:, None, :, :]
+    h = _scan_time_major(np.ascontiguousarray(da.transpose(3, 0, 1, 2)),
+                         np.ascontiguousarray(dbu.transpose(3, 0, 1, 2))).transpose(1, 2, 3, 0)
+    hc = h * C[:, None, :, :]
+    acc = np.zeros(delta.shape, np.float32)
+    for n in range(A.shape[1]):                                         # the kernel's order
+        acc = acc + hc[:, :, n, :]
+    return {"out": acc}
+
+
+
+@probe({"y": EXACT})
+def a05_bilinear2x_f16(x):
+    # the fp16 products by 9/16, 3/16, 1/16, 3/4, 1/4 are exact in fp32; the sums
+    # one rounding each in the kernel's order (a + b, + c, + d), then fp16
+    v = f16_dec(x)
+    h, w = v.shape[2], v.shape[3]
+    y = np.empty(v.shape[:2] + (2 * h, 2 * w), np.float32)
+    for hx in (0, 1):
+        for wx in (0, 1):
+            a, b = v[..., hx:hx + h - 1, wx:wx + w - 1], v[..., 1 - hx:h - hx, wx:wx + w - 1]
+            c, d = v[..., hx:hx + h - 1, 1 - wx:w - wx], v[..., 1 - hx:h - hx, 1 - wx:w - wx]
+            y[..., 1 + hx:2 * h - 1 + hx:2, 1 + wx:2 * w - 1 + wx:2] = (
+                a * np.float32(0.5625) + b * np.float32(0.1875) + c * np.float32(0.1875) + d * np.float32(0.0625))
+    for e in (0, 1):
+        for k in (0, 1):
+            y[..., e * (2 * h - 1), 1 + k:2 * w - 1 + k:2] = (v[..., e * (h - 1), k:k + w - 1] * np.float32(0.75)
+                                                            + v[..., e * (h - 1), 1 - k:w - k] * np.float32(0.25))
+            y[..., 1 + k:2 * h - 1 + k:2, e * (2 * w - 1)] = (v[..., k:k + h - 1, e * (w - 1)] * np.float32(0.75)
+                                                            + v[..., 1 - k:h - k, e * (w - 1)] * np.float32(0.25))
+            y[..., e * (2 * h - 1), k * (2 * w - 1)] = v[..., e * (h - 1), k * (w - 1)]
+    return {"y": f16_enc(y)}
+
+
+
+def _softmax_bwd_inputs(shapes, r):
+    # y: softmax rows of logits with spread 2 (positive, each row summing to 1)
+    s = 2.0 * r.standard_normal(shapes["y"])
+    e = np.exp(s - s.max(axis=1, keepdims=True))
+    return {"y": e / e.sum(axis=1, keepdims=True)}
+
+
+def _softmax_bwd_bound(x, ref):
+    """a06's dx before its bf16 rounding. Di: fp32 products of bf16 values exact,
+    the DH sums in another order (row_sum_bound of the products). dP: matmul_bound
+    (K = DH) before its bf16 rounding, then the two may round a step apart where dP
+    lies within that of a bf16 boundary (_bf16_flip). (dP - Di) y: |y| times both,
+    plus the subtraction's and the product's roundings on each side (4u)."""
+    dy, o, v, y = x["dy"], x["o"], x["v"], x["y"]
+    ddi = row_sum_bound((dy * o).T)
+    dp = dy.T @ v
+    mb = matmul_bound(dy.T, v)
+    ddp = mb + _bf16_flip(dp, mb / np.maximum(np.abs(dp), TINY))
+    di = (dy * o).sum(axis=0)[:, None]
+    return np.abs(y) * (ddp + ddi) + 4 * U32 * np.abs((dp - di) * y)
+
+
+@probe({"dx": Tol(ulps=1, bound=_softmax_bwd_bound, why="Di and dP sums in another order, dP in bf16")},
+       make=_softmax_bwd_inputs)
+def a06_softmax_bwd_bf16(dy, o, v, y):
+    dyf = bf16_dec(dy)
+    di = (dyf * bf16_dec(o)).sum(axis=0)[:, None]
+    dp = _bf16_round(dyf.T @ bf16_dec(v))
+    return {"dx": bf16_enc((dp - di) * bf16_dec(y))}
+
+
+
+def _varlen(b):
+    """a07: sequence b's cached length."""
+    return 200 + 250 * b
+
+
+def _decode_varlen_bound(x, ref):
+    """a07's o, per sequence: y03's terms (scores' sums in another order and their
+    scale, exp's argument, exp within EXP_ULPS, 4u a KV block of the online
+    rescaling) give each weight e_k = exp(s_k - m) a relative error E; the kernel
+    also rounds P to bf16 (numpy keeps fp32): half a bf16 step of exp(s_k - m_j)
+    against the running max m_j of its block, i.e. of e_k exp(m - m_j) <= ... scaled
+    back by exp(m_j - m). The P V and l sums in another order (2L + 2)u; the
+    reciprocal and the product 4u."""
+    q, k, v = x["q"], x["k"], x["v"]
+    sc = 1 / np.sqrt(q.shape[-1])
+    out = np.zeros(ref.shape)
+    for b in range(q.shape[0]):
+        n = _varlen(b)
+        kk, vv, qq = k[b, :n], v[b, :n], q[b]
+        s = qq @ kk.T * sc
+        d = sc * (np.abs(qq) @ np.abs(kk).T) * (2 * q.shape[-1] + 2) * U32 + 2 * U32 * np.abs(s)
+        m = s.max(axis=1, keepdims=True)
+        nb = (n + 127) // 128
+        ee = (d + d.max(axis=1, keepdims=True) + 2 * U32 * np.abs(s - m) + 8 * U32 + 4 * nb * U32
+              + 2 * U32 * np.abs(s).max(axis=1, keepdims=True))
+        e = np.exp(s - m)
+        mj = np.maximum.accumulate(np.stack([s[:, j:j + 128].max(axis=1) for j in range(0, n, 128)], axis=1), axis=1)
+        mk = np.repeat(mj, 128, axis=1)[:, :n]                  # each key's running max
+        ej = np.exp(s - mk)                                     # the value rounded to bf16
+        dp = ee * e + 0.5 * spacing(ej, "bfloat16") * np.exp(mk - m)
+        l = e.sum(axis=1, keepdims=True)
+        o = (e @ vv) / l
+        out[b] = ((dp @ np.abs(vv) + (2 * n + 2) * U32 * (e @ np.abs(vv))) / l
+                  + ((2 * n + 2) * U32 + ee.max(axis=1, keepdims=True) + 4 * U32) * np.abs(o)
+                  + np.abs(o) * (dp.sum(axis=1, keepdims=True) / l))
+    return out
+
+
+@probe({"o": Tol(ulps=1, bound=_decode_varlen_bound, why="QK^T sums, exp, online rescaling, P in bf16 (numpy fp32)")})
+def a07_decode_varlen_grid(q, k, v):
+    o = np.empty(q.shape, np.float32)
+    qf = bf16_dec(q)
+    for b in range(q.shape[0]):
+        n = _varlen(b)
+        s = (qf[b] @ bf16_dec(k[b, :n]).T) * np.float32(0.08838834764831845)
+        e = np.exp(s - s.max(axis=1, keepdims=True))
+        o[b] = (e @ bf16_dec(v[b, :n])) * (np.float32(1) / e.sum(axis=1, keepdims=True))
+    return {"o": o}
+
+
+
+def _w8a8_inputs(shapes, r):
+    # int8 codes over the whole range, positive scales around 1/127 of an absmax
+    return {"x": r.integers(-128, 128, shapes["x"]).astype(np.int8),
+            "w": r.integers(-128, 128, shapes["w"]).astype(np.int8),
+            "sx": r.uniform(0.5, 2.0, shapes["sx"]) / 127, "sw": r.uniform(0.5, 2.0, shapes["sw"]) / 127}
+
+
+@probe({"y": EXACT}, make=_w8a8_inputs)
+def a08_int8_tokwise_mm(x, sx, w, sw):
+    # the int8 products and every partial sum (|sum| <= 1024 * 128^2 = 2^24) are
+    # exact in fp32 in any order, so BLAS gives the kernel's PSUM bits; then
+    # (acc sx) sw one rounding each alike, then bf16
+    acc = x.astype(np.float32) @ w.astype(np.float32)
+    return {"y": bf16_enc(acc * sx * sw)}
+
+
+
+def _rotary_tables_inputs(shapes, r):
+    # the tutorial's generate_pos_embedding: positions 0..S-1 per batch, inv_freq
+    # 10000^(-2i/D), both halves of the table equal
+    b, n, d = shapes["cos"]
+    inv = 1.0 / 10000 ** (np.arange(0, d, 2) / d)
+    f = np.arange(n)[:, None] * inv[None, :]
+    emb = np.broadcast_to(np.concatenate([f, f], axis=1), (b, n, d))
+    return {"cos": np.cos(emb), "sin": np.sin(emb)}
+
+
+@probe({"out": EXACT}, make=_rotary_tables_inputs)
+def a09_rotary_grid_f32(q, k, cos, sin):
+    # HF's x cos + rotate_half(x) sin: the kernel's products (-1 x2 exact) and one
+    # add per element, the same fp32 roundings
+    c, s = cos[:, None], sin[:, None]
+    h = q.shape[-1] // 2
+
+    def rot(x):
+        return x * c + np.concatenate([-x[..., h:], x[..., :h]], axis=-1) * s
+    return {"out": np.stack([rot(q), rot(k)])}
+
+
+
+def _swiglu_mlp_bound(x, ref):
+    """a10's y before its fp16 rounding. hg, hu: fp16 products exact, K = D sums
+    in another order (matmul_bound). silu: numpy's g / (1 + exp(-g)) within ~7u
+    (exp's 5.04u, the add and the divide), the runtime's within 1u, |silu'| <= 1.1:
+    the two silu values differ by 1.1 dhg + 9u |silu|. h = silu hu (one rounding
+    each side, 2u |h|) before fp16: dh = (1.1 dhg + 9u |silu|) |hu| + |silu| dhu +
+    2u |h|, and where h lies within dh of an fp16 boundary a step more
+    (_bf16_flip for fp16). y: matmul_bound (K = F) plus dh |wd|."""
+    xx, wg, wu, wd = x["x"], x["wg"], x["wu"], x["wd"]
+    hg, hu = xx @ wg, xx @ wu
+    sl = hg / (1 + np.exp(-hg))
+    h = sl * hu
+    dh = ((1.1 * matmul_bound(xx, wg) + 9 * U32 * np.abs(sl)) * np.abs(hu) + np.abs(sl) * matmul_bound(xx, wu)
+          + 2 * U32 * np.abs(h))
+    dh = dh + _bf16_flip(h, dh / np.maximum(np.abs(h), TINY), "float16")
+    return matmul_bound(h, wd) + dh @ np.abs(wd)
+
+
+def _mlp_inputs(shapes, r):
+    # weights scaled by 1/sqrt(fan-in), as initialised: pre-activations of order 1
+    d, f = shapes["wg"]
+    return {"wg": r.standard_normal((d, f)) / np.sqrt(d), "wu": r.standard_normal((d, f)) / np.sqrt(d),
+            "wd": r.standard_normal((f, d)) / np.sqrt(f)}
+
+
+@probe({"y": Tol(ulps=1, bound=_swiglu_mlp_bound, why="K sums in another order, silu, h in fp16")},
+       make=_mlp_inputs)
+def a10_swiglu_mlp_f16(x, wg, wu, wd):
+    xf = f16_dec(x)
+    hg, hu = xf @ f16_dec(wg), xf @ f16_dec(wu)
+    h = f16_dec(f16_enc(hg / (np.float32(1) + np.exp(-hg)) * hu))
+    return {"y": f16_enc(h @ f16_dec(wd))}
 
 
 def main(argv):
