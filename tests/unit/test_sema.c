@@ -251,6 +251,35 @@ static void coverage_many_writes(void **state)
     }
 }
 
+/* A read-modify-write of each iteration's own slice of a tile past the
+ * element-by-element check's size (3 x 8192 x 128 > SEMA_MAX_OWNERS) is
+ * shown independent in closed form; reading the other iteration's slice is
+ * still an error, whose note says the check could not follow the tile. */
+static void flows_closed_form(void **state)
+{
+    (void)state;
+    static const char *const reads[] = {"acc[:, m, :]", "acc[:, 1 - m, :]"};
+    for (int i = 0; i < 2; i++) {
+        char buf[1024];
+        snprintf(buf, sizeof buf,
+                 "tilegen: 1\nkernel: k\ninputs: {x: {dtype: float32, shape: [128, 8192]}}\n"
+                 "outputs: {y: {dtype: float32, shape: [128, 8192]}}\n"
+                 "tiles:\n  xt: {buffer: sbuf, dtype: float32, shape: [128, 8192]}\n"
+                 "  acc: {buffer: sbuf, dtype: float32, shape: [128, 3, 8192]}\n"
+                 "body:\n  - load: {dst: xt, src: \"x[:, :]\"}\n  - memset: {dst: acc, value: 0.0}\n"
+                 "  - for: {var: m, range: 2}\n    body:\n"
+                 "      - tensor_tensor: {dst: \"acc[:, m, :]\", a: \"%s\", b: xt, op: add}\n"
+                 "  - store: {dst: \"y[:, :]\", src: \"acc[:, 0, :]\"}\n",
+                 reads[i]);
+        FrontRun r;
+        front_run(&r, buf, 3);
+        assert_string_equal(front_first_code(&r), i ? "E054" : "");
+        if (i)
+            assert_non_null(strstr(front_first_error(&r)->next->text, "too large to follow"));
+        arena_free(&r.arena);
+    }
+}
+
 static void capacity_names_tiles(void **state)
 {
     (void)state;
@@ -279,6 +308,7 @@ int main(void)
         cmocka_unit_test(dependences),
         cmocka_unit_test(coverage_exact),
         cmocka_unit_test(coverage_many_writes),
+        cmocka_unit_test(flows_closed_form),
         cmocka_unit_test(capacity_names_tiles),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
