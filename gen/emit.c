@@ -1182,6 +1182,15 @@ static int reduce_fields(E *e, const IrInst *in, tpl_value *m)
  * range): 0.073 ms with the range test, 0.115 flat. */
 #define EMIT_FIND8_FLAT_MAX 16
 
+/* The shortest row max8, nc_find_index8 and nc_match_replace8 go through
+ * in blocks of 16 (kernel.c.j2 top8_blocks, match8_blocks: a vectorized
+ * test marks the few elements that can change anything). On shorter rows
+ * most blocks hold one, and the extra pass costs more than it skips:
+ * specs/router_topk (rows of 64) 0.072 ms element by element, 0.083 in
+ * blocks; bench/probes q04_top8 (rows of 512) 1.96 -> 1.47 ms in blocks,
+ * z10_topk32_loop_bf16 (2000) 14.2 -> 5.0. */
+#define EMIT_TOP8_BLOCK_MIN 128
+
 /* max8 / nc_find_index8: the source row streamed into 8 results (tg_ops.h),
  * scattered to dst. */
 static int top8(E *e, IrInst *in, tpl_value *m)
@@ -1201,6 +1210,7 @@ static int top8(E *e, IrInst *in, tpl_value *m)
     if (b)
         put(e, m, "b", b);
     put_bool(e, m, "flat", ns <= EMIT_FIND8_FLAT_MAX);
+    put_bool(e, m, "blocks16", ns >= EMIT_TOP8_BLOCK_MIN);
     return 1;
 }
 
@@ -1729,6 +1739,8 @@ static tpl_value *inst_map(E *e, IrInst *in)
             return NULL;
         }
         put(e, m, "v", v);
+        int64_t nf = ir_ap_free_elems(&in->src[0]); /* -1: ragged, as long as its tile */
+        put_bool(e, m, "blocks16", nf < 0 || nf >= EMIT_TOP8_BLOCK_MIN);
         ok = elementwise(e, in, m, 0);
         break;
     }

@@ -184,7 +184,7 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
             tg_top8 tg_t8;
             tg_top8_init(&tg_t8);
             for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_top8_add(&tg_t8, tg_rd_f32(tg_s0, tg_j0));
+                tg_top8_add(&tg_t8, tg_rdn_f32(tg_s0, tg_j0));
             }
             tg_top8_out(&tg_t8, tg_out);
             TG_IVDEP
@@ -212,7 +212,7 @@ static TG_SIMD_BODY int router_topk_body_all(int tg_avx512, tg_core *core, const
             float tg_lo8, tg_hi8; /* elements outside claim nothing */
             tg_find8_range(tg_v, &tg_lo8, &tg_hi8);
             for (int64_t tg_j0 = 0; tg_j0 < 64; tg_j0++) {
-                tg_find8_put_in(tg_out, &tg_used, tg_v, tg_lo8, tg_hi8, tg_rd_f32(tg_s0, tg_j0), tg_j0);
+                tg_find8_put_in(tg_out, &tg_used, tg_v, tg_lo8, tg_hi8, tg_rdn_f32(tg_s0, tg_j0), tg_j0);
             }
             TG_IVDEP
             for (int64_t tg_j0 = 0; tg_j0 < 8; tg_j0++) {

@@ -317,19 +317,21 @@ static inline unsigned tg_claim8_bit(unsigned *used, const float vals[8], float 
     return b;
 }
 
-/* The slot of a claim bit, 8 for none (a find's spare ninth slot). */
-static inline int tg_slot9(unsigned b)
+/* The index of the lowest set bit of b != 0. */
+static inline int tg_ctz32(uint32_t b)
 {
 #if defined(__GNUC__)
-    return __builtin_ctz(b | 0x100u);
+    return __builtin_ctz(b);
 #else
     int i = 0;
-    b |= 0x100u;
     while (!(b >> i & 1u))
         i++;
     return i;
 #endif
 }
+
+/* The slot of a claim bit, 8 for none (a find's spare ninth slot). */
+static inline int tg_slot9(unsigned b) { return tg_ctz32(b | 0x100u); }
 
 /* nc_find_index8 of element j into idx[9] (idx[8] a spare that no output
  * reads): no branch at all; tg_find8_put_in adds the range test that skips

@@ -549,7 +549,8 @@ def _ref_top8_ops(p, x):
     xs = xf[:, 0:12]
     ms = _max8(xs)
     out.update({"ms": ms, "ixs": _find8(xs, ms, "uint32"), "ivs": _find8(xs, vf, "uint32"),
-                "rs": _match8(xs, ms, -1.5), "m8": _max8(xf[:, 20:28])})
+                "rs": _match8(xs, ms, -1.5), "m8": _max8(xf[:, 20:28]),
+                "rb": _match8(f32(x["xb"]), out["mb"], 0.5)})
     return {k: (v, "exact") for k, v in out.items()}
 
 
@@ -1604,7 +1605,7 @@ TEST_KERNELS = {
                     ("iv", "uint16", "128, 8"), ("r", "float32", "128, D"), ("mb", "bfloat16", "128, 8"),
                     ("mi", "int16", "128, 8"), ("ixi", "uint32", "128, 8"), ("ri", "int16", "128, D"),
                     ("ms", "float32", "128, 8"), ("ixs", "uint32", "128, 8"), ("ivs", "uint32", "128, 8"),
-                    ("rs", "float32", "128, 12"), ("m8", "float32", "128, 8")],
+                    ("rs", "float32", "128, 12"), ("m8", "float32", "128, 8"), ("rb", "bfloat16", "128, D")],
                    _inputs_top8_ops, _ref_top8_ops),
     "loopnum_ops": _k({"D": 64}, [("x", "float32", "128, 4*D")],
                       [("ys", "float32", "128, 4*D"), ("yt", "float32", "128, 4*D"), ("yr", "float32", "128, 4*D")],
