@@ -956,9 +956,10 @@ static int pe_src(E *e, const IrAp *ap, tpl_value *m, int64_t *fs)
 static int copy_transpose(E *e, const IrInst *in, tpl_value *m)
 {
     const IrAp *d = &in->dst, *s = &in->src[0];
-    int64_t es = (int64_t)tg_dtype_size(d->dtype), dps, sps, dfs, sfs, dn, sn;
+    int64_t es = (int64_t)tg_dtype_size(d->dtype), ses = (int64_t)tg_dtype_size(s->dtype), dps, sps, dfs, sfs, dn,
+            sn;
     if ((in->op != IR_OP_LOAD && in->op != IR_OP_STORE && in->op != IR_OP_DMA_COPY && in->op != IR_OP_TENSOR_COPY) ||
-        in->has_ind || in->nsrc != 1 || d->dtype != s->dtype || (es != 1 && es != 2 && es != 4) ||
+        in->has_ind || in->nsrc != 1 || (es != 1 && es != 2 && es != 4) || (ses != 1 && ses != 2 && ses != 4) ||
         (d->mem == s->mem && (d->mem == IR_MEM_HBM ? e->ir->spec->tensors[d->index].base ==
                                                          e->ir->spec->tensors[s->index].base
                                                    : d->index == s->index)) ||
@@ -968,6 +969,14 @@ static int copy_transpose(E *e, const IrInst *in, tpl_value *m)
         return 0;
     int load = dfs == 1 && sps == 1 && sfs != 1, store = sfs == 1 && dps == 1 && dfs != 1;
     if (!load && !store)
+        return 0;
+    /* with a cast: transposed a block of TG_TRC_J at a time through a stack
+     * buffer of the side on partitions (at most 128 rows), each element
+     * converted as the element form does (kernel.c.j2 transpose_copy): an
+     * int8 -> bf16 transposing load had run as a gather an element
+     * (bench/probes a08_int8_tokwise_mm) */
+    int cvt = d->dtype != s->dtype;
+    if (cvt && (load ? d->mem : s->mem) == IR_MEM_HBM)
         return 0;
     if (m) {
         const IrAp *pc = in->op == IR_OP_LOAD ? s : d;
@@ -990,6 +999,9 @@ static int copy_transpose(E *e, const IrInst *in, tpl_value *m)
             put_int(e, m, "ds", dfs);
         }
         put_int(e, m, "es", es);
+        put_bool(e, m, "cvt", cvt);
+        put_bool(e, m, "load", load);
+        put_int(e, m, "ses", ses);
         put(e, m, "dims", new_list(e));
     }
     return 1;

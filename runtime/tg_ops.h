@@ -736,6 +736,10 @@ void tg_transpose_f32(float *dst, ptrdiff_t dst_stride, const float *src, ptrdif
  * dst[f·ds + p] = src[p·ss + f] as bit patterns. 4 and 2 bytes in 8x8
  * register blocks where the compiler has vector shuffles. The C simulation's
  * transposed DMA loads and stores. dst must not overlap src. */
+/* The block (elements along the free dim) of a transposing copy with a
+ * cast in the generated code (templates/kernel.c.j2 transpose_copy): its
+ * stack buffer holds 128 partitions of TG_TRC_J elements of up to 4 bytes. */
+#define TG_TRC_J 64
 void tg_transpose(void *dst, ptrdiff_t dst_stride, const void *src, ptrdiff_t src_stride, int P, int F,
                   size_t es);
 

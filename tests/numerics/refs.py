@@ -525,6 +525,20 @@ def _ref_intsum(p, x):
     return {"r": (r, "exact"), "ri": (ri, "exact")}
 
 
+def _inputs_trcast(p, r):
+    b = r.standard_normal((130, 100)) * 100.0
+    b[0, :10] = [500.0, -500.0, 1e-3, -1e-3, 1e-9, 448.0, 464.0, 0.0, -0.0, 2.0 ** -9]  # e4m3 edges
+    d = r.standard_normal((90, 70)) * 20000.0
+    d[0, :6] = [32767.5, -32768.5, 40000.0, -40000.0, 2.5, -0.5]                      # int16 rounding, saturation
+    return {"a": r.integers(-128, 128, (200, 96)), "b": b, "c": r.standard_normal((77, 150)), "d": d}
+
+
+def _ref_trcast(p, x):
+    # Moves with one cast each, as a non-transposing DMA casts: exact.
+    return {"ya": (stored(x["a"].T, "bfloat16"), "exact"), "yb": (stored(x["b"].T, "float8_e4m3"), "exact"),
+            "yc": (f32(x["c"].T), "exact"), "yd": (stored(x["d"].T, "int16"), "exact")}
+
+
 def _inputs_top8_ops(p, r):
     d = p["D"]
     x = r.standard_normal((128, d))
@@ -1598,6 +1612,12 @@ TEST_KERNELS = {
                   ("c", "float32", "128, 1")],
                  [("r", "float32", "128, 12"), ("ri", "int32", "128, 2")],
                  _inputs_intsum, _ref_intsum),
+    "trcast": _k({},
+                 [("a", "int8", "200, 96"), ("b", "float32", "130, 100"), ("c", "bfloat16", "77, 150"),
+                  ("d", "float32", "90, 70")],
+                 [("ya", "bfloat16", "96, 200"), ("yb", "float8_e4m3", "100, 130"), ("yc", "float32", "150, 77"),
+                  ("yd", "int16", "70, 90")],
+                 _inputs_trcast, _ref_trcast),
     "top8_ops": _k({"D": 300},
                    [("x", "float32", "128, D"), ("xb", "bfloat16", "128, D"), ("xi", "int16", "128, D"),
                     ("v", "float32", "128, 8")],
