@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "tg_ops.h"
+#include "tg_sim.h"
 
 static const float INF = (float)INFINITY;
 
@@ -124,6 +125,45 @@ static void test_select_cmp_iota(void **state)
 }
 
 /* ---- reductions and scan --------------------------------------------------- */
+
+/* iota into every dtype but int32 as the generated C writes it — the int32
+ * value rounded to fp32, then stored by tg_wr_<dtype> (kernel.c.j2) — is
+ * tg_iota_cast's (the ISS's) tensor_copy from int32, bit for bit: values
+ * around every dtype's range and rounding points, and wrapped ones. */
+static void test_iota_inline_forms(void **state)
+{
+    static const int64_t fixed[] = {0, 1, -1, 127, 128, -128, -129, 255, 256, 32767, 32768, -32768, -32769, 65535,
+                                    65536, 16777217, -16777217, 2147483647, -2147483647 - 1, 4294967295LL,
+                                    ((int64_t)1 << 32) + 5, 448, 449, 57344, 61440, 240, 241, -3, 1000003};
+    (void)state;
+    for (int k = 0; k < 20000; k++) {
+        const int64_t v = k < (int)(sizeof fixed / sizeof fixed[0]) ? fixed[k]
+                          : k % 3 ? (int64_t)(int32_t)rnd32() >> (rnd32() % 31)
+                                  : (int64_t)(((uint64_t)rnd32() << 32) | rnd32());
+        const float f = tg_iota_f32(v);
+        for (int dt = 0; dt < TG_DTYPE_COUNT; dt++) {
+            uint8_t want[8] = {0}, got[8] = {0};
+            if (dt == TG_INT32)
+                continue;
+            assert_int_equal(tg_iota_cast(want, (tg_dtype)dt, 0, v), 0);
+            switch ((tg_dtype)dt) {
+            case TG_FLOAT32: tg_wr_f32(got, 0, f); break;
+            case TG_TFLOAT32: tg_wr_tf32(got, 0, f); break;
+            case TG_BFLOAT16: tg_wr_bf16(got, 0, f); break;
+            case TG_FLOAT16: tg_wr_f16(got, 0, f); break;
+            case TG_FLOAT8_E4M3: tg_wr_e4m3(got, 0, f); break;
+            case TG_FLOAT8_E5M2: tg_wr_e5m2(got, 0, f); break;
+            case TG_INT8: tg_wr_i8(got, 0, f); break;
+            case TG_UINT8: tg_wr_u8(got, 0, f); break;
+            case TG_INT16: tg_wr_i16(got, 0, f); break;
+            case TG_UINT16: tg_wr_u16(got, 0, f); break;
+            case TG_UINT32: tg_wr_u32(got, 0, f); break;
+            default: fail_msg("dtype %d has no case", dt);
+            }
+            assert_memory_equal(got, want, sizeof got);
+        }
+    }
+}
 
 static void test_reduce_hand(void **state)
 {
@@ -1913,6 +1953,7 @@ int main(void)
         cmocka_unit_test(test_activation_no_fma),
         cmocka_unit_test(test_tensor_scalar_and_tensor),
         cmocka_unit_test(test_select_cmp_iota),
+        cmocka_unit_test(test_iota_inline_forms),
         cmocka_unit_test(test_reduce_hand),
         cmocka_unit_test(test_reduce_bits),
         cmocka_unit_test(test_reduce_random),
