@@ -539,6 +539,25 @@ def _ref_trcast(p, x):
             "yc": (f32(x["c"].T), "exact"), "yd": (stored(x["d"].T, "int16"), "exact")}
 
 
+def _inputs_shortrows(p, r):
+    c = r.standard_normal((128, 17))
+    c[:, ::3] = 0.0                            # select's false side
+    return {"a": r.standard_normal((128, 39)), "b": r.standard_normal((128, 39)), "c": c,
+            "d": r.standard_normal((128, 63)) * 100.0, "s": r.standard_normal((128, 1))}
+
+
+def _ref_shortrows(p, x):
+    # One or two fp32 ops an element, each rounded as the spec rounds: exact.
+    a, b, c, d, sc = f32(x["a"]), f32(x["b"]), f32(x["c"]), f32(x["d"]), f32(x["s"])
+    y2 = np.zeros((128, 78))
+    y2[:, 1::2] = stored(f32(f32(b * 0.1875) + a), "float16")
+    t7 = f32(a + 1.0)
+    out = {"y1": f32(a * b), "y2": y2, "y3": stored(f32(f32(c * 0.5) + sc), "bfloat16"),
+           "y4": np.where(c != 0, 2.5, c), "y5": stored(d, "float8_e4m3"), "y6": stored(d, "bfloat16"),
+           "y7": f32(f32(b * 0.5625) + t7)}
+    return {k: (v, "exact") for k, v in out.items()}
+
+
 def _inputs_top8_ops(p, r):
     d = p["D"]
     x = r.standard_normal((128, d))
@@ -1618,6 +1637,13 @@ TEST_KERNELS = {
                  [("ya", "bfloat16", "96, 200"), ("yb", "float8_e4m3", "100, 130"), ("yc", "float32", "150, 77"),
                   ("yd", "int16", "70, 90")],
                  _inputs_trcast, _ref_trcast),
+    "shortrows": _k({},
+                    [("a", "bfloat16", "128, 39"), ("b", "float16", "128, 39"), ("c", "float32", "128, 17"),
+                     ("d", "float32", "128, 63"), ("s", "float32", "128, 1")],
+                    [("y1", "float32", "128, 39"), ("y2", "float16", "128, 78"), ("y3", "bfloat16", "128, 17"),
+                     ("y4", "float32", "128, 17"), ("y5", "float8_e4m3", "128, 63"), ("y6", "bfloat16", "128, 63"),
+                     ("y7", "float32", "128, 39")],
+                    _inputs_shortrows, _ref_shortrows),
     "top8_ops": _k({"D": 300},
                    [("x", "float32", "128, D"), ("xb", "bfloat16", "128, D"), ("xi", "int16", "128, D"),
                     ("v", "float32", "128, 8")],
