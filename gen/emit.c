@@ -1684,6 +1684,9 @@ static tpl_value *inst_map(E *e, IrInst *in)
     put_int(e, m, "lane_n", 0);
     put_bool(e, m, "lane_cols", 0);
     put_bool(e, m, "has_reduce", 0);      /* reduce_fields() replaces it */
+    put_bool(e, m, "isum", 0);            /* int_fold's ops replace it */
+    put_bool(e, m, "ochunk", 0);          /* elementwise() replaces it */
+    put_bool(e, m, "blocks16", 0);        /* top8() and match8 replace it */
     int ok = 1;
     switch (in->op) {
     case IR_OP_LOAD:
@@ -2002,6 +2005,7 @@ static tpl_value *transpose_fold(E *e, const IrLoop *lp)
     put_int(e, m, "lane_f32", 0);
     put_int(e, m, "lane_n", 0);
     put_bool(e, m, "lane_cols", 0);
+    put_bool(e, m, "ochunk", 0);
     put(e, m, "dims", new_list(e));
     put(e, m, "dst", operand(e, &d, NULL, 0, 1, 0, 0));
     tpl_value *src = new_list(e);
