@@ -2098,6 +2098,371 @@ def a10_swiglu_mlp_f16(x, wg, wu, wd):
     return {"y": f16_enc(h @ f16_dec(wd))}
 
 
+# --- the b series: vision, audio, recommender, quantised and delicate kernels -------
+
+def _dwsep_hidden(xf, wd, bd):
+    """b01's depthwise 3x3 (pad 1) + bias + ReLU6 in bf16: tap 0's product, then
+    product + accumulator per tap in the kernel's order (two fp32 roundings a tap,
+    as the scalar_tensor_tensor), the same on both sides."""
+    b, c, h, w = xf.shape
+    xp = np.zeros((b, c, h + 2, w + 2), np.float32)
+    xp[:, :, 1:h + 1, 1:w + 1] = xf
+    acc = xp[:, :, 0:h, 0:w] * wd[:, 0][None, :, None, None]
+    for t in range(1, 9):
+        acc = xp[:, :, t // 3:t // 3 + h, t % 3:t % 3 + w] * wd[:, t][None, :, None, None] + acc
+    return _bf16_round(np.minimum(np.maximum(acc + bd[None, :, :, None], np.float32(0)), np.float32(6)))
+
+
+def _dwsep_bound(x, ref):
+    """b01's out before its bf16 rounding: the depthwise part is the same fp32
+    roundings on both sides (exact), the pointwise K = 96 sums in another order
+    (matmul_bound of wp^T and h)."""
+    h = _dwsep_hidden(x["x"].astype(np.float32), x["wd"].astype(np.float32), x["bd"].astype(np.float32))
+    b, c = h.shape[:2]
+    return matmul_bound(x["wp"].T, h.reshape(b, c, -1).astype(np.float64)).reshape(ref.shape)
+
+
+@probe({"out": Tol(ulps=1, bound=_dwsep_bound, why="pointwise K = 96 sums in another order")})
+def b01_dwsep_conv_bf16(x, wd, bd, wp):
+    h = _dwsep_hidden(bf16_dec(x), wd, bd)
+    b, c, hh, ww = h.shape
+    out = np.matmul(bf16_dec(wp).T, h.reshape(b, c, hh * ww))
+    return {"out": bf16_enc(out.reshape(b, -1, hh, ww))}
+
+
+def _conv2d_shift_bound(x, ref):
+    """b02: bf16 products exact; C adds the 9 x 64 = 576 terms in tap order in PSUM,
+    numpy each tap's 64 by BLAS then the taps: (2K + 2)u sum |w||x| with K = 576;
+    the bias add one rounding each side (2u |ref|); relu 1-Lipschitz."""
+    xx, w = x["x"], x["w"]
+    oh = ref.shape[2]
+    b, ci = xx.shape[:2]
+    mag = sum(np.matmul(np.abs(w[t]).T, np.abs(xx[:, :, t // 3:t // 3 + oh, t % 3:t % 3 + oh]).reshape(b, ci, -1))
+              for t in range(9))
+    return (2 * 9 * ci + 2) * U32 * mag.reshape(ref.shape) + 2 * U32 * np.abs(ref)
+
+
+@probe({"out": Tol(bound=_conv2d_shift_bound, why="fp32 sums in another order")})
+def b02_conv2d_shift_mm(x, w, bias):
+    # each tap's window copied contiguous first (numpy's matmul takes BLAS only
+    # for contiguous stacks), nine [CO, CI] x [CI, 900] products summed
+    xf, wf = bf16_dec(x), bf16_dec(w)
+    b, ci, hp, _ = xf.shape
+    oh = hp - 2
+    acc = None
+    for t in range(9):
+        xs = np.ascontiguousarray(xf[:, :, t // 3:t // 3 + oh, t % 3:t % 3 + oh]).reshape(b, ci, oh * oh)
+        p = np.matmul(wf[t].T, xs)
+        acc = p if acc is None else acc + p
+    out = np.maximum(acc + bias[None], np.float32(0))
+    return {"out": out.reshape(b, -1, oh, oh)}
+
+
+def _adapool_windows(hw, o):
+    """PyTorch's adaptive pooling windows: [floor(i hw / o), ceil((i + 1) hw / o))."""
+    return [((i * hw) // o, -(-((i + 1) * hw) // o)) for i in range(o)]
+
+
+def _adapool_avg_bound(x, ref):
+    """b03's avg before its fp16 rounding: the window sums (<= 49 fp16 values) in
+    another order, (2n + 2)u sum |x| with n = 49, times 1/count (the same fp32
+    number on both sides) and that product's rounding each side (2u |ref|)."""
+    v = x["x"]
+    o = ref.shape[1]
+    out = np.empty(ref.shape)
+    for i, (h0, h1) in enumerate(_adapool_windows(v.shape[1], o)):
+        for j, (w0, w1) in enumerate(_adapool_windows(v.shape[2], o)):
+            out[:, i, j] = np.abs(v[:, h0:h1, w0:w1, :]).sum(axis=(1, 2)) / ((h1 - h0) * (w1 - w0))
+    return (2 * 49 + 2) * U32 * out + 2 * U32 * np.abs(ref)
+
+
+@probe({"avg": Tol(ulps=1, bound=_adapool_avg_bound, why="window sums in another order"), "mx": EXACT})
+def b03_adapool_nhwc_f16(x):
+    v = f16_dec(x)
+    n, hw, _, c = v.shape
+    o = 5
+    avg = np.empty((n, o, o, c), np.float32)
+    mx = np.empty((n, o, o, c), np.float32)
+    for i, (h0, h1) in enumerate(_adapool_windows(hw, o)):
+        for j, (w0, w1) in enumerate(_adapool_windows(hw, o)):
+            win = v[:, h0:h1, w0:w1, :]
+            mx[:, i, j] = win.max(axis=(1, 2))
+            avg[:, i, j] = win.sum(axis=(1, 2)) * np.float32(1 / ((h1 - h0) * (w1 - w0)))
+    return {"avg": f16_enc(avg), "mx": f16_enc(mx)}
+
+
+def _logmel_inputs(shapes, r):
+    # a noisy signal, the periodic-Hann-windowed real DFT basis of n_fft = 400,
+    # HTK-style triangular mel filters (80, 0 - 8 kHz at 16 kHz) over the 201 bins
+    b, l = shapes["x"]
+    n = shapes["fb"][1]
+    nb, nm = shapes["melT"]
+    j = np.arange(n)[:, None]
+    k = np.arange(nb)[None, :]
+    win = 0.5 - 0.5 * np.cos(2 * np.pi * j / n)
+    fb = np.stack([win * np.cos(2 * np.pi * j * k / n), -win * np.sin(2 * np.pi * j * k / n)])
+    mel = np.linspace(0, 2595 * np.log10(1 + 8000 / 700), nm + 2)
+    hz = 700 * (10 ** (mel / 2595) - 1)
+    f = np.arange(nb) * 16000 / n
+    lo, ce, hi = hz[:-2, None], hz[1:-1, None], hz[2:, None]
+    tri = np.maximum(0, np.minimum((f - lo) / (ce - lo), (hi - f) / (hi - ce)))
+    return {"x": 0.1 * r.standard_normal((b, l)), "fb": fb, "melT": np.ascontiguousarray(tri.T)}
+
+
+def _frames(x, nf, hop, n):
+    """The overlapping frames of a 1-D signal, a strided view (no copy)."""
+    return np.lib.stride_tricks.as_strided(x, shape=(nf, n), strides=(hop * x.strides[0], x.strides[0]))
+
+
+def _logmel_bound(x, ref):
+    """b04's out = log(mel + 1e-10). re, im: K = 400 sums in another order
+    (matmul_bound); the power's squares and add: 2|re| dre + dre^2 (and im) plus a
+    rounding of each term each side (4u p); mel: melT^T of that plus its own sums
+    in another order (C adds 402 terms, the cos and the sin parts, numpy 201):
+    (2 * 402 + 2)u melT^T p; the + 1e-10 a rounding each side; log's argument off
+    by dm relatively, log itself 4 ulp apart (Tol's ulps: numpy's float32 log within
+    3.34 ulp, the runtime's within 1)."""
+    xx, fb, mt = x["x"], x["fb"], x["melT"]
+    hop = 100
+    nf = ref.shape[2]
+    out = np.empty(ref.shape)
+    for b in range(xx.shape[0]):
+        fr = _frames(np.ascontiguousarray(xx[b]), nf, hop, 4 * hop)
+        re, im = fr @ fb[0], fr @ fb[1]
+        dre, dim = matmul_bound(fr, fb[0]), matmul_bound(fr, fb[1])
+        p = re * re + im * im
+        dp = 2 * np.abs(re) * dre + dre * dre + 2 * np.abs(im) * dim + dim * dim + 4 * U32 * p
+        m = p @ mt
+        dm = dp @ mt + (2 * 402 + 2) * U32 * m + 2 * U32 * (m + 1e-10)
+        out[b] = (dm / (m + 1e-10)).T
+    return out
+
+
+@probe({"out": Tol(ulps=4, bound=_logmel_bound, why="DFT and mel sums in another order, log")},
+       make=_logmel_inputs)
+def b04_logmel_frames(x, fb, melT):
+    b, l = x.shape
+    hop = 100
+    nf = l // hop - 3
+    out = np.empty((b, melT.shape[1], nf), np.float32)
+    for i in range(b):
+        # the frames copied contiguous (on the strided view numpy's matmul leaves
+        # BLAS for its own loops: ~150 ms against ~6)
+        fr = np.ascontiguousarray(_frames(x[i], nf, hop, 4 * hop))
+        re, im = fr @ fb[0], fr @ fb[1]
+        out[i] = np.log((re * re + im * im) @ melT + np.float32(1e-10)).T
+    return {"out": out}
+
+
+def _ctc_inputs(shapes, r):
+    # per utterance 25 labels from 28 non-blank classes (adjacent repeats forced in
+    # about one of six places), the extended sequence blank, l1, blank, ...;
+    # emissions the log-softmax of random logits over 29 classes at those labels
+    b, t, s = shapes["em"]
+    nl = (s - 1) // 2
+    lab = r.integers(1, 29, (b, nl))
+    rep = r.random((b, nl)) < 1 / 6
+    rep[:, 0] = False
+    for i in range(1, nl):
+        lab[:, i] = np.where(rep[:, i], lab[:, i - 1], lab[:, i])
+    ext = np.zeros((b, s), np.int64)
+    ext[:, 1::2] = lab
+    z = 3 * r.standard_normal((b, t, 29))
+    logp = z - z.max(axis=2, keepdims=True)
+    logp = logp - np.log(np.exp(logp).sum(axis=2, keepdims=True))
+    em = np.take_along_axis(logp, np.broadcast_to(ext[:, None, :], (b, t, s)), axis=2)
+    skip = np.zeros((b, s))
+    skip[:, 3::2] = ext[:, 3::2] != ext[:, 1:-2:2]
+    return {"em": em, "skip": skip}
+
+
+def _ctc_alpha(em, skip, steps=None):
+    """The recursion as the kernel runs it (fp32 in, fp32 ops); with steps a list,
+    each step's alpha is appended."""
+    b, t, s = em.shape
+    a = np.full((b, s + 2), np.float32(-1e30), np.float32)
+    a[:, 2:4] = em[:, 0, 0:2]
+    pen = (skip - np.float32(1)) * np.float32(1e30)       # 0 or -1e30: the s - 2 term masked
+    for k in range(1, t):
+        a2 = a[:, 0:s] + pen
+        m = np.maximum(np.maximum(a[:, 2:], a[:, 1:s + 1]), a2)
+        e0, e1, e2 = np.exp(a[:, 2:] - m), np.exp(a[:, 1:s + 1] - m), np.exp(a2 - m)
+        a[:, 2:] = (np.log((e0 + e1) + e2) + m) + em[:, k]
+        if steps is not None:
+            steps.append(a[:, 2:].copy())
+    return a[:, 2:].copy()
+
+
+def _ctc_bound(x, ref):
+    """b05: the exact recursion's alpha_t is a softmax-weighted mean of its inputs
+    plus a term, so a difference delta of alpha_{t-1} carries to at most delta (the
+    max m's difference cancels to first order; the masked term a + pen is -1e30
+    or below, or a itself, alike on both sides). Each step adds: exp 4 ulp apart on
+    terms <= 1 and the subtracts' roundings (sum w_k 2u |d_k| <= 2.2u), the sum's
+    two adds (4u on [1, 3]), log 4 ulp of a value below 1.1 (8u),
+    the + m and + em roundings on each side (4u |alpha_t|): 32u + 4u |alpha_t|
+    over the row's reached states (|alpha| < 1e29; the unreached ones stay
+    -1e30 exactly on both sides)."""
+    steps = []
+    _ctc_alpha(x["em"].astype(np.float32), x["skip"].astype(np.float32), steps)
+    tot = np.zeros((ref.shape[0], 1))
+    for a in steps:
+        a = np.abs(a.astype(np.float64))
+        tot += 32 * U32 + 4 * U32 * np.where(a < 1e29, a, 0).max(axis=1, keepdims=True)
+    return tot
+
+
+@probe({"alpha": Tol(bound=_ctc_bound, why="exp and log through 127 steps")}, make=_ctc_inputs)
+def b05_ctc_alpha(em, skip):
+    return {"alpha": _ctc_alpha(em, skip)}
+
+
+def _large_logit_inputs(shapes, r):
+    # rows around +-10^4 with a spread of 30: exp(x - max) spans 0 .. 1
+    n, d = shapes["x"]
+    return {"x": r.uniform(-1e4, 1e4, (n, 1)) + 30 * r.standard_normal((n, d))}
+
+
+def _lse_parts(x):
+    """fp64: e = exp(x - max), its per-term difference bound between the two sides
+    (EXP_ULPS fp32 steps at e, subnormal steps included) and the row max."""
+    m = x.max(axis=1, keepdims=True)
+    e = np.exp(x - m)
+    return e, EXP_ULPS * spacing(e, "float32"), m
+
+
+def _lsm_bound(x, ref):
+    """b06's lsm = (x - m) - log s: x - m the same rounding on both sides; s's terms
+    differ by de (EXP_ULPS steps each, <= 8u e), its sums in another order (C folds
+    in order, numpy pairwise: (2D + 2)u s); log s then differs by ds / s plus 4
+    steps (numpy's float32 log within 3.34 ulp); the final subtract a step (ulps)."""
+    e, de, _ = _lse_parts(x["x"])
+    s = e.sum(axis=1, keepdims=True)
+    ds = de.sum(axis=1, keepdims=True) + (2 * e.shape[1] + 2) * U32 * s
+    return ds / s + 4 * spacing(np.log(s), "float32")
+
+
+def _clse_bound(x, ref):
+    """b06's clse = log(cs) + m, cs the prefix sums in the same (sequential) order on
+    both sides: a difference grows by each term's de and by a step of the partial
+    sum's rounding (spacing(cs_j)); log: dcs / cs plus 4 steps; + m a step (ulps).
+    Where every term so far is 0 in fp32 on both sides both are -inf."""
+    e, de, _ = _lse_parts(x["x"])
+    cs = np.cumsum(e, axis=1)
+    dcs = np.cumsum(de + spacing(cs, "float32"), axis=1)
+    return dcs / cs + 4 * spacing(np.log(cs), "float32")
+
+
+@probe({"lsm": Tol(ulps=1, bound=_lsm_bound, why="exp, the row sum's order, log"),
+        "clse": Tol(ulps=1, bound=_clse_bound, why="exp (subnormals included), log")},
+       make=_large_logit_inputs)
+def b06_logsoftmax_cumlse(x):
+    m = x.max(axis=1, keepdims=True)
+    e = np.exp(x - m)
+    lse = np.log(e.sum(axis=1, keepdims=True))
+    with np.errstate(divide="ignore"):
+        lc = np.log(np.cumsum(e, axis=1))
+    return {"lsm": (x - m) - lse, "clse": lc + m}
+
+
+def _dlrm_inputs(shapes, r):
+    # int64 ids as (low, high) int32 words, anywhere in the table; rows of a
+    # typical embedding scale
+    b, f, _ = shapes["ids"]
+    v, d = shapes["table"]
+    ids = np.zeros((b, f, 2), np.int32)
+    ids[:, :, 0] = r.integers(0, v, (b, f))
+    return {"ids": ids, "table": r.standard_normal((v, d)) / np.sqrt(d)}
+
+
+def _dlrm_bound(x, ref):
+    """b07: bf16 products exact in fp32, the D = 64 sums in another order:
+    (2D + 2)u sum |e_i||e_j|."""
+    ids = x["ids"][:, :, 0].astype(np.int64)
+    e = np.abs(x["table"][ids])
+    f = ids.shape[1]
+    iu = np.triu_indices(f, 1)
+    return ((2 * e.shape[2] + 2) * U32 * np.matmul(e, e.transpose(0, 2, 1)))[:, iu[0], iu[1]]
+
+
+@probe({"z": Tol(bound=_dlrm_bound, why="D = 64 sums in another order")}, make=_dlrm_inputs)
+def b07_dlrm_dot_i64ids(ids, table):
+    # the int64 ids as numpy holds them (the words reinterpreted), one gather
+    ix = ids.view(np.int64)[:, :, 0]
+    e = bf16_dec(table[ix])
+    z = np.matmul(e, e.transpose(0, 2, 1))
+    iu = np.triu_indices(ix.shape[1], 1)
+    return {"z": z[:, iu[0], iu[1]]}
+
+
+def _w8_group_inputs(shapes, r):
+    # uint8 codes over the whole range, zero points near the middle, scales of a
+    # typical absmax / 128
+    return {"wq": r.integers(0, 256, shapes["wq"]).astype(np.uint8),
+            "zp": r.integers(100, 156, shapes["zp"]).astype(np.uint8),
+            "sc": r.uniform(0.5, 2.0, shapes["sc"]) / 128}
+
+
+def _w8_group_weight(wq, zp, sc):
+    g = wq.shape[0] // zp.shape[0]
+    return _bf16_round((wq.astype(np.float32) - np.repeat(zp, g, axis=0).astype(np.float32))
+                       * np.repeat(sc.astype(np.float32), g, axis=0))
+
+
+@probe({"y": Tol(ulps=1, bound=lambda x, ref: matmul_bound(
+    x["x"], _w8_group_weight(x["wq"], x["zp"], x["sc"]).astype(np.float64)),
+    why="K = 512 sums in another order")}, make=_w8_group_inputs)
+def b08_w8a16_group_dequant(x, wq, zp, sc):
+    # (wq - zp) exact, times the scale one rounding, then bf16: the kernel's weight
+    return {"y": bf16_enc(bf16_dec(x) @ _w8_group_weight(wq, zp, sc))}
+
+
+def _u8_zp_inputs(shapes, r):
+    # uint8 activation codes, per-token zero points 90 .. 165 held as int16, int8
+    # weights over the whole range, positive scales
+    return {"xq": r.integers(0, 256, shapes["xq"]).astype(np.uint8),
+            "zx": r.integers(90, 166, shapes["zx"]).astype(np.int16),
+            "sx": r.uniform(0.5, 2.0, shapes["sx"]) / 128,
+            "wq": r.integers(-128, 128, shapes["wq"]).astype(np.int8),
+            "sw": r.uniform(0.5, 2.0, shapes["sw"]) / 127}
+
+
+@probe({"y": EXACT}, make=_u8_zp_inputs)
+def b09_u8_zp_i16_mm(xq, zx, sx, wq, sw):
+    # (xq - zx) in [-255, 255] and the K = 256 integer sums (< 2^24) exact in fp32
+    # in any order: BLAS gives the kernel's PSUM bits; then (acc sx) sw alike
+    acc = (xq.astype(np.float32) - zx.astype(np.float32)) @ wq.astype(np.float32)
+    return {"y": bf16_enc(acc * sx * sw)}
+
+
+def _fp8_pertensor_inputs(shapes, r):
+    # activations with a calibrated per-tensor scale a bit below amax / 240 (some
+    # values clamp), e4m3 weights (to_storage rounds them), a weight scale
+    x = 2 * r.standard_normal(shapes["x"])
+    return {"x": x, "sx": np.array([0.8 * np.abs(x).max() / 240]),
+            "w": r.standard_normal(shapes["w"]), "sw": np.array([0.02])}
+
+
+def _fp8_quant(xf, sx):
+    """b10's x^T codes: x (1 / sx), clamped to +-240, e4m3 (one rounding each)."""
+    xs = np.maximum(np.minimum(xf * (np.float32(1) / sx), np.float32(240)), np.float32(-240))
+    return F8_E4M3[fp8_e4m3_enc(xs)]
+
+
+def _fp8_pertensor_bound(x, ref):
+    """b10: e4m3 products exact in fp32, the K = 512 sums in another order
+    (matmul_bound), then times sx sw (the same fp32 number) one rounding a side."""
+    xq = _fp8_quant(x["x"].astype(np.float32), x["sx"].astype(np.float32)).astype(np.float64)
+    return matmul_bound(xq, x["w"]) * float(x["sx"][0] * x["sw"][0]) + 2 * U32 * np.abs(ref)
+
+
+@probe({"y": Tol(ulps=1, bound=_fp8_pertensor_bound, why="K = 512 sums in another order")},
+       make=_fp8_pertensor_inputs)
+def b10_fp8_pertensor_mm(x, sx, w, sw):
+    acc = _fp8_quant(bf16_dec(x), sx) @ F8_E4M3[w]
+    return {"y": bf16_enc(acc * (sx * sw))}
+
+
 def main(argv):
     if argv[:1] == ["list"]:
         print("\n".join(sorted(PROBES)))
