@@ -233,10 +233,102 @@ static Expr *fold(Lower *L, Expr *e)
     return r;
 }
 
-/* Number of indices start, start+step, ... < stop. */
+/* Are a and b the same tree (kinds, values, slots, operands)? */
+static int same_tree(const Expr *a, const Expr *b)
+{
+    if (a == b)
+        return 1;
+    if (!a || !b || a->kind != b->kind)
+        return 0;
+    switch (a->kind) {
+    case EXPR_INT:
+    case EXPR_VAR: return a->ival == b->ival;
+    case EXPR_FLOAT: return a->fval == b->fval;
+    case EXPR_NAME: return a->ival == b->ival && a->name && b->name && !strcmp(a->name, b->name);
+    default: return same_tree(a->a, b->a) && same_tree(a->b, b->b);
+    }
+}
+
+/* e as c + sum k_i t_i over sums, differences, negations and products by a
+ * constant, the terms t_i other subtrees told apart by same_tree (a
+ * division, modulo, min, max, a product of two variables...); ok 0 when a
+ * coefficient overflows or there are more than LIN_TERMS terms. */
+enum { LIN_TERMS = 16 };
+typedef struct Lin {
+    const Expr *t[LIN_TERMS];
+    int64_t k[LIN_TERMS];
+    int n, ok;
+    int64_t c;
+} Lin;
+
+static void lin_add(Lin *l, const Expr *e, int64_t k)
+{
+    int64_t v;
+    if (!l->ok || !e) {
+        l->ok = 0;
+        return;
+    }
+    switch (e->kind) {
+    case EXPR_INT:
+        l->ok = expr_mul(k, e->ival, &v) && expr_add(l->c, v, &l->c);
+        return;
+    case EXPR_ADD:
+    case EXPR_SUB:
+        lin_add(l, e->a, k);
+        if (!expr_mul(k, e->kind == EXPR_SUB ? -1 : 1, &v)) {
+            l->ok = 0;
+            return;
+        }
+        lin_add(l, e->b, v);
+        return;
+    case EXPR_NEG:
+        if (!expr_mul(k, -1, &v)) {
+            l->ok = 0;
+            return;
+        }
+        lin_add(l, e->a, v);
+        return;
+    case EXPR_MUL:
+        if (e->a->kind == EXPR_INT || e->b->kind == EXPR_INT) {
+            const Expr *c = e->a->kind == EXPR_INT ? e->a : e->b;
+            if (!expr_mul(k, c->ival, &v)) {
+                l->ok = 0;
+                return;
+            }
+            lin_add(l, c == e->a ? e->b : e->a, v);
+            return;
+        }
+        break;
+    default:
+        break;
+    }
+    for (int i = 0; i < l->n; i++)
+        if (same_tree(l->t[i], e)) {
+            l->ok = expr_add(l->k[i], k, &l->k[i]);
+            return;
+        }
+    if (l->n == LIN_TERMS) {
+        l->ok = 0;
+        return;
+    }
+    l->t[l->n] = e;
+    l->k[l->n++] = k;
+}
+
+/* Number of indices start, start+step, ... < stop. A stop that is the
+ * start plus a constant is a constant count, whatever the start: also when
+ * the start is no affine form (a view's t/3 or t%3 of a tap loop variable,
+ * bench/probes b01; a one-column dst at i/1, which the C back end then took
+ * for more than one element, b07), by cancelling the same subtrees. */
 static Expr *count_of(Lower *L, Expr *start, Expr *stop, int64_t step, SrcLoc loc)
 {
     Expr *d = mk(L, EXPR_SUB, stop, start, loc);
+    Lin l = {.ok = 1};
+    lin_add(&l, d, 1);
+    for (int i = 0; i < l.n && l.ok; i++)
+        l.ok = l.k[i] == 0;
+    if (l.ok && d)
+        d = mk_int(L, l.c, loc);
     if (step != 1)
         d = mk(L, EXPR_DIV, mk(L, EXPR_ADD, d, mk_int(L, step - 1, loc), loc), mk_int(L, step, loc), loc);
     return fold(L, d);

@@ -217,6 +217,34 @@ static void strided_and_column_patterns(void **state)
     arena_free(&r.front.arena);
 }
 
+/* A region whose start is no affine form (t/3, t%3 of a tap loop, i*i) but
+ * whose stop is the start plus a constant has a constant count: the same
+ * subtrees cancel (count_of). A tap window of a view, 28 x 28 from
+ * xp[t/3, t%3], and a one-column dst at i*i. */
+static void counts_of_nonaffine_starts(void **state)
+{
+    (void)state;
+    LowerRun r;
+    Ir *ir = lower_yaml(&r, "tilegen: 1\nkernel: k\ninputs:\n  x: {dtype: float32, shape: [128, 30, 30]}\n"
+                            "outputs:\n  y: {dtype: float32, shape: [128, 28, 28]}\n  z: {dtype: float32, shape: [128, 9]}\n"
+                            "tiles:\n  xp: {buffer: sbuf, dtype: float32, shape: [128, 30, 30]}\n"
+                            "  acc: {buffer: sbuf, dtype: float32, shape: [128, 28, 28]}\n"
+                            "  zt: {buffer: sbuf, dtype: float32, shape: [128, 9]}\n"
+                            "body:\n  - load: {dst: xp, src: x}\n  - memset: {dst: acc, value: 0}\n  - memset: {dst: zt, value: 0}\n"
+                            "  - for: {var: t, range: 9, carried: true}\n    body:\n"
+                            "      - tensor_tensor: {dst: acc, a: acc, b: \"xp[:, t/3 : t/3 + 28, t%3 : t%3 + 28]\", op: add}\n"
+                            "  - for: {var: i, range: 3}\n    body:\n"
+                            "      - tensor_reduce: {dst: \"zt[:, i*i : i*i + 1]\", src: xp, op: add}\n"
+                            "  - store: {dst: y, src: acc}\n  - store: {dst: z, src: zt}\n");
+    assert_non_null(ir);
+    const IrAp *w = &lower_find(ir, IR_OP_TENSOR_TENSOR)->src[1];
+    assert_int_equal(w->nfree, 2);
+    assert_true(ir_expr_is(w->free[0].num, 28));
+    assert_true(ir_expr_is(w->free[1].num, 28));
+    assert_int_equal(ir_ap_free_elems(&lower_find(ir, IR_OP_TENSOR_REDUCE)->dst), 1);
+    arena_free(&r.front.arena);
+}
+
 static void rotation_and_scope(void **state)
 {
     (void)state;
@@ -548,7 +576,7 @@ int main(void)
         cmocka_unit_test(ragged_tail),            cmocka_unit_test(strided_and_column_patterns),
         cmocka_unit_test(rotation_and_scope),     cmocka_unit_test(carried_fresh_tile_rotates),
         cmocka_unit_test(pe_pool_fields),         cmocka_unit_test(dump_text),
-        cmocka_unit_test(every_bundled_spec_lowers), cmocka_unit_test(folding_preserves_values),
+        cmocka_unit_test(every_bundled_spec_lowers), cmocka_unit_test(counts_of_nonaffine_starts), cmocka_unit_test(folding_preserves_values),
         cmocka_unit_test(out_of_memory_everywhere),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
