@@ -1809,13 +1809,16 @@ __attribute__((always_inline)) static inline int tg__dead_exp(const tg__f8 a[TG_
     return (live[0] | live[1] | live[2] | live[3] | live[4] | live[5] | live[6] | live[7]) == 0;
 }
 /* A step on v ≤ TG_EXPV_U whole vectors of 8 elements from s to d (fewer
- * than TG_EXPV_U: a row's rest; the other vectors are 0 and not written back,
- * each lane's result depends on its own argument only); a step the function
- * defers goes element by element. */
+ * than TG_EXPV_U: a row's rest; the other vectors copy the first and are not
+ * written back, each lane's result depending on its own argument only: a
+ * padding of 0 sent a whole step of log or rsqrt, whose 0 is no fast-path
+ * argument, down the exact path, bench/probes b05's rows of 51); a step the
+ * function defers goes element by element. */
 #define TG_EXPV_STEP(ID, id, DEAD, DEFER, FAST, d, s, v)                                                     \
     do {                                                                                                   \
         tg__f8 a[TG_EXPV_U];                                                                               \
-        TG_EXPV_ALL(if (k_ < (v)) memcpy(&a[k_], (s) + 32 * k_, sizeof a[k_]); else a[k_] = (tg__f8){0});  \
+        memcpy(&a[0], (s), sizeof a[0]); /* v >= 1 */                                                      \
+        TG_EXPV_ALL(if (k_ > 0 && k_ < (v)) memcpy(&a[k_], (s) + 32 * k_, sizeof a[k_]); else if (k_ > 0) a[k_] = a[0]); \
         TG_EXPV_ALL(a[k_] = a[k_] * scale);                                                                \
         TG_EXPV_ALL(a[k_] = a[k_] + bias);                                                                 \
         if (DEAD(a)) {                                                                                     \
@@ -1845,7 +1848,13 @@ __attribute__((always_inline)) static inline int tg__dead_exp(const tg__f8 a[TG_
             TG_EXPV_STEP(ID, id, DEAD, DEFER, FAST, dst + 4 * j, src + 4 * j, v_);                     \
             j += 8 * (size_t)v_;                                                                       \
         }                                                                                              \
-        tg__act_row_avx512_elem_f(TG_ACT_##ID, dst + 4 * j, src + 4 * j, n - j, scale, bias);          \
+        if (j < n) { /* the last 1-7 in one vector, padded with the last element (not one at a time) */ \
+            uint8_t in_[32], out_[32];                                                                 \
+            for (size_t l_ = 0; l_ < 8; l_++)                                                          \
+                memcpy(in_ + 4 * l_, src + 4 * (j + l_ < n ? j + l_ : n - 1), 4);                      \
+            TG_EXPV_STEP(ID, id, DEAD, DEFER, FAST, out_, in_, 1);                                     \
+            memcpy(dst + 4 * j, out_, 4 * (n - j));                                                    \
+        }                                                                                              \
     }
 TG_EXPV_ROW(EXP, exp, tg__dead_exp, tg__defer_none, tg__exp_fast)
 TG_EXPV_ROW(SIGMOID, sigmoid, tg__dead_none, tg__defer_none, tg__fast_none)
