@@ -93,6 +93,12 @@ double tg_math_erf_d(double x);
  * m of a by b, then m + b when m is nonzero and its sign differs from b's
  * (that sum rounds); a zero keeps a's sign. NaN when a is infinite, b is 0
  * or either is NaN; for an infinite b, a itself or (signs differing) b. */
+#if defined(__GNUC__)
+/* a function of its arguments alone, so a float field's value inside a
+ * partition loop is computed once, before it (bench/probes b03: 1/count of a
+ * ragged window, 128 evaluations of four calls each a window) */
+__attribute__((const))
+#endif
 double tg_math_mod_floor_d(double a, double b);
 static inline double tg_math_min_d(double a, double b) { return a < b ? a : b; }
 static inline double tg_math_max_d(double a, double b) { return a > b ? a : b; }

@@ -542,8 +542,12 @@ def _ref_trcast(p, x):
 def _inputs_shortrows(p, r):
     c = r.standard_normal((128, 17))
     c[:, ::3] = 0.0                            # select's false side
-    return {"a": r.standard_normal((128, 39)), "b": r.standard_normal((128, 39)), "c": c,
-            "d": r.standard_normal((128, 63)) * 100.0, "s": r.standard_normal((128, 1))}
+    c[5, 4] = np.nan                           # the row max is NaN
+    c[6, :7] = -np.inf
+    d = r.standard_normal((128, 63)) * 100.0
+    d[7, 3:12] = np.inf                        # the row min is +inf, negated -inf
+    return {"a": r.standard_normal((128, 39)), "b": r.standard_normal((128, 39)), "c": c, "d": d,
+            "s": r.standard_normal((128, 1))}
 
 
 def _ref_shortrows(p, x):
@@ -554,7 +558,8 @@ def _ref_shortrows(p, x):
     t7 = f32(a + 1.0)
     out = {"y1": f32(a * b), "y2": y2, "y3": stored(f32(f32(c * 0.5) + sc), "bfloat16"),
            "y4": np.where(c != 0, 2.5, c), "y5": stored(d, "float8_e4m3"), "y6": stored(d, "bfloat16"),
-           "y7": f32(f32(b * 0.5625) + t7)}
+           "y7": f32(f32(b * 0.5625) + t7),
+           "y8": np.stack([fold(np.maximum, c[:, 0:7]), -fold(np.minimum, d[:, 3:12])], axis=1)}
     return {k: (v, "exact") for k, v in out.items()}
 
 
@@ -1642,7 +1647,7 @@ TEST_KERNELS = {
                      ("d", "float32", "128, 63"), ("s", "float32", "128, 1")],
                     [("y1", "float32", "128, 39"), ("y2", "float16", "128, 78"), ("y3", "bfloat16", "128, 17"),
                      ("y4", "float32", "128, 17"), ("y5", "float8_e4m3", "128, 63"), ("y6", "bfloat16", "128, 63"),
-                     ("y7", "float32", "128, 39")],
+                     ("y7", "float32", "128, 39"), ("y8", "float32", "128, 2")],
                     _inputs_shortrows, _ref_shortrows),
     "top8_ops": _k({"D": 300},
                    [("x", "float32", "128, D"), ("xb", "bfloat16", "128, D"), ("xi", "int16", "128, D"),
