@@ -2463,6 +2463,208 @@ def b10_fp8_pertensor_mm(x, sx, w, sw):
     return {"y": bf16_enc(acc * (sx * sw))}
 
 
+# --- the c series ------------------------------------------------------------------
+
+def _resid_ln_inputs(shapes, r):
+    # two bf16 streams whose sum has a per-row offset and scale (the mean subtraction
+    # and the variance both matter), gamma around 1, beta small
+    n, d = shapes["x"]
+    x = r.uniform(-1, 1, (n, 1)) + r.uniform(0.5, 2, (n, 1)) * r.standard_normal((n, d))
+    return {"x": x, "res": 0.5 * r.standard_normal((n, d)),
+            "gamma": r.uniform(0.5, 1.5, (1, d)), "beta": 0.2 * r.standard_normal((1, d))}
+
+
+def _resid_ln_parts(x):
+    """c01's h (fp64 of the bf16 values both sides use), y's layernorm bound Ly (the
+    C side's y against numpy's, before any rounding after it) and numpy's amax."""
+    h = _bf16_round((x["x"] + x["res"]).astype(np.float32)).astype(np.float64)
+    ly = layernorm_bound(h, x["gamma"], x["beta"])
+    mean = h.mean(axis=1, keepdims=True)
+    y = (h - mean) / np.sqrt(h.var(axis=1, keepdims=True) + 1e-5) * x["gamma"] + x["beta"]
+    return ly, np.abs(y).max(axis=1, keepdims=True)
+
+
+def _resid_ln_scale_bound(x, ref):
+    """scale = amax * fp32(1/240): the two amax differ by at most the row's largest Ly
+    (a max of values each within its Ly), then one multiply each side (2u)."""
+    ly, _ = _resid_ln_parts(x)
+    return ly.max(axis=1, keepdims=True) / 240 + 2 * U32 * np.abs(ref)
+
+
+def _resid_ln_q_bound(x, ref):
+    """q's value before the e4m3 rounding, v = (y * (1/amax)) * 240: y off by Ly, 1/amax
+    relatively by max Ly / amax + 2u (the reciprocal each side), the two products 4u:
+    |v_C - v_np| <= Ly 240 / amax + |v| (max Ly / amax + 8u), |v| <= |ref| + an e4m3
+    step (ref is v rounded); ulps=1 covers the two roundings landing apart."""
+    ly, amax = _resid_ln_parts(x)
+    v = np.abs(ref) + spacing(ref, "float8_e4m3")
+    return 1.01 * (ly * 240 / amax + v * (ly.max(axis=1, keepdims=True) / amax + 8 * U32))
+
+
+@probe({"h": EXACT,
+        "scale": Tol(ulps=1, bound=_resid_ln_scale_bound, why="amax of a layernorm in another order"),
+        "q": Tol(ulps=1, bound=_resid_ln_q_bound, why="layernorm and amax in another order")},
+       make=_resid_ln_inputs)
+def c01_resid_ln_fp8_d4096(x, res, gamma, beta):
+    # h: one fp32 add of two bf16 values rounded to bf16, alike (exact)
+    hb = bf16_enc(bf16_dec(x) + bf16_dec(res))
+    h = bf16_dec(hb)
+    xc = h - h.mean(axis=1, keepdims=True)
+    rstd = np.float32(1) / np.sqrt(h.var(axis=1, keepdims=True) + np.float32(1e-5))
+    y = xc * rstd * gamma + beta
+    amax = np.abs(y).max(axis=1, keepdims=True)
+    q = fp8_e4m3_enc((y * (np.float32(1) / amax)) * np.float32(240))
+    return {"h": hb, "q": q, "scale": amax * np.float32(1 / 240)}
+
+
+
+def _rope_kv_inputs(shapes, r):
+    # rotary tables of real angles (position x inverse frequency), distinct slot ids
+    t, half = shapes["cos"]
+    p = r.integers(0, 4096, (t, 1)) * (10000.0 ** (-np.arange(half) / half))
+    return {"cos": np.cos(p), "sin": np.sin(p),
+            "pos": r.permutation(shapes["kc_in"][0])[:t].astype(np.int32)}
+
+
+@probe({"kc_out": EXACT, "vc_out": EXACT}, make=_rope_kv_inputs)
+def c02_rope_kv_scatter(k, v, cos, sin, pos, kc_in, vc_in):
+    # two fp32 products and one add or subtract per element, then bf16, alike (numpy
+    # does not fuse); bf16 -> fp16 of N(0, 1) values is exact; the scatter moves bits
+    t, half = cos.shape
+    kf = bf16_dec(k).reshape(t, -1, 2, half)
+    x1, x2 = kf[:, :, 0], kf[:, :, 1]
+    c, s = cos[:, None, :], sin[:, None, :]
+    kr = np.stack([x1 * c - x2 * s, x2 * c + x1 * s], axis=2).reshape(t, -1)
+    kc = kc_in.copy()
+    kc[pos] = bf16_enc(kr)
+    vc = vc_in.copy()
+    vc[pos] = f16_enc(bf16_dec(v))
+    return {"kc_out": kc, "vc_out": vc}
+
+
+def _causal_iota_bound(x, ref):
+    """c03's p. Scores: bf16 products exact, the K = 64 sums in another order
+    (matmul_bound), the 0.125 scale and the max's scale exact: exp's argument
+    0.125 (s - m) off by d_k + max d plus its rounding each side (2u|a|); exp 7.04u
+    apart: e_k relative E_k. The row sum l: (2S + 2)u in another order and max E;
+    the reciprocal and the product 4u: |p_C - p_np| <= p (E_k + max E + (2S+2)u + 4u)."""
+    q, k = x["q"].astype(np.float64), x["k"].astype(np.float64)
+    n = k.shape[1]
+    s = np.matmul(q, k.swapaxes(-1, -2))
+    d = 0.125 * (2 * q.shape[-1] + 2) * U32 * np.matmul(np.abs(q), np.abs(k).swapaxes(-1, -2))
+    keep = np.tril(np.ones((n, n), dtype=bool))
+    s = np.where(keep, s, -np.inf)
+    d = np.where(keep, d, 0.0)
+    a = 0.125 * (s - s.max(axis=-1, keepdims=True))
+    ee = d + d.max(axis=-1, keepdims=True) + 2 * U32 * np.abs(np.where(keep, a, 0.0)) + 8 * U32
+    ee = np.where(keep, ee, 0.0)
+    p = np.exp(a)
+    p = p / p.sum(axis=-1, keepdims=True)
+    return p * (ee + ee.max(axis=-1, keepdims=True) + (2 * n + 6) * U32)
+
+
+@probe({"p": Tol(ulps=1, bound=_causal_iota_bound, why="QK^T sums, exp, the row sum")})
+def c03_causal_iota_softmax(q, k):
+    n = q.shape[1]
+    s = np.matmul(bf16_dec(q), bf16_dec(k).swapaxes(-1, -2))
+    s = np.where(np.tril(np.ones((n, n), dtype=bool)), s, np.float32(-np.inf))
+    e = np.exp(s * np.float32(0.125) - s.max(axis=-1, keepdims=True) * np.float32(0.125))
+    return {"p": e * (np.float32(1) / e.sum(axis=-1, keepdims=True))}
+
+
+def _rms_bwd_inputs(shapes, r):
+    n, d = shapes["x"]
+    return {"x": r.standard_normal((n, d)) * r.uniform(0.5, 4, (n, 1)),
+            "dy": r.standard_normal((n, d)), "w": r.uniform(0.5, 1.5, (1, d))}
+
+
+def _rms_bwd_parts(x):
+    """fp64 xh, g, cm, t, rstd of c04 and R, rstd's relative difference between the
+    sides: the D squares summed in another order (2(D+1)u between the sides), 1/D and
+    + eps 4u, the square root halves it, rsqrt 1 ulp here and two roundings in numpy:
+    (D + 16)u (q02's)."""
+    v, dy, w = (x[n].astype(np.float64) for n in ("x", "dy", "w"))
+    d = v.shape[1]
+    rstd = 1 / np.sqrt((v * v).mean(axis=1, keepdims=True) + 1e-6)
+    xh = v * rstd
+    g = dy * w
+    cm = (g * xh).mean(axis=1, keepdims=True)
+    return xh, g, cm, xh * cm - g, rstd, (d + 16) * U32
+
+
+def _rms_bwd_dx_bound(x, ref):
+    """dx before its bf16 rounding. xh = x rstd: R + 2u relative; g exact (one
+    rounding alike); sum g xh: the terms (R + 2u) and their product 2u relative, the
+    D terms in another order (2D + 2)u: delta cm = (R + 2D + 6)u sum|g xh| / D + 2u|cm|;
+    t = xh cm - g: |xh| delta cm + |cm xh| (R + 4u) + 2u |t|; dx = -t rstd:
+    delta t rstd + |t| rstd (R + 2u) (each side's product 1u)."""
+    xh, g, cm, t, rstd, rr = _rms_bwd_parts(x)
+    d = xh.shape[1]
+    dcm = (rr + (2 * d + 6) * U32) * np.abs(g * xh).sum(axis=1, keepdims=True) / d + 2 * U32 * np.abs(cm)
+    dt = np.abs(xh) * dcm + np.abs(cm * xh) * (rr + 4 * U32) + 2 * U32 * np.abs(t)
+    return 1.01 * (dt * rstd + np.abs(t) * rstd * (rr + 2 * U32))
+
+
+def _rms_bwd_dw_bound(x, ref):
+    """dw: each term dy xh off by (R + 2u) plus its product's rounding 2u relative, the
+    N terms summed in another order (the PSUM accumulation in row order, numpy
+    pairwise): (R + 2N + 8)u sum over rows |dy xh|."""
+    xh, _, _, _, _, rr = _rms_bwd_parts(x)
+    n = xh.shape[0]
+    return 1.01 * (rr + (2 * n + 8) * U32) * np.abs(x["dy"].astype(np.float64) * xh).sum(axis=0, keepdims=True)
+
+
+@probe({"dx": Tol(ulps=1, bound=_rms_bwd_dx_bound, why="sum of squares and of g xh in another order"),
+        "dw": Tol(bound=_rms_bwd_dw_bound, why="rstd, the column sums in another order")},
+       make=_rms_bwd_inputs)
+def c04_rmsnorm_bwd_bf16(x, dy, w):
+    v, dyf = bf16_dec(x), bf16_dec(dy)
+    d = np.float32(1 / v.shape[1])
+    rstd = np.float32(1) / np.sqrt((v * v).sum(axis=1, keepdims=True) * d + np.float32(1e-6))
+    xh = v * rstd
+    g = dyf * w
+    cm = (g * xh).sum(axis=1, keepdims=True) * d
+    dx = ((xh * cm - g) * rstd) * np.float32(-1)
+    return {"dx": bf16_enc(dx), "dw": (dyf * xh).sum(axis=0, keepdims=True)}
+
+
+def _top_p_inputs(shapes, r):
+    # softmax rows of logits with spread 2, sorted descending; thresholds 0.5 .. 0.95
+    n, v = shapes["p"]
+    e = np.exp(2.0 * r.standard_normal((n, v)))
+    return {"p": -np.sort(-(e / e.sum(axis=1, keepdims=True)), axis=1),
+            "top_p": r.uniform(0.5, 0.95, (n, 1))}
+
+
+@probe({"keep": EXACT,
+        "y": Tol(ulps=1, bound=lambda x, ref: 1.01 * (2 * x["p"].shape[1] + 6) * U32 * np.abs(ref),
+                 why="the kept sum in another order")},
+       make=_top_p_inputs)
+def c05_top_p_mask(p, top_p):
+    # cs: the scan's 1 * r + p is numpy's fp32 left-fold cumsum (exact, p6), then one
+    # subtract and the compare alike: keep exact. y: the kept row sum gamma_V each side
+    # ((2V + 2)u apart), the reciprocal and the product 2u each side, then bf16
+    keep = (np.cumsum(p, axis=1, dtype=np.float32) - p) < top_p
+    ym = np.where(keep, p, np.float32(0))
+    y = ym * (np.float32(1) / ym.sum(axis=1, keepdims=True))
+    return {"keep": keep.view(np.uint8), "y": bf16_enc(y)}
+
+
+def _gqa_prefill_bound(x, ref):
+    """c06's o: z07's bound with the G heads' S query rows as G S rows sharing the KV
+    head (the same scores, exp, bf16 P and P V steps; scale 1/sqrt(64) = 0.125)."""
+    b, kvh, g, s, dh = x["q"].shape
+    xs = {"q": x["q"].reshape(b, kvh, g * s, dh), "k": x["k"], "v": x["v"]}
+    return _gqa_bound(xs, ref.reshape(b, kvh, g * s, dh)).reshape(ref.shape)
+
+
+@probe({"o": Tol(ulps=1, bound=_gqa_prefill_bound, why="QK^T sums, exp, P in bf16, the P V sums")})
+def c06_gqa_prefill_grid_bf16(q, k, v):
+    s = np.matmul(bf16_dec(q), bf16_dec(k)[:, :, None].swapaxes(-1, -2)) * np.float32(0.125)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    pv = np.matmul(bf16_dec(bf16_enc(e)), bf16_dec(v)[:, :, None])
+    return {"o": bf16_enc(pv * (np.float32(1) / e.sum(axis=-1, keepdims=True)))}
+
 def main(argv):
     if argv[:1] == ["list"]:
         print("\n".join(sorted(PROBES)))
@@ -2485,4 +2687,5 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
 
