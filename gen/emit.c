@@ -1673,6 +1673,24 @@ static void act_tables(E *e, tpl_value *ctx)
     put(e, ctx, "tables", l);
 }
 
+/* The keys every instruction's map carries, with the value of an
+   instruction that does not use them: templates test them on any op (a
+   missing key is an error there).  The op's own fields replace them. */
+static void put_inst_defaults(E *e, tpl_value *m)
+{
+    put(e, m, "stages", new_list(e)); /* tensor_scalar replaces it */
+    put_bool(e, m, "alias", 0);       /* elementwise() replaces it */
+    put_bool(e, m, "i32ops", 0);      /* put_rowops() replaces it */
+    put_bool(e, m, "lanes", 0);       /* put_lanes() replaces it */
+    put_int(e, m, "lane_f32", 0);     /* and these */
+    put_int(e, m, "lane_n", 0);
+    put_bool(e, m, "lane_cols", 0);
+    put_bool(e, m, "has_reduce", 0);  /* reduce_fields() replaces it */
+    put_bool(e, m, "isum", 0);        /* int_fold's ops replace it */
+    put_bool(e, m, "ochunk", 0);      /* elementwise() replaces it */
+    put_bool(e, m, "blocks16", 0);    /* top8() and match8 replace it */
+}
+
 static tpl_value *inst_map(E *e, IrInst *in);
 
 static tpl_value *instruction(E *e, IrInst *orig)
@@ -1696,17 +1714,7 @@ static tpl_value *inst_map(E *e, IrInst *in)
     put_str(e, m, "pcount", cx(e, pc->pcount));
     if (in->op == IR_OP_PRINT)
         return print_fields(e, in, m) ? m : NULL;
-    put(e, m, "stages", new_list(e)); /* tensor_scalar replaces it */
-    put_bool(e, m, "alias", 0);           /* elementwise() replaces it */
-    put_bool(e, m, "i32ops", 0);          /* put_rowops() replaces it */
-    put_bool(e, m, "lanes", 0);           /* put_lanes() replaces it */
-    put_int(e, m, "lane_f32", 0);         /* and these */
-    put_int(e, m, "lane_n", 0);
-    put_bool(e, m, "lane_cols", 0);
-    put_bool(e, m, "has_reduce", 0);      /* reduce_fields() replaces it */
-    put_bool(e, m, "isum", 0);            /* int_fold's ops replace it */
-    put_bool(e, m, "ochunk", 0);          /* elementwise() replaces it */
-    put_bool(e, m, "blocks16", 0);        /* top8() and match8 replace it */
+    put_inst_defaults(e, m);
     int ok = 1;
     switch (in->op) {
     case IR_OP_LOAD:
@@ -2019,13 +2027,7 @@ static tpl_value *transpose_fold(E *e, const IrLoop *lp)
     put(e, m, "mnemonic", str(e, "%s, loop %s (%s) folded: a %lld x %lld transposing copy", ir_opcode_name(in->op),
                               lp->var, where(e, lp->loc), (long long)lp->trip, (long long)n));
     put_str(e, m, "pcount", cx(e, (in->op == IR_OP_LOAD ? &s : &d)->pcount));
-    put(e, m, "stages", new_list(e));
-    put_bool(e, m, "alias", 0);
-    put_bool(e, m, "lanes", 0);
-    put_int(e, m, "lane_f32", 0);
-    put_int(e, m, "lane_n", 0);
-    put_bool(e, m, "lane_cols", 0);
-    put_bool(e, m, "ochunk", 0);
+    put_inst_defaults(e, m);
     put(e, m, "dims", new_list(e));
     put(e, m, "dst", operand(e, &d, NULL, 0, 1, 0, 0));
     tpl_value *src = new_list(e);
