@@ -741,7 +741,7 @@ void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const floa
  * fp16, fp8 e4m3 and e5m2; elements of type T) element by element, as the
  * template reads and writes one (tg_rd_<sfx>, tg_wr_<sfx>): the edges of the
  * bodies below, and all of it where there is no vector body. */
-#define TG_LS_PLAIN_FNS(SFX, T, DEC, ENC)                                                                       \
+#define TG_LS_PLAIN_STAGE(SFX, T, DEC)                                                                          \
     static void tg__lanes_stage_##SFX##_plain(float *t, const uint8_t *const rows[TG_LANES], int64_t off,       \
                                               int64_t n)                                                        \
     {                                                                                                           \
@@ -751,7 +751,8 @@ void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const floa
                 memcpy(&h, rows[l] + (off + j) * (int64_t)sizeof h, sizeof h);                                  \
                 t[j * TG_LANES + l] = DEC(h);                                                                   \
             }                                                                                                   \
-    }                                                                                                           \
+    }
+#define TG_LS_PLAIN_UNSTAGE(SFX, T, ENC)                                                                        \
     static void tg__lanes_unstage_##SFX##_plain(uint8_t *const rows[TG_LANES], int64_t off, const float *t,     \
                                                 int64_t n, int64_t lanes)                                       \
     {                                                                                                           \
@@ -761,10 +762,18 @@ void tg_lanes_unstage_f32(uint8_t *const rows[TG_LANES], int64_t off, const floa
                 memcpy(rows[l] + (off + j) * (int64_t)sizeof h, &h, sizeof h);                                  \
             }                                                                                                   \
     }
-TG_LS_PLAIN_FNS(bf16, uint16_t, tg_bf16_to_f32, tg_f32_to_bf16)
-TG_LS_PLAIN_FNS(f16, uint16_t, tg_f16_to_f32, tg_f32_to_f16)
-TG_LS_PLAIN_FNS(e4m3, uint8_t, tg_e4m3_to_f32, tg_f32_to_e4m3)
-TG_LS_PLAIN_FNS(e5m2, uint8_t, tg_e5m2_to_f32, tg_f32_to_e5m2)
+/* the vector bodies stage whole blocks and their tails (below): the element
+ * stagings serve only a build without them (the x86-64 baseline's) */
+#if !defined(TG_TR_B) || TG_TR_B != 8
+TG_LS_PLAIN_STAGE(bf16, uint16_t, tg_bf16_to_f32)
+TG_LS_PLAIN_STAGE(f16, uint16_t, tg_f16_to_f32)
+TG_LS_PLAIN_STAGE(e4m3, uint8_t, tg_e4m3_to_f32)
+TG_LS_PLAIN_STAGE(e5m2, uint8_t, tg_e5m2_to_f32)
+#endif
+TG_LS_PLAIN_UNSTAGE(bf16, uint16_t, tg_f32_to_bf16)
+TG_LS_PLAIN_UNSTAGE(f16, uint16_t, tg_f32_to_f16)
+TG_LS_PLAIN_UNSTAGE(e4m3, uint8_t, tg_f32_to_e4m3)
+TG_LS_PLAIN_UNSTAGE(e5m2, uint8_t, tg_f32_to_e5m2)
 
 #if defined(TG_TR_B)
 /* Vector bodies: 8x8 blocks, eight lanes at a time along the block, each
@@ -877,42 +886,171 @@ typedef uint64_t tg__v2q __attribute__((vector_size(16)));
 #define TG_LS43_NARROW(p, x) TG_LSN_NARROW(p, x, TG_LS8_STORE, 4, 3, 7, 0x1p14f)
 #define TG_LS52_WIDEN(r, p) TG_LSN_WIDEN(r, p, TG_LS8_LOAD, 5, 2, 0x1p112f)
 #define TG_LS52_NARROW(p, x) TG_LSN_NARROW(p, x, TG_LS8_STORE, 5, 2, 15, 0x1p7f)
-#define TG_LSB_FNS(STAGE, UNSTAGE, CLEAN, WIDEN, NARROW, SFX, ROW)                                              \
+/* A block's last 1-7 columns (a ragged window's rows of 6 or 7, b03) go
+ * through the same 8x8 body: each lane's nb = k·ES bytes (nb < 16) read by
+ * two overlapping fixed-size loads into one 16-byte row, the rest zero
+ * (tg__ls_tail_get; built in registers: a row written in pieces and read
+ * whole waited on every piece's store), and written back the same way
+ * (tg__ls_tail_put: nb bytes, no more); a staged column stored only if it
+ * is one of the k. A zero widens to +0 and narrows to 0. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+static inline tg__v2q tg__ls_tail_get(const uint8_t *s, int64_t nb)
+{
+    uint8_t b[16] = {0};
+    tg__v2q q;
+    for (int64_t i = 0; i < nb; i++)
+        b[i] = s[i];
+    memcpy(&q, b, sizeof q);
+    return q;
+}
+static inline void tg__ls_tail_put(uint8_t *d, const tg__v2q *q, int64_t nb)
+{
+    uint8_t b[16];
+    memcpy(b, q, sizeof b);
+    for (int64_t i = 0; i < nb; i++)
+        d[i] = b[i];
+}
+#else
+/* little-endian: byte i of the row is bits 8i of its 8-byte half */
+static inline tg__v2q tg__ls_tail_get(const uint8_t *s, int64_t nb)
+{
+    uint64_t lo = 0, hi = 0;
+    if (nb >= 8) {
+        memcpy(&lo, s, 8);
+        if (nb > 8) {
+            memcpy(&hi, s + nb - 8, 8);
+            hi >>= 8 * (16 - nb);
+        }
+    } else if (nb >= 4) {
+        uint32_t x, y;
+        memcpy(&x, s, 4);
+        memcpy(&y, s + nb - 4, 4);
+        lo = x | ((uint64_t)y >> 8 * (8 - nb)) << 32;
+    } else if (nb >= 2) {
+        uint16_t x, y;
+        memcpy(&x, s, 2);
+        memcpy(&y, s + nb - 2, 2);
+        lo = x | ((uint64_t)y >> 8 * (4 - nb)) << 16;
+    } else if (nb == 1) {
+        lo = s[0];
+    }
+    return (tg__v2q){lo, hi};
+}
+static inline void tg__ls_tail_put(uint8_t *d, const tg__v2q *q, int64_t nb)
+{
+    uint64_t lo = (*q)[0], hi = (*q)[1];
+    if (nb >= 8) {
+        memcpy(d, &lo, 8);
+        if (nb > 8) {
+            uint64_t y = lo >> 8 * (nb - 8) | hi << 8 * (16 - nb);
+            memcpy(d + nb - 8, &y, 8);
+        }
+    } else if (nb >= 4) {
+        uint32_t x = (uint32_t)lo, y = (uint32_t)(lo >> 8 * (nb - 4));
+        memcpy(d, &x, 4);
+        memcpy(d + nb - 4, &y, 4);
+    } else if (nb >= 2) {
+        uint16_t x = (uint16_t)lo, y = (uint16_t)(lo >> 8 * (nb - 2));
+        memcpy(d, &x, 2);
+        memcpy(d + nb - 2, &y, 2);
+    } else if (nb == 1) {
+        d[0] = (uint8_t)lo;
+    }
+}
+#endif
+#define TG_LS_TAIL_ROW(i) (&tq_[i])
+#define TG_LS_TAIL_I(i) (i)
+/* column i of the tail block to t if it is one of the k staged, or from t (0 past them) */
+#define TG_LS_TAIL_ST(i, r)                                                                                     \
+    do {                                                                                                        \
+        if ((i) < k)                                                                                            \
+            memcpy(TG_LS_COL(i), &(r), sizeof(r));                                                              \
+    } while (0)
+#define TG_LS_TAIL_LD(r, i)                                                                                     \
+    do {                                                                                                        \
+        (r) = (tg__v8){0};                                                                                      \
+        if ((i) < k)                                                                                            \
+            memcpy(&(r), TG_LS_COL(i), sizeof(r));                                                              \
+    } while (0)
+#define TG_LSB_FNS(STAGE, UNSTAGE, CLEAN, WIDEN, NARROW, SFX, ROW, ES)                                          \
     static void STAGE(float *t, const uint8_t *const rows[TG_LANES], int64_t off, int64_t n)                    \
     {                                                                                                           \
-        int64_t j = 0;                                                                                          \
-        for (int l = 0; l < TG_LANES; l += 8)                                                                   \
+        int64_t j = 0, k = n % 8;                                                                               \
+        for (int l = 0; l < TG_LANES; l += 8) {                                                                 \
             for (j = 0; j + 8 <= n; j += 8)                                                                     \
                 TG_TR8_BODY_LS(tg__v8, WIDEN, TG_TR8_STORE, ROW, TG_LS_COL);                                    \
-        j = n / 8 * 8;                                                                                          \
+            if (k) { /* j = n - k */                                                                            \
+                tg__v2q tq_[8];                                                                                 \
+                for (int i = 0; i < 8; i++)                                                                     \
+                    tq_[i] = tg__ls_tail_get(ROW(i), k * (ES));                                                 \
+                TG_TR8_BODY_LS(tg__v8, WIDEN, TG_LS_TAIL_ST, TG_LS_TAIL_ROW, TG_LS_TAIL_I);                     \
+            }                                                                                                   \
+        }                                                                                                       \
         CLEAN;                                                                                                  \
-        tg__lanes_stage_##SFX##_plain(t + j * TG_LANES, rows, off + j, n - j);                                  \
     }                                                                                                           \
     static void UNSTAGE(uint8_t *const rows[TG_LANES], int64_t off, const float *t, int64_t n, int64_t lanes)   \
     {                                                                                                           \
-        int64_t j = 0;                                                                                          \
+        int64_t j = 0, k = n % 8;                                                                               \
         int l = 0;                                                                                              \
-        for (; l + 8 <= lanes; l += 8)                                                                          \
+        for (; l + 8 <= lanes; l += 8) {                                                                        \
             for (j = 0; j + 8 <= n; j += 8)                                                                     \
                 TG_TR8_BODY_LS(tg__v8, TG_TR8_LOAD, NARROW, TG_LS_COL, ROW);                                    \
-        j = n / 8 * 8;                                                                                          \
+            if (k) {                                                                                            \
+                tg__v2q tq_[8] = {{0}};                                                                         \
+                TG_TR8_BODY_LS(tg__v8, TG_LS_TAIL_LD, NARROW, TG_LS_TAIL_I, TG_LS_TAIL_ROW);                    \
+                for (int i = 0; i < 8; i++)                                                                     \
+                    tg__ls_tail_put(ROW(i), &tq_[i], k * (ES));                                                 \
+            }                                                                                                   \
+        }                                                                                                       \
         CLEAN;                                                                                                  \
-        tg__lanes_unstage_##SFX##_plain(rows + l, off, t + l, j, lanes - l); /* lanes left, blocks' columns */  \
-        tg__lanes_unstage_##SFX##_plain(rows, off + j, t + j * TG_LANES, n - j, lanes); /* columns left */     \
+        tg__lanes_unstage_##SFX##_plain(rows + l, off, t + l, n, lanes - l); /* the lanes left */               \
     }
-/* every narrow format's pair in one body: SUF the body's name suffix */
-#define TG_LSB_ALL(SUF, CLEAN)                                                                                   \
+/* every narrow format's pair in one body: SUF the body's name suffix; HW and
+ * HN fp16's widening and narrowing, QW e5m2's widening */
+#define TG_LSB_ALL(SUF, CLEAN, HW, HN, QW)                                                                       \
     TG_LSB_FNS(tg__lanes_stage_bf16##SUF, tg__lanes_unstage_bf16##SUF, CLEAN, TG_LSB_WIDEN, TG_LSB_NARROW, bf16,  \
-               TG_LS_ROW2)                                                                                       \
-    TG_LSB_FNS(tg__lanes_stage_f16##SUF, tg__lanes_unstage_f16##SUF, CLEAN, TG_LSH_WIDEN, TG_LSH_NARROW, f16,     \
-               TG_LS_ROW2)                                                                                       \
+               TG_LS_ROW2, 2)                                                                                    \
+    TG_LSB_FNS(tg__lanes_stage_f16##SUF, tg__lanes_unstage_f16##SUF, CLEAN, HW, HN, f16, TG_LS_ROW2, 2)           \
     TG_LSB_FNS(tg__lanes_stage_e4m3##SUF, tg__lanes_unstage_e4m3##SUF, CLEAN, TG_LS43_WIDEN, TG_LS43_NARROW,      \
-               e4m3, TG_LS_ROW1)                                                                                 \
-    TG_LSB_FNS(tg__lanes_stage_e5m2##SUF, tg__lanes_unstage_e5m2##SUF, CLEAN, TG_LS52_WIDEN, TG_LS52_NARROW,      \
-               e5m2, TG_LS_ROW1)
+               e4m3, TG_LS_ROW1, 1)                                                                              \
+    TG_LSB_FNS(tg__lanes_stage_e5m2##SUF, tg__lanes_unstage_e5m2##SUF, CLEAN, QW, TG_LS52_NARROW, e5m2,           \
+               TG_LS_ROW1, 1)
 #endif
-#if defined(TG_TR_B) && TG_TR_B == 8
-TG_LSB_ALL(, (void)0)
+/* With F16C (every x86-64 CPU with AVX2: tg_simd.h's level 2 asks for it)
+ * fp16 widens and narrows by vcvtph2ps and vcvtps2ph (rounding to nearest
+ * even), the codec's own arithmetic in one instruction: every fp16 exact
+ * in fp32, a NaN quieted with its payload (the fp32 one's top 10 bits on
+ * the way back), overflow to inf, fp16 subnormals rounded as the codec
+ * rounds them (MXCSR as the program starts: no FTZ or DAZ, what the
+ * codec's own fp32 arithmetic needs too). An e5m2 byte is an fp16's high
+ * byte (5 exponent bits, bias 15), so it widens as that fp16 does; its
+ * narrowing rounds at 2 mantissa bits and stays the integer form.
+ * tests/unit/test_ops.c test_lanes_stage: every encoding of each, and the
+ * narrowings' ties, overflows and subnormals, at every level. */
+#if defined(TG_TR_AVX2) || (defined(TG_TR_B) && TG_TR_B == 8 && defined(__F16C__))
+typedef short tg__v8hs __attribute__((vector_size(16)));
+#define TG_LSH_WIDEN_F16C(r, p)                                                                                 \
+    do {                                                                                                        \
+        tg__v8hs h_;                                                                                            \
+        memcpy(&h_, (p), sizeof h_);                                                                            \
+        (r) = (tg__v8)__builtin_ia32_vcvtph2ps256(h_);                                                          \
+    } while (0)
+#define TG_LSH_NARROW_F16C(p, x)                                                                                \
+    do {                                                                                                        \
+        tg__v8hs h_ = __builtin_ia32_vcvtps2ph256((tg__v8f)(x), 0);                                             \
+        memcpy((p), &h_, sizeof h_);                                                                            \
+    } while (0)
+#define TG_LS52_WIDEN_F16C(r, p)                                                                                \
+    do {                                                                                                        \
+        tg__v8 u_;                                                                                              \
+        TG_LS8_LOAD(u_, p);                                                                                     \
+        (r) = (tg__v8)__builtin_ia32_vcvtph2ps256((tg__v8hs)__builtin_convertvector(u_ << 8, tg__v8h));        \
+    } while (0)
+#endif
+#if defined(TG_TR_B) && TG_TR_B == 8 && defined(__F16C__)
+TG_LSB_ALL(, (void)0, TG_LSH_WIDEN_F16C, TG_LSH_NARROW_F16C, TG_LS52_WIDEN_F16C)
+#elif defined(TG_TR_B) && TG_TR_B == 8
+TG_LSB_ALL(, (void)0, TG_LSH_WIDEN, TG_LSH_NARROW, TG_LS52_WIDEN)
 #else
 #define tg__lanes_stage_bf16 tg__lanes_stage_bf16_plain
 #define tg__lanes_unstage_bf16 tg__lanes_unstage_bf16_plain
@@ -925,7 +1063,7 @@ TG_LSB_ALL(, (void)0)
 #endif
 #ifdef TG_TR_AVX2
 TG_SIMD_AVX2_BEGIN
-TG_LSB_ALL(_avx2, TG_SIMD_CLEAN())
+TG_LSB_ALL(_avx2, TG_SIMD_CLEAN(), TG_LSH_WIDEN_F16C, TG_LSH_NARROW_F16C, TG_LS52_WIDEN_F16C)
 TG_SIMD_AVX2_END
 #endif
 

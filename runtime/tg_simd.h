@@ -13,14 +13,15 @@
 #include <cpuid.h>
 #define TG_SIMD_DETECT 1
 
-/* The widest body this CPU and OS run: 1 baseline, 2 AVX2, 3 AVX-512 with
- * the F, BW, DQ and VL subsets (every AVX-512 CPU since Skylake-SP and Zen 4;
- * the kernel bodies are built for all four, the runtime's rows for F). */
+/* The widest body this CPU and OS run: 1 baseline, 2 AVX2 with F16C (every
+ * AVX2 CPU has it; the AVX2 bodies convert fp16 by it), 3 that and AVX-512
+ * with the F, BW, DQ and VL subsets (every AVX-512 CPU since Skylake-SP and
+ * Zen 4; the kernel bodies are built for all four, the runtime's rows for F). */
 static inline int tg_simd_cpu_level(void)
 {
     unsigned a, b, c, d, xlo, xhi;
     int level = 1;
-    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX))
+    if (!__get_cpuid(1, &a, &b, &c, &d) || !(c & bit_OSXSAVE) || !(c & bit_AVX) || !(c & bit_F16C))
         return level;
     __asm__("xgetbv" : "=a"(xlo), "=d"(xhi) : "c"(0));
     (void)xhi;
@@ -74,12 +75,12 @@ static inline int tg_simd_level_capped(int *cached, int cap)
 #endif
 #define TG_SIMD_AVX2_BEGIN                                                                               \
     _Pragma("clang attribute pop")                                                                       \
-    _Pragma("clang attribute push(__attribute__((target(\"avx2,no-fma\"))), apply_to = function)")
+    _Pragma("clang attribute push(__attribute__((target(\"avx2,f16c,no-fma\"))), apply_to = function)")
 #define TG_SIMD_AVX2_END                                                                                 \
     _Pragma("clang attribute pop")                                                                       \
     _Pragma("clang attribute push(__attribute__((target(\"no-fma\"))), apply_to = function)")
 #else
-#define TG_SIMD_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2\")")
+#define TG_SIMD_AVX2_BEGIN _Pragma("GCC push_options") _Pragma("GCC target(\"avx2,f16c\")")
 #define TG_SIMD_AVX2_END _Pragma("GCC pop_options")
 #endif
 #endif
