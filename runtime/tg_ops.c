@@ -231,10 +231,38 @@ static void tg__matmul(float *dst, ptrdiff_t ds, tg_pe_src stat, tg_pe_src mov, 
     tg__mm_run_base(dst, ds, &a, &b, K, M, N, accumulate, scratch, scratch_floats, keep);
 }
 
+/* Row check for tg__mm_stat_uniform: 1 when the M elements of `row`
+ * (ELEM-typed, `step` bytes apart) all hold the first one's bits. Whole
+ * elements XORed with the first and ORed together, a block of 16 at a
+ * time, so the loop has one branch a block (a [128, 128] fp32 ones
+ * stationary is 16,384 compares: a byte and a branch each had been 35 % of
+ * bench/probes w01_colsoftmax_mm). */
+#define TG_MM_ROW_UNIFORM(NAME, ELEM)                                                                                \
+    static int NAME(const uint8_t *row, int M, ptrdiff_t step)                                                      \
+    {                                                                                                                \
+        ELEM first, e;                                                                                               \
+        memcpy(&first, row, sizeof first);                                                                           \
+        for (int m0 = 1; m0 < M; m0 += 16) {                                                                         \
+            const int m1 = M - m0 < 16 ? M : m0 + 16;                                                                \
+            ELEM acc = 0;                                                                                            \
+            for (int m = m0; m < m1; m++) {                                                                          \
+                memcpy(&e, row + m * step, sizeof e);                                                                \
+                acc |= (ELEM)(e ^ first);                                                                            \
+            }                                                                                                        \
+            if (acc)                                                                                                 \
+                return 0;                                                                                            \
+        }                                                                                                            \
+        return 1;                                                                                                    \
+    }
+TG_MM_ROW_UNIFORM(tg__mm_row_uniform4, uint32_t)
+TG_MM_ROW_UNIFORM(tg__mm_row_uniform2, uint16_t)
+TG_MM_ROW_UNIFORM(tg__mm_row_uniform1, uint8_t)
+#undef TG_MM_ROW_UNIFORM
+
 /* 1 when every row k of the stationary (K rows in nblk blocks, as
  * tg__matmul reads them) holds one value in all M of its elements, the
  * same bits: a ones matrix for column sums, a scale broadcast. Stops at the
- * first element that differs (the first row's second, mostly). */
+ * first block of a row that differs (the first row's first, mostly). */
 static int tg__mm_stat_uniform(tg_pe_src stat, int K, int M, int nblk, ptrdiff_t bstride)
 {
     const size_t es = tg_dtype_size(stat.dtype);
@@ -242,10 +270,11 @@ static int tg__mm_stat_uniform(tg_pe_src stat, int K, int M, int nblk, ptrdiff_t
     for (int q = 0; q < nblk; q++)
         for (int k = 0; k < K; k++) {
             const uint8_t *row = (const uint8_t *)stat.base + q * bstride + k * stat.pstride;
-            for (int m = 1; m < M; m++)
-                for (size_t i = 0; i < es; i++) /* no memcmp: freestanding */
-                    if (row[m * step + (ptrdiff_t)i] != row[i])
-                        return 0;
+            const int same = es == 4   ? tg__mm_row_uniform4(row, M, step)
+                             : es == 2 ? tg__mm_row_uniform2(row, M, step)
+                                       : tg__mm_row_uniform1(row, M, step); /* every dtype is 1, 2 or 4 bytes */
+            if (!same)
+                return 0;
         }
     return 1;
 }

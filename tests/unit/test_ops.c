@@ -784,23 +784,24 @@ static void test_matmul_direct(void **state)
 /* A stationary whose rows each hold one value along M (ones, a broadcast
  * scale; NaN and -0 rows among them) takes the runtime's one-row product and
  * copies (tg__matmul_uniform): the reference's bits at every m, with and
- * without accumulate (which takes the full product), fp32 and bf16, tg_matmul
- * and tg_matmul_blocks (two blocks of K rows side by side), every SIMD body;
- * and one element off in the last row or column, the full product. */
+ * without accumulate (which takes the full product), fp32, bf16 and fp8,
+ * tg_matmul and tg_matmul_blocks (two blocks of K rows side by side), every
+ * SIMD body; and one element off (the last row's last, row 0's first, a
+ * middle row's middle: the check goes by blocks of 16), the full product. */
 static void test_matmul_uniform(void **state)
 {
     enum { K = 96, M = 130, N = 70 };
     static uint8_t sa[2 * K * M * 4], sb[2 * K * N * 4];
     static float wa[2 * K * M], wb[2 * K * N], d1[M * (N + 3)], d2[M * (N + 3)];
     static float scratch[TG_MATMUL_SCRATCH_FLOATS(2 * K, M, N)];
-    static const tg_dtype dts[] = {TG_FLOAT32, TG_BFLOAT16};
+    static const tg_dtype dts[] = {TG_FLOAT32, TG_BFLOAT16, TG_FLOAT8_E4M3};
     const ptrdiff_t ds = N + 3;
     int top = tg_matmul_isa(0);
     (void)state;
     for (int level = top; level >= 1; level--) {
         assert_int_equal(tg_matmul_isa(level), level);
-        for (size_t di = 0; di < 2; di++)
-            for (int odd = 0; odd < 3; odd++) /* 0 uniform; 1, 2 one element off */
+        for (size_t di = 0; di < 3; di++)
+            for (int odd = 0; odd < 4; odd++) /* 0 uniform; 1-3 one element off */
                 for (int nblk = 1; nblk <= 2; nblk++)
                     for (int acc = 0; acc < 2; acc++) {
                         const tg_dtype dt = dts[di];
@@ -815,9 +816,12 @@ static void test_matmul_uniform(void **state)
                             for (int m = 0; m < M; m++)
                                 memcpy(sa + k * pa + m * (ptrdiff_t)es, v, es);
                         }
-                        if (odd) /* the last row's last element, or row 0's */
-                            tg_store_f32(sa + (odd == 1 ? (nblk * K - 1) * pa + (M - 1) * (ptrdiff_t)es : 0), dt, 0,
-                                         0.5f);
+                        if (odd) { /* the last row's last element, row 0's first, a middle one */
+                            const ptrdiff_t at = odd == 1   ? (nblk * K - 1) * pa + (M - 1) * (ptrdiff_t)es
+                                                 : odd == 2 ? 0
+                                                            : (nblk * K / 2) * pa + (M / 2) * (ptrdiff_t)es;
+                            tg_store_f32(sa + at, dt, 0, 0.5f);
+                        }
                         for (int k = 0; k < nblk * K; k++) {
                             for (int m = 0; m < M; m++)
                                 wa[k * M + m] = tg_load_f32(sa + k * pa + m * (ptrdiff_t)es, dt, 0);
