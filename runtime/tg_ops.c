@@ -2033,7 +2033,7 @@ __attribute__((always_inline)) static inline int tg__defer_sin(const tg__f8 a[TG
     return (big[0] | big[1] | big[2] | big[3] | big[4] | big[5] | big[6] | big[7]) != 0;
 }
 /* a step whose results are all +0 without evaluating: for exp, every
- * argument below TG_EXP_DEAD (the rest step's padding 0 is not) */
+ * argument below TG_EXP_DEAD (a rest's padding copies one of its arguments) */
 __attribute__((always_inline)) static inline int tg__dead_none(const tg__f8 a[TG_EXPV_U])
 {
     (void)a;
@@ -2045,31 +2045,33 @@ __attribute__((always_inline)) static inline int tg__dead_exp(const tg__f8 a[TG_
     TG_EXPV_ALL(live |= ~(a[k_] < TG_EXP_DEAD));
     return (live[0] | live[1] | live[2] | live[3] | live[4] | live[5] | live[6] | live[7]) == 0;
 }
-/* A step on v ≤ TG_EXPV_U whole vectors of 8 elements from s to d (fewer
- * than TG_EXPV_U: a row's rest; the other vectors copy the first and are not
- * written back, each lane's result depending on its own argument only: a
- * padding of 0 sent a whole step of log or rsqrt, whose 0 is no fast-path
- * argument, down the exact path, bench/probes b05's rows of 51); a step the
+/* A step on TG_EXPV_U whole vectors of 8 elements from s to d; a step the
  * function defers goes element by element. */
-#define TG_EXPV_STEP(ID, id, DEAD, DEFER, FAST, d, s, v)                                                     \
+#define TG_EXPV_STEP(ID, id, DEAD, DEFER, FAST, d, s)                                                        \
     do {                                                                                                   \
         tg__f8 a[TG_EXPV_U];                                                                               \
-        memcpy(&a[0], (s), sizeof a[0]); /* v >= 1 */                                                      \
-        TG_EXPV_ALL(if (k_ > 0 && k_ < (v)) memcpy(&a[k_], (s) + 32 * k_, sizeof a[k_]); else if (k_ > 0) a[k_] = a[0]); \
+        TG_EXPV_ALL(memcpy(&a[k_], (s) + 32 * k_, sizeof a[k_]));                                          \
         TG_EXPV_ALL(a[k_] = a[k_] * scale);                                                                \
         TG_EXPV_ALL(a[k_] = a[k_] + bias);                                                                 \
         if (DEAD(a)) {                                                                                     \
-            TG_EXPV_ALL(if (k_ < (v)) memset((d) + 32 * k_, 0, sizeof a[k_]));                             \
+            memset((d), 0, sizeof a);                                                                      \
             break;                                                                                         \
         }                                                                                                  \
         if (DEFER(a)) {                                                                                    \
-            tg__act_row_avx512_elem_f(TG_ACT_##ID, (d), (s), 8 * (size_t)(v), scale, bias);                \
+            tg__act_row_avx512_elem_f(TG_ACT_##ID, (d), (s), 8 * (size_t)TG_EXPV_U, scale, bias);          \
             break;                                                                                         \
         }                                                                                                  \
         if (FAST(a, tab))                                                                                  \
             tg__##id##v8(a, tab);                                                                          \
-        TG_EXPV_ALL(if (k_ < (v)) memcpy((d) + 32 * k_, &a[k_], sizeof a[k_]));                            \
+        TG_EXPV_ALL(memcpy((d) + 32 * k_, &a[k_], sizeof a[k_]));                                          \
     } while (0)
+/* A row's rest (1 to 8·TG_EXPV_U - 1 elements) is one whole step on a copy
+ * padded with the rest's first element, only the rest written back: each
+ * lane's result depends on its own argument only, and a step costs about
+ * the same however many of its lanes are used. (A step of fewer vectors
+ * took a run-time count: branches and stack copies, bench/probes d04's rows
+ * of 20 and b05's of 51 and 153; a padding of 0 sends a whole step of log or
+ * rsqrt, whose 0 is no fast-path argument, down the exact path.) */
 #define TG_EXPV_ROW(ID, id, DEAD, DEFER, FAST)                                                         \
     static void tg__act_avx512_##id(uint8_t *dst, const uint8_t *src, size_t n, float scale, float bias) \
     {                                                                                                  \
@@ -2079,18 +2081,15 @@ __attribute__((always_inline)) static inline int tg__dead_exp(const tg__f8 a[TG_
         tab[4] = __builtin_shuffle(tab[0], tab[1], (tg__u64x8){0, 2, 4, 6, 8, 10, 12, 14});           \
         tab[5] = __builtin_shuffle(tab[2], tab[3], (tg__u64x8){0, 2, 4, 6, 8, 10, 12, 14});           \
         for (; j + 8 * TG_EXPV_U <= n; j += 8 * TG_EXPV_U)                                             \
-            TG_EXPV_STEP(ID, id, DEAD, DEFER, FAST, dst + 4 * j, src + 4 * j, TG_EXPV_U);              \
-        if (n - j >= 8) {                                                                              \
-            const int v_ = (int)((n - j) / 8);                                                         \
-            TG_EXPV_STEP(ID, id, DEAD, DEFER, FAST, dst + 4 * j, src + 4 * j, v_);                     \
-            j += 8 * (size_t)v_;                                                                       \
-        }                                                                                              \
-        if (j < n) { /* the last 1-7 in one vector, padded with the last element (not one at a time) */ \
-            uint8_t in_[32], out_[32];                                                                 \
-            for (size_t l_ = 0; l_ < 8; l_++)                                                          \
-                memcpy(in_ + 4 * l_, src + 4 * (j + l_ < n ? j + l_ : n - 1), 4);                      \
-            TG_EXPV_STEP(ID, id, DEAD, DEFER, FAST, out_, in_, 1);                                     \
-            memcpy(dst + 4 * j, out_, 4 * (n - j));                                                    \
+            TG_EXPV_STEP(ID, id, DEAD, DEFER, FAST, dst + 4 * j, src + 4 * j);                         \
+        if (j < n) {                                                                                   \
+            uint8_t in_[32 * TG_EXPV_U], out_[32 * TG_EXPV_U];                                         \
+            const size_t r_ = n - j;                                                                   \
+            memcpy(in_, src + 4 * j, 4 * r_);                                                          \
+            for (size_t l_ = r_; l_ < 8 * TG_EXPV_U; l_++)                                             \
+                memcpy(in_ + 4 * l_, in_, 4);                                                          \
+            TG_EXPV_STEP(ID, id, DEAD, DEFER, FAST, out_, in_);                                        \
+            memcpy(dst + 4 * j, out_, 4 * r_);                                                         \
         }                                                                                              \
     }
 TG_EXPV_ROW(EXP, exp, tg__dead_exp, tg__defer_none, tg__exp_fast)
