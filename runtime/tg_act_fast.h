@@ -229,6 +229,9 @@ __attribute__((always_inline)) static inline void TG_FW_(tg__tanh_fastw)(const T
     TG_EXPV_ALL(u[k_] = TG_FW_(tg__exp_scale)(kb[k_], tab)); /* s */
     TG_EXPV_ALL(q[k_] = TG_FW_FMA(u[k_], q[k_], u[k_] - 1.0)); /* t */
     TG_EXPV_ALL(w[k_] = q[k_] / (q[k_] + 2.0));
+    /* x's sign on w: t = fma(1, -0, +0) is +0 for x = -0 (tanh(-0) is -0);
+     * every other w already has x's sign (tanh is odd, and 0 only at 0) */
+    TG_EXPV_ALL(w[k_] = (TG_FW_D)((TG_FW_U)w[k_] | ((TG_FW_U)x[k_] & 0x8000000000000000ull)));
 }
 /* sin x for |x| ≤ 823549 (the row gives larger, infinite and NaN
  * arguments to the element form): its own reduction by π/2 in fmas, k =

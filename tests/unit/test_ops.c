@@ -1408,12 +1408,13 @@ static void test_top8_forms(void **state)
 
 /* tg_activation_f32_row against tg_activation element by element, bit for
  * bit: every function, with every SIMD body this CPU runs, on rows of
- * specials and wide random values, unaligned and in place, lengths around
- * the vector widths. */
+ * specials (-0 among them, with a bias of -0 too) and wide random values,
+ * unaligned and in place, lengths around the vector widths. */
 static void test_activation_rows(void **state)
 {
     static float x[1100], y[1100], z[1100];
-    static const float sb[][2] = {{1.0f, 0.0f}, {-0.5f, 3.0f}, {0.088388346f, -1.5f}, {1e-3f, 1e30f}};
+    /* bias -0 keeps a -0 argument -0 (-0 · 2 + -0): tanh's row gave +0 */
+    static const float sb[][2] = {{1.0f, 0.0f}, {-0.5f, 3.0f}, {0.088388346f, -1.5f}, {1e-3f, 1e30f}, {2.0f, -0.0f}};
     int top = tg_matmul_isa(0);
     (void)state;
     for (int i = 0; i < 1100; i++)
