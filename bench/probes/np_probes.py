@@ -1705,10 +1705,16 @@ def _gqa_bound(x, ref):
 
 @probe({"o": Tol(ulps=1, bound=_gqa_bound, why="QK^T sums, exp, P in bf16, the P V sums")})
 def z07_gqa_decode_grid(q, k, v):
+    return {"o": bf16_enc(_gqa_decode(q, k, v))}
+
+
+def _gqa_decode(q, k, v):
+    """z07's and d08's attention of bf16 q [..., G, DH] over k, v [..., L, DH] with
+    scale 1/sqrt(128), P in bf16 for P V, fp32 out."""
     s = np.matmul(bf16_dec(q), bf16_dec(k).swapaxes(-1, -2)) * np.float32(0.08838834764831845)
     e = np.exp(s - s.max(axis=-1, keepdims=True))
     pv = np.matmul(bf16_dec(bf16_enc(e)), bf16_dec(v))
-    return {"o": bf16_enc(pv * (np.float32(1) / e.sum(axis=-1, keepdims=True)))}
+    return pv * (np.float32(1) / e.sum(axis=-1, keepdims=True))
 
 
 # float8_e5m2 bits -> fp32 (F8_E4M3's table for the other format)
@@ -2664,6 +2670,176 @@ def c06_gqa_prefill_grid_bf16(q, k, v):
     e = np.exp(s - s.max(axis=-1, keepdims=True))
     pv = np.matmul(bf16_dec(bf16_enc(e)), bf16_dec(v)[:, :, None])
     return {"o": bf16_enc(pv * (np.float32(1) / e.sum(axis=-1, keepdims=True)))}
+
+
+# --- the d series ---------------------------------------------------------------
+
+@probe({"y": LAYERNORM_TOL}, make=_layernorm_inputs)
+def d01_layernorm_f16_d100(x, gamma, beta):
+    # numpy's two-pass mean and variance, a divide by the standard deviation (the
+    # kernel: bn_stats/bn_aggr, rsqrt, a multiply): within LAYERNORM_TOL's bound
+    v = f16_dec(x)
+    xc = v - v.mean(axis=1, keepdims=True)
+    sd = np.sqrt(np.square(xc).mean(axis=1, keepdims=True) + np.float32(1e-5))
+    return {"y": f16_enc(xc / sd * f16_dec(gamma) + f16_dec(beta))}
+
+
+@probe({"c": Tol(ulps=1, bound=lambda x, ref: matmul_bound(x["aT"].T, x["b"]),
+                 why="fp32 sums in another order, then fp16")})
+def d02_mm_f16_k320(aT, b):
+    # fp16 products are exact in fp32 (11-bit significands); BLAS sums them in its
+    # own order, the kernel over increasing k through PSUM; one fp16 rounding each
+    return {"c": f16_enc(np.matmul(f16_dec(aT).T, f16_dec(b)))}
+
+
+def _pool_windows(v, fill):
+    """d03: the nine stride-2 slices of v [C, H, H] padded by one row and column of
+    `fill` on each side, one per (row, column) offset of the 3x3 windows."""
+    c, h, _ = v.shape
+    o = (h - 1) // 2 + 1
+    vp = np.full((c, h + 2, h + 2), fill, np.float32)
+    vp[:, 1:h + 1, 1:h + 1] = v
+    return [vp[:, a:a + 2 * o - 1:2, e:e + 2 * o - 1:2] for a in range(3) for e in range(3)]
+
+
+def _pool_avg_bound(x, ref):
+    """d03's av before its bf16 rounding: the kernel adds a window's rows (2 roundings)
+    then its columns (2 more), numpy the nine padded terms in a row (8): 12u of the
+    window's sum of |x| apart, over the count; 1/count and the product (kernel) and
+    the divide (numpy) 3u of |ref|, taken as 20u and 4u."""
+    a = np.abs(x["x"]).astype(np.float32)
+    s = sum(_pool_windows(a, 0.0))
+    n = sum(_pool_windows(np.ones_like(a[:1]), 0.0))
+    return 20 * U32 * s / n + 4 * U32 * np.abs(ref)
+
+
+@probe({"mx": EXACT, "av": Tol(ulps=1, bound=_pool_avg_bound, why="window sums in another order")})
+def d03_pool3x3s2_pad_bf16(x):
+    # max: -inf padding, the max of bf16 values exact in any order; avg: zero padding
+    # and the count of real elements a window covers (count_include_pad=False)
+    v = bf16_dec(x)
+    wm, ws = _pool_windows(v, -np.inf), _pool_windows(v, 0.0)
+    mx, av = wm[0].copy(), ws[0].copy()
+    for t in wm[1:]:
+        np.maximum(mx, t, out=mx)
+    for t in ws[1:]:
+        av += t
+    av /= sum(_pool_windows(np.ones((1,) + v.shape[1:], np.float32), 0.0))
+    return {"mx": bf16_enc(mx), "av": bf16_enc(av)}
+
+
+def _fp8_logit_inputs(shapes, r):
+    # logits with a spread of 3 around per-row offsets in +-20 (to_storage rounds
+    # them to e4m3: steps of 2 past 16, 1 past 8, ...)
+    n, d = shapes["x"]
+    return {"x": 3.0 * r.standard_normal((n, d)) + r.uniform(-20, 20, (n, 1))}
+
+
+def _lse_bound(x, ref):
+    """d04's lse = log(s) + m. e4m3 values and x - m are exact in fp32; the exps 7u
+    apart (EXP_ULPS), the D-term sums (2D + 2)u (another order): s within (2D + 9)u
+    relative, log(s) that much absolute; log within 1 ulp (runtime) and 3.34
+    (numpy's float32 log, the u series): 4 fp32 steps of log(s); the add 2u |ref|."""
+    v = x["x"].astype(np.float64)
+    d = v.shape[1]
+    ls = np.log(np.exp(v - v.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True))
+    return (2 * d + 9) * U32 + 4 * spacing(ls, "float32") + 2 * U32 * np.abs(ref)
+
+
+@probe({"y": Tol(ulps=1, bound=lambda x, ref: (2 * x["x"].shape[1] + 16) * U32 * np.abs(ref),
+                 why="exp and the row sum"),
+        "lse": Tol(bound=_lse_bound, why="exp, the row sum and log")},
+       make=_fp8_logit_inputs)
+def d04_softmax_lse_fp8_d20(x):
+    # q01's bound for y: exps 7u apart, the sums (2D + 2)u, the kernel's reciprocal
+    # and product against numpy's divide
+    v = F8_E4M3[x]
+    m = v.max(axis=1, keepdims=True)
+    e = np.exp(v - m)
+    s = e.sum(axis=1, keepdims=True)
+    return {"y": bf16_enc(e / s), "lse": np.log(s) + m}
+
+
+def _weighted_bag_inputs(shapes, r):
+    # ids anywhere in the table (repeats within a bag allowed), weights of either sign
+    return {"ids": r.integers(0, shapes["table"][0], shapes["ids"]),
+            "w": r.uniform(-1, 1, shapes["w"])}
+
+
+@probe({"out": EXACT}, make=_weighted_bag_inputs)
+def d05_embed_bag_weighted(table, ids, w):
+    # each term w * row one fp32 product, added to the bag's sum bag column by bag
+    # column from +0 (the kernel's memset): the same roundings in the same order
+    # (buffers reused across the L columns: fresh ones fault their pages in, which
+    # on this machine cost more than the math)
+    n, d = ids.shape[0], table.shape[1]
+    out = np.zeros((n, d), np.float32)
+    rows, bits, term = np.empty((n, d), np.uint16), np.empty((n, d), np.uint32), np.empty((n, d), np.float32)
+    for k in range(ids.shape[1]):
+        np.take(table, ids[:, k], axis=0, out=rows)
+        np.left_shift(rows, 16, out=bits, dtype=np.uint32)   # bf16 -> fp32 bits
+        out += np.multiply(w[:, k:k + 1], bits.view(np.float32), out=term)
+    return {"out": out}
+
+
+def _ema_inputs(shapes, r):
+    # a noisy signal around per-row levels, decays 0.8 .. 0.995 (time constants of
+    # 5 to 200 steps: some rows near their level by t = 300, some still rising)
+    n, t = shapes["x"]
+    return {"x": r.uniform(-4, 4, (n, 1)) + r.standard_normal((n, t)), "a": r.uniform(0.8, 0.995, (n, 1))}
+
+
+@probe({"y": EXACT}, make=_ema_inputs)
+def d06_ema_scan_f16(x, a):
+    # pandas' adjust=False recurrence step by step over time-major rows, from the
+    # first sample: a * y, then + (1 - a) x, each rounded once in fp32 (the scan's
+    # op0, then op1; 1 - a is -a + 1), the state carried in fp32 and rounded to fp16
+    # on the way out, as the scan does
+    xt = np.ascontiguousarray(f16_dec(x).T)
+    u = xt * (np.float32(1) - a[:, 0])
+    y = np.empty_like(u)
+    r = y[0] = xt[0]
+    ac = a[:, 0]
+    for t in range(1, u.shape[0]):
+        r = ac * r + u[t]
+        y[t] = r
+    return {"y": f16_enc(y.T)}
+
+
+def _lens_inputs(shapes, r):
+    # sequence lengths 2 .. S ([CLS] and at least one token), some full
+    b, s, _ = shapes["x"]
+    return {"lens": np.minimum(r.integers(2, s + 16, b), s).astype(np.int32)}
+
+
+def _masked_mean_bound(x, ref):
+    """d07's out before its bf16 rounding: the kept tokens' sums in another order,
+    (2S + 2)u of the sum of their |x|, over the count; the kernel's reciprocal and
+    product against numpy's divide 3u |ref| (4u)."""
+    v = x["x"]
+    n = x["lens"].astype(np.int64)[:, None]
+    s = np.arange(v.shape[1])[None, :]
+    keep = (s >= 1) & (s < n)
+    return ((2 * v.shape[1] + 2) * U32 * np.einsum("bs,bsd->bd", keep, np.abs(v)) / (n - 1)
+            + 4 * U32 * np.abs(ref))
+
+
+@probe({"out": Tol(ulps=1, bound=_masked_mean_bound, why="the kept tokens' sums in another order")},
+       make=_lens_inputs)
+def d07_masked_meanpool(x, lens):
+    # a numpy user's attention-mask pooling: a [B, S] 0/1 mask from the lengths with
+    # token 0 left out, states times the mask summed over S, over the mask's count
+    s = np.arange(x.shape[1])
+    keep = ((s >= 1) & (s < lens[:, None])).astype(np.float32)
+    pooled = (bf16_dec(x) * keep[:, :, None]).sum(axis=1)
+    return {"out": bf16_enc(pooled / keep.sum(axis=1, keepdims=True))}
+
+
+@probe({"o": Tol(ulps=1, bound=_gqa_bound, why="QK^T sums, exp, P in bf16, the P V sums")})
+def d08_gqa_decode_l300_grid(q, k, v):
+    # z07's math (its bound too) over 300 keys, fp32 out
+    return {"o": _gqa_decode(q, k, v)}
+
 
 def main(argv):
     if argv[:1] == ["list"]:
