@@ -224,6 +224,17 @@ check "lanes: lanes.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" lanes >"$w/lanes.log" 2>&1'
 check "lanes: lanes.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" lanes >"$w/lanes-iss.log" 2>&1'
+# Activations on short rows, a block of TG_LANES partitions packed into one
+# row call (gen/emit.c act_pack): numpy, the ISS bit for bit, and which
+# activations pack (rows of 20 twice, one with a row sum the lanes fold; 51
+# twice, 100, 153; not 64 nor 300).
+check "actpack: actpack.yaml matches numpy" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" actpack >"$w/actpack.log" 2>&1'
+check "actpack: actpack.yaml C simulation and ISS bit-identical" \
+  'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" actpack >"$w/actpack-iss.log" 2>&1'
+check "actpack: the activations whose blocks of rows run packed, and their row lengths (not 64, not 300)" \
+  '"$TILEGEN" gen -o "$w/actpack-gen" "$here/specs/actpack.yaml" &&
+   [ "$(sed -n "s|.*float tg_pk\[TG_LANES \* \([0-9]*\)\].*|\1|p" "$w/actpack-gen/actpack.c" | tr "\n" " ")" = "20 20 51 51 100 153 " ]'
 # Activations with a row sum into a narrow dst, the sums folded in lanes from
 # the fp32 results kept on the stack (gen/emit.c lane_f32_elems): numpy, the
 # ISS bit for bit, and the columns each keeps per row (256, 3 x 37, 64; 1024

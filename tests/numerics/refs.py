@@ -1431,6 +1431,56 @@ def _ref_lanesact(p, x):
             "y15": (e15, "exact"), "s15": (rows(e15), sum_tol(e15))}
 
 
+def _inputs_actpack(p, r):
+    x1 = r.standard_normal((128, 20)) * 4.0
+    x1[0, :4] = [np.nan, -0.0, 1e-40, -200.0]           # NaN, -0, a subnormal, exp's underflow
+    x2 = np.abs(r.standard_normal((100, 51))) * 10.0 + 1e-3
+    x2[0, :4] = [np.nan, -1.0, 1e-40, 3e38]             # log of NaN and of a negative: NaN; subnormal, huge
+    x2[99, 50] = 2.0                                      # log(1) = 0, in the last block
+    x3 = r.standard_normal((37, 3, 17)) * 3.0
+    x3[36, 2, 16], x3[0, 0, 0] = -0.0, np.nan
+    b3 = r.standard_normal((37, 1)) * 0.1
+    b3[36, 0] = -0.0                                      # tanh(-0 * 2 + -0) = -0
+    x4 = r.standard_normal((128, 100)) * 6.0
+    x4[5, :2] = [np.nan, 100.0]
+    x5 = np.abs(r.standard_normal((128, 153))) + 0.1
+    x5[3, 7] = 1e-40                                      # rsqrt of a subnormal argument
+    return {"x1": x1, "b1": r.standard_normal((128, 1)), "x2": x2, "x3": x3, "b3": b3, "x4": x4,
+            "b4": r.standard_normal((128, 1)), "x5": x5, "s5": r.uniform(0.5, 2.0, (128, 1)),
+            "x6": r.standard_normal((128, 64)) * 4.0, "x7": r.standard_normal((128, 300)) * 2.0}
+
+
+def _ref_actpack(p, x):
+    # Each activation of its fp32 argument (x * scale, then + bias, each
+    # rounded) within 4 u of its fp64 value (the runtime's <= 1 ulp,
+    # docs/numerics.md), then one rounding to a narrow dst (one quantum of
+    # the format, as lanesact). A NaN wants a NaN (its bound is infinite,
+    # and any number's difference from NaN counts as infinite). The exact
+    # bits are the ISS's (iss_check.sh).
+    elem = lambda a: np.where(np.isnan(a), np.inf, 4 * U32 * np.abs(a) + TINY)  # noqa: E731
+
+    def narrow(a, fmt, rel, quantum):
+        return fp.round_to(a, fmt), np.where(np.isnan(a), np.inf, rel * np.abs(a) + quantum) + elem(a)
+
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        t1 = f32(x["x1"])
+        e1 = np.exp(f32(t1 + f32(x["b1"])))
+        e2 = np.log(f32(0.5 * f32(x["x2"])))
+        e3 = np.tanh(f32(f32(2.0 * f32(x["x3"])) + f32(x["b3"])[:, :, None]))
+        e4 = 1.0 / (1.0 + np.exp(-f32(bf16(x["x4"]) + f32(x["b4"]))))
+        e5 = 1.0 / np.sqrt(f32(f32(x["x5"]) * f32(x["s5"])))
+        e6 = np.exp(f32(-f32(x["x6"])))
+        e7 = np.tanh(f32(x["x7"]))
+        e10 = np.exp(f32(f32(-0.25 * t1) + f32(x["b1"])))
+    y9 = e1 * t1
+    s10 = np.sum(e10, axis=1, keepdims=True)
+    return {"y1": (e1, elem(e1)), "y9": (y9, np.where(np.isnan(y9), np.inf, 6 * U32 * np.abs(y9) + TINY)),
+            "y2": narrow(e2, fp.BF16, ULP_BF16, 0.0), "y3": (e3, elem(e3)),
+            "y4": narrow(e4, fp.FP16, 2.0 ** -10, 2.0 ** -24), "y5": (e5, elem(e5)), "y6": (e6, elem(e6)),
+            "y7": (e7, elem(e7)), "y10": (e10, elem(e10)),
+            "s10": (s10, np.where(np.isnan(s10), np.inf, 24 * U32 * np.sum(np.abs(e10), axis=1, keepdims=True)))}
+
+
 # Test-only kernels: specs in tests/numerics/specs/, not bundled; checked by the
 # gen-cli suite (check.sh with SPECS=tests/numerics/specs).
 TEST_SPECS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "specs")
@@ -1681,6 +1731,16 @@ TEST_KERNELS = {
                  [("y1", "float32", "128, 96"), ("s2", "float32", "128, 1"), ("s3", "float32", "128, 1"),
                   ("s4", "float32", "3, 1"), ("s5", "float32", "3, 1")],
                  _inputs_sqdead, _ref_sqdead),
+    "actpack": _k({},
+                  [("x1", "float32", "128, 20"), ("b1", "float32", "128, 1"), ("x2", "float32", "100, 51"),
+                   ("x3", "float32", "37, 3, 17"), ("b3", "float32", "37, 1"), ("x4", "bfloat16", "128, 100"),
+                   ("b4", "float32", "128, 1"), ("x5", "float32", "128, 153"), ("s5", "float32", "128, 1"),
+                   ("x6", "float32", "128, 64"), ("x7", "float32", "128, 300")],
+                  [("y1", "float32", "128, 20"), ("y9", "float32", "128, 20"), ("y2", "bfloat16", "100, 51"),
+                   ("y3", "float32", "37, 3, 17"), ("y4", "float16", "128, 100"), ("y5", "float32", "128, 153"),
+                   ("y6", "float32", "128, 64"), ("y7", "float32", "128, 300"), ("y10", "float32", "128, 20"),
+                   ("s10", "float32", "128, 1")],
+                  _inputs_actpack, _ref_actpack),
     "lanesact": _k({"P": 100},
                    [("x", "float32", "128, 256"), ("x3", "float32", "P, 3, 37"), ("xb", "bfloat16", "128, 64"),
                     ("xl", "float32", "128, 600"), ("xs", "float32", "3, 96"), ("xw", "float32", "128, 1024"),
