@@ -1197,8 +1197,9 @@ static void check_rules(Sema *s, OpCtx *o)
     }
     if (st->op == SPEC_OP_AFFINE_SELECT && o->ref[F(SRC)]) {
         tg_dtype d = ref_dtype(s, o->ref[F(SRC)]);
-        if (is_int_dtype(d) && d != TG_INT8 && d != TG_INT16)
-            diag_error(s->diag, fld_loc(o, F(SRC)), "E033", "affine_select takes float, int8 or int16 data; '%s' is %s",
+        if (is_int_dtype(d) && tg_dtype_size(d) > 2) /* nki.isa.affine_select: any float, 8- or 16-bit integer */
+            diag_error(s->diag, fld_loc(o, F(SRC)), "E033",
+                       "affine_select takes float or 8- or 16-bit integer data; '%s' is %s",
                        sema_ref_name(o->ref[F(SRC)]), tg_dtype_name(d));
     }
     if (st->op == SPEC_OP_NC_FIND_INDEX8 && o->ref[F(DST)] && ref_dtype(s, o->ref[F(DST)]) != TG_UINT32 &&

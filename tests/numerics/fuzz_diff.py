@@ -350,7 +350,7 @@ def const_srcs(sp, src, shape, region):
 
 def select_ok(d):
     """affine_select data dtypes"""
-    return d in FLOATS or d in ("int8", "int16")
+    return d in FLOATS or d in ("int8", "int16", "uint8", "uint16")
 
 
 def broadcast_load(sp, f, fx, cols=None):

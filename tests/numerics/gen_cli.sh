@@ -373,7 +373,7 @@ check "PSUM tiles spanning banks: psum_banks.yaml C simulation and ISS bit-ident
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" psum_banks >"$w/psum_banks-iss.log" 2>&1'
 # The ops of SPEC.md §2.1 "More ops", one test kernel each group, over the
 # dtypes they take: numpy exact, ISS bit for bit.
-for k in reduce_ops select_ops top8_ops loopnum_ops intsum trcast shortrows; do
+for k in reduce_ops select_ops top8_ops loopnum_ops intsum trcast shortrows affsel_int; do
   check "more ops: $k.yaml matches numpy" \
     'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" '$k' >"$w/'$k'.log" 2>&1'
   check "more ops: $k.yaml C simulation and ISS bit-identical" \

@@ -420,6 +420,23 @@ def _ref_reduce_ops(p, x):
     return {k: (v, "exact") for k, v in out.items()}
 
 
+def _inputs_affsel_int(p, r):
+    return {"a8": r.integers(-128, 128, (128, 40)), "u8": r.integers(0, 256, (128, 40)),
+            "i16": r.integers(-32768, 32768, (96, 33)), "u16": r.integers(0, 65536, (96, 33))}
+
+
+def _ref_affsel_int(p, x):
+    # where the predicate holds the source as it is, else the fill as the
+    # tile's dtype stores an fp32 value: exact
+    pp, f40 = np.arange(128)[:, None], np.arange(40)[None, :]
+    q, f33 = np.arange(96)[:, None], np.arange(33)[None, :]
+    out = {"y8": np.where(f40 >= 1, x["a8"], stored(-1000.5, "int8")),
+           "yu8": np.where(pp + f40 < 64, x["u8"], stored(300.0, "uint8")),
+           "y16": np.where(2 * f33 != q, x["i16"], stored(2.5, "int16")),
+           "yu16": np.where(f33 <= q, x["u16"], stored(-7.0, "uint16"))}
+    return {k: (v.astype(np.float64), "exact") for k, v in out.items()}
+
+
 def _inputs_select_ops(p, r):
     d = p["D"]
     xf = r.standard_normal((128, d))
@@ -1692,6 +1709,12 @@ TEST_KERNELS = {
                  [("ya", "bfloat16", "96, 200"), ("yb", "float8_e4m3", "100, 130"), ("yc", "float32", "150, 77"),
                   ("yd", "int16", "70, 90")],
                  _inputs_trcast, _ref_trcast),
+    "affsel_int": _k({},
+                     [("a8", "int8", "128, 40"), ("u8", "uint8", "128, 40"), ("i16", "int16", "96, 33"),
+                      ("u16", "uint16", "96, 33")],
+                     [("y8", "int8", "128, 40"), ("yu8", "uint8", "128, 40"), ("y16", "int16", "96, 33"),
+                      ("yu16", "uint16", "96, 33")],
+                     _inputs_affsel_int, _ref_affsel_int),
     "shortrows": _k({},
                     [("a", "bfloat16", "128, 39"), ("b", "float16", "128, 39"), ("c", "float32", "128, 17"),
                      ("d", "float32", "128, 63"), ("s", "float32", "128, 1")],
