@@ -132,6 +132,21 @@ static inline int32_t tg__ld_u16(const uint8_t *p, int64_t j)
     return h;
 }
 static inline void tg__st_u8(uint8_t *p, int64_t j, int32_t v) { p[j] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v); }
+static inline void tg__st_i8(uint8_t *p, int64_t j, int32_t v)
+{
+    const int8_t b = (int8_t)(v < -128 ? -128 : v > 127 ? 127 : v);
+    memcpy(p + j, &b, 1);
+}
+static inline void tg__st_i16(uint8_t *p, int64_t j, int32_t v)
+{
+    const int16_t h = (int16_t)(v < -32768 ? -32768 : v > 32767 ? 32767 : v);
+    memcpy(p + 2 * j, &h, sizeof h);
+}
+static inline void tg__st_u16(uint8_t *p, int64_t j, int32_t v)
+{
+    const uint16_t h = (uint16_t)(v < 0 ? 0 : v > 65535 ? 65535 : v);
+    memcpy(p + 2 * j, &h, sizeof h);
+}
 
 /* 1 when each of the nb (a multiple of TG_I32_BLOCK) int32 at p lies in
  * [-b, b) (b a power of two): the sum v + b of each is below 2b, so is their
@@ -198,6 +213,23 @@ static inline int tg__u32_in(const uint8_t *p, int64_t nb, uint32_t lim)
 #define TG_ST_F(j, v) f[j] = (v)
 #define TG_ST_I32(j, v) tg__st_i32(d, j, v)
 #define TG_ST_U8(j, v) tg__st_u8(d, j, v)
+#define TG_ST_I8(j, v) tg__st_i8(d, j, v)
+#define TG_ST_I16(j, v) tg__st_i16(d, j, v)
+#define TG_ST_U16(j, v) tg__st_u16(d, j, v)
+/* The straight path's loop over nb elements into dst dtype dt (int32, or a
+ * narrower integer the value is clamped to: the fp32 value's conversion for
+ * an integer of at most 2^24, as tg__i32_store). */
+#define TG_I32_STRAIGHT(op, nb, X, Y)                                                                        \
+    switch (dt) {                                                                                            \
+    case TG_INT32: TG_I32_OPS(op, nb, TG_ST_I32, X, Y) break;                                                \
+    case TG_UINT8: TG_I32_OPS(op, nb, TG_ST_U8, X, Y) break;                                                 \
+    case TG_INT8: TG_I32_OPS(op, nb, TG_ST_I8, X, Y) break;                                                  \
+    case TG_INT16: TG_I32_OPS(op, nb, TG_ST_I16, X, Y) break;                                                \
+    case TG_UINT16: TG_I32_OPS(op, nb, TG_ST_U16, X, Y) break;                                               \
+    default: break;                                                                                          \
+    }
+#define TG_I32_STRAIGHT_DT(dt)                                                                               \
+    ((dt) == TG_INT32 || (dt) == TG_UINT8 || (dt) == TG_INT8 || (dt) == TG_INT16 || (dt) == TG_UINT16)
 
 /* 1 when c is an integer in [-b, b), and not -0 (min(+0, -0) is -0). */
 static int tg__c_in(float c, uint32_t b)
@@ -281,5 +313,10 @@ void tg_tensor_scalar_i32(uint8_t *d, tg_dtype dt, const uint8_t *s, tg_dtype st
 #undef TG_ST_F
 #undef TG_ST_I32
 #undef TG_ST_U8
+#undef TG_ST_I8
+#undef TG_ST_I16
+#undef TG_ST_U16
+#undef TG_I32_STRAIGHT
+#undef TG_I32_STRAIGHT_DT
 
 #include "tg_fp_end.h"

@@ -105,21 +105,13 @@ static void TG_I32_FN(tg__tt_i32)(tg_alu_op op, uint8_t *d, tg_dtype dt, const u
 {
     const uint32_t bound = tg__i32_bound_to(op, dt);
     const int64_t es = (int64_t)tg_dtype_size(dt), ss = (int64_t)tg_dtype_size(st), nb = n - n % TG_I32_BLOCK;
-    const int straight = bound && (dt == TG_INT32 || dt == TG_UINT8);
+    const int straight = bound && TG_I32_STRAIGHT_DT(dt);
     int64_t i = 0;
     if (straight && st == TG_INT32 && tg__i32_in(a, nb, bound) && tg__i32_in(b, nb, bound)) {
-        if (dt == TG_INT32) {
-            TG_I32_OPS(op, nb, TG_ST_I32, tg__ld_i32(a, j), tg__ld_i32(b, j))
-        } else {
-            TG_I32_OPS(op, nb, TG_ST_U8, tg__ld_i32(a, j), tg__ld_i32(b, j))
-        }
+        TG_I32_STRAIGHT(op, nb, tg__ld_i32(a, j), tg__ld_i32(b, j))
         i = nb;
     } else if (straight && st == TG_UINT8) { /* every byte in every op's range */
-        if (dt == TG_INT32) {
-            TG_I32_OPS(op, nb, TG_ST_I32, (int32_t)a[j], (int32_t)b[j])
-        } else {
-            TG_I32_OPS(op, nb, TG_ST_U8, (int32_t)a[j], (int32_t)b[j])
-        }
+        TG_I32_STRAIGHT(op, nb, (int32_t)a[j], (int32_t)b[j])
         i = nb;
     }
     for (; i < n; i += TG_I32_BLOCK) {
@@ -149,24 +141,16 @@ static void TG_I32_FN(tg__ts_i32)(uint8_t *d, tg_dtype dt, const uint8_t *s, tg_
         ci[k] = ok ? (int32_t)c[k] : 0;
     }
     const int64_t es = (int64_t)tg_dtype_size(dt), ss = (int64_t)tg_dtype_size(st), nb = n - n % TG_I32_BLOCK;
-    const int straight = ok && nst == 1 && !rev[0] && (dt == TG_INT32 || dt == TG_UINT8);
+    const int straight = ok && nst == 1 && !rev[0] && TG_I32_STRAIGHT_DT(dt);
     int64_t i = 0;
     /* one stage, the row in range: straight from src to dst */
     if (straight && st == TG_INT32 && TG_STAGE_IN(s, nb, 0)) {
         const int32_t y = ci[0];
-        if (dt == TG_INT32) {
-            TG_I32_OPS(op[0], nb, TG_ST_I32, tg__ld_i32(s, j), y)
-        } else {
-            TG_I32_OPS(op[0], nb, TG_ST_U8, tg__ld_i32(s, j), y)
-        }
+        TG_I32_STRAIGHT(op[0], nb, tg__ld_i32(s, j), y)
         i = nb;
     } else if (straight && st == TG_UINT8 && bound[0] > 255) { /* every byte in range */
         const int32_t y = ci[0];
-        if (dt == TG_INT32) {
-            TG_I32_OPS(op[0], nb, TG_ST_I32, (int32_t)s[j], y)
-        } else {
-            TG_I32_OPS(op[0], nb, TG_ST_U8, (int32_t)s[j], y)
-        }
+        TG_I32_STRAIGHT(op[0], nb, (int32_t)s[j], y)
         i = nb;
     }
     for (; i < n; i += TG_I32_BLOCK) {
