@@ -2834,17 +2834,22 @@ int tg_bn_aggr_f32(float out[2], const float *x, size_t n)
  * as arrays, gcc kept them in memory and each step waited on a store. With
  * n even, both halves have n/2 elements and element pair (2k, 2k+1) is 32
  * consecutive floats: one pass of 8 registers does both halves, 8 chains at
- * once (layernorm 0.37 -> 0.20 ms); an odd n takes a pass of 4 per half. */
+ * once (layernorm 0.37 -> 0.20 ms); an odd n takes a pass of 4 per half.
+ * The AVX2 body does the same in 8-lane registers, 4 of them for both
+ * halves: each step's adds are half as many, and the pass waits on the
+ * chains' latency rather than the adders. TG_BN_V is the register type,
+ * TG_BN_W its lanes. */
+#define TG_BN_R2(X) X(0) X(1)
 #define TG_BN_R4(X) X(0) X(1) X(2) X(3)
 #define TG_BN_R8(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
-#define TG_BN_LD(j, q) (*(const tg__f4 *)(const void *)(x + (j) * (size_t)step + 4 * (q)))
-#define TG_BN_DECL(q) tg__f4 s##q = TG_BN_LD(0, q), e##q, d##q, m##q;
+#define TG_BN_LD(j, q) (*(const TG_BN_V *)(const void *)(x + (j) * (size_t)step + TG_BN_W * (q)))
+#define TG_BN_DECL(q) TG_BN_V s##q = TG_BN_LD(0, q), e##q, d##q, m##q;
 #define TG_BN_SUM(q) s##q = s##q + TG_BN_LD(j, q);
 #define TG_BN_MEAN(q) e##q = s##q / c; d##q = TG_BN_LD(0, q) - e##q; m##q = d##q * d##q;
 #define TG_BN_DEV(q) d##q = TG_BN_LD(j, q) - e##q; d##q = d##q * d##q; m##q = m##q + d##q;
 #define TG_BN_OUT(q)                                                                             \
-    for (int i = 0; i < 4; i++) {                                                                \
-        int lh = 4 * (q) + i, o = lh % TG_LANES * 6 + lh / TG_LANES * 3; /* lane, half */        \
+    for (int i = 0; i < TG_BN_W; i++) {                                                          \
+        int lh = TG_BN_W * (q) + i, o = lh % TG_LANES * 6 + lh / TG_LANES * 3; /* lane, half */  \
         out[o] = c;                                                                              \
         out[o + 1] = e##q[i];                                                                    \
         out[o + 2] = m##q[i];                                                                    \
@@ -2864,24 +2869,55 @@ int tg_bn_aggr_f32(float out[2], const float *x, size_t n)
         }                                                                                        \
         REGS(TG_BN_OUT)                                                                          \
     }
-/* count elements each `step` floats apart, 16 lanes (one half) or 32 (both) */
+/* both halves of n elements: one pass of LANES32 for n even, else LANES16
+ * on each half (count elements each `step` floats apart, 16 lanes or 32) */
+#define TG_BN_STATS_FN(NAME, LANES16, LANES32)                                                   \
+    static void NAME(float *out, const float *x, size_t n)                                       \
+    {                                                                                            \
+        if (n % 2 == 0) {                                                                        \
+            LANES32(out, x, n / 2, 2 * TG_LANES);                                                \
+            return;                                                                              \
+        }                                                                                        \
+        LANES16(out, x, (n + 1) / 2, 2 * TG_LANES);                                              \
+        if (n > 1)                                                                               \
+            LANES16(out + 3, x + TG_LANES, n / 2, 2 * TG_LANES);                                 \
+        else                                                                                     \
+            for (int l = 0; l < TG_LANES; l++)                                                   \
+                out[l * 6 + 3] = out[l * 6 + 4] = out[l * 6 + 5] = 0.0f;                        \
+    }
+#define TG_BN_V tg__f4
+#define TG_BN_W 4
 TG_BN_LANES_FN(tg__bn_lanes16, TG_BN_R4)
 TG_BN_LANES_FN(tg__bn_lanes32, TG_BN_R8)
+TG_BN_STATS_FN(tg__bn_stats_lanes_base, tg__bn_lanes16, tg__bn_lanes32)
+#undef TG_BN_V
+#undef TG_BN_W
+#ifdef TG_SIMD_AVX2_BODY
+typedef float tg__f8u __attribute__((vector_size(32), aligned(4), may_alias));
+TG_SIMD_AVX2_BEGIN
+#define TG_BN_V tg__f8u
+#define TG_BN_W 8
+TG_BN_LANES_FN(tg__bn_lanes16_avx2, TG_BN_R2)
+TG_BN_LANES_FN(tg__bn_lanes32_avx2, TG_BN_R4)
+TG_BN_STATS_FN(tg__bn_stats_lanes_avx2, tg__bn_lanes16_avx2, tg__bn_lanes32_avx2)
+#undef TG_BN_V
+#undef TG_BN_W
+TG_SIMD_AVX2_END
+#endif
 static void tg__bn_stats_lanes(float *out, const float *x, size_t n)
 {
-    if (n % 2 == 0) {
-        tg__bn_lanes32(out, x, n / 2, 2 * TG_LANES);
+#ifdef TG_SIMD_AVX2_BODY
+    if (tg__simd_level() >= 2) {
+        tg__bn_stats_lanes_avx2(out, x, n);
         return;
     }
-    tg__bn_lanes16(out, x, (n + 1) / 2, 2 * TG_LANES);
-    if (n > 1)
-        tg__bn_lanes16(out + 3, x + TG_LANES, n / 2, 2 * TG_LANES);
-    else
-        for (int l = 0; l < TG_LANES; l++)
-            out[l * 6 + 3] = out[l * 6 + 4] = out[l * 6 + 5] = 0.0f;
+#endif
+    tg__bn_stats_lanes_base(out, x, n);
 }
+#undef TG_BN_R2
 #undef TG_BN_R4
 #undef TG_BN_R8
+#undef TG_BN_STATS_FN
 #undef TG_BN_LD
 #undef TG_BN_DECL
 #undef TG_BN_SUM
