@@ -2860,6 +2860,238 @@ def d08_gqa_decode_l300_grid(q, k, v):
     return {"o": _gqa_decode(q, k, v)}
 
 
+
+# --- the e series ---------------------------------------------------------------
+
+def _argmax_fp8_inputs(shapes, r):
+    # logits with a spread of 4 (to_storage rounds them to e4m3: rows of 1000 hold
+    # their maximum several times, so the first index matters)
+    return {"x": 4.0 * r.standard_normal(shapes["x"])}
+
+
+@probe({"mx": EXACT, "idx": EXACT}, make=_argmax_fp8_inputs)
+def e01_argmax_fp8_v1000(x):
+    # the max of e4m3 values is exact in any order; numpy's argmax gives the first
+    # of tied maxima, as the kernel's min over the selected class indices
+    v = F8_E4M3[x]
+    return {"mx": v.max(axis=1, keepdims=True), "idx": v.argmax(axis=1).astype(np.int32)[:, None]}
+
+
+def _gemv_inputs(shapes, r):
+    # a layer's weights at 1/sqrt(K) (outputs of order 1), a small bias
+    k, n = shapes["w"]
+    return {"x": r.standard_normal(shapes["x"]), "w": r.standard_normal((k, n)) / np.sqrt(k),
+            "b": 0.1 * r.standard_normal(shapes["b"])}
+
+
+@probe({"y": Tol(ulps=1, bound=lambda x, ref: matmul_bound(x["x"], x["w"]),
+                 why="K = 3000 sums in another order, then fp16")}, make=_gemv_inputs)
+def e02_gemv_f16_k3000(x, w, b):
+    # fp16 products exact in fp32; BLAS's sgemv sums in its own order, the kernel
+    # in increasing k through PSUM; the bias one fp32 add each, then fp16
+    return {"y": f16_enc(np.matmul(f16_dec(x), f16_dec(w)) + f16_dec(b))}
+
+
+E03_SCALE = np.float32(0.17677669529663687)   # 1 / sqrt(32), as the spec's float field
+
+
+def _win_attn_inputs(shapes, r):
+    # q, k, v standard normal (scores of order 1 after the scale), a relative-
+    # position bias of order 1 per head
+    return {"bias": r.uniform(-2, 2, shapes["bias"])}
+
+
+def _win_attn_bound(x, ref):
+    """e03's o before the bf16 rounding, _gqa_bound's derivation with the bias: the
+    scores' bf16 products exact, the DH = 32 sums in another order, the scale and the
+    bias add one rounding each side: d_k = sc mb_k + 2u|qk sc| + 2u|s_k|; then exp's
+    argument, P in bf16 (_bf16_flip), the T = 49 P V sums and 1/sum as there."""
+    q, k, v = x["q"], x["k"], x["v"]
+    sc = float(E03_SCALE)
+    qk = np.matmul(q, k.swapaxes(-1, -2)) * sc
+    s = qk + x["bias"][None]
+    d = (sc * np.matmul(np.abs(q), np.abs(k).swapaxes(-1, -2)) * (2 * q.shape[-1] + 2) * U32
+         + 2 * U32 * np.abs(qk) + 2 * U32 * np.abs(s))
+    m = s.max(axis=-1, keepdims=True)
+    ee = d + d.max(axis=-1, keepdims=True) + 2 * U32 * np.abs(s - m) + 8 * U32
+    e = np.exp(s - m)
+    l = e.sum(axis=-1, keepdims=True)
+    dp = ee * e + _bf16_flip(e, ee)
+    n = s.shape[-1]
+    o = np.matmul(e, v) / l
+    b = ((np.matmul(dp, np.abs(v)) + (2 * n + 2) * U32 * np.matmul(e, np.abs(v))) / l
+         + ((2 * n + 2) * U32 + ee.max(axis=-1, keepdims=True) + 4 * U32) * np.abs(o))
+    nw, h, t, dh = b.shape
+    return b.transpose(0, 2, 1, 3).reshape(nw, t, h * dh)
+
+
+@probe({"o": Tol(ulps=1, bound=_win_attn_bound, why="QK^T sums, exp, P in bf16, the P V sums")},
+       make=_win_attn_inputs)
+def e03_swin_window_attn_bf16(q, k, v, bias):
+    # per window and head: scores scaled then biased (two fp32 roundings, as the
+    # scalar_tensor_tensor), softmax with P rounded to bf16 for P V, times 1/sum
+    s = np.matmul(bf16_dec(q), bf16_dec(k).swapaxes(-1, -2)) * E03_SCALE + bias
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    pv = np.matmul(bf16_dec(bf16_enc(e)), bf16_dec(v))
+    o = pv * (np.float32(1) / e.sum(axis=-1, keepdims=True))
+    nw, h, t, dh = o.shape
+    return {"o": bf16_enc(np.ascontiguousarray(o.transpose(0, 2, 1, 3)).reshape(nw, t, h * dh))}
+
+
+def _rational_inputs(shapes, r):
+    # x standard normal (|x| up to ~5: x^5 of order 3000, well inside fp32),
+    # coefficients of either sign and order 1
+    return {"a": r.uniform(-1, 1, shapes["a"]), "bc": r.uniform(-1, 1, shapes["bc"])}
+
+
+@probe({"y": EXACT}, make=_rational_inputs)
+def e04_grkan_rational_bf16(x, a, bc):
+    # the kernel's Horner steps in its order, each operation one fp32 rounding (no
+    # fused multiply-add on either side), the quotient IEEE, then bf16
+    xf = bf16_dec(x)
+    ac = [a[:, j][None, :, None] for j in range(6)]
+    bk = [bc[:, j][None, :, None] for j in range(4)]
+    r = xf * ac[5]
+    for j in (4, 3, 2, 1):
+        r = (r + ac[j]) * xf
+    r += ac[0]
+    t = xf * bk[3]
+    for j in (2, 1, 0):
+        t = (t + bk[j]) * xf
+    t = np.abs(t) + np.float32(1)
+    return {"y": bf16_enc(r / t)}
+
+
+def _bn_fold_inputs(shapes, r):
+    # a folded BatchNorm's scale and shift (gamma / sqrt(var + eps), beta - mean s)
+    return {"s": r.uniform(0.5, 2.0, shapes["s"]), "t": 0.5 * r.standard_normal(shapes["t"])}
+
+
+@probe({"y": EXACT}, make=_bn_fold_inputs)
+def e05_nchw2nhwc_bnrelu_f16(x, s, t):
+    # x s + t in fp32 (two roundings), ReLU, the permute to NHWC, fp16: the
+    # transposes through PSUM move fp32 values unchanged
+    xs = f16_dec(x) * s[None, :, None] + t[None, :, None]
+    return {"y": f16_enc(np.ascontiguousarray(np.maximum(xs, np.float32(0)).transpose(0, 2, 1)))}
+
+
+E06_S = 100   # e06's node count (the spec's S; outputs are [S, D])
+
+
+def _segment_inputs(shapes, r):
+    # destination node ids anywhere in [0, S) (about 100 edges a node, a few nodes
+    # with none left out: the counts' clamp to 1 is exercised)
+    e = shapes["dst"][0]
+    ids = r.integers(0, E06_S, e)
+    ids[np.isin(ids, (7, 42))] = 8
+    return {"dst": ids.astype(np.int32), "msg": r.standard_normal(shapes["msg"])}
+
+
+def _segment_agg_bound(x, ref):
+    """e06's agg: node s sums its cnt_s messages (bf16 values exact in fp32; the
+    one-hot's zeros add exactly) in edge order in C, in BLAS's order in numpy:
+    (2 cnt_s + 2) u sum |msg| over its edges."""
+    oh = (x["dst"][:, None] == np.arange(E06_S)[None, :]).astype(np.float64)
+    cnt = oh.sum(axis=0)[:, None]
+    return (2 * cnt + 2) * U32 * np.matmul(oh.T, np.abs(x["msg"]))
+
+
+@probe({"agg": Tol(bound=_segment_agg_bound, why="each node's sum in another order"),
+        "mean": Tol(ulps=1, bound=lambda x, ref: _segment_agg_bound(x, ref)[:, :] / np.maximum(
+            (x["dst"][:, None] == np.arange(E06_S)[None, :]).sum(axis=0)[:, None], 1),
+            why="the sums in another order, then bf16")},
+       make=_segment_inputs)
+def e06_gnn_segment_mean_bf16(msg, dst):
+    # a numpy user's scatter-add: the one-hot incidence matrix times the messages
+    # (BLAS; np.add.at is ~20x slower), the counts its column sums, the clamp, the
+    # reciprocal and one multiply as the kernel
+    oh = (dst[:, None] == np.arange(E06_S)[None, :]).astype(np.float32)
+    agg = np.matmul(oh.T, bf16_dec(msg))
+    rc = np.float32(1) / np.maximum(oh.sum(axis=0)[:, None], np.float32(1))
+    return {"agg": agg, "mean": bf16_enc(agg * rc)}
+
+
+def _topk_logit_inputs(shapes, r):
+    # logits with a spread of 3 around per-row offsets (bf16: the 8th value ties
+    # with the 9th in some rows, and the keep mask keeps both)
+    b, v = shapes["x"]
+    return {"x": 3.0 * r.standard_normal((b, v)) + r.uniform(-5, 5, (b, 1))}
+
+
+def _topk_parts(v):
+    """e07 in fp64: the 8 largest descending, the keep mask, -lse."""
+    m8 = -np.sort(-np.partition(v, v.shape[1] - 8, axis=1)[:, v.shape[1] - 8:], axis=1)
+    nl = -m8[:, :1] - np.log(np.exp(m8 - m8[:, :1]).sum(axis=1, keepdims=True))
+    return m8, v >= m8[:, 7:8], nl
+
+
+def _topk_probs_bound(x, ref):
+    """e07's probs before the bf16 rounding, relative to the value: the 8 exps 3.52u
+    apart (EXP_ULPS), their in-order sum 8u more; log within 1 ulp (runtime) and 3.34
+    (numpy): 4 fp32 steps of log(s) plus s's relative difference; the subtract 2u|nl|
+    (nl = -lse); exp's argument x + nl rounded in fp32 on one side at least, 2u|x +
+    nl|; the final exps EXP_ULPS apart. ref is bf16: its value up to 2^-8 low."""
+    v = x["x"]
+    m8, keep, nl = _topk_parts(v)
+    ls = np.log(np.exp(m8 - m8[:, :1]).sum(axis=1, keepdims=True))
+    dnl = (EXP_ULPS + 8) * U32 + 4 * spacing(ls, "float32") + 2 * U32 * np.abs(nl)
+    rel_err = dnl + 2 * U32 * np.abs(v + nl) + EXP_ULPS * U32
+    return np.where(keep, rel_err * np.abs(ref) * (1 + 2.0 ** -7), 0.0)
+
+
+@probe({"topv": EXACT, "probs": Tol(ulps=1, bound=_topk_probs_bound, why="exp, the 8-term sum, log")},
+       make=_topk_logit_inputs)
+def e07_topk_warp_bf16_v32k(x):
+    # the 8 largest by np.partition then a sort of the 8 (the values are exact);
+    # keep = x >= the 8th; lse from the 8 values, summed left to right as exp's
+    # reduce; probs = exp(x + nl) where kept, else exp(-inf) = 0
+    v = bf16_dec(x)
+    n = v.shape[1]
+    m8 = -np.sort(-np.partition(v, n - 8, axis=1)[:, n - 8:], axis=1)
+    nm = -m8[:, :1]
+    e8 = np.exp(m8 + nm)
+    s = e8[:, :1].copy()
+    for j in range(1, 8):
+        s += e8[:, j:j + 1]
+    nl = nm - np.log(s)
+    p = np.exp(np.where(v >= m8[:, 7:8], v, np.float32(-np.inf)) + nl)
+    return {"topv": m8, "probs": bf16_enc(p)}
+
+
+E08_SCALE = np.float32(1 / 0.9)   # the spec's 1 / 0.9, rounded once to fp32
+
+
+def _dropout_ln_inputs(shapes, r):
+    # a residual stream with per-row offsets, a sublayer output, keep bits of
+    # p = 0.1, layernorm's gamma and beta
+    n, d = shapes["res"]
+    return {"res": r.uniform(-1, 1, (n, 1)) + r.standard_normal((n, d)),
+            "dx": r.standard_normal((n, d)),
+            "keep": (r.uniform(0, 1, (n, d)) >= 0.1).astype(np.uint8),
+            "gamma": r.uniform(0.5, 1.5, shapes["gamma"]), "beta": 0.5 * r.standard_normal(shapes["beta"])}
+
+
+def _dropout_h(res, dx, keep):
+    """h in fp32 as the kernel rounds it: (dx * 1/(1-p)) * keep, + res, bf16."""
+    dd = (dx.astype(np.float32) * E08_SCALE) * keep.astype(np.float32)
+    return bf16_dec(bf16_enc(res.astype(np.float32) + dd))
+
+
+@probe({"h": EXACT,
+        "y": Tol(ulps=1, bound=lambda x, ref: layernorm_bound(
+            _dropout_h(x["res"], x["dx"], x["keep"]).astype(np.float64), x["gamma"], x["beta"]),
+            why="mean and variance in another order")},
+       make=_dropout_ln_inputs)
+def e08_resid_dropout_ln_bf16_d1000(res, dx, keep, gamma, beta):
+    # h: the same fp32 roundings as the kernel's scalar_tensor_tensor and add; y:
+    # numpy's two-pass layernorm of h (d01's), within LAYERNORM_TOL's bound
+    dd = (bf16_dec(dx) * E08_SCALE) * keep
+    h = bf16_enc(bf16_dec(res) + dd)
+    v = bf16_dec(h)
+    xc = v - v.mean(axis=1, keepdims=True)
+    sd = np.sqrt(np.square(xc).mean(axis=1, keepdims=True) + np.float32(1e-5))
+    return {"h": h, "y": bf16_enc(xc / sd * bf16_dec(gamma) + bf16_dec(beta))}
+
 def main(argv):
     if argv[:1] == ["list"]:
         print("\n".join(sorted(PROBES)))
