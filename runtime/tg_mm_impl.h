@@ -551,10 +551,16 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
  * the kernel's, so the same bits. The packed path widened every moving
  * element into panels for one row of sums (M = 1: 3 of 4 micro-kernel rows
  * idle), then read the panels back. A moving row of fp32 or bf16 elements is
- * widened in registers (TG_MM_SH_LDF, TG_MM_SH_LDBF); other dtypes and
- * strided rows a vector at a time through tg_load_f32 into a copy. */
+ * widened in registers (TG_MM_SH_LDF, TG_MM_SH_LDBF); other dtypes (fp16,
+ * fp8) and strided rows are widened once per group of k rows into fp32 rows
+ * on the stack (tg__mm_pack_flat, TG_MM_SH_CH columns at a time), then read
+ * as fp32 rows: before, every dst row read each moving element again through
+ * tg_load_f32 (bench/probes e02's fp16 GEMV, K = 3000: 29 times the bf16
+ * form's time). */
 #define TG_MM_SHORT TG_MATMUL_NARROW
 #define TG_MM_SHK 4
+#define TG_MM_SH_CH 256                      /* columns a staged pass widens */
+#define TG_MM_SH_LD (TG_MM_SH_CH + TG_MM_MR) /* its rows' stride: pack_flat pads to whole MR panels */
 #if TG_MM_VW > 1
 #define TG_MM_SH_LDBF(r, j) TG_MM_LDBF(r, j)
 #else
@@ -595,9 +601,21 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
 {
     const uint8_t *rows[TG_MM_SHK], *ablk = a->base, *bblk = b->base;
     const ptrdiff_t ea = (ptrdiff_t)tg_dtype_size(a->dt), eb = (ptrdiff_t)tg_dtype_size(b->dt);
+    /* rows read in place (fp32, tf32 read as fp32, bf16) or staged as fp32 */
     const int fast = b->fs == 1 && (b->dt == TG_FLOAT32 || b->dt == TG_TFLOAT32 || b->dt == TG_BFLOAT16);
+    const int bf = fast && b->dt == TG_BFLOAT16;
+    TG_MM_ALIGN float wb[TG_MM_SHK * TG_MM_SH_LD];
     float as[TG_MM_SHK][TG_MM_SHORT];
     int ain = 0, bin = 0, m, j;
+    if (!fast && N > TG_MM_SH_CH) { /* a staged pass per TG_MM_SH_CH columns: each column's sums are its own */
+        for (int c0 = 0; c0 < N; c0 += TG_MM_SH_CH) {
+            tg__mm_src bc = *b;
+            bc.base += (ptrdiff_t)c0 * b->fs * eb;
+            TG_MM_FN(tg__mm_short)(dst + c0, ds, a, &bc, K, M, N - c0 < TG_MM_SH_CH ? N - c0 : TG_MM_SH_CH,
+                                   accumulate);
+        }
+        return;
+    }
     for (m = 0; m < M && !accumulate; m++)
         for (j = 0; j < N; j++)
             dst[m * ds + j] = 0.0f; /* +0: the start value when not accumulating */
@@ -621,34 +639,34 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
         for (m = 0; m < M; m++)
             for (int kk = 0; kk < TG_MM_SHK; kk++)
                 av[m][kk] = (tg__vec){0} + as[kk < ks ? kk : 0][m];
-        if (fast && ks == TG_MM_SHK && b->dt == TG_BFLOAT16)
+        if (!fast) { /* the group's rows widened once, then read as fp32 rows */
+            tg__mm_pack_flat(wb, TG_MM_SH_LD, b, k1, ks, 0, N);
+            for (int kk = 0; kk < ks; kk++)
+                rows[kk] = (const uint8_t *)(const void *)(wb + kk * TG_MM_SH_LD);
+        }
+        if (ks == TG_MM_SHK && bf)
             TG_MM_SH_GROUP(TG_MM_SH_LDBF)
-        else if (fast && ks == TG_MM_SHK)
+        else if (ks == TG_MM_SHK)
             TG_MM_SH_GROUP(TG_MM_SH_LDF)
         for (m = 0; m < M; m++) {
             float *d = dst + m * ds;
-            /* the rest of the row (all of it for the other rows and dtypes,
-             * and for a group of fewer than TG_MM_SHK rows): a vector at a
-             * time, read in place where the rows are fp32 or bf16 and the
+            /* the rest of the row (all of it for a group of fewer than
+             * TG_MM_SHK rows): a vector at a time, read in place where the
              * vector is whole, else through a copy with zeros past N */
             for (j = j0; j < N; j += TG_MM_VW) {
                 TG_MM_ALIGN float t[TG_MM_SHK][TG_MM_VW], cv[TG_MM_VW];
                 const int jn = N - j < TG_MM_VW ? N - j : TG_MM_VW;
                 int i;
-                if (fast && jn == TG_MM_VW) {
+                if (jn == TG_MM_VW) {
                     tg__vec c_ = TG_MM_LD(d + j);
                     for (int kk = 0; kk < ks; kk++)
-                        TG_MM_SH_STEP(b->dt == TG_BFLOAT16 ? TG_MM_SH_LDBF(rows[kk], j) : TG_MM_SH_LDF(rows[kk], j),
-                                      kk)
+                        TG_MM_SH_STEP(bf ? TG_MM_SH_LDBF(rows[kk], j) : TG_MM_SH_LDF(rows[kk], j), kk)
                     TG_MM_ST(d + j, c_);
                     continue;
                 }
                 for (int kk = 0; kk < ks; kk++)
                     for (i = 0; i < TG_MM_VW; i++)
-                        t[kk][i] = i >= jn                        ? 0.0f
-                                   : fast && b->dt == TG_BFLOAT16 ? tg__mm_rd_bf16(rows[kk], j + i)
-                                   : fast                         ? tg__mm_rd_f32(rows[kk], j + i)
-                                   : tg_load_f32(rows[kk] + (ptrdiff_t)(j + i) * b->fs * eb, b->dt, 0);
+                        t[kk][i] = i >= jn ? 0.0f : bf ? tg__mm_rd_bf16(rows[kk], j + i) : tg__mm_rd_f32(rows[kk], j + i);
                 for (i = 0; i < TG_MM_VW; i++)
                     cv[i] = i < jn ? d[j + i] : 0.0f;
                 {
@@ -670,6 +688,8 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
             dst[m * ds + j] = tg_nan_canon(dst[m * ds + j]);
 }
 #undef TG_MM_SH_STEP
+#undef TG_MM_SH_CH
+#undef TG_MM_SH_LD
 #undef TG_MM_SH_GROUP
 #undef TG_MM_SH_LDF
 #undef TG_MM_SH_LDBF

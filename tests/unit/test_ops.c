@@ -734,7 +734,7 @@ static void test_matmul_direct(void **state)
                                     {128, 150, 1}, {37, 100, 4}, {5, 3, 2}, {128, 9, 40}, {70, 17, 100},
                                     {128, 128, 48},
                                     /* M <= 4, N > 4 (unpacked; fp32 and bf16 rows of stride 1 widened in
-                                     * registers, the rest through a copy) */
+                                     * registers, the rest staged as fp32 rows, N = 512 in two passes) */
                                     {128, 1, 512}, {37, 2, 100}, {5, 4, 17}, {1, 3, 40}, {127, 1, 7}, {66, 4, 33},
                                     /* N = 1, whole chunks of dst rows (bf16 rows of stride 1 at the last,
                                      * t = 19: loaded where the sums use them) */
