@@ -1697,6 +1697,20 @@ def _bf16_flip(v, rel_err, dtype="bfloat16"):
     return np.where(np.abs(frac - np.floor(frac) - 0.5) * sp <= rel_err * np.abs(v) + 2 * U32 * np.abs(v), sp, 0.0)
 
 
+def _softmax_pv_bound(s, d, v):
+    """The bound of _gqa_bound's derivation from the scores s (fp64) and their
+    error d_k on: exp's argument, P in bf16 (_bf16_flip), the P V sums, 1/sum."""
+    m = s.max(axis=-1, keepdims=True)
+    ee = d + d.max(axis=-1, keepdims=True) + 2 * U32 * np.abs(s - m) + 8 * U32
+    e = np.exp(s - m)
+    l = e.sum(axis=-1, keepdims=True)
+    dp = ee * e + _bf16_flip(e, ee)
+    n = s.shape[-1]
+    o = np.matmul(e, v) / l
+    return ((np.matmul(dp, np.abs(v)) + (2 * n + 2) * U32 * np.matmul(e, np.abs(v))) / l
+            + ((2 * n + 2) * U32 + ee.max(axis=-1, keepdims=True) + 4 * U32) * np.abs(o))
+
+
 def _gqa_bound(x, ref):
     """z07's o before the bf16 rounding. Scores: bf16 products exact, the K = 128
     sums in another order (matmul_bound), the scale one rounding each side: d_k =
@@ -1711,15 +1725,7 @@ def _gqa_bound(x, ref):
     sc = 1 / np.sqrt(q.shape[-1])
     s = np.matmul(q, k.swapaxes(-1, -2)) * sc
     d = sc * np.matmul(np.abs(q), np.abs(k).swapaxes(-1, -2)) * (2 * q.shape[-1] + 2) * U32 + 2 * U32 * np.abs(s)
-    m = s.max(axis=-1, keepdims=True)
-    ee = d + d.max(axis=-1, keepdims=True) + 2 * U32 * np.abs(s - m) + 8 * U32
-    e = np.exp(s - m)
-    l = e.sum(axis=-1, keepdims=True)
-    dp = ee * e + _bf16_flip(e, ee)
-    n = s.shape[-1]
-    o = np.matmul(e, v) / l
-    return ((np.matmul(dp, np.abs(v)) + (2 * n + 2) * U32 * np.matmul(e, np.abs(v))) / l
-            + ((2 * n + 2) * U32 + ee.max(axis=-1, keepdims=True) + 4 * U32) * np.abs(o))
+    return _softmax_pv_bound(s, d, v)
 
 
 @probe({"o": Tol(ulps=1, bound=_gqa_bound, why="QK^T sums, exp, P in bf16, the P V sums")})
@@ -2912,15 +2918,7 @@ def _win_attn_bound(x, ref):
     s = qk + x["bias"][None]
     d = (sc * np.matmul(np.abs(q), np.abs(k).swapaxes(-1, -2)) * (2 * q.shape[-1] + 2) * U32
          + 2 * U32 * np.abs(qk) + 2 * U32 * np.abs(s))
-    m = s.max(axis=-1, keepdims=True)
-    ee = d + d.max(axis=-1, keepdims=True) + 2 * U32 * np.abs(s - m) + 8 * U32
-    e = np.exp(s - m)
-    l = e.sum(axis=-1, keepdims=True)
-    dp = ee * e + _bf16_flip(e, ee)
-    n = s.shape[-1]
-    o = np.matmul(e, v) / l
-    b = ((np.matmul(dp, np.abs(v)) + (2 * n + 2) * U32 * np.matmul(e, np.abs(v))) / l
-         + ((2 * n + 2) * U32 + ee.max(axis=-1, keepdims=True) + 4 * U32) * np.abs(o))
+    b = _softmax_pv_bound(s, d, v)
     nw, h, t, dh = b.shape
     return b.transpose(0, 2, 1, 3).reshape(nw, t, h * dh)
 
