@@ -32,6 +32,7 @@
 #define tg__mm_pack_a TG_MM_FN(tg__mm_pack_a)
 #define tg__mm_pack_b TG_MM_FN(tg__mm_pack_b)
 #define tg__mm_pack_flat TG_MM_FN(tg__mm_pack_flat)
+#define tg__mm_widen_row TG_MM_FN(tg__mm_widen_row)
 #define tg__mm_run TG_MM_FN(tg__mm_run)
 #define tg__mm_narrow TG_MM_FN(tg__mm_narrow)
 #define tg__mm_packed TG_MM_FN(tg__mm_packed)
@@ -339,6 +340,84 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
     default: LOOP(ANY) break;                                  \
     }
 
+/* A row of n fp16, fp8 e4m3 or fp8 e5m2 elements (one after another from r)
+ * widened to fp32 into d, TG_MM_VW lanes at a time, the last n % TG_MM_VW
+ * elements by tg_load_f32. The values of tg_dtype.h's codec
+ * (tg__narrow_to_f32) by integer steps: a normal encoding's bits moved up
+ * with the exponent rebiased by an add, a subnormal one's mantissa
+ * converted to fp32 (exact) times its power of two (both normal in fp32:
+ * exact), inf and NaN (quieted) as the codec makes them. The codec's
+ * multiply of a denormal fp32 by a power of two took a microcode assist on
+ * a 1-in-16 random encoding, and the compiler's loop over it ran at 16
+ * bytes a step with byte shuffles (bench/probes e02 in e4m3, M = 1: the
+ * widening 1.3 ns an element). */
+#define TG_MM_WIDE_DT(dt) ((dt) == TG_FLOAT16 || (dt) == TG_FLOAT8_E4M3 || (dt) == TG_FLOAT8_E5M2)
+#if TG_MM_VW > 1
+typedef uint32_t TG_MM_FN(tg__wuvec) __attribute__((vector_size(TG_MM_VW * 4)));
+typedef uint16_t TG_MM_FN(tg__whvec) __attribute__((vector_size(TG_MM_VW * 2), aligned(1), may_alias));
+typedef uint8_t TG_MM_FN(tg__wbvec) __attribute__((vector_size(TG_MM_VW), aligned(1), may_alias));
+/* d[0 .. TG_MM_VW-1] from the encodings H (one a lane) of a format with
+ * EBITS exponent bits, MB mantissa bits and bias 127 - K (a macro: a vector
+ * argument's ABI depends on the body's target, clang's base body has no
+ * AVX-512 with -march=native) */
+#define TG_MM_WIDEN_VEC(d, H, EBITS, MB, K)                                                             \
+    do {                                                                                                \
+        typedef TG_MM_FN(tg__wuvec) uv_;                                                                \
+        const uint32_t sbit_ = 1u << ((EBITS) + (MB)), inf_ = ((1u << (EBITS)) - 1u) << (MB),          \
+                       mm_ = (1u << (MB)) - 1u;                                                         \
+        const uv_ h_ = (H), em_ = h_ & (sbit_ - 1u), man_ = em_ & mm_;                                  \
+        const uv_ sign_ = (uv_)((h_ & sbit_) != 0) & 0x80000000u;                                       \
+        const uv_ normal_ = (em_ << (23 - (MB))) + ((uint32_t)(K) << 23);                               \
+        const uv_ sub_ = (uv_)(__builtin_convertvector((TG_MM_FN(tg__ivec))man_, tg__vec) *             \
+                               tg_bits_f32((uint32_t)((K) + 1 - (MB)) << 23)); /* man · 2^(K-126-MB) */ \
+        const uv_ special_ = 0x7f800000u | (man_ << (23 - (MB))) |                                      \
+                             ((uv_)(man_ != 0) & 0x00400000u); /* NaN: quiet */                          \
+        const uv_ big_ = (uv_)(em_ >= inf_), low_ = (uv_)(em_ <= mm_);                                   \
+        TG_MM_ST(d, (tg__vec)((((special_ & big_) | (normal_ & ~big_)) & ~low_) | (sub_ & low_) | sign_)); \
+    } while (0)
+/* TG_MM_VW bytes or halves at p, each zero-extended into a lane */
+#if TG_MM_VW == 16 && !defined(__clang__)
+typedef char TG_MM_FN(tg__wcvec) __attribute__((vector_size(16), aligned(1), may_alias));
+typedef short TG_MM_FN(tg__wsvec) __attribute__((vector_size(32), aligned(1), may_alias));
+typedef int TG_MM_FN(tg__wivec) __attribute__((vector_size(64)));
+#define TG_MM_WIDEN_B(p)                                                                                 \
+    ((TG_MM_FN(tg__wuvec))__builtin_ia32_pmovzxbd512_mask(*(const TG_MM_FN(tg__wcvec) *)(const void *)(p), \
+                                                         (TG_MM_FN(tg__wivec)){0}, (unsigned short)-1))
+#define TG_MM_WIDEN_H(p)                                                                                 \
+    ((TG_MM_FN(tg__wuvec))__builtin_ia32_pmovzxwd512_mask(*(const TG_MM_FN(tg__wsvec) *)(const void *)(p), \
+                                                         (TG_MM_FN(tg__wivec)){0}, (unsigned short)-1))
+#else
+#define TG_MM_WIDEN_B(p) __builtin_convertvector(*(const TG_MM_FN(tg__wbvec) *)(const void *)(p), TG_MM_FN(tg__wuvec))
+#define TG_MM_WIDEN_H(p) __builtin_convertvector(*(const TG_MM_FN(tg__whvec) *)(const void *)(p), TG_MM_FN(tg__wuvec))
+#endif
+#endif
+static void tg__mm_widen_row(float *d, const uint8_t *r, tg_dtype dt, int n)
+{
+    int j = 0;
+#if TG_MM_VW > 1
+    switch (dt) {
+    case TG_FLOAT16:
+        for (; j + TG_MM_VW <= n; j += TG_MM_VW)
+            TG_MM_WIDEN_VEC(d + j, TG_MM_WIDEN_H(r + 2 * j), 5, 10, 112);
+        break;
+    case TG_FLOAT8_E4M3:
+        for (; j + TG_MM_VW <= n; j += TG_MM_VW)
+            TG_MM_WIDEN_VEC(d + j, TG_MM_WIDEN_B(r + j), 4, 3, 120);
+        break;
+    case TG_FLOAT8_E5M2:
+        for (; j + TG_MM_VW <= n; j += TG_MM_VW)
+            TG_MM_WIDEN_VEC(d + j, TG_MM_WIDEN_B(r + j), 5, 2, 112);
+        break;
+    default: break;
+    }
+#endif
+    for (; j < n; j++)
+        d[j] = tg_load_f32(r + (ptrdiff_t)j * (ptrdiff_t)tg_dtype_size(dt), dt, 0);
+}
+#undef TG_MM_WIDEN_B
+#undef TG_MM_WIDEN_H
+#undef TG_MM_WIDEN_VEC
+
 /* The pack of a stationary operand that few kernels pass (tg__mm_packed,
  * flat: N of at most TG_MM_FLAT_N columns): rows k0 ..
  * k0+kc-1 of o, free elements j0 .. j0+n-1, widened flat, element j0 + j of
@@ -353,7 +432,10 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
     TG_MM_EACH_ROW {                                                                                       \
         TG_MM_ROW_BEGIN                                                                                    \
         float *d_ = dst + k * lda;                                                                         \
-        if (fs == 1)                                                                                       \
+        if (fs == 1 && TG_MM_WIDE_DT(o->dt)) {                                                             \
+            tg__mm_widen_row(d_, r_, o->dt, n);                                                            \
+            j = n;                                                                                         \
+        } else if (fs == 1)                                                                                \
             for (j = 0; j < n; j++)                                                                        \
                 d_[j] = RD(r_, j);                                                                         \
         else                                                                                               \
@@ -559,7 +641,7 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
  * form's time). */
 #define TG_MM_SHORT TG_MATMUL_NARROW
 #define TG_MM_SHK 4
-#define TG_MM_SH_CH 256                      /* columns a staged pass widens */
+#define TG_MM_SH_CH 512                      /* columns a staged pass widens (a PSUM bank of fp32) */
 #define TG_MM_SH_LD (TG_MM_SH_CH + TG_MM_MR) /* its rows' stride: pack_flat pads to whole MR panels */
 #if TG_MM_VW > 1
 #define TG_MM_SH_LDBF(r, j) TG_MM_LDBF(r, j)
@@ -640,7 +722,23 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
             for (int kk = 0; kk < TG_MM_SHK; kk++)
                 av[m][kk] = (tg__vec){0} + as[kk < ks ? kk : 0][m];
         if (!fast) { /* the group's rows widened once, then read as fp32 rows */
-            tg__mm_pack_flat(wb, TG_MM_SH_LD, b, k1, ks, 0, N);
+#if defined(__GNUC__)
+            /* the next group's rows asked for first (rows a partition
+             * apart: the hardware prefetcher does not follow them; e02's
+             * fp16 GEMV 1.36 -> 1.09 ms) */
+            const uint8_t *nb = bblk;
+            for (int kk = 0, ni = bin; k1 + TG_MM_SHK + kk < K && kk < TG_MM_SHK; kk++, ni++) {
+                for (; ni >= b->kb; ni -= b->kb)
+                    nb += b->bs;
+                for (ptrdiff_t o_ = 0; o_ < (ptrdiff_t)N * b->fs * eb; o_ += 64)
+                    __builtin_prefetch(nb + (ptrdiff_t)ni * b->ps + o_, 0, 3);
+            }
+#endif
+            if (b->fs == 1 && TG_MM_WIDE_DT(b->dt))
+                for (int kk = 0; kk < ks; kk++)
+                    tg__mm_widen_row(wb + kk * TG_MM_SH_LD, rows[kk], b->dt, N);
+            else
+                tg__mm_pack_flat(wb, TG_MM_SH_LD, b, k1, ks, 0, N);
             for (int kk = 0; kk < ks; kk++)
                 rows[kk] = (const uint8_t *)(const void *)(wb + kk * TG_MM_SH_LD);
         }
@@ -688,6 +786,7 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
             dst[m * ds + j] = tg_nan_canon(dst[m * ds + j]);
 }
 #undef TG_MM_SH_STEP
+#undef TG_MM_WIDE_DT
 #undef TG_MM_SH_CH
 #undef TG_MM_SH_LD
 #undef TG_MM_SH_GROUP
@@ -826,6 +925,7 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 #undef tg__mm_pack_a
 #undef tg__mm_pack_b
 #undef tg__mm_pack_flat
+#undef tg__mm_widen_row
 #undef tg__mm_run
 #undef TG_MM_ALIGN
 #undef TG_MM_NR

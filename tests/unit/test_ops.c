@@ -781,6 +781,52 @@ static void test_matmul_direct(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
+/* A short matmul's moving rows of fp16, e4m3 and e5m2 are widened by the
+ * runtime's vector codec (tg_mm_impl.h tg__mm_widen_row): every encoding of
+ * each as a moving element (rows of 512, K = 3 for a group and a rest, M =
+ * 1..4), against tg_load_f32's values in the reference, at every SIMD level;
+ * and with accumulate, from dst values that keep a product's sign of zero. */
+static void test_matmul_widen_all(void **state)
+{
+    static uint8_t sb[3 * 512 * 2];
+    static float wb[3 * 512], d1[4 * 512], d2[4 * 512];
+    static const tg_dtype dts[] = {TG_FLOAT16, TG_FLOAT8_E4M3, TG_FLOAT8_E5M2};
+    const float sa[3 * 4] = {1.0f, -3.0f, 0x1p-20f, 5.5f, 0.75f, 1.0f, -0x1p30f, 2.0f, -1.0f, 0.5f, 3.0f, -2.5f};
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++) {
+            const tg_dtype db = dts[di];
+            const size_t eb = tg_dtype_size(db);
+            const uint32_t codes = eb == 1 ? 256u : 65536u;
+            for (uint32_t c0 = 0; c0 < codes; c0 += 3 * 512) {
+                for (int i = 0; i < 3 * 512; i++) {
+                    const uint32_t c = (c0 + (uint32_t)i) % codes;
+                    if (eb == 1)
+                        sb[i] = (uint8_t)c;
+                    else
+                        memcpy(sb + 2 * i, &(uint16_t){(uint16_t)c}, 2);
+                    wb[i] = tg_load_f32(sb + (size_t)i * eb, db, 0);
+                }
+                for (int M = 1; M <= 4; M++)
+                    for (int acc = 0; acc < 2; acc++) {
+                        tg_pe_src a = {(const uint8_t *)sa, 4 * 4, 1, TG_FLOAT32};
+                        tg_pe_src b = {sb, (ptrdiff_t)(512 * eb), 1, db};
+                        for (int i = 0; i < M * 512; i++)
+                            d1[i] = d2[i] = (i & 1) ? -0.0f : 1.0f;
+                        tg_matmul(d1, 512, a, b, 3, M, 512, acc, NULL, 0);
+                        ref_matmul(d2, 512, sa, 4, wb, 512, 3, M, 512, acc);
+                        for (int i = 0; i < M * 512; i++)
+                            if (!same_bits(d1[i], d2[i]))
+                                assert_true(isnan(d1[i]) && isnan(d2[i]));
+                    }
+            }
+        }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
 /* A stationary whose rows each hold one value along M (ones, a broadcast
  * scale; NaN and -0 rows among them) takes the runtime's one-row product and
  * copies (tg__matmul_uniform): the reference's bits at every m, with and
@@ -1972,6 +2018,7 @@ int main(void)
         cmocka_unit_test(test_matmul_random),
         cmocka_unit_test(test_matmul_k_tiles),
         cmocka_unit_test(test_matmul_direct),
+        cmocka_unit_test(test_matmul_widen_all),
         cmocka_unit_test(test_matmul_uniform),
         cmocka_unit_test(test_matmul_blocks),
         cmocka_unit_test(test_matmul_keep),
