@@ -1736,9 +1736,14 @@ def z07_gqa_decode_grid(q, k, v):
 def _gqa_decode(q, k, v):
     """z07's and d08's attention of bf16 q [..., G, DH] over k, v [..., L, DH] with
     scale 1/sqrt(128), P in bf16 for P V, fp32 out."""
-    s = np.matmul(bf16_dec(q), bf16_dec(k).swapaxes(-1, -2)) * np.float32(0.08838834764831845)
+    return _gqa_decode_f32(bf16_dec(q), bf16_dec(k), bf16_dec(v))
+
+
+def _gqa_decode_f32(qf, kf, vf):
+    """_gqa_decode's math on q, k, v already decoded to fp32 (f07: an fp8 cache)."""
+    s = np.matmul(qf, kf.swapaxes(-1, -2)) * np.float32(0.08838834764831845)
     e = np.exp(s - s.max(axis=-1, keepdims=True))
-    pv = np.matmul(bf16_dec(bf16_enc(e)), bf16_dec(v))
+    pv = np.matmul(bf16_dec(bf16_enc(e)), vf)
     return pv * (np.float32(1) / e.sum(axis=-1, keepdims=True))
 
 
@@ -3089,6 +3094,163 @@ def e08_resid_dropout_ln_bf16_d1000(res, dx, keep, gamma, beta):
     xc = v - v.mean(axis=1, keepdims=True)
     sd = np.sqrt(np.square(xc).mean(axis=1, keepdims=True) + np.float32(1e-5))
     return {"h": h, "y": bf16_enc(xc / sd * bf16_dec(gamma) + bf16_dec(beta))}
+
+
+# --- the f series ---------------------------------------------------------------
+
+def _nli_head_inputs(shapes, r):
+    # token states of spread 2 (to_storage rounds them to e5m2), head weights at
+    # 1/sqrt(H) (logits of order 1-3), a small bias
+    t, hd = shapes["h"]
+    return {"h": 2.0 * r.standard_normal((t, hd)), "w": r.standard_normal(shapes["w"]) / np.sqrt(hd),
+            "b": 0.5 * r.standard_normal(shapes["b"])}
+
+
+def _nli_z_bound(x, ref):
+    """f01's z: e5m2 products exact in fp32, the H sums in another order
+    (matmul_bound); the bias add rounds slightly different sums (the ulp)."""
+    return matmul_bound(x["h"], x["w"])
+
+
+def _nli_y_bound(x, ref):
+    """f01's y = z + (-m - log s) before the bf16 rounding: z within dz (above) and m
+    with it, so each exp's argument within 2 dz and s within 2 dz + (EXP_ULPS + 2C + 2)u
+    relative (exps, the C-term sum in another order); log within 1 ulp (runtime) and
+    3.34 (numpy): 4 fp32 steps of log s; the subtract and the add 2u each of |off|
+    and |ref|."""
+    z = x["h"] @ x["w"] + x["b"]
+    dz = _nli_z_bound(x, None).max(axis=1, keepdims=True)
+    m = z.max(axis=1, keepdims=True)
+    ls = np.log(np.exp(z - m).sum(axis=1, keepdims=True))
+    c = z.shape[1]
+    return (3 * dz + 2 * dz + (EXP_ULPS + 2 * c + 2) * U32 + 4 * spacing(ls, "float32")
+            + 2 * U32 * np.abs(m + ls) + 2 * U32 * np.abs(ref))
+
+
+@probe({"z": Tol(ulps=1, bound=_nli_z_bound, why="H = 768 sums in another order"),
+        "y": Tol(ulps=1, bound=_nli_y_bound, why="the logits' sums, exp, the 3-term sum, log")},
+       make=_nli_head_inputs)
+def f01_nli_head_e5m2_n3(h, w, b):
+    # the kernel's order: z = (h W) + b; off = -m - log(sum exp(z - m)); y = z + off
+    z = F8_E5M2[h] @ F8_E5M2[w] + b
+    m = z.max(axis=1, keepdims=True)
+    off = -m - np.log(np.exp(z - m).sum(axis=1, keepdims=True))
+    return {"z": z, "y": bf16_enc(z + off)}
+
+
+def _cgemm_bound(x, ref):
+    """f02's Re and Im C: each a 2K-term sum of exact bf16 products (Ar Br and -Ai Bi,
+    or Ar Bi and Ai Br), summed by the kernel chunk by chunk through PSUM, by cgemm in
+    its own order: matmul_bound over the two halves side by side (K' = 2K)."""
+    a, b = x["a"], x["b"]
+    ar, ai, br, bi = a[..., 0::2], a[..., 1::2], b[..., 0::2], b[..., 1::2]
+    sw = lambda t: t.swapaxes(-1, -2)
+    re = matmul_bound(np.concatenate([sw(ar), sw(ai)], -1), np.concatenate([br, bi], -2))
+    im = matmul_bound(np.concatenate([sw(ar), sw(ai)], -1), np.concatenate([bi, br], -2))
+    return np.stack([re, im], -1).reshape(ref.shape)
+
+
+@probe({"c": Tol(ulps=1, bound=_cgemm_bound, why="2K-term sums in another order")})
+def f02_cgemm_interleaved_bf16(a, b):
+    # a numpy user's complex64 product (cgemm) of the interleaved views
+    av, bv = bf16_dec(a), bf16_dec(b)
+    ac = np.empty(av.shape[:-1] + (av.shape[-1] // 2,), np.complex64)
+    bc = np.empty(bv.shape[:-1] + (bv.shape[-1] // 2,), np.complex64)
+    ac.real, ac.imag = av[..., 0::2], av[..., 1::2]
+    bc.real, bc.imag = bv[..., 0::2], bv[..., 1::2]
+    cc = np.matmul(ac.swapaxes(-1, -2), bc)
+    return {"c": cc.view(np.float32)}
+
+
+def _requant_inputs(shapes, r):
+    # int8 codes over the whole range, zero points near 0, fp16 scales that keep
+    # |x - zp| s below e4m3's 240 (some results subnormal in e4m3)
+    return {"x": r.integers(-128, 128, shapes["x"]).astype(np.int8),
+            "zp": r.integers(-20, 21, shapes["zp"]).astype(np.int8),
+            "s": r.uniform(0.004, 0.8, shapes["s"])}
+
+
+@probe({"y": EXACT}, make=_requant_inputs)
+def f03_i8_requant_fp8_chan(x, zp, s):
+    # x - zp exact in fp32, times the fp16 scale one fp32 rounding, then e4m3 (RNE)
+    # on both sides
+    v = (x.astype(np.float32) - zp.astype(np.float32)[:, None]) * f16_dec(s)[:, None]
+    return {"y": fp8_e4m3_enc(v)}
+
+
+def _rglru_inputs(shapes, r):
+    # decays in (0.5, 0.999) as RG-LRU's a = sigma(L)^(c r) gives them (some at bf16's
+    # 0.99x steps, so the state holds ~100 steps), inputs standard normal
+    return {"a": r.uniform(0.5, 0.999, shapes["a"])}
+
+
+@probe({"h": EXACT}, make=_rglru_inputs)
+def f04_rglru_scan_bf16(a, x):
+    # a a exact in fp32 (bf16 squares), 1 - a^2 and sqrt (correctly rounded both
+    # sides) and the product one fp32 rounding each, u rounded to bf16; the scan's
+    # state in fp32, a r then + u rounded once each, h rounded to bf16 (d06's form)
+    av, xv = bf16_dec(a), bf16_dec(x)
+    u = bf16_dec(bf16_enc(np.sqrt(np.float32(1) - av * av) * xv))
+    at = np.ascontiguousarray(np.moveaxis(av, -1, 0))
+    ut = np.ascontiguousarray(np.moveaxis(u, -1, 0))
+    hs = np.empty_like(ut)
+    r = np.zeros(ut.shape[1:], np.float32)
+    for t in range(ut.shape[0]):
+        r = at[t] * r + ut[t]
+        hs[t] = r
+    return {"h": bf16_enc(np.moveaxis(hs, 0, -1))}
+
+
+F05_INV_L = np.float32(1 / 77)   # the spec's 1 / L, rounded once to fp32
+
+
+@probe({"mean": EXACT, "mx": EXACT})
+def f05_tokpool_preduce_l77(x):
+    # partition_reduce folds partitions 0, 1, ... in fp32; numpy's sum over the
+    # middle axis adds whole rows in order, the same fold (r09); then one fp32
+    # multiply; the max of bf16 values is exact in any order
+    v = bf16_dec(x)
+    return {"mean": v.sum(axis=1) * F05_INV_L, "mx": bf16_enc(v.max(axis=1))}
+
+
+def _pq_inputs(shapes, r):
+    # codes anywhere in 0..255, centroids of order 0.3 (unit-norm vectors' 8-dim
+    # pieces), norms in [0.5, 20]
+    return {"codes": r.integers(0, 256, shapes["codes"]).astype(np.uint8),
+            "cb": 0.3 * r.standard_normal(shapes["cb"]), "nrm": r.uniform(0.5, 20, shapes["nrm"])}
+
+
+@probe({"y": EXACT}, make=_pq_inputs)
+def f06_pq_decode_u8_gather(codes, cb, nrm):
+    # per subspace a fancy-index gather of the codebook (fp16 -> fp32 exact), the
+    # product by the norm one fp32 rounding, then bf16
+    n, m = codes.shape
+    cbv = f16_dec(cb)
+    g = cbv[np.arange(m)[None, :], codes]            # [N, M, DS]
+    return {"y": bf16_enc(g.reshape(n, -1) * nrm[:, None])}
+
+
+@probe({"o": Tol(ulps=1, bound=_gqa_bound, why="QK^T sums, exp, P in bf16, the P V sums")})
+def f07_fp8_kv_decode_peT_l200(q, k, v):
+    # z07's math (its bound too: bf16 x e4m3 and bf16 x e4m3 products are exact in
+    # fp32 as bf16 x bf16 ones are) over an e4m3 cache of 200 keys; the PE transposes
+    # and the copy back into e4m3 move e4m3 values unchanged
+    return {"o": _gqa_decode_f32(bf16_dec(q), F8_E4M3[k], F8_E4M3[v])}
+
+
+def _i16_embed_inputs(shapes, r):
+    # ids anywhere in the table (int16: V = 30000 < 2^15), rows of spread 0.05 (an
+    # embedding's init) and per-token scales that put |y| up to ~100 (e4m3's 240)
+    return {"ids": r.integers(0, shapes["table"][0], shapes["ids"]).astype(np.int16),
+            "table": 0.05 * r.standard_normal(shapes["table"]), "qs": r.uniform(1, 25, shapes["qs"])}
+
+
+@probe({"y": EXACT}, make=_i16_embed_inputs)
+def f08_embed_i16ids_fp8_out(ids, table, qs):
+    # the gather moves bits; x 16 exact, x the bf16 scale one fp32 rounding, e4m3 RNE
+    g = bf16_dec(table[ids])
+    return {"y": fp8_e4m3_enc((g * np.float32(16)) * bf16_dec(qs)[:, None])}
+
 
 def main(argv):
     if argv[:1] == ["list"]:
