@@ -33,6 +33,7 @@
 #define tg__mm_pack_b TG_MM_FN(tg__mm_pack_b)
 #define tg__mm_pack_flat TG_MM_FN(tg__mm_pack_flat)
 #define tg__mm_widen_row TG_MM_FN(tg__mm_widen_row)
+#define tg__mm_widen_rest TG_MM_FN(tg__mm_widen_rest)
 #define tg__mm_run TG_MM_FN(tg__mm_run)
 #define tg__mm_narrow TG_MM_FN(tg__mm_narrow)
 #define tg__mm_packed TG_MM_FN(tg__mm_packed)
@@ -342,7 +343,7 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
 
 /* A row of n fp16, fp8 e4m3 or fp8 e5m2 elements (one after another from r)
  * widened to fp32 into d, TG_MM_VW lanes at a time, the last n % TG_MM_VW
- * elements by tg_load_f32. The values of tg_dtype.h's codec
+ * elements as one more vector of a zero-padded copy. The values of tg_dtype.h's codec
  * (tg__narrow_to_f32) by integer steps: a normal encoding's bits moved up
  * with the exponent rebiased by an add, a subnormal one's mantissa
  * converted to fp32 (exact) times its power of two (both normal in fp32:
@@ -391,6 +392,11 @@ typedef int TG_MM_FN(tg__wivec) __attribute__((vector_size(64)));
 #define TG_MM_WIDEN_H(p) __builtin_convertvector(*(const TG_MM_FN(tg__whvec) *)(const void *)(p), TG_MM_FN(tg__wuvec))
 #endif
 #endif
+static void tg__mm_widen_rest(float *d, const uint8_t *r, tg_dtype dt, int j, int n)
+{
+    for (; j < n; j++)
+        d[j] = tg_load_f32(r + (ptrdiff_t)j * (ptrdiff_t)tg_dtype_size(dt), dt, 0);
+}
 static void tg__mm_widen_row(float *d, const uint8_t *r, tg_dtype dt, int n)
 {
     int j = 0;
@@ -408,11 +414,24 @@ static void tg__mm_widen_row(float *d, const uint8_t *r, tg_dtype dt, int n)
         for (; j + TG_MM_VW <= n; j += TG_MM_VW)
             TG_MM_WIDEN_VEC(d + j, TG_MM_WIDEN_B(r + j), 5, 2, 112);
         break;
-    default: break;
+    default: tg__mm_widen_rest(d, r, dt, 0, n); return;
     }
+    if (j < n) { /* the rest as one vector of a zero-padded copy */
+        const size_t es = tg_dtype_size(dt);
+        uint8_t h[2 * TG_MM_VW] = {0};
+        TG_MM_ALIGN float w[TG_MM_VW];
+        memcpy(h, r + (size_t)j * es, (size_t)(n - j) * es);
+        if (dt == TG_FLOAT16)
+            TG_MM_WIDEN_VEC(w, TG_MM_WIDEN_H(h), 5, 10, 112);
+        else if (dt == TG_FLOAT8_E4M3)
+            TG_MM_WIDEN_VEC(w, TG_MM_WIDEN_B(h), 4, 3, 120);
+        else
+            TG_MM_WIDEN_VEC(w, TG_MM_WIDEN_B(h), 5, 2, 112);
+        memcpy(d + j, w, sizeof(float) * (size_t)(n - j));
+    }
+#else
+    tg__mm_widen_rest(d, r, dt, j, n);
 #endif
-    for (; j < n; j++)
-        d[j] = tg_load_f32(r + (ptrdiff_t)j * (ptrdiff_t)tg_dtype_size(dt), dt, 0);
 }
 #undef TG_MM_WIDEN_B
 #undef TG_MM_WIDEN_H
@@ -926,6 +945,7 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 #undef tg__mm_pack_b
 #undef tg__mm_pack_flat
 #undef tg__mm_widen_row
+#undef tg__mm_widen_rest
 #undef tg__mm_run
 #undef TG_MM_ALIGN
 #undef TG_MM_NR
