@@ -531,7 +531,9 @@ static void tg__mm_pack_flat(float *dst, ptrdiff_t lda, const tg__mm_src *o, int
     for (int kk = 0; kk < ks; kk++) {                                          \
         const uint8_t *r_ = ablk + (ptrdiff_t)ain * a->ps;                     \
         float *tk = t + kk * CH;                                               \
-        if (a->fs == 1)                                                        \
+        if (a->fs == 1 && TG_MM_WIDE_DT(a->dt))                                \
+            tg__mm_widen_row(tk, r_, a->dt, mc);                               \
+        else if (a->fs == 1)                                                   \
             for (int j = 0; j < mc; j++)                                       \
                 tk[j] = RD(r_, j);                                             \
         else                                                                   \
