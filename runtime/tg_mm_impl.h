@@ -655,11 +655,11 @@ static void tg__mm_narrow(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
  * element into panels for one row of sums (M = 1: 3 of 4 micro-kernel rows
  * idle), then read the panels back. A moving row of fp32 or bf16 elements is
  * widened in registers (TG_MM_SH_LDF, TG_MM_SH_LDBF); other dtypes (fp16,
- * fp8) and strided rows are widened once per group of k rows into fp32 rows
- * on the stack (tg__mm_pack_flat, TG_MM_SH_CH columns at a time), then read
- * as fp32 rows: before, every dst row read each moving element again through
- * tg_load_f32 (bench/probes e02's fp16 GEMV, K = 3000: 29 times the bf16
- * form's time). */
+ * fp8: tg__mm_widen_row) and strided rows (tg__mm_pack_flat) are widened once
+ * per group of k rows into fp32 rows on the stack, TG_MM_SH_CH columns at a
+ * time, then read as fp32 rows: before, every dst row read each moving
+ * element again through tg_load_f32 (bench/probes e02's fp16 GEMV, K = 3000:
+ * 29 times the bf16 form's time). */
 #define TG_MM_SHORT TG_MATMUL_NARROW
 #define TG_MM_SHK 4
 #define TG_MM_SH_CH 512                      /* columns a staged pass widens (a PSUM bank of fp32) */
