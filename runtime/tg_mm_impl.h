@@ -33,7 +33,6 @@
 #define tg__mm_pack_b TG_MM_FN(tg__mm_pack_b)
 #define tg__mm_pack_flat TG_MM_FN(tg__mm_pack_flat)
 #define tg__mm_widen_row TG_MM_FN(tg__mm_widen_row)
-#define tg__mm_widen_rest TG_MM_FN(tg__mm_widen_rest)
 #define tg__mm_run TG_MM_FN(tg__mm_run)
 #define tg__mm_narrow TG_MM_FN(tg__mm_narrow)
 #define tg__mm_packed TG_MM_FN(tg__mm_packed)
@@ -342,40 +341,16 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
     }
 
 /* A row of n fp16, fp8 e4m3 or fp8 e5m2 elements (one after another from r)
- * widened to fp32 into d, TG_MM_VW lanes at a time, the last n % TG_MM_VW
- * elements as one more vector of a zero-padded copy. The values of tg_dtype.h's codec
- * (tg__narrow_to_f32) by integer steps: a normal encoding's bits moved up
- * with the exponent rebiased by an add, a subnormal one's mantissa
- * converted to fp32 (exact) times its power of two (both normal in fp32:
- * exact), inf and NaN (quieted) as the codec makes them. The codec's
- * multiply of a denormal fp32 by a power of two took a microcode assist on
- * a 1-in-16 random encoding, and the compiler's loop over it ran at 16
- * bytes a step with byte shuffles (bench/probes e02 in e4m3, M = 1: the
- * widening 1.3 ns an element). */
+ * widened to fp32 into d, TG_MM_VW lanes at a time by the vector codec
+ * (tg_simd.h TG_NARROW_WIDEN_V: tg_dtype.h's values), the last n % TG_MM_VW
+ * elements as one more vector of a zero-padded copy. The scalar codec a
+ * lane at a time ran at 16 bytes a step with byte shuffles (bench/probes e02
+ * in e4m3, M = 1: the widening 1.3 ns an element). */
 #define TG_MM_WIDE_DT(dt) ((dt) == TG_FLOAT16 || (dt) == TG_FLOAT8_E4M3 || (dt) == TG_FLOAT8_E5M2)
 #if TG_MM_VW > 1
 typedef uint32_t TG_MM_FN(tg__wuvec) __attribute__((vector_size(TG_MM_VW * 4)));
 typedef uint16_t TG_MM_FN(tg__whvec) __attribute__((vector_size(TG_MM_VW * 2), aligned(1), may_alias));
 typedef uint8_t TG_MM_FN(tg__wbvec) __attribute__((vector_size(TG_MM_VW), aligned(1), may_alias));
-/* d[0 .. TG_MM_VW-1] from the encodings H (one a lane) of a format with
- * EBITS exponent bits, MB mantissa bits and bias 127 - K (a macro: a vector
- * argument's ABI depends on the body's target, clang's base body has no
- * AVX-512 with -march=native) */
-#define TG_MM_WIDEN_VEC(d, H, EBITS, MB, K)                                                             \
-    do {                                                                                                \
-        typedef TG_MM_FN(tg__wuvec) uv_;                                                                \
-        const uint32_t sbit_ = 1u << ((EBITS) + (MB)), inf_ = ((1u << (EBITS)) - 1u) << (MB),          \
-                       mm_ = (1u << (MB)) - 1u;                                                         \
-        const uv_ h_ = (H), em_ = h_ & (sbit_ - 1u), man_ = em_ & mm_;                                  \
-        const uv_ sign_ = (uv_)((h_ & sbit_) != 0) & 0x80000000u;                                       \
-        const uv_ normal_ = (em_ << (23 - (MB))) + ((uint32_t)(K) << 23);                               \
-        const uv_ sub_ = (uv_)(__builtin_convertvector((TG_MM_FN(tg__ivec))man_, tg__vec) *             \
-                               tg_bits_f32((uint32_t)((K) + 1 - (MB)) << 23)); /* man · 2^(K-126-MB) */ \
-        const uv_ special_ = 0x7f800000u | (man_ << (23 - (MB))) |                                      \
-                             ((uv_)(man_ != 0) & 0x00400000u); /* NaN: quiet */                          \
-        const uv_ big_ = (uv_)(em_ >= inf_), low_ = (uv_)(em_ <= mm_);                                   \
-        TG_MM_ST(d, (tg__vec)((((special_ & big_) | (normal_ & ~big_)) & ~low_) | (sub_ & low_) | sign_)); \
-    } while (0)
 /* TG_MM_VW bytes or halves at p, each zero-extended into a lane */
 #if TG_MM_VW == 16 && !defined(__clang__)
 typedef char TG_MM_FN(tg__wcvec) __attribute__((vector_size(16), aligned(1), may_alias));
@@ -391,51 +366,45 @@ typedef int TG_MM_FN(tg__wivec) __attribute__((vector_size(64)));
 #define TG_MM_WIDEN_B(p) __builtin_convertvector(*(const TG_MM_FN(tg__wbvec) *)(const void *)(p), TG_MM_FN(tg__wuvec))
 #define TG_MM_WIDEN_H(p) __builtin_convertvector(*(const TG_MM_FN(tg__whvec) *)(const void *)(p), TG_MM_FN(tg__wuvec))
 #endif
+/* d[0 .. TG_MM_VW-1] from the TG_MM_VW encodings at p, read by LOAD */
+#define TG_MM_WIDEN_VEC(d, p, LOAD, EBITS, MB, K)                                                  \
+    do {                                                                                           \
+        TG_MM_FN(tg__wuvec) w_;                                                                    \
+        TG_NARROW_WIDEN_V(w_, TG_MM_FN(tg__wuvec), tg__ivec, tg__vec, LOAD(p), EBITS, MB, K);      \
+        TG_MM_ST(d, (tg__vec)w_);                                                                  \
+    } while (0)
+/* the row's whole vectors, then the rest as one vector of a zero-padded copy */
+#define TG_MM_WIDEN_ROW(ES, LOAD, EBITS, MB, K)                                                    \
+    do {                                                                                           \
+        for (; j + TG_MM_VW <= n; j += TG_MM_VW)                                                   \
+            TG_MM_WIDEN_VEC(d + j, r + (ES) * j, LOAD, EBITS, MB, K);                              \
+        if (j < n) {                                                                               \
+            uint8_t pad_[2 * TG_MM_VW] = {0};                                                      \
+            TG_MM_ALIGN float out_[TG_MM_VW];                                                      \
+            memcpy(pad_, r + (size_t)(ES) * (size_t)j, (size_t)(ES) * (size_t)(n - j));            \
+            TG_MM_WIDEN_VEC(out_, pad_, LOAD, EBITS, MB, K);                                       \
+            memcpy(d + j, out_, sizeof(float) * (size_t)(n - j));                                  \
+        }                                                                                          \
+    } while (0)
 #endif
-static void tg__mm_widen_rest(float *d, const uint8_t *r, tg_dtype dt, int j, int n)
-{
-    for (; j < n; j++)
-        d[j] = tg_load_f32(r + (ptrdiff_t)j * (ptrdiff_t)tg_dtype_size(dt), dt, 0);
-}
 static void tg__mm_widen_row(float *d, const uint8_t *r, tg_dtype dt, int n)
 {
     int j = 0;
 #if TG_MM_VW > 1
     switch (dt) {
-    case TG_FLOAT16:
-        for (; j + TG_MM_VW <= n; j += TG_MM_VW)
-            TG_MM_WIDEN_VEC(d + j, TG_MM_WIDEN_H(r + 2 * j), 5, 10, 112);
-        break;
-    case TG_FLOAT8_E4M3:
-        for (; j + TG_MM_VW <= n; j += TG_MM_VW)
-            TG_MM_WIDEN_VEC(d + j, TG_MM_WIDEN_B(r + j), 4, 3, 120);
-        break;
-    case TG_FLOAT8_E5M2:
-        for (; j + TG_MM_VW <= n; j += TG_MM_VW)
-            TG_MM_WIDEN_VEC(d + j, TG_MM_WIDEN_B(r + j), 5, 2, 112);
-        break;
-    default: tg__mm_widen_rest(d, r, dt, 0, n); return;
+    case TG_FLOAT16: TG_MM_WIDEN_ROW(2, TG_MM_WIDEN_H, 5, 10, 112); return;
+    case TG_FLOAT8_E4M3: TG_MM_WIDEN_ROW(1, TG_MM_WIDEN_B, 4, 3, 120); return;
+    case TG_FLOAT8_E5M2: TG_MM_WIDEN_ROW(1, TG_MM_WIDEN_B, 5, 2, 112); return;
+    default: break;
     }
-    if (j < n) { /* the rest as one vector of a zero-padded copy */
-        const size_t es = tg_dtype_size(dt);
-        uint8_t h[2 * TG_MM_VW] = {0};
-        TG_MM_ALIGN float w[TG_MM_VW];
-        memcpy(h, r + (size_t)j * es, (size_t)(n - j) * es);
-        if (dt == TG_FLOAT16)
-            TG_MM_WIDEN_VEC(w, TG_MM_WIDEN_H(h), 5, 10, 112);
-        else if (dt == TG_FLOAT8_E4M3)
-            TG_MM_WIDEN_VEC(w, TG_MM_WIDEN_B(h), 4, 3, 120);
-        else
-            TG_MM_WIDEN_VEC(w, TG_MM_WIDEN_B(h), 5, 2, 112);
-        memcpy(d + j, w, sizeof(float) * (size_t)(n - j));
-    }
-#else
-    tg__mm_widen_rest(d, r, dt, j, n);
 #endif
+    for (; j < n; j++)
+        d[j] = tg_load_f32(r + (ptrdiff_t)j * (ptrdiff_t)tg_dtype_size(dt), dt, 0);
 }
 #undef TG_MM_WIDEN_B
 #undef TG_MM_WIDEN_H
 #undef TG_MM_WIDEN_VEC
+#undef TG_MM_WIDEN_ROW
 
 /* The pack of a stationary operand that few kernels pass (tg__mm_packed,
  * flat: N of at most TG_MM_FLAT_N columns): rows k0 ..
@@ -947,7 +916,6 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 #undef tg__mm_pack_b
 #undef tg__mm_pack_flat
 #undef tg__mm_widen_row
-#undef tg__mm_widen_rest
 #undef tg__mm_run
 #undef TG_MM_ALIGN
 #undef TG_MM_NR

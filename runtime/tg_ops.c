@@ -887,8 +887,8 @@ TG_LS_PLAIN_UNSTAGE(e5m2, uint8_t, tg_f32_to_e5m2)
  *    tg_f32_to_bf16 narrows one (RNE on the bits; a NaN quieted, its
  *    payload's top kept);
  *  - fp16, fp8 e4m3 and e5m2 as tg_dtype.h's narrow codec does
- *    (tg__narrow_to_f32: the exponent and mantissa moved up and scaled by
- *    2^(127 - bias), exact, inf and NaN rebuilt, a NaN quieted;
+ *    (tg__narrow_to_f32 by tg_simd.h's vector codec: exact, inf and NaN
+ *    rebuilt, a NaN quieted;
  *    tg__f32_to_narrow: RNE on the bits in the format's normal range, below
  *    it by adding 2^(24 - bias - mantissa bits) in fp32, whose quantum is the
  *    format's subnormal one; overflow to inf; a NaN quieted, its payload's
@@ -954,20 +954,16 @@ typedef float tg__v8f __attribute__((vector_size(32)));
         b_ = __builtin_shufflevector(b_, b_, TG_LS8_LOW);                                                       \
         memcpy((p), &b_, 8);                                                                                    \
     } while (0)
-/* tg__narrow_to_f32(h, EB, MB, REBIAS) and tg__f32_to_narrow(x, EB, MB, BIAS)
- * on eight lanes loaded by LOAD or stored by STORE (every value below 2^31, so
- * the signed compares are the scalar code's unsigned ones; MAGIC is the
- * float 2^(24 - BIAS - MB), whose bits the subnormal sum's take away) */
-#define TG_LSN_WIDEN(r, p, LOAD, EB, MB, REBIAS)                                                                \
+/* tg__narrow_to_f32 on eight lanes loaded by LOAD (tg_simd.h's vector
+ * codec) and tg__f32_to_narrow(x, EB, MB, BIAS) on eight lanes stored by
+ * STORE (every value below 2^31, so the signed compares are the scalar
+ * code's unsigned ones; MAGIC is the float 2^(24 - BIAS - MB), whose bits
+ * the subnormal sum's take away) */
+#define TG_LSN_WIDEN(r, p, LOAD, EB, MB, K)                                                                     \
     do {                                                                                                        \
         tg__v8 u_;                                                                                              \
         LOAD(u_, p);                                                                                            \
-        tg__v8 em_ = u_ & ((1u << ((EB) + (MB))) - 1u), mt_ = em_ & ((1u << (MB)) - 1u);                        \
-        tg__v8 sg_ = (u_ >> ((EB) + (MB))) << 31;                                                               \
-        tg__v8f mag_ = (tg__v8f)(em_ << (23 - (MB))) * (REBIAS);                                                \
-        tg__v8 sp_ = 0x7f800000u | (mt_ << (23 - (MB))) | ((tg__v8)((tg__v8i)mt_ != 0) & 0x00400000u);          \
-        tg__v8 big_ = (tg__v8)((tg__v8i)em_ >= (int32_t)(((1u << (EB)) - 1u) << (MB)));                         \
-        (r) = TG_LS_PICK(big_, sp_, (tg__v8)mag_) | sg_;                                                        \
+        TG_NARROW_WIDEN_V(r, tg__v8, tg__v8i, tg__v8f, u_, EB, MB, K);                                          \
     } while (0)
 #define TG_LSN_NARROW(p, x, STORE, EB, MB, BIAS, MAGIC)                                                         \
     do {                                                                                                        \
@@ -982,11 +978,11 @@ typedef float tg__v8f __attribute__((vector_size(32)));
         q_ = sg_ | TG_LS_PICK(TG_LSB_NAN(x), nan_, q_);                                                         \
         STORE(p, q_);                                                                                           \
     } while (0)
-#define TG_LSH_WIDEN(r, p) TG_LSN_WIDEN(r, p, TG_LS16_LOAD, 5, 10, 0x1p112f)
+#define TG_LSH_WIDEN(r, p) TG_LSN_WIDEN(r, p, TG_LS16_LOAD, 5, 10, 112)
 #define TG_LSH_NARROW(p, x) TG_LSN_NARROW(p, x, TG_LS16_STORE, 5, 10, 15, 0x1p-1f)
-#define TG_LS43_WIDEN(r, p) TG_LSN_WIDEN(r, p, TG_LS8_LOAD, 4, 3, 0x1p120f)
+#define TG_LS43_WIDEN(r, p) TG_LSN_WIDEN(r, p, TG_LS8_LOAD, 4, 3, 120)
 #define TG_LS43_NARROW(p, x) TG_LSN_NARROW(p, x, TG_LS8_STORE, 4, 3, 7, 0x1p14f)
-#define TG_LS52_WIDEN(r, p) TG_LSN_WIDEN(r, p, TG_LS8_LOAD, 5, 2, 0x1p112f)
+#define TG_LS52_WIDEN(r, p) TG_LSN_WIDEN(r, p, TG_LS8_LOAD, 5, 2, 112)
 #define TG_LS52_NARROW(p, x) TG_LSN_NARROW(p, x, TG_LS8_STORE, 5, 2, 15, 0x1p7f)
 /* A block's last 1-7 columns (a ragged window's rows of 6 or 7, b03) go
  * through the same 8x8 body: each lane's nb = k·ES bytes (nb < 16) read by

@@ -124,4 +124,30 @@ static inline int tg_simd_level_capped(int *cached, int cap)
 #define TG_SIMD_BODY
 #endif
 
+/* tg_dtype.h's tg__narrow_to_f32 on each lane of a vector (GNU vector
+ * extensions; the matmul rows' widening, tg_mm_impl.h, and the lanes
+ * staging, tg_ops.c): H holds the encodings, zero-extended one a lane, of a
+ * format with EBITS exponent bits, MB mantissa bits and bias 127 - K, in
+ * the unsigned 32-bit lane type UV (IV and FV: its int32 and float twins);
+ * R gets the fp32 bits (UV). The codec's integer steps: a normal encoding's
+ * bits moved up with the exponent rebiased by an add, a subnormal one's
+ * mantissa converted to fp32 (exact) times 2^(K - 126 - MB) (both normal in
+ * fp32: exact), inf and NaN (quieted) rebuilt. Compares are signed (every
+ * value is below 2^31; SSE2 and AVX2 have no unsigned ones). The scalar
+ * codec's way, a denormal fp32 (the subnormal's bits) times 2^K, was the
+ * slower form in the matmul rows (bench/probes e02 in e4m3). A macro: a
+ * vector argument's ABI depends on the body's target. */
+#define TG_NARROW_WIDEN_V(R, UV, IV, FV, H, EBITS, MB, K)                                                   \
+    do {                                                                                                    \
+        const uint32_t inf_ = ((1u << (EBITS)) - 1u) << (MB), mm_ = (1u << (MB)) - 1u;                      \
+        const UV h_ = (H), em_ = h_ & ((1u << ((EBITS) + (MB))) - 1u), man_ = em_ & mm_;                   \
+        const UV normal_ = (em_ << (23 - (MB))) + ((uint32_t)(K) << 23);                                   \
+        const UV sub_ = (UV)(__builtin_convertvector((IV)man_, FV) *                                       \
+                             tg_bits_f32((uint32_t)((K) + 1 - (MB)) << 23)); /* man · 2^(K-126-MB) */      \
+        const UV special_ = 0x7f800000u | (man_ << (23 - (MB))) | ((UV)((IV)man_ != 0) & 0x00400000u);      \
+        const UV big_ = (UV)((IV)em_ >= (int32_t)inf_), low_ = (UV)((IV)em_ <= (int32_t)mm_);               \
+        (R) = (((special_ & big_) | (normal_ & ~big_)) & ~low_) | (sub_ & low_) |                           \
+              ((h_ >> ((EBITS) + (MB))) << 31);                                                             \
+    } while (0)
+
 #endif
