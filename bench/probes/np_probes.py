@@ -1697,21 +1697,22 @@ def _bf16_flip(v, rel_err, dtype="bfloat16"):
     return np.where(np.abs(frac - np.floor(frac) - 0.5) * sp <= rel_err * np.abs(v) + 2 * U32 * np.abs(v), sp, 0.0)
 
 
-def _softmax_pv_bound(s, d, v):
+def _softmax_pv_bound(s, d, v, pdt="bfloat16"):
     """The bound of _gqa_bound's derivation from the scores s (fp64) and their
-    error d_k on: exp's argument, P in bf16 (_bf16_flip), the P V sums, 1/sum."""
+    error d_k on: exp's argument, P in bf16 (_bf16_flip; P in pdt, another 16-bit
+    float, alike), the P V sums, 1/sum."""
     m = s.max(axis=-1, keepdims=True)
     ee = d + d.max(axis=-1, keepdims=True) + 2 * U32 * np.abs(s - m) + 8 * U32
     e = np.exp(s - m)
     l = e.sum(axis=-1, keepdims=True)
-    dp = ee * e + _bf16_flip(e, ee)
+    dp = ee * e + _bf16_flip(e, ee, pdt)
     n = s.shape[-1]
     o = np.matmul(e, v) / l
     return ((np.matmul(dp, np.abs(v)) + (2 * n + 2) * U32 * np.matmul(e, np.abs(v))) / l
             + ((2 * n + 2) * U32 + ee.max(axis=-1, keepdims=True) + 4 * U32) * np.abs(o))
 
 
-def _gqa_bound(x, ref):
+def _gqa_bound(x, ref, pdt="bfloat16"):
     """z07's o before the bf16 rounding. Scores: bf16 products exact, the K = 128
     sums in another order (matmul_bound), the scale one rounding each side: d_k =
     scale mb_k + 2u|s_k|. exp's argument s_k - m off by d_k + max d (the max) plus
@@ -1725,7 +1726,7 @@ def _gqa_bound(x, ref):
     sc = 1 / np.sqrt(q.shape[-1])
     s = np.matmul(q, k.swapaxes(-1, -2)) * sc
     d = sc * np.matmul(np.abs(q), np.abs(k).swapaxes(-1, -2)) * (2 * q.shape[-1] + 2) * U32 + 2 * U32 * np.abs(s)
-    return _softmax_pv_bound(s, d, v)
+    return _softmax_pv_bound(s, d, v, pdt)
 
 
 @probe({"o": Tol(ulps=1, bound=_gqa_bound, why="QK^T sums, exp, P in bf16, the P V sums")})
@@ -1739,11 +1740,13 @@ def _gqa_decode(q, k, v):
     return _gqa_decode_f32(bf16_dec(q), bf16_dec(k), bf16_dec(v))
 
 
-def _gqa_decode_f32(qf, kf, vf):
-    """_gqa_decode's math on q, k, v already decoded to fp32 (f07: an fp8 cache)."""
-    s = np.matmul(qf, kf.swapaxes(-1, -2)) * np.float32(0.08838834764831845)
+def _gqa_decode_f32(qf, kf, vf, scale=np.float32(0.08838834764831845), pcodec=None):
+    """_gqa_decode's math on q, k, v already decoded to fp32 (f07: an fp8 cache);
+    another scale and P's (encode, decode) for another 16-bit P (g06: fp16)."""
+    enc, dec = pcodec or (bf16_enc, bf16_dec)
+    s = np.matmul(qf, kf.swapaxes(-1, -2)) * scale
     e = np.exp(s - s.max(axis=-1, keepdims=True))
-    pv = np.matmul(bf16_dec(bf16_enc(e)), vf)
+    pv = np.matmul(dec(enc(e)), vf)
     return pv * (np.float32(1) / e.sum(axis=-1, keepdims=True))
 
 
@@ -3251,6 +3254,155 @@ def f08_embed_i16ids_fp8_out(ids, table, qs):
     g = bf16_dec(table[ids])
     return {"y": fp8_e4m3_enc((g * np.float32(16)) * bf16_dec(qs)[:, None])}
 
+
+
+# --- the g series -------------------------------------------------------------------
+
+def _tokmlp_inputs(shapes, r):
+    # LayerNorm'd token features (order 1), weights at 1/sqrt(49) (to_storage rounds
+    # them to e4m3: about 1 in 8 lands below 2^-6, e4m3's subnormals), biases of
+    # order 0.3: pre-activations of order 1, both sides of GELU's bend
+    return {"w1": r.standard_normal(shapes["w1"]) / 7.0, "b1": 0.3 * r.standard_normal(shapes["b1"])}
+
+
+def _tokmlp_bound(x, ref):
+    """g01's h before the bf16 rounding. z = W1^T x + b1: the 49 e4m3 x bf16
+    products exact in fp32, their sums in another order (matmul_bound), the bias add
+    one rounding each side (2u|z|); gelu_tanh's slope lies in [-0.17, 1.13], so z's
+    difference carries through at most 1.13 times; numpy's fp32 tanh form against
+    the runtime's value, gelu_tanh_bound."""
+    w, xx = x["w1"], x["x"]
+    z = np.matmul(w.T, xx) + x["b1"]
+    return 1.13 * (matmul_bound(w.T, xx) + 2 * U32 * np.abs(z)) + gelu_tanh_bound(z, ref)
+
+
+@probe({"h": Tol(ulps=1, bound=_tokmlp_bound, why="the K = 49 sums, the fp32 tanh form")}, make=_tokmlp_inputs)
+def g01_mixer_tokmlp_e4m3_k49(x, w1, b1):
+    # one batched sgemm of the decoded weights' transpose against every image's
+    # [49, 768] block, the bias column, GELU's tanh form in fp32 (p4b's), bf16
+    z = np.matmul(F8_E4M3[w1].T, bf16_dec(x)) + b1
+    return {"h": bf16_enc(_gelu_tanh(z))}
+
+
+@probe({"y": EXACT}, make=lambda shapes, r: {"x": r.integers(0, 256, shapes["x"]).astype(np.uint8)})
+def g02_frame_transpose_u8_peT(x):
+    # the PE transpose moves uint8 values through fp32 PSUM and back unchanged
+    return {"y": np.ascontiguousarray(x.transpose(0, 2, 1))}
+
+
+G03_ALPHA = np.float32(1.702)   # the spec's scale, rounded once to fp32
+
+
+# gpt-oss's pre-activations of spread 4: about 8 % of each half beyond the clamps.
+# y: the clamps exact (7 is a bf16 value), sigmoid's argument g * 1.702 the same fp32
+# value on both sides; sigmoid 8.1u apart (z01's derivation: numpy's exp within
+# 2.52 ulp, the runtime's value correctly rounded); g sg, l + 1 and the product one
+# rounding each side of slightly different values (+2u each): within 12.1u of each
+# other, 14u of |ref| with ref's bf16 rounding; then one bf16 step
+@probe({"y": Tol(ulps=1, bound=rel(14), why="numpy's exp in sigmoid")},
+       make=lambda shapes, r: {"x": 4.0 * r.standard_normal(shapes["x"])})
+def g03_gptoss_swiglu_s2_bf16(x):
+    v = bf16_dec(x)
+    g = np.minimum(v[:, 0::2], np.float32(7))
+    sg = np.float32(1) / (np.float32(1) + np.exp(-(g * G03_ALPHA)))
+    lp = np.clip(v[:, 1::2], np.float32(-7), np.float32(7)) + np.float32(1)
+    return {"y": bf16_enc(lp * (g * sg))}
+
+
+def _proj_inputs(shapes, r):
+    # vision features of order 1 (to_storage rounds them to fp16), weights at
+    # 1/sqrt(K), small biases
+    return {"w": r.standard_normal(shapes["w"]) / np.sqrt(shapes["w"][0]),
+            "b": 0.1 * r.standard_normal(shapes["b"])}
+
+
+# y: fp16 x bf16 products exact in fp32 (19 significant bits), the K = 1152 sums in
+# another order (matmul_bound), the bias add one rounding each side (3u |ref| with
+# ref's bf16 rounding), then one bf16 step
+@probe({"y": Tol(ulps=1, bound=lambda x, ref: matmul_bound(x["x"], x["w"]) + 3 * U32 * np.abs(ref),
+                 why="fp32 sums in another order")}, make=_proj_inputs)
+def g04_vlm_proj_f16xbf16(x, w, b):
+    return {"y": bf16_enc(np.matmul(f16_dec(x), bf16_dec(w)) + bf16_dec(b))}
+
+
+def _layerscale_inputs(shapes, r):
+    # LayerScale gammas of a trained ViT (0.01 - 1), drop path per image of 257
+    # tokens with p = 0.1: 0 or 1/0.9 (to_storage rounds it to fp16)
+    t = shapes["x"][0]
+    keep = r.random((t + 256) // 257) >= 0.1
+    return {"gamma": r.uniform(0.01, 1.0, shapes["gamma"]),
+            "dp": np.where(keep[np.arange(t) // 257], 1 / 0.9, 0.0)[:, None]}
+
+
+@probe({"y": EXACT}, make=_layerscale_inputs)
+def g05_layerscale_droppath_bf16_f16(x, res, gamma, dp):
+    # x gamma exact in fp32 (bf16 x fp16: 19 significant bits), then times dp and
+    # plus res one fp32 rounding each alike, then bf16
+    xg = bf16_dec(x) * f16_dec(gamma)
+    return {"y": bf16_enc(xg * f16_dec(dp) + bf16_dec(res))}
+
+
+G06_SCALE = np.float32(0.11180339887498948)   # 1 / sqrt(80), as the spec's float field
+
+
+@probe({"o": Tol(ulps=1, bound=lambda x, ref: _gqa_bound(x, ref, "float16"),
+                 why="QK^T sums, exp, P in fp16, the P V sums")})
+def g06_sd_xattn_f16_l77(q, k, v):
+    # z07's math with DH = 80's scale and P in fp16 (its bound too, P's flips in fp16:
+    # fp16 x fp16 products are exact in fp32 as bf16 x bf16 ones are); the transposes,
+    # DMA and PE, move fp16 values unchanged
+    return {"o": f16_enc(_gqa_decode_f32(f16_dec(q), f16_dec(k), f16_dec(v), G06_SCALE, (f16_enc, f16_dec)))}
+
+
+G07_INV = np.float32(1 / 49)   # the spec's 1 / 49, rounded once to fp32
+
+
+# avg: the 49 fp16 values (exact in fp32) summed left to right in C, pairwise by
+# numpy: (2D + 2)u sum|x| with D = 49 (row_sum_bound), times 1/49, one rounding each
+# side (3u |ref| with ref's fp16 rounding), then one fp16 step. mx: exact
+@probe({"avg": Tol(ulps=1, bound=lambda x, ref: (100 * U32 * np.abs(x["x"]).sum(axis=(2, 3)) / 49
+                                                + 3 * U32 * np.abs(ref)), why="the 49-term sums in another order"),
+        "mx": EXACT},
+       make=lambda shapes, r: {"x": np.maximum(1.5 * r.standard_normal(shapes["x"]) + 0.3, 0.0)})
+def g07_gpool7x7_f16_d49(x):
+    # post-ReLU features (a quarter of them 0)
+    v = f16_dec(x).reshape(x.shape[0], x.shape[1], -1)
+    return {"avg": f16_enc(v.sum(axis=2) * G07_INV), "mx": f16_enc(v.max(axis=2))}
+
+
+def _router_inputs(shapes, r):
+    # router logits of spread 2, rounded to fp16 here; rows whose 9 largest are not
+    # all distinct are drawn again: with a tie there, nc_find_index8 gives the first
+    # index twice where argpartition gives both (a duplicated expert), and the 8th
+    # and 9th tied leave which of the two max8 keeps to the index order
+    t, e = shapes["logits"]
+    v = (2.0 * r.standard_normal((t, e))).astype(np.float16)
+    while True:
+        top = -np.sort(-v.astype(np.float32), axis=1)[:, :9]
+        bad = np.nonzero((top[:, 1:] == top[:, :-1]).any(axis=1))[0]
+        if bad.size == 0:
+            return {"logits": v.astype(np.float64)}
+        v[bad] = (2.0 * r.standard_normal((bad.size, e))).astype(np.float16)
+
+
+# w: exp's argument v_j - v_0 the same fp32 value on both sides; the exps 3.52 ulp
+# (7.04u) apart; the 8-term sums in the same order, 7 roundings each side of
+# slightly different terms (14u): 21.04u; the reciprocal 2u more, the product 2u:
+# within 32.1u of each other
+@probe({"idx": EXACT, "w": Tol(bound=rel(33), why="numpy's exp, the 8-term sum")}, make=_router_inputs)
+def g08_moe_router_top8_f16_e128(logits):
+    # the 8 largest by argpartition, ordered by value (distinct: the inputs' rule), then
+    # e07's softmax over the 8, the sum folded left to right as exp's reduce
+    v = f16_dec(logits)
+    n = v.shape[1]
+    i8 = np.argpartition(v, n - 8, axis=1)[:, n - 8:]
+    i8 = np.take_along_axis(i8, np.argsort(-np.take_along_axis(v, i8, axis=1), axis=1), axis=1)
+    t8 = np.take_along_axis(v, i8, axis=1)
+    e8 = np.exp(t8 - t8[:, :1])
+    s = e8[:, :1].copy()
+    for j in range(1, 8):
+        s += e8[:, j:j + 1]
+    return {"idx": i8.astype(np.uint32), "w": e8 * (np.float32(1) / s)}
 
 def main(argv):
     if argv[:1] == ["list"]:
