@@ -340,12 +340,16 @@ TG_MM_PACK_FN(tg__mm_pack_b, TG_MM_NR)
     default: LOOP(ANY) break;                                  \
     }
 
-/* A row of n fp16, fp8 e4m3 or fp8 e5m2 elements (one after another from r)
- * widened to fp32 into d, TG_MM_VW lanes at a time by the vector codec
- * (tg_simd.h TG_NARROW_WIDEN_V: tg_dtype.h's values), the last n % TG_MM_VW
- * elements as one more vector of a zero-padded copy. The scalar codec a
- * lane at a time ran at 16 bytes a step with byte shuffles (bench/probes e02
- * in e4m3, M = 1: the widening 1.3 ns an element). */
+/* A row of n fp16, fp8 e4m3, fp8 e5m2 or 8- and 16-bit integer elements
+ * (one after another from r) widened to fp32 into d, TG_MM_VW lanes at a
+ * time, the last n % TG_MM_VW elements as one more vector of a zero-padded
+ * copy: the floats by the vector codec (tg_simd.h TG_NARROW_WIDEN_V:
+ * tg_dtype.h's values), the integers by an exact convert. Other dtypes
+ * element by element (tg_load_f32). The scalar codec a lane at a time ran
+ * at 16 bytes a step with byte shuffles (bench/probes e02 in e4m3, M = 1:
+ * the widening 1.3 ns an element); uint8 PE transposes went through the
+ * baseline's row loop (g02). The matmul rows take the floats only
+ * (TG_MM_WIDE_DT: a matmul's operands are floats). */
 #define TG_MM_WIDE_DT(dt) ((dt) == TG_FLOAT16 || (dt) == TG_FLOAT8_E4M3 || (dt) == TG_FLOAT8_E5M2)
 #if TG_MM_VW > 1
 typedef uint32_t TG_MM_FN(tg__wuvec) __attribute__((vector_size(TG_MM_VW * 4)));
@@ -366,23 +370,31 @@ typedef int TG_MM_FN(tg__wivec) __attribute__((vector_size(64)));
 #define TG_MM_WIDEN_B(p) __builtin_convertvector(*(const TG_MM_FN(tg__wbvec) *)(const void *)(p), TG_MM_FN(tg__wuvec))
 #define TG_MM_WIDEN_H(p) __builtin_convertvector(*(const TG_MM_FN(tg__whvec) *)(const void *)(p), TG_MM_FN(tg__wuvec))
 #endif
-/* d[0 .. TG_MM_VW-1] from the TG_MM_VW encodings at p, read by LOAD */
-#define TG_MM_WIDEN_VEC(d, p, LOAD, EBITS, MB, K)                                                  \
+/* v (tg__vec) from the lanes u (zero-extended encodings): a narrow float's
+ * by the codec, an integer's exactly (SH: 32 less its bits if signed, else
+ * 0: the sign extended by shifts) */
+#define TG_MM_CV_FP(v, u, EBITS, MB, K)                                                            \
     do {                                                                                           \
         TG_MM_FN(tg__wuvec) w_;                                                                    \
-        TG_NARROW_WIDEN_V(w_, TG_MM_FN(tg__wuvec), tg__ivec, tg__vec, LOAD(p), EBITS, MB, K);      \
-        TG_MM_ST(d, (tg__vec)w_);                                                                  \
+        TG_NARROW_WIDEN_V(w_, TG_MM_FN(tg__wuvec), tg__ivec, tg__vec, u, EBITS, MB, K);            \
+        (v) = (tg__vec)w_;                                                                         \
     } while (0)
-/* the row's whole vectors, then the rest as one vector of a zero-padded copy */
-#define TG_MM_WIDEN_ROW(ES, LOAD, EBITS, MB, K)                                                    \
+#define TG_MM_CV_INT(v, u, SH) ((v) = __builtin_convertvector((tg__ivec)((u) << (SH)) >> (SH), tg__vec))
+/* the row's whole vectors of ES-byte elements read by LOAD and converted by
+ * CONV(v, u, ...), then the rest as one vector of a zero-padded copy */
+#define TG_MM_WIDEN_ROW(ES, LOAD, CONV, ...)                                                       \
     do {                                                                                           \
-        for (; j + TG_MM_VW <= n; j += TG_MM_VW)                                                   \
-            TG_MM_WIDEN_VEC(d + j, r + (ES) * j, LOAD, EBITS, MB, K);                              \
+        tg__vec v_;                                                                                \
+        for (; j + TG_MM_VW <= n; j += TG_MM_VW) {                                                 \
+            CONV(v_, LOAD(r + (ES) * j), __VA_ARGS__);                                             \
+            TG_MM_ST(d + j, v_);                                                                   \
+        }                                                                                          \
         if (j < n) {                                                                               \
             uint8_t pad_[2 * TG_MM_VW] = {0};                                                      \
             TG_MM_ALIGN float out_[TG_MM_VW];                                                      \
             memcpy(pad_, r + (size_t)(ES) * (size_t)j, (size_t)(ES) * (size_t)(n - j));            \
-            TG_MM_WIDEN_VEC(out_, pad_, LOAD, EBITS, MB, K);                                       \
+            CONV(v_, LOAD(pad_), __VA_ARGS__);                                                     \
+            TG_MM_ST(out_, v_);                                                                    \
             memcpy(d + j, out_, sizeof(float) * (size_t)(n - j));                                  \
         }                                                                                          \
     } while (0)
@@ -392,9 +404,13 @@ static void tg__mm_widen_row(float *d, const uint8_t *r, tg_dtype dt, int n)
     int j = 0;
 #if TG_MM_VW > 1
     switch (dt) {
-    case TG_FLOAT16: TG_MM_WIDEN_ROW(2, TG_MM_WIDEN_H, 5, 10, 112); return;
-    case TG_FLOAT8_E4M3: TG_MM_WIDEN_ROW(1, TG_MM_WIDEN_B, 4, 3, 120); return;
-    case TG_FLOAT8_E5M2: TG_MM_WIDEN_ROW(1, TG_MM_WIDEN_B, 5, 2, 112); return;
+    case TG_FLOAT16: TG_MM_WIDEN_ROW(2, TG_MM_WIDEN_H, TG_MM_CV_FP, 5, 10, 112); return;
+    case TG_FLOAT8_E4M3: TG_MM_WIDEN_ROW(1, TG_MM_WIDEN_B, TG_MM_CV_FP, 4, 3, 120); return;
+    case TG_FLOAT8_E5M2: TG_MM_WIDEN_ROW(1, TG_MM_WIDEN_B, TG_MM_CV_FP, 5, 2, 112); return;
+    case TG_INT8: TG_MM_WIDEN_ROW(1, TG_MM_WIDEN_B, TG_MM_CV_INT, 24); return;
+    case TG_UINT8: TG_MM_WIDEN_ROW(1, TG_MM_WIDEN_B, TG_MM_CV_INT, 0); return;
+    case TG_INT16: TG_MM_WIDEN_ROW(2, TG_MM_WIDEN_H, TG_MM_CV_INT, 16); return;
+    case TG_UINT16: TG_MM_WIDEN_ROW(2, TG_MM_WIDEN_H, TG_MM_CV_INT, 0); return;
     default: break;
     }
 #endif
@@ -403,7 +419,8 @@ static void tg__mm_widen_row(float *d, const uint8_t *r, tg_dtype dt, int n)
 }
 #undef TG_MM_WIDEN_B
 #undef TG_MM_WIDEN_H
-#undef TG_MM_WIDEN_VEC
+#undef TG_MM_CV_FP
+#undef TG_MM_CV_INT
 #undef TG_MM_WIDEN_ROW
 
 /* The pack of a stationary operand that few kernels pass (tg__mm_packed,

@@ -590,9 +590,9 @@ void tg_transpose(void *dst, ptrdiff_t ds, const void *src, ptrdiff_t ss, int P,
 #define TG_ROW_PICK(NAME) (TG_ROW_PICK512(NAME) TG_ROW_PICK2(NAME) NAME##_base)
 
 /* A row widened to fp32 for the PE transpose's staging (tg_transpose_pe),
- * built per SIMD body: bf16 by tg_dtype.h's inline row loop, fp16 and fp8 by
- * the matmul's vector codec of the same body (tg_mm_impl.h
- * tg__mm_widen_row), which then run at the body's width (tg_row_to_f32 is
+ * built per SIMD body: bf16 by tg_dtype.h's inline row loop, fp16, fp8 and
+ * 8- and 16-bit integers by the matmul's vector widening of the same body
+ * (tg_mm_impl.h tg__mm_widen_row), which then run at the body's width (tg_row_to_f32 is
  * built for the baseline only: attention's bf16 P^T spent 4 % of the kernel
  * in its SSE2 loop; fp8 tiles' transposes ran element by element,
  * bench/probes f07: e4m3 17.8 ms against bf16 12.4). */
@@ -602,7 +602,7 @@ typedef void (*tg__pe_row_fn)(float *, const uint8_t *, tg_dtype, size_t);
     {                                                                                                       \
         if (dt == TG_BFLOAT16)                                                                              \
             tg_row_bf16_to_f32(dst, (const uint16_t *)(const void *)row, n);                                \
-        else if (dt == TG_FLOAT16 || dt == TG_FLOAT8_E4M3 || dt == TG_FLOAT8_E5M2)                          \
+        else if (dt != TG_FLOAT32 && dt != TG_TFLOAT32 && dt != TG_INT32 && dt != TG_UINT32)                \
             WIDEN(dst, row, dt, (int)n);                                                                    \
         else                                                                                                \
             tg_row_to_f32(dst, row, dt, n);                                                                 \

@@ -1901,7 +1901,7 @@ static void test_transpose_bytes(void **state)
 static void transpose_pe_checks(void)
 {
     static const tg_dtype dts[] = {TG_FLOAT32, TG_TFLOAT32, TG_BFLOAT16, TG_FLOAT16, TG_FLOAT8_E4M3,
-                                   TG_FLOAT8_E5M2, TG_INT8, TG_UINT16, TG_INT32};
+                                   TG_FLOAT8_E5M2, TG_INT8, TG_UINT8, TG_INT16, TG_UINT16, TG_INT32, TG_UINT32};
     uint8_t *src = tr_src, *dst = tr_dst;
     for (size_t di = 0; di < sizeof dts / sizeof dts[0]; di++)
         for (int P = 1; P < 20; P += 2)
