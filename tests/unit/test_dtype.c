@@ -549,6 +549,21 @@ static void test_int_casts(void **state)
             tg_f32_to_u8(x) != (uint8_t)tg__clamp_i64(v, 0, UINT8_MAX))
             fail_msg("int casts of bits %08x", (unsigned)tg_f32_bits(x));
     }
+    /* the 8- and 16-bit casts (tg__f32_to_int_small) on every quarter in
+     * [-70000, 70000] (the ties among them) and the floats either side of
+     * each; all 2^32 patterns agreed when checked once by hand */
+    for (i = -280000; i <= 280000; i++) {
+        const float q = (float)i * 0.25f;
+        for (int d = -1; d <= 1; d++) {
+            const float x = d ? nextafterf(q, d * INFINITY) : q;
+            const int64_t v = tg__f32_rne_i64(x);
+            if (tg_f32_to_i16(x) != (int16_t)tg__clamp_i64(v, INT16_MIN, INT16_MAX) ||
+                tg_f32_to_u16(x) != (uint16_t)tg__clamp_i64(v, 0, UINT16_MAX) ||
+                tg_f32_to_i8(x) != (int8_t)tg__clamp_i64(v, INT8_MIN, INT8_MAX) ||
+                tg_f32_to_u8(x) != (uint8_t)tg__clamp_i64(v, 0, UINT8_MAX))
+                fail_msg("small int casts of %a", (double)x);
+        }
+    }
 }
 
 static void test_table(void **state)
