@@ -980,7 +980,9 @@ static int pe_src(E *e, const IrAp *ap, tpl_value *m, int64_t *fs)
  * 4-byte elements between different tiles or tensors (never overlapping; a
  * view counts as its base tensor),
  * not indirect, each side one strided free dim of the same count n (at
- * least 2, or the same ragged expression), where one side is contiguous along the free dim and the other along
+ * least 2; where either side's is an expression, the dst's, as the element
+ * form's loop takes it, refine_ragged: the same value at every iteration,
+ * sema's shape check), where one side is contiguous along the free dim and the other along
  * the partitions — dst[p·dps + j] = src[j·sfs + p] (a transposed load) or
  * dst[p + j·dfs] = src[p·sps + j] (a transposed store). Today's per-element
  * gather becomes one tg_transpose call (8x8 register blocks). Fills rows
@@ -997,8 +999,8 @@ static int copy_transpose(E *e, const IrInst *in, tpl_value *m)
                                                          e->ir->spec->tensors[s->index].base
                                                    : d->index == s->index)) ||
         !part_stride(e, d, &dps) || !part_stride(e, s, &sps) ||
-        !free_stride(d, &dfs, &dn) || !free_stride(s, &sfs, &sn) || dn != sn || (dn >= 0 && dn < 2) ||
-        (dn < 0 && strcmp(free_count_c(e, d), free_count_c(e, s))))
+        !free_stride(d, &dfs, &dn) || !free_stride(s, &sfs, &sn) || (dn >= 0 && sn >= 0 && dn != sn) ||
+        (dn >= 0 && dn < 2))
         return 0;
     int load = dfs == 1 && sps == 1 && sfs != 1, store = sfs == 1 && dps == 1 && dfs != 1;
     if (!load && !store)

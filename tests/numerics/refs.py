@@ -556,6 +556,17 @@ def _ref_trcast(p, x):
             "yc": (f32(x["c"].T), "exact"), "yd": (stored(x["d"].T, "int16"), "exact")}
 
 
+def _inputs_trsink(p, r):
+    return {"x8": r.integers(0, 256, (p["H8"], 200)), "xb": r.standard_normal((p["HB"], 130)),
+            "xf": r.standard_normal((p["HF"], 64))}
+
+
+def _ref_trsink(p, x):
+    # Moves without a cast: exact.
+    return {"y8": (stored(x["x8"].T, "uint8"), "exact"), "yb": (stored(x["xb"].T, "bfloat16"), "exact"),
+            "yf": (f32(x["xf"].T), "exact")}
+
+
 def _inputs_shortrows(p, r):
     c = r.standard_normal((128, 17))
     c[:, ::3] = 0.0                            # select's false side
@@ -1709,6 +1720,10 @@ TEST_KERNELS = {
                  [("ya", "bfloat16", "96, 200"), ("yb", "float8_e4m3", "100, 130"), ("yc", "float32", "150, 77"),
                   ("yd", "int16", "70, 90")],
                  _inputs_trcast, _ref_trcast),
+    "trsink": _k({"H8": 300, "HB": 256, "HF": 200},
+                 [("x8", "uint8", "H8, 200"), ("xb", "bfloat16", "HB, 130"), ("xf", "float32", "HF, 64")],
+                 [("y8", "uint8", "200, H8"), ("yb", "bfloat16", "130, HB"), ("yf", "float32", "64, HF")],
+                 _inputs_trsink, _ref_trsink),
     "affsel_int": _k({},
                      [("a8", "int8", "128, 40"), ("u8", "uint8", "128, 40"), ("i16", "int16", "96, 33"),
                       ("u16", "uint16", "96, 33")],
