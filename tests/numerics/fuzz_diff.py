@@ -928,6 +928,8 @@ def block_chunkfold(sp):
 
 def block_tload(sp):
     r = sp.r
+    if r.random() < 0.3:
+        return block_tload_sunk(sp)
     A, B = r.choice((1, 8, 33, 64, 128, 200)), r.choice((1, 4, 32, 100, 128))
     d = sp.dtype()
     x = sp.inp(d, [A, B])
@@ -942,6 +944,26 @@ def block_tload(sp):
         sp.feat.add("store-transpose")
         y = sp.out(sp.dtype(), [A, B])
         sp.body.append(op("store", dst="%s[:, :]" % y, src=u, transpose=True))
+
+
+def block_tload_sunk(sp):
+    """Row blocks of 128 of an [A, B] input loaded transposed into a tile that
+    only feeds a store: the store sinks and the load moves HBM to HBM, its
+    sides' counts written differently (the tile region's min(128, A - i*128),
+    the input's min(i*128+128, A) - i*128); the last block ragged when A is
+    not a multiple of 128."""
+    r = sp.r
+    A, B = r.choice((130, 200, 256, 300)), r.choice((2, 33, 64, 100, 128))
+    d = sp.dtype()
+    sp.feat.add("tload-sunk")
+    x = sp.inp(d, [A, B])
+    y = sp.out(d, [B, A])
+    t = sp.tile(d, [B, 128], r.choice((1, 2)))
+    i = "i%d" % r.randrange(1000)
+    tr = "%s[:, 0 : min(128, %d - %s*128)]" % (t, A, i)
+    sp.body.append(loop(i, (A + 127) // 128, [
+        op("load", dst=tr, src="%s[%s*128 : min(%s*128+128, %d), :]" % (x, i, i, A), transpose=True),
+        op("store", dst="%s[:, %s*128 : min(%s*128+128, %d)]" % (y, i, i, A), src=tr)]))
 
 
 # --- block: a tile read after the loop that wrote it --------------------------
