@@ -602,7 +602,7 @@ typedef void (*tg__pe_row_fn)(float *, const uint8_t *, tg_dtype, size_t);
     {                                                                                                       \
         if (dt == TG_BFLOAT16)                                                                              \
             tg_row_bf16_to_f32(dst, (const uint16_t *)(const void *)row, n);                                \
-        else if (dt != TG_FLOAT32 && dt != TG_TFLOAT32 && dt != TG_INT32 && dt != TG_UINT32)                \
+        else if (tg_dtype_size(dt) < 4) /* fp16, fp8, 8/16-bit integers */                                 \
             WIDEN(dst, row, dt, (int)n);                                                                    \
         else                                                                                                \
             tg_row_to_f32(dst, row, dt, n);                                                                 \
