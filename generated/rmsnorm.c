@@ -39,37 +39,24 @@ static TG_SIMD_BODY int rmsnorm_body_all(int tg_avx512, tg_core *core, const int
             /* rmsnorm.yaml:26: dma.load forwarded: its readers read x directly */
             /* rmsnorm.yaml:28: act.activation */
             {
-                float tg_lf[TG_LANES * 512]; /* the block's fp32 results, a row each */
-                const uint8_t *tg_lrow[TG_LANES];
+                const uint8_t *tg_rows[TG_LANES];
                 float tg_r[TG_LANES];
                 for (int64_t tg_l = 0; tg_l < TG_LANES; tg_l++) {
-                    tg_lrow[tg_l] = (const uint8_t *)(tg_lf + (tg_l < tg_pn ? tg_l : 0) * 512);
+                    const int64_t tg_p = tg_pb + (tg_l < tg_pn ? tg_l : 0);
+                    tg_rows[tg_l] = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
                     tg_r[tg_l] = -0.0f; /* the fold's exact identity */
                 }
-                for (int64_t tg_cb = 0; tg_cb < 512; tg_cb += 512) {
-                    for (int64_t tg_p = tg_pb; tg_p < tg_pb + tg_pn; tg_p++) {
-                        uint8_t *tg_d = tg_sbuf + (tg_p) * 8384 + 6144;
-                        (void)tg_d; /* nothing reads the dst's tile: only the reduce is written */
-                        const uint8_t *tg_s0 = (const uint8_t *)(x + (v_i * 65536) + tg_p * 512);
-                        const float tg_scale = 1.0f;
-                        const float tg_bias = 0.0f;
-                        float *const tg_lfr = tg_lf + (tg_p - tg_pb) * 512; /* this row's fp32 results, in fold order */
-                        int64_t tg_q = 0;
-                        for (int64_t tg_c = 0; tg_c < 512; tg_c += 512) {
-                            float *const tg_buf = tg_lfr + tg_q; /* kept for the lanes' fold */
-                            tg_q += 512;
-                            {
-                                const int64_t tg_j0 = tg_c;
-                                tg_activation_f32_row(TG_ACT_SQUARE, tg_buf, tg_s0 + (tg_j0) * 4, 512, tg_scale, tg_bias);
-                            }
-                        }
+                const float tg_scale = 1.0f;
+                const float tg_bias = 0.0f;
+                for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
+                    const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
+                    float tg_t0[TG_LANE_BLOCK * TG_LANES];
+                    {
+                        const int64_t tg_j0 = tg_jb;
+                        tg_lanes_stage_f32(tg_t0, tg_rows, tg_j0, tg_jn);
                     }
-                    for (int64_t tg_jb = 0; tg_jb < 512; tg_jb += TG_LANE_BLOCK) {
-                        const int64_t tg_jn = tg_min(512 - tg_jb, TG_LANE_BLOCK);
-                        float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                        tg_lanes_stage_f32(tg_t0, tg_lrow, tg_jb, tg_jn);
-                        tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
-                    }
+                    tg_activation_f32_row(TG_ACT_SQUARE, tg_t0, tg_t0, (size_t)(tg_jn * TG_LANES), tg_scale, tg_bias);
+                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
                 }
                 for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                     const int64_t tg_p = tg_pb + tg_l;

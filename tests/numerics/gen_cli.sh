@@ -373,7 +373,7 @@ check "PSUM tiles spanning banks: psum_banks.yaml C simulation and ISS bit-ident
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" psum_banks >"$w/psum_banks-iss.log" 2>&1'
 # The ops of SPEC.md §2.1 "More ops", one test kernel each group, over the
 # dtypes they take: numpy exact, ISS bit for bit.
-for k in reduce_ops select_ops top8_ops loopnum_ops intsum trcast trsink shortrows affsel_int; do
+for k in reduce_ops select_ops top8_ops loopnum_ops intsum trcast trsink shortrows affsel_int actstage; do
   check "more ops: $k.yaml matches numpy" \
     'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" '$k' >"$w/'$k'.log" 2>&1'
   check "more ops: $k.yaml C simulation and ISS bit-identical" \
@@ -383,6 +383,10 @@ check "trsink: each transposing load sunk into its store is one blocked tg_trans
   '"$TILEGEN" gen -o "$w/trsink-gen" "$here/specs/trsink.yaml" &&
    [ "$(grep -c "dma.load, transposed: one blocked tg_transpose" "$w/trsink-gen/trsink.c")" = 3 ] &&
    [ "$(grep -c "dma.store sunk" "$w/trsink-gen/trsink.c")" = 3 ]'
+check "actstage: the fp32, bf16 and fp16 reduces with a discarded dst fold staged blocks (fp8: the table)" \
+  '"$TILEGEN" gen -o "$w/actstage-gen" "$here/specs/actstage.yaml" &&
+   [ "$(grep -c "tg_t0, tg_t0, (size_t)(tg_jn \* TG_LANES)" "$w/actstage-gen/actstage.c")" = 3 ] &&
+   [ "$(grep -c "tg_lanes_stage_f32(tg_t0, tg_rows\|tg_lanes_stage_bf16(tg_t0, tg_rows\|tg_lanes_stage_f16(tg_t0, tg_rows" "$w/actstage-gen/actstage.c")" = 3 ]'
 # print statements (NKI device_print): the outputs and every saved print
 # against numpy; the C simulation and the ISS hand the callback the same
 # records (iss_agree.c); run without --print-dir prints no summary line.

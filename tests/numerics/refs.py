@@ -940,6 +940,34 @@ def _ref_lanes_f16(p, x):
     return _ref_lanes_narrow(x, "float16", "float16", "yh", "zh16")
 
 
+def _inputs_actstage(p, r):
+    # values whose scaled squares and halves are exact in fp32 (no overflow or
+    # subnormal results), a few zeros and negative zeros
+    x = {"xa": r.standard_normal((300, 100)), "xb": r.standard_normal((256, 200)) * 4,
+         "xh": r.uniform(-8, 8, (130, 37)), "x8": r.uniform(-16, 16, (128, 64)),
+         "xe": r.uniform(-4, 4, (40, 500))}
+    x["xa"][5, :7] = [0.0, -0.0, 0.0, -0.0, 1.0, -1.0, 0.0]
+    return x
+
+
+def _actstage_sum(t):
+    # the fp32 chain of each row, left to right (cumsum on float32 adds in order)
+    return np.cumsum(f32(t), axis=1, dtype=np.float32)[:, -1:].astype(np.float64)
+
+
+def _ref_actstage(p, x):
+    # square(0.5 x), -0.5 x, square(2 x) and x are exact fp32 terms (fp32's
+    # roundings of the scaled argument and of the square are exact here); exp's
+    # terms are fp32 roundings, so its chain is within the sum's rounding of the
+    # fp64 sum (n + 2 units of each partial sum's size, and a term's half ulp)
+    xa, xb, xh = f32(x["xa"]), f32(x["xb"]), f32(x["xh"])
+    e = np.exp(-f32(x["xe"]))
+    tol = (500 + 2) * U32 * e.sum(axis=1, keepdims=True) + TINY
+    return {"sa": (_actstage_sum((0.5 * xa) ** 2), "exact"), "sb": (_actstage_sum(-0.5 * xb), "exact"),
+            "sh": (_actstage_sum((2 * xh) ** 2), "exact"), "s8": (_actstage_sum(x["x8"]), "exact"),
+            "se": (e.sum(axis=1, keepdims=True), tol)}
+
+
 def _inputs_lanes_f8(p, r):
     return _inputs_lanes_narrow(r, 2.0 ** -9, 2.0 ** -7)
 
@@ -1582,6 +1610,11 @@ TEST_KERNELS = {
                      ("zs", "float32", "40, 1"), ("zy", "float32", "40, 3, 37"),
                      ("yh", "float16", "100, 300"), ("zh16", "float16", "40, 3, 37"), ("mv", "float32", "40, 2")],
                     _inputs_lanes_f16, _ref_lanes_f16),
+    "actstage": _k({}, [("xa", "float32", "300, 100"), ("xb", "bfloat16", "256, 200"), ("xh", "float16", "130, 37"),
+                        ("x8", "float8_e4m3", "128, 64"), ("xe", "float8_e5m2", "40, 500")],
+                   [("sa", "float32", "300, 1"), ("sb", "float32", "256, 1"), ("sh", "float32", "130, 1"),
+                    ("s8", "float32", "128, 1"), ("se", "float32", "40, 1")],
+                   _inputs_actstage, _ref_actstage),
     "lanes_f8": _k({}, [("x", "float8_e4m3", "100, 300"), ("z", "float8_e5m2", "40, 3, 37"),
                          ("w", "float8_e5m2", "40, 500")],
                    [("y", "float32", "100, 300"), ("s", "float32", "100, 1"), ("m", "float32", "100, 1"),
