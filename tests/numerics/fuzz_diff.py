@@ -840,7 +840,8 @@ def block_actsum(sp):
     ed = r.choice(("bfloat16", "bfloat16", "float16", "float8_e4m3", "float8_e5m2", "float32"))
     e = sp.tile(ed, [P] + shape, sp.bufs())
     col = sp.tile("float32", [P, 1], sp.bufs())
-    if len(shape) == 1 and ed in ("float32", "bfloat16", "float16") and r.random() < 0.2:
+    bias_on_dst = len(shape) == 1 and ed in ("float32", "bfloat16", "float16") and r.random() < 0.2
+    if bias_on_dst:
         # the bias a column of the dst (written first)
         body.append(op("memset", dst="%s[%s, :]" % (e, tr), value=r.choice(("0.5", "-1.0"))))
         fields["bias"] = "%s[%s, 0:1]" % (e, tr)
@@ -854,10 +855,17 @@ def block_actsum(sp):
         body.append(op("activation", dst="%s[%s, %s]" % (e, tr, free), src="%s[%s, %s]" % (t, tr, part),
                        func=r.choice(("exp", "exp", "copy", "tanh", "sigmoid", "square", "silu")),
                        reduce={"op": rop, "dst": "%s[%s, :]" % (col, tr)}, **fields))
-    ye, ys = sp.out(ed, [n] + shape), sp.out("float32", [n, 1])
-    body.append(op("store", dst="%s[%s, %s]" % (ye, pr, free), src="%s[%s, %s]" % (e, tr, free)))
+    # a third of the time only the sum is stored: the dst is discarded (an
+    # activation on whole contiguous rows then folds staged blocks, kernel.c.j2
+    # act_staged)
+    keep = bias_on_dst or r.random() < 0.67
+    if keep:
+        ye = sp.out(ed, [n] + shape)
+        body.append(op("store", dst="%s[%s, %s]" % (ye, pr, free), src="%s[%s, %s]" % (e, tr, free)))
+    ys = sp.out("float32", [n, 1])
     body.append(op("store", dst="%s[%s, :]" % (ys, pr), src="%s[%s, :]" % (col, tr)))
-    sp.feat.add(("ts" if ts else "act") + "-sum-" + ("f32" if ed == "float32" else "narrow") + "-" + kind)
+    sp.feat.add(("ts" if ts else "act") + "-sum-" + ("f32" if ed == "float32" else "narrow") + "-" + kind +
+                ("" if keep else "-discard"))
     sp.body += rows.wrap(body, sp=sp)
 
 
