@@ -62,8 +62,7 @@ static TG_SIMD_BODY int rmsnorm_quant_body_all(int tg_avx512, tg_core *core, con
                         const int64_t tg_j0 = tg_jb;
                         tg_lanes_stage_f32(tg_t0, tg_rows, tg_j0, tg_jn);
                     }
-                    tg_activation_f32_row(TG_ACT_SQUARE, tg_t0, tg_t0, (size_t)(tg_jn * TG_LANES), tg_scale, tg_bias);
-                    tg_lanes_fold_f32(tg_r, tg_t0, tg_jn, TG_ALU_ADD);
+                    tg_lanes_act_fold_f32(tg_r, tg_t0, tg_jn, TG_ACT_SQUARE, tg_scale, tg_bias, TG_ALU_ADD);
                 }
                 for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                     const int64_t tg_p = tg_pb + tg_l;

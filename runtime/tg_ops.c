@@ -2595,6 +2595,74 @@ void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op o
     *(tg__f4 *)(void *)(r + 12) = r3;
 }
 #undef TG_LF_STEP
+
+/* tg_lanes_act_fold_f32's fused step: each register of 4 lanes, u = its
+ * elements, u = PRE (x·scale + bias: two roundings, or less where that is
+ * exact), the function ACT of u, folded by OP; no NaN made canonical on the
+ * way (a NaN stays a NaN through add, subtract and multiply, and the template
+ * writes the fold's result canonical: tg_nan_canon). */
+#define TG_LAF_Q(q, PRE, ACT, OP)                                                          \
+    {                                                                                      \
+        tg__f4 u = *(const tg__f4 *)(const void *)(tj + 4 * (q));                          \
+        u = PRE;                                                                           \
+        r##q = r##q OP(ACT);                                                               \
+    }
+#define TG_LAF_STEP(PRE, ACT, OP)                                                          \
+    for (int64_t j = 0; j < n; j++) {                                                      \
+        const float *tj = t + j * TG_LANES;                                                \
+        TG_LAF_Q(0, PRE, ACT, OP) TG_LAF_Q(1, PRE, ACT, OP) TG_LAF_Q(2, PRE, ACT, OP)     \
+        TG_LAF_Q(3, PRE, ACT, OP)                                                          \
+    }
+#define TG_LAF_OPS(PRE, ACT)                                                               \
+    switch (op) {                                                                          \
+    case TG_ALU_ADD: TG_LAF_STEP(PRE, ACT, +) break;                                       \
+    case TG_ALU_SUBTRACT: TG_LAF_STEP(PRE, ACT, -) break;                                  \
+    default: TG_LAF_STEP(PRE, ACT, *) break;                                               \
+    }
+/* Each function with x·1 + ±0 (the common case, rmsnorm's) and any other
+ * scale and bias: x·1 is x (a NaN stays a NaN), and x + ±0 is x but for -0 +
+ * +0 = +0, which square and abs do not tell from -0 (copy keeps its add). */
+#define TG_LAF_FUNC(ACT)                                                                   \
+    if (plain) {                                                                           \
+        TG_LAF_OPS(u, ACT)                                                                 \
+    } else {                                                                               \
+        TG_LAF_OPS(u * s4 + b4, ACT)                                                       \
+    }
+void tg_lanes_act_fold_f32(float r[TG_LANES], float *t, int64_t n, tg_act_func f, float scale, float bias,
+                           tg_alu_op op)
+{
+    if (!tg_lanes_fold_legal(op))
+        return;
+    if (f != TG_ACT_COPY && f != TG_ACT_SQUARE && f != TG_ACT_ABS) {
+        tg_activation_f32_row(f, t, t, (size_t)(n * TG_LANES), scale, bias);
+        tg_lanes_fold_f32(r, t, n, op);
+        return;
+    }
+    const int plain = scale == 1.0f && bias == 0.0f;
+    const tg__f4 s4 = {scale, scale, scale, scale}, b4 = {bias, bias, bias, bias};
+    const tg__i32x4 mag = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
+    tg__f4 r0 = *(tg__f4 *)(void *)r, r1 = *(tg__f4 *)(void *)(r + 4), r2 = *(tg__f4 *)(void *)(r + 8),
+           r3 = *(tg__f4 *)(void *)(r + 12);
+    switch (f) {
+    case TG_ACT_SQUARE: TG_LAF_FUNC(u * u) break;
+    case TG_ACT_ABS: TG_LAF_FUNC((tg__f4)((tg__i32x4)u & mag)) break;
+    default:
+        if (scale == 1.0f) {
+            TG_LAF_OPS(u + b4, u)
+        } else {
+            TG_LAF_OPS(u * s4 + b4, u)
+        }
+        break;
+    }
+    *(tg__f4 *)(void *)r = r0;
+    *(tg__f4 *)(void *)(r + 4) = r1;
+    *(tg__f4 *)(void *)(r + 8) = r2;
+    *(tg__f4 *)(void *)(r + 12) = r3;
+}
+#undef TG_LAF_FUNC
+#undef TG_LAF_OPS
+#undef TG_LAF_STEP
+#undef TG_LAF_Q
 #else
 void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op op)
 {
@@ -2603,6 +2671,12 @@ void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op o
             const float x = t[j * TG_LANES + l];
             r[l] = op == TG_ALU_ADD ? r[l] + x : op == TG_ALU_SUBTRACT ? r[l] - x : op == TG_ALU_MULTIPLY ? r[l] * x : r[l];
         }
+}
+void tg_lanes_act_fold_f32(float r[TG_LANES], float *t, int64_t n, tg_act_func f, float scale, float bias,
+                           tg_alu_op op)
+{
+    tg_activation_f32_row(f, t, t, (size_t)(n * TG_LANES), scale, bias);
+    tg_lanes_fold_f32(r, t, n, op);
 }
 #endif
 

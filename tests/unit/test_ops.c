@@ -1307,6 +1307,48 @@ static void test_lanes_fold(void **state)
     assert_true(tg_lanes_fold_legal(TG_ALU_ADD) && tg_lanes_fold_legal(TG_ALU_MULTIPLY));
 }
 
+/* tg_lanes_act_fold_f32 against tg_activation and the lane step element by
+ * element (every function: copy, square and abs fused, the others by their
+ * row), add, subtract and multiply, block lengths 0..TG_LANE_BLOCK, scales and
+ * biases that round, overflow and keep -0, specials in the block. A NaN must
+ * stay a NaN (its payload may differ, as test_lanes_fold says). */
+static void test_lanes_act_fold(void **state)
+{
+    static const tg_alu_op ops[] = {TG_ALU_ADD, TG_ALU_SUBTRACT, TG_ALU_MULTIPLY};
+    static const float sb[][2] = {{1.0f, 0.0f},  {1.0f, -0.0f}, {1.0f, 0.5f},      {-0.5f, 3.0f},
+                                  {0.088388346f, -1.5f}, {1e-3f, 1e30f}, {2.0f, -0.0f}};
+    static const uint32_t special[] = {0x80000000u, 0, 0x7fc00000u, 0xffc12345u, 0x7f800000u, 0xff800000u, 1, 0x807fffffu};
+    static float buf[TG_LANE_BLOCK * TG_LANES], x[TG_LANE_BLOCK * TG_LANES];
+    float r1[TG_LANES], r2[TG_LANES];
+    (void)state;
+    for (int f = 0; f < TG_ACT_COUNT; f++)
+        for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+            for (size_t k = 0; k < sizeof sb / sizeof sb[0]; k++)
+                for (int64_t n = 0; n <= TG_LANE_BLOCK; n += n < 3 ? 1 : 7) {
+                    for (int64_t i = 0; i < n * TG_LANES; i++)
+                        x[i] = rnd32() % 7 == 0    ? tg_bits_f32(special[rnd32() % 8])
+                               : rnd32() % 19 == 0 ? tg_bits_f32(rnd32())
+                               : (rnd32() & 1)     ? rndf()
+                                                   : rndf_wide();
+                    for (int l = 0; l < TG_LANES; l++)
+                        r1[l] = r2[l] = rnd32() % 31 == 0 ? tg_bits_f32(rnd32()) : rndf();
+                    memcpy(buf, x, sizeof buf);
+                    tg_lanes_act_fold_f32(r1, buf, n, (tg_act_func)f, sb[k][0], sb[k][1], ops[o]);
+                    for (int64_t j = 0; j < n; j++)
+                        for (int l = 0; l < TG_LANES; l++) {
+                            const float y = tg_activation((tg_act_func)f, x[j * TG_LANES + l], sb[k][0], sb[k][1]);
+                            r2[l] = ops[o] == TG_ALU_ADD        ? tg_alu_raw_add(r2[l], y)
+                                    : ops[o] == TG_ALU_SUBTRACT ? tg_alu_raw_subtract(r2[l], y)
+                                                                : tg_alu_raw_multiply(r2[l], y);
+                        }
+                    for (int l = 0; l < TG_LANES; l++) {
+                        assert_int_equal(isnan(r1[l]), isnan(r2[l]));
+                        if (!isnan(r1[l]))
+                            assert_int_equal(tg_f32_bits(r1[l]), tg_f32_bits(r2[l]));
+                    }
+                }
+}
+
 /* tg_reduce_key_f32 against the key fold element by element (the template's
  * row form): max and min, every SIMD body, lengths 0..40 at odd offsets,
  * rows of ±0, infinities, NaNs and random bits, from start keys of both
@@ -2034,6 +2076,7 @@ int main(void)
         cmocka_unit_test(test_f32_rows_ts_pairs),
         cmocka_unit_test(test_lanes_stage),
         cmocka_unit_test(test_lanes_fold),
+        cmocka_unit_test(test_lanes_act_fold),
         cmocka_unit_test(test_reduce_key),
         cmocka_unit_test(test_key_fold),
         cmocka_unit_test(test_find8_forms),
