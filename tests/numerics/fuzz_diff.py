@@ -853,7 +853,7 @@ def block_actsum(sp):
                        accumulate={"op": rop, "dst": "%s[%s, :]" % (col, tr)}))
     else:
         body.append(op("activation", dst="%s[%s, %s]" % (e, tr, free), src="%s[%s, %s]" % (t, tr, part),
-                       func=r.choice(("exp", "exp", "copy", "tanh", "sigmoid", "square", "silu")),
+                       func=r.choice(("exp", "exp", "copy", "tanh", "sigmoid", "square", "silu", "abs")),
                        reduce={"op": rop, "dst": "%s[%s, :]" % (col, tr)}, **fields))
     # a third of the time only the sum is stored: the dst is discarded (an
     # activation on whole contiguous rows then folds staged blocks, kernel.c.j2
