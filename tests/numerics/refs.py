@@ -945,8 +945,9 @@ def _inputs_actstage(p, r):
     # subnormal results), a few zeros and negative zeros
     x = {"xa": r.standard_normal((300, 100)), "xb": r.standard_normal((256, 200)) * 4,
          "xh": r.uniform(-8, 8, (130, 37)), "x8": r.uniform(-16, 16, (128, 64)),
-         "xe": r.uniform(-4, 4, (40, 500))}
+         "xe": r.uniform(-4, 4, (40, 500)), "xw": r.standard_normal((200, 1088))}
     x["xa"][5, :7] = [0.0, -0.0, 0.0, -0.0, 1.0, -1.0, 0.0]
+    x["xw"][3, :4] = [0.0, -0.0, -0.0, 0.0]
     return x
 
 
@@ -965,7 +966,7 @@ def _ref_actstage(p, x):
     tol = (500 + 2) * U32 * e.sum(axis=1, keepdims=True) + TINY
     return {"sa": (_actstage_sum((0.5 * xa) ** 2), "exact"), "sb": (_actstage_sum(-0.5 * xb), "exact"),
             "sh": (_actstage_sum((2 * xh) ** 2), "exact"), "s8": (_actstage_sum(x["x8"]), "exact"),
-            "se": (e.sum(axis=1, keepdims=True), tol)}
+            "se": (e.sum(axis=1, keepdims=True), tol), "sw": (_actstage_sum(np.abs(f32(x["xw"]))), "exact")}
 
 
 def _inputs_lanes_f8(p, r):
@@ -1611,9 +1612,10 @@ TEST_KERNELS = {
                      ("yh", "float16", "100, 300"), ("zh16", "float16", "40, 3, 37"), ("mv", "float32", "40, 2")],
                     _inputs_lanes_f16, _ref_lanes_f16),
     "actstage": _k({}, [("xa", "float32", "300, 100"), ("xb", "bfloat16", "256, 200"), ("xh", "float16", "130, 37"),
-                        ("x8", "float8_e4m3", "128, 64"), ("xe", "float8_e5m2", "40, 500")],
+                        ("x8", "float8_e4m3", "128, 64"), ("xe", "float8_e5m2", "40, 500"),
+                        ("xw", "float32", "200, 1088")],
                    [("sa", "float32", "300, 1"), ("sb", "float32", "256, 1"), ("sh", "float32", "130, 1"),
-                    ("s8", "float32", "128, 1"), ("se", "float32", "40, 1")],
+                    ("s8", "float32", "128, 1"), ("se", "float32", "40, 1"), ("sw", "float32", "200, 1")],
                    _inputs_actstage, _ref_actstage),
     "lanes_f8": _k({}, [("x", "float8_e4m3", "100, 300"), ("z", "float8_e5m2", "40, 3, 37"),
                          ("w", "float8_e5m2", "40, 500")],
