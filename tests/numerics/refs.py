@@ -1413,7 +1413,11 @@ def _inputs_sqdead(p, r):
     x[3, 7], x[3, 50], x[70, 95] = t, -4.0 * t, 0.25 * t
     x[9, 0], x[71, 13] = 3e-25, -1e-30
     x[11] = 0.0
-    xw[5, 700], xw[6, 3], xs[1, 150] = 2.0 * t, 1e-22, -t
+    # row 5 of xw otherwise zeros: its sum is the tie's term alone, so the
+    # side the tie's square takes shows in s2 (1.0324707 = 0x1.085p+0:
+    # tg_alu_power rounds its square up, x·x to even down)
+    xw[5] = 0.0
+    xw[5, 700], xw[6, 3], xs[1, 150] = float.fromhex("0x1.085p+0"), 1e-22, -t
     return {"x": x, "xw": xw, "xs": xs}
 
 
