@@ -848,8 +848,12 @@ def block_actsum(sp):
     rop = r.choice(("add", "add", "add", "maximum"))
     ts = r.random() < 0.3  # tensor_scalar's accumulate instead
     if ts:
+        # a quarter of the time a square by power 2 (kernel.c.j2 pow2_rows, and
+        # pow2_cols over the long rows: flagged elements computed again)
+        sq = r.random() < 0.25
         body.append(op("tensor_scalar", dst="%s[%s, %s]" % (e, tr, free), src="%s[%s, %s]" % (t, tr, part),
-                       op0=r.choice(ARITH), operand0=fields.get("bias", sp.scalar()),
+                       op0="power" if sq else r.choice(ARITH),
+                       operand0="2.0" if sq else fields.get("bias", sp.scalar()),
                        accumulate={"op": rop, "dst": "%s[%s, :]" % (col, tr)}))
     else:
         body.append(op("activation", dst="%s[%s, %s]" % (e, tr, free), src="%s[%s, %s]" % (t, tr, part),
