@@ -1307,6 +1307,24 @@ static void test_lanes_fold(void **state)
     assert_true(tg_lanes_fold_legal(TG_ALU_ADD) && tg_lanes_fold_legal(TG_ALU_MULTIPLY));
 }
 
+/* The template's lane step, r op y (tg_alu_raw_<op>), for add, subtract and
+ * multiply. */
+static float lane_step(tg_alu_op op, float r, float y)
+{
+    return op == TG_ALU_ADD ? tg_alu_raw_add(r, y) : op == TG_ALU_SUBTRACT ? tg_alu_raw_subtract(r, y) : tg_alu_raw_multiply(r, y);
+}
+
+/* r1 and r2 lane by lane: the same bits, or both NaN (payloads may differ,
+ * as test_lanes_fold says). */
+static void lanes_agree(const float *r1, const float *r2)
+{
+    for (int l = 0; l < TG_LANES; l++) {
+        assert_int_equal(isnan(r1[l]), isnan(r2[l]));
+        if (!isnan(r1[l]))
+            assert_int_equal(tg_f32_bits(r1[l]), tg_f32_bits(r2[l]));
+    }
+}
+
 /* tg_lanes_act_fold_f32 against tg_activation and the lane step element by
  * element (every function: copy, square and abs fused, the others by their
  * row), add, subtract and multiply, block lengths 0..TG_LANE_BLOCK, scales and
@@ -1337,16 +1355,55 @@ static void test_lanes_act_fold(void **state)
                     for (int64_t j = 0; j < n; j++)
                         for (int l = 0; l < TG_LANES; l++) {
                             const float y = tg_activation((tg_act_func)f, x[j * TG_LANES + l], sb[k][0], sb[k][1]);
-                            r2[l] = ops[o] == TG_ALU_ADD        ? tg_alu_raw_add(r2[l], y)
-                                    : ops[o] == TG_ALU_SUBTRACT ? tg_alu_raw_subtract(r2[l], y)
-                                                                : tg_alu_raw_multiply(r2[l], y);
+                            r2[l] = lane_step(ops[o], r2[l], y);
                         }
-                    for (int l = 0; l < TG_LANES; l++) {
-                        assert_int_equal(isnan(r1[l]), isnan(r2[l]));
-                        if (!isnan(r1[l]))
-                            assert_int_equal(tg_f32_bits(r1[l]), tg_f32_bits(r2[l]));
-                    }
+                    lanes_agree(r1, r2);
                 }
+}
+
+/* tg_lanes_stage_act_fold_f32 against tg_activation and the lane step
+ * element by element, at every SIMD body: rows 2 KiB apart (the AVX2 body's
+ * registers for copy, square and abs), 8 KiB apart (one L1 set: the staged
+ * blocks), 37 floats apart, repeated rows (a partial lane block), off 0..3,
+ * n 0..150 (whole groups of 8 and the columns left), every function, add,
+ * subtract and multiply, scales and biases as test_lanes_act_fold's. */
+static void lanes_stage_act_fold_at(void)
+{
+    static const tg_alu_op ops[] = {TG_ALU_ADD, TG_ALU_SUBTRACT, TG_ALU_MULTIPLY};
+    static const float sb[][2] = {{1.0f, 0.0f}, {1.0f, -0.0f}, {1.0f, 0.5f}, {-0.5f, 3.0f}, {2.0f, -0.0f}};
+    static const uint32_t special[] = {0x80000000u, 0, 0x7fc00000u, 0xffc12345u, 0x7f800000u, 0xff800000u, 1, 0x807fffffu};
+    static const int64_t strides[] = {512, 2048, 37, 512};
+    static float mem[16 * 2048 + 256];
+    for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
+        mem[i] = rnd32() % 7 == 0 ? tg_bits_f32(special[rnd32() % 8]) : (rnd32() & 1) ? rndf() : rndf_wide();
+    for (size_t k = 0; k < sizeof strides / sizeof strides[0]; k++)
+        for (int f = 0; f < TG_ACT_COUNT; f++)
+            for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+                for (int64_t n = 0; n <= 150; n += n < 20 ? 1 : 13) {
+                    const uint8_t *rows[TG_LANES];
+                    const int pn = k == 3 ? 1 + (int)(n % 15) : TG_LANES; /* k 3: rows past pn repeat row 0 */
+                    const int64_t off = n % 4;
+                    const size_t q = (size_t)(f + n) % (sizeof sb / sizeof sb[0]);
+                    float r1[TG_LANES], r2[TG_LANES];
+                    for (int l = 0; l < TG_LANES; l++) {
+                        rows[l] = (const uint8_t *)(mem + (l < pn ? l : 0) * strides[k]);
+                        r1[l] = r2[l] = rndf();
+                    }
+                    tg_lanes_stage_act_fold_f32(r1, rows, off, n, (tg_act_func)f, sb[q][0], sb[q][1], ops[o]);
+                    for (int64_t j = 0; j < n; j++)
+                        for (int l = 0; l < TG_LANES; l++) {
+                            float x;
+                            memcpy(&x, rows[l] + (off + j) * 4, 4);
+                            r2[l] = lane_step(ops[o], r2[l], tg_activation((tg_act_func)f, x, sb[q][0], sb[q][1]));
+                        }
+                    lanes_agree(r1, r2);
+                }
+}
+
+static void test_lanes_stage_act_fold(void **state)
+{
+    (void)state;
+    at_every_level(lanes_stage_act_fold_at);
 }
 
 /* tg_reduce_key_f32 against the key fold element by element (the template's
@@ -2077,6 +2134,7 @@ int main(void)
         cmocka_unit_test(test_lanes_stage),
         cmocka_unit_test(test_lanes_fold),
         cmocka_unit_test(test_lanes_act_fold),
+        cmocka_unit_test(test_lanes_stage_act_fold),
         cmocka_unit_test(test_reduce_key),
         cmocka_unit_test(test_key_fold),
         cmocka_unit_test(test_find8_forms),
