@@ -2678,13 +2678,15 @@ void tg_lanes_act_fold_f32(float r[TG_LANES], float *t, int64_t n, tg_act_func f
  * in the lanes' order. */
 #ifdef TG_TR_AVX2
 TG_SIMD_AVX2_BEGIN
-typedef float tg__f8 __attribute__((vector_size(32), aligned(4), may_alias));
-typedef int32_t tg__i32x8 __attribute__((vector_size(32)));
+/* own names: the AVX-512 rows' tg__f8 exists with gcc only, and C99 has no
+ * repeated typedef */
+typedef float tg__saf_f8 __attribute__((vector_size(32), aligned(4), may_alias));
+typedef int32_t tg__saf_i8 __attribute__((vector_size(32)));
 #define TG_SAF_C(i) c[i]
 #define TG_SAF_KEEP(d, o) (d) = (o)
 #define TG_SAF_Q(q, acc, PRE, ACT, OP)                                                     \
     {                                                                                      \
-        tg__f8 u = (tg__f8)c[q];                                                           \
+        tg__saf_f8 u = (tg__saf_f8)c[q];                                                   \
         u = PRE;                                                                           \
         acc = acc OP(ACT);                                                                 \
     }
@@ -2709,15 +2711,15 @@ static int64_t tg__lanes_saf_avx2(float r[TG_LANES], const uint8_t *const rows[T
                                   tg_act_func f, float scale, float bias, tg_alu_op op)
 {
     const int plain = scale == 1.0f && bias == 0.0f; /* as tg_lanes_act_fold_f32 */
-    const tg__f8 s8 = {scale, scale, scale, scale, scale, scale, scale, scale};
-    const tg__f8 b8 = {bias, bias, bias, bias, bias, bias, bias, bias};
-    const tg__i32x8 mag = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff,
+    const tg__saf_f8 s8 = {scale, scale, scale, scale, scale, scale, scale, scale};
+    const tg__saf_f8 b8 = {bias, bias, bias, bias, bias, bias, bias, bias};
+    const tg__saf_i8 mag = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff,
                            0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
-    tg__f8 a = *(const tg__f8 *)(const void *)r, b = *(const tg__f8 *)(const void *)(r + 8);
+    tg__saf_f8 a = *(const tg__saf_f8 *)(const void *)r, b = *(const tg__saf_f8 *)(const void *)(r + 8);
     int64_t j = 0;
-    TG_LANE_ACTS(TG_SAF_STEP, s8, b8, tg__f8, tg__i32x8)
-    *(tg__f8 *)(void *)r = a;
-    *(tg__f8 *)(void *)(r + 8) = b;
+    TG_LANE_ACTS(TG_SAF_STEP, s8, b8, tg__saf_f8, tg__saf_i8)
+    *(tg__saf_f8 *)(void *)r = a;
+    *(tg__saf_f8 *)(void *)(r + 8) = b;
     TG_SIMD_CLEAN();
     return n / 8 * 8;
 }
