@@ -2734,6 +2734,7 @@ TG_SIMD_AVX2_END
 #undef TG_LANE_FUNC
 #undef TG_LANE_OPS
 
+#ifdef TG_TR_AVX2
 /* 1 if the 16 rows' distinct lines fall at most 8 to an L1 set (64 sets of
  * 64-byte lines: 32 KiB 8-way and 48 KiB 12-way caches alike) at every
  * column: the fused form reads all 16 rows a group of columns at a time, and
@@ -2751,6 +2752,7 @@ static int tg__lanes_rows_spread(const uint8_t *const rows[TG_LANES])
     }
     return 1;
 }
+#endif
 
 void tg_lanes_stage_act_fold_f32(float r[TG_LANES], const uint8_t *const rows[TG_LANES], int64_t off, int64_t n,
                                  tg_act_func f, float scale, float bias, tg_alu_op op)
