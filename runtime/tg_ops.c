@@ -2668,16 +2668,16 @@ void tg_lanes_act_fold_f32(float r[TG_LANES], float *t, int64_t n, tg_act_func f
 #undef TG_LAF_STEP
 #undef TG_LAF_Q
 
-/* tg_lanes_stage_act_fold_f32's fused form (AVX2): 8 columns of 8 lanes at a
- * time turned into columns by the staging's 8x8 transpose (TG_TR8_BODY_LS),
- * each column then x·scale + bias, the function and the fold in the lanes'
- * registers, the two halves of the lanes one chain each: the shuffles of
- * the next columns overlap the chains' adds, where the staged block's were
- * done before the fold began (rmsnorm's sum of squares, 0.032 -> 0.026 ms
- * with the rows 2 KiB apart). Columns past the last 8 go element by element
- * in the lanes' order. */
-#ifdef TG_TR_AVX2
-TG_SIMD_AVX2_BEGIN
+/* tg_lanes_stage_act_fold_f32's fused form (an 8-float register a row: a
+ * build with AVX2 in its flags, or x86-64 without AVX's AVX2 body picked by
+ * the runtime's level): 8 columns of 8 lanes at a time turned into columns
+ * by the staging's 8x8 transpose (TG_TR8_BODY_LS), each column then
+ * x·scale + bias, the function and the fold in the lanes' registers, the two
+ * halves of the lanes one chain each: the shuffles of the next columns
+ * overlap the chains' adds, where the staged block's were done before the
+ * fold began (rmsnorm's sum of squares, 0.032 -> 0.026 ms with the rows
+ * 2 KiB apart). Columns past the last 8 go to the staged blocks. */
+#if defined(TG_TR_AVX2) || (defined(TG_TR_B) && TG_TR_B == 8 && defined(__AVX2__))
 /* own names: the AVX-512 rows' tg__f8 exists with gcc only, and C99 has no
  * repeated typedef */
 typedef float tg__saf_f8 __attribute__((vector_size(32), aligned(4), may_alias));
@@ -2705,36 +2705,43 @@ typedef int32_t tg__saf_i8 __attribute__((vector_size(32)));
         TG_SAF_HALF(0, a, PRE, ACT, OP)                                                    \
         TG_SAF_HALF(1, b, PRE, ACT, OP)                                                    \
     }
-/* the columns of the n elements from off that are whole groups of 8 (j on
- * return); the rest is the caller's */
-static int64_t tg__lanes_saf_avx2(float r[TG_LANES], const uint8_t *const rows[TG_LANES], int64_t off, int64_t n,
-                                  tg_act_func f, float scale, float bias, tg_alu_op op)
-{
-    const int plain = scale == 1.0f && bias == 0.0f; /* as tg_lanes_act_fold_f32 */
-    const tg__saf_f8 s8 = {scale, scale, scale, scale, scale, scale, scale, scale};
-    const tg__saf_f8 b8 = {bias, bias, bias, bias, bias, bias, bias, bias};
-    const tg__saf_i8 mag = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff,
-                           0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};
-    tg__saf_f8 a = *(const tg__saf_f8 *)(const void *)r, b = *(const tg__saf_f8 *)(const void *)(r + 8);
-    int64_t j = 0;
-    TG_LANE_ACTS(TG_SAF_STEP, s8, b8, tg__saf_f8, tg__saf_i8)
-    *(tg__saf_f8 *)(void *)r = a;
-    *(tg__saf_f8 *)(void *)(r + 8) = b;
-    TG_SIMD_CLEAN();
-    return n / 8 * 8;
-}
+/* NAME(r, rows, off, n, f, scale, bias, op) folds the columns of the n
+ * elements from off that are whole groups of 8 and returns their count; the
+ * rest is the caller's. CLEAN leaves the body's registers as it returns. */
+#define TG_SAF_FN(NAME, CLEAN)                                                             \
+    static int64_t NAME(float r[TG_LANES], const uint8_t *const rows[TG_LANES], int64_t off, \
+                        int64_t n, tg_act_func f, float scale, float bias, tg_alu_op op)   \
+    {                                                                                      \
+        const int plain = scale == 1.0f && bias == 0.0f; /* as tg_lanes_act_fold_f32 */    \
+        const tg__saf_f8 s8 = {scale, scale, scale, scale, scale, scale, scale, scale};    \
+        const tg__saf_f8 b8 = {bias, bias, bias, bias, bias, bias, bias, bias};            \
+        const tg__saf_i8 mag = {0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff,           \
+                               0x7fffffff, 0x7fffffff, 0x7fffffff, 0x7fffffff};           \
+        tg__saf_f8 a = *(const tg__saf_f8 *)(const void *)r;                               \
+        tg__saf_f8 b = *(const tg__saf_f8 *)(const void *)(r + 8);                         \
+        int64_t j = 0;                                                                     \
+        TG_LANE_ACTS(TG_SAF_STEP, s8, b8, tg__saf_f8, tg__saf_i8)                          \
+        *(tg__saf_f8 *)(void *)r = a;                                                      \
+        *(tg__saf_f8 *)(void *)(r + 8) = b;                                                \
+        CLEAN;                                                                             \
+        return n / 8 * 8;                                                                  \
+    }
+#ifdef TG_TR_AVX2
+TG_SIMD_AVX2_BEGIN
+TG_SAF_FN(tg__lanes_saf_avx2, TG_SIMD_CLEAN())
+TG_SIMD_AVX2_END
+#define TG_SAF_PICK(...) (tg__simd_level() >= 2 ? tg__lanes_saf_avx2(__VA_ARGS__) : 0)
+#else
+TG_SAF_FN(tg__lanes_saf, (void)0)
+#define TG_SAF_PICK(...) tg__lanes_saf(__VA_ARGS__)
+#endif
+#undef TG_SAF_FN
 #undef TG_SAF_STEP
 #undef TG_SAF_HALF
 #undef TG_SAF_Q
 #undef TG_SAF_KEEP
 #undef TG_SAF_C
-TG_SIMD_AVX2_END
-#endif
-#undef TG_LANE_ACTS
-#undef TG_LANE_FUNC
-#undef TG_LANE_OPS
 
-#ifdef TG_TR_AVX2
 /* 1 if the 16 rows' distinct lines fall at most 8 to an L1 set (64 sets of
  * 64-byte lines: 32 KiB 8-way and 48 KiB 12-way caches alike) at every
  * column: the fused form reads all 16 rows a group of columns at a time, and
@@ -2753,25 +2760,9 @@ static int tg__lanes_rows_spread(const uint8_t *const rows[TG_LANES])
     return 1;
 }
 #endif
-
-void tg_lanes_stage_act_fold_f32(float r[TG_LANES], const uint8_t *const rows[TG_LANES], int64_t off, int64_t n,
-                                 tg_act_func f, float scale, float bias, tg_alu_op op)
-{
-    if (!tg_lanes_fold_legal(op))
-        return;
-    int64_t j = 0;
-#ifdef TG_TR_AVX2
-    if (tg__simd_level() >= 2 && (f == TG_ACT_COPY || f == TG_ACT_SQUARE || f == TG_ACT_ABS) &&
-        tg__lanes_rows_spread(rows))
-        j = tg__lanes_saf_avx2(r, rows, off, n, f, scale, bias, op);
-#endif
-    for (; j < n; j += TG_LANE_BLOCK) {
-        const int64_t jn = n - j < TG_LANE_BLOCK ? n - j : TG_LANE_BLOCK;
-        float t[TG_LANE_BLOCK * TG_LANES];
-        tg_lanes_stage_f32(t, rows, off + j, jn);
-        tg_lanes_act_fold_f32(r, t, jn, f, scale, bias, op);
-    }
-}
+#undef TG_LANE_ACTS
+#undef TG_LANE_FUNC
+#undef TG_LANE_OPS
 #else
 void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op op)
 {
@@ -2787,17 +2778,28 @@ void tg_lanes_act_fold_f32(float r[TG_LANES], float *t, int64_t n, tg_act_func f
     tg_activation_f32_row(f, t, t, (size_t)(n * TG_LANES), scale, bias);
     tg_lanes_fold_f32(r, t, n, op);
 }
+#endif
+
 void tg_lanes_stage_act_fold_f32(float r[TG_LANES], const uint8_t *const rows[TG_LANES], int64_t off, int64_t n,
                                  tg_act_func f, float scale, float bias, tg_alu_op op)
 {
-    for (int64_t j = 0; j < n; j += TG_LANE_BLOCK) {
+    if (!tg_lanes_fold_legal(op))
+        return;
+    int64_t j = 0;
+#ifdef TG_SAF_PICK
+    /* fewer than 8 columns have no group for the fused form: the staged
+     * blocks without the rows' check */
+    if (n >= 8 && (f == TG_ACT_COPY || f == TG_ACT_SQUARE || f == TG_ACT_ABS) && tg__lanes_rows_spread(rows))
+        j = TG_SAF_PICK(r, rows, off, n, f, scale, bias, op);
+#undef TG_SAF_PICK
+#endif
+    for (; j < n; j += TG_LANE_BLOCK) {
         const int64_t jn = n - j < TG_LANE_BLOCK ? n - j : TG_LANE_BLOCK;
         float t[TG_LANE_BLOCK * TG_LANES];
         tg_lanes_stage_f32(t, rows, off + j, jn);
         tg_lanes_act_fold_f32(r, t, jn, f, scale, bias, op);
     }
 }
-#endif
 
 /* The keys' max or min and the NaN test, W elements at a time (a max, a min
  * and an OR: any order gives the same result); the AVX2 body has unsigned

@@ -1325,15 +1325,28 @@ static void lanes_agree(const float *r1, const float *r2)
     }
 }
 
-/* tg_lanes_act_fold_f32 against its contract at every SIMD body: the row
+/* r1 against the contract of a lanes activation fold that started from r2:
+ * ref (n columns of TG_LANES lanes, the block's elements) through the row
  * tg_activation_f32_row (whose bits test_activation_rows checks against
- * tg_activation), then the lane step element by element. Every function
- * (copy, square and abs fused, the others by their row), add, subtract and
- * multiply, block lengths 0..TG_LANE_BLOCK, scales and biases that round,
- * overflow and keep -0, specials in the block. A NaN must stay a NaN (its
- * payload may differ, as test_lanes_fold says). The row, not the element
- * form, is the reference: under valgrind (suite ops-portable) the AVX2 sin
- * row gives +0 for sin(-0), an artefact of its FMA emulation. */
+ * tg_activation), then folded by the lane step element by element. */
+static void lanes_act_fold_agree(const float *r1, float *r2, float *ref, int64_t n, tg_act_func f, float scale,
+                                 float bias, tg_alu_op op)
+{
+    tg_activation_f32_row(f, ref, ref, (size_t)(n * TG_LANES), scale, bias);
+    for (int64_t j = 0; j < n; j++)
+        for (int l = 0; l < TG_LANES; l++)
+            r2[l] = lane_step(op, r2[l], ref[j * TG_LANES + l]);
+    lanes_agree(r1, r2);
+}
+
+/* tg_lanes_act_fold_f32 against its contract (lanes_act_fold_agree) at
+ * every SIMD body. Every function (copy, square and abs fused, the others by
+ * their row), add, subtract and multiply, block lengths 0..TG_LANE_BLOCK,
+ * scales and biases that round, overflow and keep -0, specials in the
+ * block. A NaN must stay a NaN (its payload may differ, as test_lanes_fold
+ * says). The row, not the element form, is the reference: under valgrind
+ * (suite ops-portable) the AVX2 sin row gives +0 for sin(-0), an artefact of
+ * its FMA emulation. */
 static void lanes_act_fold_at(void)
 {
     static const tg_alu_op ops[] = {TG_ALU_ADD, TG_ALU_SUBTRACT, TG_ALU_MULTIPLY};
@@ -1356,11 +1369,7 @@ static void lanes_act_fold_at(void)
                     memcpy(buf, x, sizeof buf);
                     tg_lanes_act_fold_f32(r1, buf, n, (tg_act_func)f, sb[k][0], sb[k][1], ops[o]);
                     memcpy(ref, x, sizeof ref);
-                    tg_activation_f32_row((tg_act_func)f, ref, ref, (size_t)(n * TG_LANES), sb[k][0], sb[k][1]);
-                    for (int64_t j = 0; j < n; j++)
-                        for (int l = 0; l < TG_LANES; l++)
-                            r2[l] = lane_step(ops[o], r2[l], ref[j * TG_LANES + l]);
-                    lanes_agree(r1, r2);
+                    lanes_act_fold_agree(r1, r2, ref, n, (tg_act_func)f, sb[k][0], sb[k][1], ops[o]);
                 }
 }
 
@@ -1402,11 +1411,7 @@ static void lanes_stage_act_fold_at(void)
                     for (int64_t j = 0; j < n; j++)
                         for (int l = 0; l < TG_LANES; l++)
                             memcpy(&ref[j * TG_LANES + l], rows[l] + (off + j) * 4, 4);
-                    tg_activation_f32_row((tg_act_func)f, ref, ref, (size_t)(n * TG_LANES), sb[q][0], sb[q][1]);
-                    for (int64_t j = 0; j < n; j++)
-                        for (int l = 0; l < TG_LANES; l++)
-                            r2[l] = lane_step(ops[o], r2[l], ref[j * TG_LANES + l]);
-                    lanes_agree(r1, r2);
+                    lanes_act_fold_agree(r1, r2, ref, n, (tg_act_func)f, sb[q][0], sb[q][1], ops[o]);
                 }
 }
 
