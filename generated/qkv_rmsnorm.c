@@ -79,14 +79,9 @@ static TG_SIMD_BODY int qkv_rmsnorm_body_all(int tg_avx512, tg_core *core, const
                     }
                     const float tg_scale = 1.0f;
                     const float tg_bias = 0.0f;
-                    for (int64_t tg_jb = 0; tg_jb < 256; tg_jb += TG_LANE_BLOCK) {
-                        const int64_t tg_jn = tg_min(256 - tg_jb, TG_LANE_BLOCK);
-                        float tg_t0[TG_LANE_BLOCK * TG_LANES];
-                        {
-                            const int64_t tg_j0 = tg_jb;
-                            tg_lanes_stage_bf16(tg_t0, tg_rows, tg_j0, tg_jn);
-                        }
-                        tg_lanes_act_fold_f32(tg_r, tg_t0, tg_jn, TG_ACT_SQUARE, tg_scale, tg_bias, TG_ALU_ADD);
+                    {
+                        const int64_t tg_j0 = 0;
+                        tg_lanes_stage_act_fold_bf16(tg_r, tg_rows, tg_j0, 256, TG_ACT_SQUARE, tg_scale, tg_bias, TG_ALU_ADD);
                     }
                     for (int64_t tg_l = 0; tg_l < tg_pn; tg_l++) {
                         const int64_t tg_p = tg_pb + tg_l;

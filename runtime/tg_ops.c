@@ -2617,7 +2617,7 @@ void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op o
  * function with x·1 + ±0 (the common case, rmsnorm's) and any other scale S
  * and bias B: x·1 is x (a NaN stays a NaN), and x + ±0 is x but for -0 + +0 =
  * +0, which square and abs do not tell from -0 (copy keeps its add). Here
- * and in tg_lanes_stage_act_fold_f32's AVX2 body. */
+ * and in tg_lanes_stage_act_fold_<sfx>'s fused body. */
 #define TG_LANE_OPS(STEP, PRE, ACT)                                                        \
     switch (op) {                                                                          \
     case TG_ALU_ADD: STEP(PRE, ACT, +) break;                                              \
@@ -2668,10 +2668,11 @@ void tg_lanes_act_fold_f32(float r[TG_LANES], float *t, int64_t n, tg_act_func f
 #undef TG_LAF_STEP
 #undef TG_LAF_Q
 
-/* tg_lanes_stage_act_fold_f32's fused form (an 8-float register a row: a
- * build with AVX2 in its flags, or x86-64 without AVX's AVX2 body picked by
- * the runtime's level): 8 columns of 8 lanes at a time turned into columns
- * by the staging's 8x8 transpose (TG_TR8_BODY_LS), each column then
+/* tg_lanes_stage_act_fold_<sfx>'s fused form (an 8-float register a row: a
+ * build with AVX2 in its flags, or x86-64 without them's AVX2 body picked by
+ * the runtime's level): 8 columns of 8 lanes at a time read (bf16 and fp16
+ * widened by the staging's own vector widening) and turned into columns by
+ * the staging's 8x8 transpose (TG_TR8_BODY_LS), each column then
  * x·scale + bias, the function and the fold in the lanes' registers, the two
  * halves of the lanes one chain each: the shuffles of the next columns
  * overlap the chains' adds, where the staged block's were done before the
@@ -2690,25 +2691,32 @@ typedef int32_t tg__saf_i8 __attribute__((vector_size(32)));
         u = PRE;                                                                           \
         acc = acc OP(ACT);                                                                 \
     }
-#define TG_SAF_HALF(h, acc, PRE, ACT, OP)                                                  \
+/* lanes 8h .. 8h + 7, each row's 8 elements read by LD(r, ROW(i)) */
+#define TG_SAF_HALF(h, acc, LD, ROW, PRE, ACT, OP)                                         \
     {                                                                                      \
         const int l = 8 * (h);                                                             \
         tg__v8 c[8];                                                                       \
-        TG_TR8_BODY_LS(tg__v8, TG_TR8_LOAD, TG_SAF_KEEP, TG_LS_ROW4, TG_SAF_C);            \
+        TG_TR8_BODY_LS(tg__v8, LD, TG_SAF_KEEP, ROW, TG_SAF_C);                            \
         TG_SAF_Q(0, acc, PRE, ACT, OP) TG_SAF_Q(1, acc, PRE, ACT, OP)                      \
         TG_SAF_Q(2, acc, PRE, ACT, OP) TG_SAF_Q(3, acc, PRE, ACT, OP)                      \
         TG_SAF_Q(4, acc, PRE, ACT, OP) TG_SAF_Q(5, acc, PRE, ACT, OP)                      \
         TG_SAF_Q(6, acc, PRE, ACT, OP) TG_SAF_Q(7, acc, PRE, ACT, OP)                      \
     }
-#define TG_SAF_STEP(PRE, ACT, OP)                                                          \
+#define TG_SAF_STEP(LD, ROW, PRE, ACT, OP)                                                 \
     for (j = 0; j + 8 <= n; j += 8) {                                                      \
-        TG_SAF_HALF(0, a, PRE, ACT, OP)                                                    \
-        TG_SAF_HALF(1, b, PRE, ACT, OP)                                                    \
+        TG_SAF_HALF(0, a, LD, ROW, PRE, ACT, OP)                                           \
+        TG_SAF_HALF(1, b, LD, ROW, PRE, ACT, OP)                                           \
     }
+/* each source dtype's step (TG_LANE_ACTS' STEP(PRE, ACT, OP)); fp16 by
+ * vcvtph2ps where the body has F16C (the staging's choice) */
+#define TG_SAF_STEP_F32(PRE, ACT, OP) TG_SAF_STEP(TG_TR8_LOAD, TG_LS_ROW4, PRE, ACT, OP)
+#define TG_SAF_STEP_BF16(PRE, ACT, OP) TG_SAF_STEP(TG_LSB_WIDEN, TG_LS_ROW2, PRE, ACT, OP)
+#define TG_SAF_STEP_F16C(PRE, ACT, OP) TG_SAF_STEP(TG_LSH_WIDEN_F16C, TG_LS_ROW2, PRE, ACT, OP)
+#define TG_SAF_STEP_F16(PRE, ACT, OP) TG_SAF_STEP(TG_LSH_WIDEN, TG_LS_ROW2, PRE, ACT, OP)
 /* NAME(r, rows, off, n, f, scale, bias, op) folds the columns of the n
  * elements from off that are whole groups of 8 and returns their count; the
  * rest is the caller's. CLEAN leaves the body's registers as it returns. */
-#define TG_SAF_FN(NAME, CLEAN)                                                             \
+#define TG_SAF_FN(NAME, CLEAN, STEP)                                                       \
     static int64_t NAME(float r[TG_LANES], const uint8_t *const rows[TG_LANES], int64_t off, \
                         int64_t n, tg_act_func f, float scale, float bias, tg_alu_op op)   \
     {                                                                                      \
@@ -2720,7 +2728,7 @@ typedef int32_t tg__saf_i8 __attribute__((vector_size(32)));
         tg__saf_f8 a = *(const tg__saf_f8 *)(const void *)r;                               \
         tg__saf_f8 b = *(const tg__saf_f8 *)(const void *)(r + 8);                         \
         int64_t j = 0;                                                                     \
-        TG_LANE_ACTS(TG_SAF_STEP, s8, b8, tg__saf_f8, tg__saf_i8)                          \
+        TG_LANE_ACTS(STEP, s8, b8, tg__saf_f8, tg__saf_i8)                                 \
         *(tg__saf_f8 *)(void *)r = a;                                                      \
         *(tg__saf_f8 *)(void *)(r + 8) = b;                                                \
         CLEAN;                                                                             \
@@ -2728,14 +2736,26 @@ typedef int32_t tg__saf_i8 __attribute__((vector_size(32)));
     }
 #ifdef TG_TR_AVX2
 TG_SIMD_AVX2_BEGIN
-TG_SAF_FN(tg__lanes_saf_avx2, TG_SIMD_CLEAN())
+TG_SAF_FN(tg__lanes_saf_f32_avx2, TG_SIMD_CLEAN(), TG_SAF_STEP_F32)
+TG_SAF_FN(tg__lanes_saf_bf16_avx2, TG_SIMD_CLEAN(), TG_SAF_STEP_BF16)
+TG_SAF_FN(tg__lanes_saf_f16_avx2, TG_SIMD_CLEAN(), TG_SAF_STEP_F16C)
 TG_SIMD_AVX2_END
-#define TG_SAF_PICK(...) (tg__simd_level() >= 2 ? tg__lanes_saf_avx2(__VA_ARGS__) : 0)
+#define TG_SAF_PICK(SFX, ...) (tg__simd_level() >= 2 ? tg__lanes_saf_##SFX##_avx2(__VA_ARGS__) : 0)
 #else
-TG_SAF_FN(tg__lanes_saf, (void)0)
-#define TG_SAF_PICK(...) tg__lanes_saf(__VA_ARGS__)
+TG_SAF_FN(tg__lanes_saf_f32, (void)0, TG_SAF_STEP_F32)
+TG_SAF_FN(tg__lanes_saf_bf16, (void)0, TG_SAF_STEP_BF16)
+#ifdef __F16C__
+TG_SAF_FN(tg__lanes_saf_f16, (void)0, TG_SAF_STEP_F16C)
+#else
+TG_SAF_FN(tg__lanes_saf_f16, (void)0, TG_SAF_STEP_F16)
+#endif
+#define TG_SAF_PICK(SFX, ...) tg__lanes_saf_##SFX(__VA_ARGS__)
 #endif
 #undef TG_SAF_FN
+#undef TG_SAF_STEP_F16
+#undef TG_SAF_STEP_F16C
+#undef TG_SAF_STEP_BF16
+#undef TG_SAF_STEP_F32
 #undef TG_SAF_STEP
 #undef TG_SAF_HALF
 #undef TG_SAF_Q
@@ -2780,26 +2800,43 @@ void tg_lanes_act_fold_f32(float r[TG_LANES], float *t, int64_t n, tg_act_func f
 }
 #endif
 
-void tg_lanes_stage_act_fold_f32(float r[TG_LANES], const uint8_t *const rows[TG_LANES], int64_t off, int64_t n,
-                                 tg_act_func f, float scale, float bias, tg_alu_op op)
-{
-    if (!tg_lanes_fold_legal(op))
-        return;
-    int64_t j = 0;
+/* tg_lanes_stage_act_fold_<SFX>: TRY(SFX) the fused form's whole groups of 8
+ * columns where it is built and takes the function and the rows (fewer
+ * than 8 columns: no rows check), the rest by staged blocks; fp8 (whose
+ * activations the template computes by table) the staged blocks alone */
 #ifdef TG_SAF_PICK
-    /* fewer than 8 columns have no group for the fused form: the staged
-     * blocks without the rows' check */
-    if (n >= 8 && (f == TG_ACT_COPY || f == TG_ACT_SQUARE || f == TG_ACT_ABS) && tg__lanes_rows_spread(rows))
-        j = TG_SAF_PICK(r, rows, off, n, f, scale, bias, op);
-#undef TG_SAF_PICK
+#define TG_SAF_TRY(SFX)                                                                    \
+    if (n >= 8 && (f == TG_ACT_COPY || f == TG_ACT_SQUARE || f == TG_ACT_ABS) &&           \
+        tg__lanes_rows_spread(rows))                                                       \
+        j = TG_SAF_PICK(SFX, r, rows, off, n, f, scale, bias, op);
+#else
+#define TG_SAF_TRY(SFX)
 #endif
-    for (; j < n; j += TG_LANE_BLOCK) {
-        const int64_t jn = n - j < TG_LANE_BLOCK ? n - j : TG_LANE_BLOCK;
-        float t[TG_LANE_BLOCK * TG_LANES];
-        tg_lanes_stage_f32(t, rows, off + j, jn);
-        tg_lanes_act_fold_f32(r, t, jn, f, scale, bias, op);
+#define TG_SAF_NONE(SFX)
+#define TG_LANES_SAF_PUBLIC(SFX, TRY)                                                      \
+    void tg_lanes_stage_act_fold_##SFX(float r[TG_LANES], const uint8_t *const rows[TG_LANES], int64_t off, \
+                                       int64_t n, tg_act_func f, float scale, float bias, tg_alu_op op)     \
+    {                                                                                      \
+        if (!tg_lanes_fold_legal(op))                                                      \
+            return;                                                                        \
+        int64_t j = 0;                                                                     \
+        TRY(SFX)                                                                           \
+        for (; j < n; j += TG_LANE_BLOCK) {                                                \
+            const int64_t jn = n - j < TG_LANE_BLOCK ? n - j : TG_LANE_BLOCK;              \
+            float t[TG_LANE_BLOCK * TG_LANES];                                             \
+            tg_lanes_stage_##SFX(t, rows, off + j, jn);                                    \
+            tg_lanes_act_fold_f32(r, t, jn, f, scale, bias, op);                           \
+        }                                                                                  \
     }
-}
+TG_LANES_SAF_PUBLIC(f32, TG_SAF_TRY)
+TG_LANES_SAF_PUBLIC(bf16, TG_SAF_TRY)
+TG_LANES_SAF_PUBLIC(f16, TG_SAF_TRY)
+TG_LANES_SAF_PUBLIC(e4m3, TG_SAF_NONE)
+TG_LANES_SAF_PUBLIC(e5m2, TG_SAF_NONE)
+#undef TG_LANES_SAF_PUBLIC
+#undef TG_SAF_NONE
+#undef TG_SAF_TRY
+#undef TG_SAF_PICK
 
 /* The keys' max or min and the NaN test, W elements at a time (a max, a min
  * and an OR: any order gives the same result); the AVX2 body has unsigned

@@ -605,14 +605,23 @@ void tg_lanes_fold_f32(float r[TG_LANES], const float *t, int64_t n, tg_alu_op o
  * scratch: its contents afterwards are unspecified. */
 void tg_lanes_act_fold_f32(float r[TG_LANES], float *t, int64_t n, tg_act_func f, float scale, float bias,
                            tg_alu_op op);
-/* The same over n fp32 elements from element off of each of the 16 rows
- * (rows[l], bytes), in blocks of TG_LANE_BLOCK staged by tg_lanes_stage_f32
+/* The same over n elements from element off of each of the 16 rows
+ * (rows[l], bytes), in blocks of TG_LANE_BLOCK staged by tg_lanes_stage_<sfx>
  * and folded by tg_lanes_act_fold_f32: the bits of those calls in turn. With
  * AVX2 (in the build's flags, or x86-64 without them at the runtime's
- * level 2), copy, square and abs of rows that do not crowd one L1 set are
- * transposed and folded in registers, 8 columns at a time. */
+ * level 2), copy, square and abs of fp32, bf16 and fp16 rows that do not
+ * crowd one L1 set are read, widened, transposed and folded in registers,
+ * 8 columns at a time. */
 void tg_lanes_stage_act_fold_f32(float r[TG_LANES], const uint8_t *const rows[TG_LANES], int64_t off, int64_t n,
                                  tg_act_func f, float scale, float bias, tg_alu_op op);
+void tg_lanes_stage_act_fold_bf16(float r[TG_LANES], const uint8_t *const rows[TG_LANES], int64_t off, int64_t n,
+                                  tg_act_func f, float scale, float bias, tg_alu_op op);
+void tg_lanes_stage_act_fold_f16(float r[TG_LANES], const uint8_t *const rows[TG_LANES], int64_t off, int64_t n,
+                                 tg_act_func f, float scale, float bias, tg_alu_op op);
+void tg_lanes_stage_act_fold_e4m3(float r[TG_LANES], const uint8_t *const rows[TG_LANES], int64_t off, int64_t n,
+                                  tg_act_func f, float scale, float bias, tg_alu_op op);
+void tg_lanes_stage_act_fold_e5m2(float r[TG_LANES], const uint8_t *const rows[TG_LANES], int64_t off, int64_t n,
+                                  tg_act_func f, float scale, float bias, tg_alu_op op);
 /* 1 if tg_lanes_fold_f32 takes op. */
 static inline int tg_lanes_fold_legal(tg_alu_op op)
 {

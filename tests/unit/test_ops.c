@@ -1379,40 +1379,62 @@ static void test_lanes_act_fold(void **state)
     at_every_level(lanes_act_fold_at);
 }
 
-/* tg_lanes_stage_act_fold_f32 against the row and the lane step (as
- * test_lanes_act_fold), at every SIMD body: rows 2 KiB apart (the AVX2 body's
- * registers for copy, square and abs), 8 KiB apart (one L1 set: the staged
- * blocks), 37 floats apart, repeated rows (a partial lane block), off 0..3,
- * n 0..150 (whole groups of 8 and the columns left), every function, add,
- * subtract and multiply, scales and biases as test_lanes_act_fold's. */
+/* tg_lanes_stage_act_fold_<sfx> against the row and the lane step (as
+ * test_lanes_act_fold) on each staged format's elements (fp32, bf16, fp16,
+ * e4m3, e5m2, widened by their codec), at every SIMD body: rows 512 and 2048
+ * elements apart (fp32: 2 KiB, the fused form's registers for copy, square
+ * and abs, and 8 KiB, one L1 set: the staged blocks; bf16 and fp16: 1 and
+ * 4 KiB), 37 elements apart, repeated rows (a partial lane block), off 0..3,
+ * n 0..150 (whole groups of 8 and the columns left), every function (the
+ * narrow formats: copy, square, abs and exp), add, subtract and multiply,
+ * scales and biases as test_lanes_act_fold's. */
+typedef void (*lanes_saf_fn)(float *, const uint8_t *const[TG_LANES], int64_t, int64_t, tg_act_func, float, float,
+                             tg_alu_op);
+static float dec_f32(uint32_t u) { return tg_bits_f32(u); }
 static void lanes_stage_act_fold_at(void)
 {
+    static const struct {
+        int es;
+        lanes_saf_fn saf;
+        float (*dec)(uint32_t);
+    } fmts[] = {{4, tg_lanes_stage_act_fold_f32, dec_f32},
+                {2, tg_lanes_stage_act_fold_bf16, dec_bf16},
+                {2, tg_lanes_stage_act_fold_f16, dec_f16},
+                {1, tg_lanes_stage_act_fold_e4m3, dec_e4m3},
+                {1, tg_lanes_stage_act_fold_e5m2, dec_e5m2}};
     static const tg_alu_op ops[] = {TG_ALU_ADD, TG_ALU_SUBTRACT, TG_ALU_MULTIPLY};
     static const float sb[][2] = {{1.0f, 0.0f}, {1.0f, -0.0f}, {1.0f, 0.5f}, {-0.5f, 3.0f}, {2.0f, -0.0f}};
     static const uint32_t special[] = {0x80000000u, 0, 0x7fc00000u, 0xffc12345u, 0x7f800000u, 0xff800000u, 1, 0x807fffffu};
     static const int64_t strides[] = {512, 2048, 37, 512};
     static float mem[16 * 2048 + 256], ref[151 * TG_LANES];
-    for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++)
+    for (size_t i = 0; i < sizeof mem / sizeof mem[0]; i++) /* the narrow formats read these bytes */
         mem[i] = rnd32() % 7 == 0 ? tg_bits_f32(special[rnd32() % 8]) : (rnd32() & 1) ? rndf() : rndf_wide();
-    for (size_t k = 0; k < sizeof strides / sizeof strides[0]; k++)
-        for (int f = 0; f < TG_ACT_COUNT; f++)
-            for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
-                for (int64_t n = 0; n <= 150; n += n < 20 ? 1 : 13) {
-                    const uint8_t *rows[TG_LANES];
-                    const int pn = k == 3 ? 1 + (int)(n % 15) : TG_LANES; /* k 3: rows past pn repeat row 0 */
-                    const int64_t off = n % 4;
-                    const size_t q = (size_t)(f + n) % (sizeof sb / sizeof sb[0]);
-                    float r1[TG_LANES], r2[TG_LANES];
-                    for (int l = 0; l < TG_LANES; l++) {
-                        rows[l] = (const uint8_t *)(mem + (l < pn ? l : 0) * strides[k]);
-                        r1[l] = r2[l] = rndf();
+    for (size_t d = 0; d < sizeof fmts / sizeof fmts[0]; d++)
+        for (size_t k = 0; k < sizeof strides / sizeof strides[0]; k++)
+            for (int f = 0; f < TG_ACT_COUNT; f++)
+                for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++)
+                    for (int64_t n = 0; n <= 150; n += n < 20 ? 1 : 13) {
+                        if (d > 0 && f != TG_ACT_COPY && f != TG_ACT_SQUARE && f != TG_ACT_ABS && f != TG_ACT_EXP)
+                            break; /* the narrow formats' other functions: the fp32 path after staging */
+                        const int es = fmts[d].es;
+                        const uint8_t *rows[TG_LANES];
+                        const int pn = k == 3 ? 1 + (int)(n % 15) : TG_LANES; /* k 3: rows past pn repeat row 0 */
+                        const int64_t off = n % 4;
+                        const size_t q = (size_t)(f + n) % (sizeof sb / sizeof sb[0]);
+                        float r1[TG_LANES], r2[TG_LANES];
+                        for (int l = 0; l < TG_LANES; l++) {
+                            rows[l] = (const uint8_t *)mem + (l < pn ? l : 0) * strides[k] * es;
+                            r1[l] = r2[l] = rndf();
+                        }
+                        fmts[d].saf(r1, rows, off, n, (tg_act_func)f, sb[q][0], sb[q][1], ops[o]);
+                        for (int64_t j = 0; j < n; j++)
+                            for (int l = 0; l < TG_LANES; l++) {
+                                uint32_t u = 0;
+                                memcpy(&u, rows[l] + (off + j) * es, (size_t)es); /* little-endian */
+                                ref[j * TG_LANES + l] = fmts[d].dec(u);
+                            }
+                        lanes_act_fold_agree(r1, r2, ref, n, (tg_act_func)f, sb[q][0], sb[q][1], ops[o]);
                     }
-                    tg_lanes_stage_act_fold_f32(r1, rows, off, n, (tg_act_func)f, sb[q][0], sb[q][1], ops[o]);
-                    for (int64_t j = 0; j < n; j++)
-                        for (int l = 0; l < TG_LANES; l++)
-                            memcpy(&ref[j * TG_LANES + l], rows[l] + (off + j) * 4, 4);
-                    lanes_act_fold_agree(r1, r2, ref, n, (tg_act_func)f, sb[q][0], sb[q][1], ops[o]);
-                }
 }
 
 static void test_lanes_stage_act_fold(void **state)
