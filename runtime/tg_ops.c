@@ -2766,17 +2766,17 @@ TG_SAF_FN(tg__lanes_saf_f16, (void)0, TG_SAF_STEP_F16)
  * 64-byte lines: 32 KiB 8-way and 48 KiB 12-way caches alike) at every
  * column: the fused form reads all 16 rows a group of columns at a time, and
  * rows a multiple of 4 KiB apart would evict each other's lines before
- * their next group (the staging takes 8 rows at a time for that reason). */
+ * their next group (the staging takes 8 rows at a time for that reason).
+ * Lanes past the block's rows repeat row 0 and are not counted; any other
+ * repeated row is, which can only send the rows to the staged blocks (the
+ * same bits either way). */
 static int tg__lanes_rows_spread(const uint8_t *const rows[TG_LANES])
 {
     unsigned char per_set[64] = {0};
-    for (int l = 0; l < TG_LANES; l++) {
-        int again = 0;
-        for (int k = 0; k < l; k++)
-            again |= rows[k] == rows[l]; /* lanes past the block's rows repeat row 0 */
-        if (!again && ++per_set[((uintptr_t)rows[l] >> 6) & 63] > 8)
+    ++per_set[((uintptr_t)rows[0] >> 6) & 63];
+    for (int l = 1; l < TG_LANES; l++)
+        if (rows[l] != rows[0] && ++per_set[((uintptr_t)rows[l] >> 6) & 63] > 8)
             return 0;
-    }
     return 1;
 }
 #endif
