@@ -195,6 +195,8 @@ static void count_uses(F *f)
 {
     const Ir *ir = f->ir;
     for (int i = 0; i < ir->ninsts; i++) {
+        if (!f->cur[i])
+            continue; /* dropped by drop_overwritten */
         IrOperand ops[IR_MAX_OPERANDS];
         int n = ir_operands(f->cur[i], ops);
         for (int k = 0; k < n; k++) {
@@ -821,6 +823,82 @@ static int drop_dead(F *f)
     return 0;
 }
 
+/* ---- writes overwritten before any read ---------------------------------------- */
+
+/* 1 if a and b take the same elements of the same tile copy in any
+ * iteration that runs both (loop slots are unique: a variable means one
+ * loop). */
+static int same_ap(const IrAp *a, const IrAp *b)
+{
+    if (a->mem != b->mem || a->index != b->index || a->dtype != b->dtype || a->nfree != b->nfree ||
+        !same(a->pstart, b->pstart) || !same(a->pcount, b->pcount) || !same(a->offset, b->offset) ||
+        !same(a->buf, b->buf) || a->rot_loop != b->rot_loop)
+        return 0;
+    for (int k = 0; k < a->nfree; k++)
+        if (a->free[k].step != b->free[k].step || !same(a->free[k].num, b->free[k].num))
+            return 0;
+    return 1;
+}
+
+/* A tile write that the next instruction on the tile overwrites whole: the
+ * next instruction after i in program order that touches i's dst tile t is
+ * j, in the same loop as i (so every iteration that runs i runs j after it,
+ * with the same loop variables), j reads nothing of t and writes exactly
+ * i's dst elements (the same pattern: every op but an accumulating matmul,
+ * which reads its dst, writes each element of its dst) and is no indirect
+ * DMA. Nothing can read what i wrote there, so i goes when that is all it
+ * writes, or keeps running with its dst marked `discard` (drop_dead's form)
+ * when it also writes an accumulate or reduce column. bench/probes x09 wrote
+ * its squares into the tile its scaling overwrites (an NKI author's scratch
+ * reuse), which also kept the square sum from folding its rows straight from
+ * their source (kernel.c.j2 act_staged). Latest first, so that a chain of
+ * such writes goes whole. Returns 0, or -1 when memory ran out. */
+static int drop_overwritten(F *f)
+{
+    for (int i = f->ir->ninsts - 1; i >= 0; i--) {
+        const IrInst *c = f->cur[i];
+        if (!c || c->op == IR_OP_PRINT || c->has_ind || c->dst.mem == IR_MEM_HBM || c->dst.discard)
+            continue;
+        int t = c->dst.index, others = 0, j;
+        IrOperand ops[IR_MAX_OPERANDS];
+        int n = ir_operands(c, ops);
+        for (int k = 1; k < n; k++) /* ops[0] is the dst */
+            if (ops[k].is_write) {
+                others++;
+                if (on_tile(ops[k].ap, t))
+                    others = -1000; /* another result on the same tile: left alone */
+            }
+        if (others < 0)
+            continue;
+        for (j = i + 1; j < f->ir->ninsts && !(f->cur[j] && uses_tile(f->cur[j], t)); j++)
+            ;
+        if (j == f->ir->ninsts)
+            continue;
+        const IrInst *w = f->cur[j];
+        if (w->loop != c->loop || w->has_ind || w->op == IR_OP_PRINT || !same_ap(&w->dst, &c->dst))
+            continue;
+        IrOperand wo[IR_MAX_OPERANDS];
+        int wn = ir_operands(w, wo), reads = 0;
+        for (int k = 0; k < wn; k++)
+            reads |= on_tile(wo[k].ap, t) && wo[k].is_read;
+        if (reads)
+            continue;
+        if (others == 0) {
+            f->cur[i] = NULL;
+            f->note[i] = arena_printf(f->arena, "dropped: the next instruction on tile %s overwrites what it writes",
+                                      f->spec->tiles[t].name);
+            if (!f->note[i])
+                return -1;
+        } else {
+            IrInst *m = mutable_inst(f, i);
+            if (!m)
+                return -1;
+            m->dst.discard = 1;
+        }
+    }
+    return 0;
+}
+
 /* 1 if every loop from lp out is a loop of the SPMD grid (or lp is NULL). */
 static int grid_only(const IrLoop *lp)
 {
@@ -906,6 +984,9 @@ int fwd_analyze(Arena *arena, const Ir *ir, Fwd *out)
     memset(f.hw, 0, (size_t)(nh + 1) * sizeof *f.hw);
     memset(f.hr, 0, (size_t)(nh + 1) * sizeof *f.hr);
     memset(f.env, 0, (size_t)(nslots > EXPR_VAR_FIRST ? nslots : EXPR_VAR_FIRST) * sizeof *f.env);
+    /* first: a store then sinks into a tile's remaining writers only */
+    if (drop_overwritten(&f))
+        return -1;
     count_uses(&f);
     /* loads first: a store whose tile came straight from a load then reads HBM */
     int *asg = arena_alloc(arena, (size_t)(ni + 1) * sizeof *asg);

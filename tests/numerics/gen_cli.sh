@@ -378,7 +378,7 @@ check "PSUM tiles spanning banks: psum_banks.yaml C simulation and ISS bit-ident
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" psum_banks >"$w/psum_banks-iss.log" 2>&1'
 # The ops of SPEC.md §2.1 "More ops", one test kernel each group, over the
 # dtypes they take: numpy exact, ISS bit for bit.
-for k in reduce_ops select_ops top8_ops loopnum_ops intsum trcast trsink shortrows affsel_int actstage; do
+for k in reduce_ops select_ops top8_ops loopnum_ops intsum trcast trsink shortrows affsel_int actstage overwrite; do
   check "more ops: $k.yaml matches numpy" \
     'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" '$k' >"$w/'$k'.log" 2>&1'
   check "more ops: $k.yaml C simulation and ISS bit-identical" \
@@ -394,6 +394,15 @@ check "actstage: the fp32, bf16 and fp16 reduces with a discarded dst fold their
    [ "$(grep -c "tg_lanes_stage_act_fold_bf16(tg_r, tg_rows" "$w/actstage-gen/actstage.c")" = 1 ] &&
    [ "$(grep -c "tg_lanes_stage_act_fold_f16(tg_r, tg_rows" "$w/actstage-gen/actstage.c")" = 1 ] &&
    [ "$(grep -c "tg_lanes_act_fold_f32(tg_r, tg_t0" "$w/actstage-gen/actstage.c")" = 0 ]'
+# overwrite: the three writes the next instruction on their tile overwrites
+# go (at's, ft's two), the square whose dst a copy overwrites folds its rows
+# from the source (gen/forward.c drop_overwritten); nothing else is dropped
+check "overwrite: writes overwritten before any read dropped, the others kept" \
+  '"$TILEGEN" gen -o "$w/overwrite-gen" "$here/specs/overwrite.yaml" && c="$w/overwrite-gen/overwrite.c" &&
+   [ "$(grep -c "dropped: the next instruction on tile at overwrites" "$c")" = 1 ] &&
+   [ "$(grep -c "dropped: the next instruction on tile ft overwrites" "$c")" = 2 ] &&
+   [ "$(grep -c "dropped" "$c")" = 3 ] &&
+   [ "$(grep -c "tg_lanes_stage_act_fold_f32(tg_r, tg_rows" "$c")" = 1 ]'
 # print statements (NKI device_print): the outputs and every saved print
 # against numpy; the C simulation and the ISS hand the callback the same
 # records (iss_agree.c); run without --print-dir prints no summary line.

@@ -969,6 +969,28 @@ def _ref_actstage(p, x):
             "se": (e.sum(axis=1, keepdims=True), tol), "sw": (_actstage_sum(np.abs(f32(x["xw"]))), "exact")}
 
 
+def _inputs_overwrite(p, r):
+    x = r.standard_normal((p["N"], 64))
+    x[7, :5] = [0.0, -0.0, 1.0, -1.0, -0.0]
+    return {"x": x}
+
+
+def _ref_overwrite(p, x):
+    # every result one fp32 rounding of exact terms (the scales by 2, 0.5 and
+    # -1 are exact; x + 1, x - m, 2x + 1 and 2x + x round once in float32 as
+    # the simulation does; y8's sum is (0 + 0 + 2x) + x: +0 for x = -0); the square sum is the
+    # fp32 chain left to right
+    v = x["x"].astype(np.float32)
+    one = np.float32(1.0)
+    m = (v[:, :8] * np.float32(2.0)).max(axis=1, keepdims=True)
+    y5 = np.full_like(v, 0.25)
+    y5[:, :32] = v[:, :32]
+    ex = lambda a: (a.astype(np.float64), "exact")  # noqa: E731
+    return {"y1": ex(v + one), "s1": (_actstage_sum(f32(v) ** 2), "exact"), "y2": ex(v), "y3": ex(v - m),
+            "y4": ex(v * np.float32(0.5)), "y5": ex(y5), "y6": ex(-v), "y7": ex(v * np.float32(2.0) + one),
+            "y8": ex((np.float32(0.0) + v * np.float32(2.0)) + v)}
+
+
 def _inputs_lanes_f8(p, r):
     return _inputs_lanes_narrow(r, 2.0 ** -9, 2.0 ** -7)
 
@@ -1804,6 +1826,11 @@ TEST_KERNELS = {
     "preduce_keys": _k({}, [("x", "float32", "128, 1100"), ("xb", "bfloat16", "37, 300")],
                        [("mx", "float32", "1, 1100"), ("mxb", "bfloat16", "1, 300"), ("mxf", "float32", "1, 300")],
                        _inputs_preduce_keys, _ref_preduce_keys),
+    "overwrite": _k({"N": 200}, [("x", "float32", "N, 64")],
+                    [("y1", "float32", "N, 64"), ("s1", "float32", "N, 1"), ("y2", "float32", "N, 64"),
+                     ("y3", "float32", "N, 64"), ("y4", "float32", "N, 64"), ("y5", "float32", "N, 64"),
+                     ("y6", "float32", "N, 64"), ("y7", "float32", "N, 64"), ("y8", "float32", "N, 64")],
+                    _inputs_overwrite, _ref_overwrite),
     "sqdead": _k({}, [("x", "float32", "128, 96"), ("xw", "float32", "128, 1024"), ("xs", "float32", "3, 200")],
                  [("y1", "float32", "128, 96"), ("s2", "float32", "128, 1"), ("s3", "float32", "128, 1"),
                   ("s4", "float32", "3, 1"), ("s5", "float32", "3, 1")],
