@@ -3404,6 +3404,186 @@ def g08_moe_router_top8_f16_e128(logits):
         s += e8[:, j:j + 1]
     return {"idx": i8.astype(np.uint32), "w": e8 * (np.float32(1) / s)}
 
+
+# --- the h series -------------------------------------------------------------------
+
+def _rmsnorm_f32_inputs(shapes, r):
+    # hidden states whose rows have their own scale (0.1 - 10: the sum of squares
+    # spans four decades), RMSNorm weights of a trained model (0.5 - 1.5)
+    n, d = shapes["x"]
+    return {"x": r.uniform(0.1, 10, (n, 1)) * r.standard_normal((n, d)),
+            "gamma": r.uniform(0.5, 1.5, shapes["gamma"])}
+
+
+# y: the squares one rounding each alike (the runtime's square in binary64 rounded
+# once is the correctly rounded fp32 product, as numpy's x * x); their sums of D
+# positive terms within gamma_(D-1) of the exact sum each (the C fold left to
+# right, numpy pairwise): 2(D - 1)u relative apart; ss / D exact (a power of two),
+# + eps one rounding each side (2u); rsqrt halves the argument's relative
+# difference, then rounds (the runtime's rsqrt within 1u, numpy's sqrt and divide
+# 2u): rstd within (D + 4)u relative; (x rstd) gamma two roundings each side (4u):
+# (D + 8)u |y|, taken as (D + 16)u for the second-order terms. fp32 out: no step.
+@probe({"y": Tol(bound=lambda x, ref: (x["x"].shape[1] + 16) * U32 * np.abs(ref),
+                 why="the D = 4096 sums of squares in another order, rsqrt")},
+       make=_rmsnorm_f32_inputs)
+def h01_rmsnorm_f32_d4096(x, gamma):
+    ss = (x * x).sum(axis=1, keepdims=True)
+    rstd = np.float32(1) / np.sqrt(ss * np.float32(1 / x.shape[1]) + np.float32(1e-5))
+    return {"y": (x * rstd) * gamma}
+
+
+def _layernorm_1d_inputs(shapes, r):
+    # _layernorm_inputs' rows (each its own offset and scale) with gamma and beta
+    # as the 1-D [D] vectors the spec takes
+    n, d = shapes["x"]
+    x = r.uniform(-1, 1, (n, 1)) + r.uniform(0.5, 2, (n, 1)) * r.standard_normal((n, d))
+    return {"x": x, "gamma": r.uniform(0.5, 1.5, d), "beta": 0.5 * r.standard_normal(d)}
+
+
+# y: layernorm_bound (LAYERNORM_TOL) holds here as it does for bn_stats: the C
+# simulation and numpy run the same two-pass algorithm (the row sum, -mean by the
+# exact multiply by -1/D, the shifted squares each one rounding alike, their sum,
+# rsqrt), so they differ only by the two sums' orders (gamma_D each) and rsqrt
+# against numpy's sqrt and divide, within that bound's (2D + 64)u of the
+# magnitude each; (x - mean) rstd, times gamma, plus beta in the same order on
+# both sides; then one bf16 step
+@probe({"y": LAYERNORM_TOL}, make=_layernorm_1d_inputs)
+def h02_layernorm_2pass_bf16_d2048(x, gamma, beta):
+    v = bf16_dec(x)
+    nmu = v.sum(axis=1, keepdims=True) * np.float32(-1 / v.shape[1])
+    t = v + nmu
+    vs = (t * t).sum(axis=1, keepdims=True)
+    rstd = np.float32(1) / np.sqrt(vs * np.float32(1 / v.shape[1]) + np.float32(1e-5))
+    return {"y": bf16_enc((t * rstd) * bf16_dec(gamma) + bf16_dec(beta))}
+
+
+def _paged_kv_inputs(shapes, r):
+    # each sequence's MB blocks distinct physical blocks of the cache (S * MB =
+    # 512 of NB = 1024), lengths 1 - L with one sequence full and one of a single
+    # token
+    s, mb = shapes["block_table"]
+    nb = shapes["kc"][0] // 16
+    lens = r.integers(1, mb * 16 + 1, s)
+    lens[0], lens[1] = mb * 16, 1
+    return {"block_table": r.permutation(nb)[:s * mb].reshape(s, mb).astype(np.int32),
+            "seq_lens": lens.astype(np.int32)}
+
+
+# k_out: slots by the same integer arithmetic, bf16 rows moved unchanged (select's
+# fp32 round trip of a bf16 value is exact), +0 past the length: exact
+@probe({"k_out": EXACT}, make=_paged_kv_inputs)
+def h03_paged_kv_gather_i32(kc, block_table, seq_lens):
+    pos = np.arange(block_table.shape[1] * 16)
+    slot = block_table[:, pos >> 4] * 16 + (pos & 15)
+    out = kc[slot]
+    out[pos[None, :] >= seq_lens[:, None]] = 0
+    return {"k_out": out}
+
+
+def _tome_inputs(shapes, r):
+    # raw q.k logits of a head of 64 (spread 16: after the 1/8 scale about N(0, 4),
+    # peaked rows), token sizes 1 - 8 after merging, their logs (bf16 here)
+    return {"s": 16.0 * r.standard_normal(shapes["s"]),
+            "logsz": np.log(r.integers(1, 9, shapes["logsz"]))}
+
+
+# p: s / 8 exact (a power of two) and + logsz one rounding alike, the max exact:
+# exp's argument the same fp32 value on both sides; then z04's derivation with
+# L = 197: exp 7.04u apart, the row sums (2L + 2)u plus the terms' 7.04u, the
+# reciprocal and the product 4u: (2L + 21)u, rounded up; then one fp16 step
+@probe({"p": Tol(ulps=1, bound=lambda x, ref: (2 * x["s"].shape[1] + 24) * U32 * np.abs(ref),
+                 why="numpy's exp, the row sums")}, make=_tome_inputs)
+def h04_tome_propattn_f16_l197(s, logsz):
+    t = f16_dec(s) * np.float32(0.125) + bf16_dec(logsz)
+    e = np.exp(t - t.max(axis=1, keepdims=True))
+    return {"p": f16_enc(e * (np.float32(1) / e.sum(axis=1, keepdims=True)))}
+
+
+# dbias: e5m2 values times 1 exact, the T = 4096 sums in another order (the C
+# simulation 128 terms a matmul then PSUM adds, numpy adds rows in turn):
+# matmul_bound of a ones row against dy. amax: abs, max and the widening exact
+@probe({"dbias": Tol(bound=lambda x, ref: matmul_bound(np.ones((1, x["dy"].shape[0])), x["dy"]),
+                     why="the T = 4096 sums in another order"),
+        "amax": EXACT},
+       make=lambda shapes, r: {"dy": 0.05 * r.standard_normal(shapes["dy"])})
+def h05_dbias_amax_e5m2(dy):
+    # gradients of spread 0.05: to_storage rounds them to e5m2, about 1 in 3000
+    # below 2^-14 (e5m2's subnormals)
+    v = F8_E5M2[dy]
+    return {"dbias": v.sum(axis=0, keepdims=True), "amax": np.abs(v).max(axis=0, keepdims=True)}
+
+
+def _lora_inputs(shapes, r):
+    # activations of order 1, A at Kaiming's 1/sqrt(H), a trained B of spread 0.05,
+    # the base layer's output of order 1
+    return {"a": r.standard_normal(shapes["a"]) / np.sqrt(shapes["a"][0]),
+            "b": 0.05 * r.standard_normal(shapes["b"])}
+
+
+def _lora_bound(x, ref):
+    """h06's y before the bf16 rounding. h = x A: bf16 products exact, the H = 2048
+    sums in another order (matmul_bound); rounded to bf16 the two may land a step
+    apart where h lies that close to a rounding boundary (_bf16_flip), else alike.
+    h B: the flips times |B|, the K = 16 sums in another order; times 2 exact,
+    + y0 one rounding each side (2u|y|)."""
+    h = np.matmul(x["x"], x["a"])
+    dh = _bf16_flip(h, matmul_bound(x["x"], x["a"]) / np.maximum(np.abs(h), TINY))
+    hb = np.abs(h) * (1 + 2.0 ** -8)  # |bf16(h)| <= |h| (1 + 2^-8): the values multiplied
+    return 2 * (np.matmul(dh, np.abs(x["b"])) + matmul_bound(hb, x["b"])) + 2 * U32 * np.abs(ref)
+
+
+# y: _lora_bound, then one bf16 step
+@probe({"y": Tol(ulps=1, bound=_lora_bound, why="the K = 2048 sums, h's bf16 rounding, the K = 16 sums")},
+       make=_lora_inputs)
+def h06_lora_r16_bf16(x, a, b, y0):
+    # the transposes (DMA and PE) move bf16 values unchanged
+    h = bf16_dec(bf16_enc(np.matmul(bf16_dec(x), bf16_dec(a))))
+    return {"y": bf16_enc(np.matmul(h, bf16_dec(b)) * np.float32(2) + bf16_dec(y0))}
+
+
+def _nms_inputs(shapes, r):
+    # proposals around 40 objects of a 640 x 640 image (each 25 boxes jittered by
+    # 10 % of its size, many pairs above IoU 0.5), sides 16 - 256 px
+    b, n, _ = shapes["boxes"]
+    obj = r.integers(0, 40, (b, n))
+    cx, cy = r.uniform(0, 640, (b, 40)), r.uniform(0, 640, (b, 40))
+    w, h = r.uniform(16, 256, (b, 40)), r.uniform(16, 256, (b, 40))
+    pick = lambda v: np.take_along_axis(v, obj, axis=1)  # noqa: E731
+    bw = pick(w) * r.uniform(0.9, 1.1, (b, n))
+    bh = pick(h) * r.uniform(0.9, 1.1, (b, n))
+    x0 = pick(cx) + 0.1 * pick(w) * r.standard_normal((b, n))
+    y0 = pick(cy) + 0.1 * pick(h) * r.standard_normal((b, n))
+    return {"boxes": np.stack([x0 - bw / 2, y0 - bh / 2, x0 + bw / 2, y0 + bh / 2], axis=2)}
+
+
+# mask: every step one fp32 rounding in the same order on both sides (max, min,
+# the subtractions, the clamps, the product, (area_j + area_i) - inter, IEEE divide,
+# the compare): exact
+@probe({"mask": EXACT}, make=_nms_inputs)
+def h07_nms_iou_mask_f32_n1000(boxes):
+    x1, y1, x2, y2 = (boxes[:, :, k] for k in range(4))
+    area = (x2 - x1) * (y2 - y1)
+    iw = np.minimum(x2[:, None, :], x2[:, :, None]) - np.maximum(x1[:, None, :], x1[:, :, None])
+    ih = np.maximum(np.minimum(y2[:, None, :], y2[:, :, None]) - np.maximum(y1[:, None, :], y1[:, :, None]),
+                    np.float32(0))
+    inter = np.maximum(iw, np.float32(0)) * ih
+    iou = inter / ((area[:, None, :] + area[:, :, None]) - inter)
+    n = boxes.shape[1]
+    return {"mask": ((iou > np.float32(0.5)) & np.triu(np.ones((n, n), dtype=bool), 1)).astype(np.uint8)}
+
+
+# q, qT: bf16 x scale one fp32 rounding alike, then e4m3 rounding to nearest even
+# (fp8_e4m3_enc, exact as r04 uses it); the transpose moves bytes. amax: exact
+@probe({"q": EXACT, "qT": EXACT, "amax": EXACT},
+       make=lambda shapes, r: {"scale": np.full(shapes["scale"], 32.0)})
+def h08_fp8_cast_transpose_amax(x, scale):
+    # activations N(0, 1) (|x| below 5.6 over 4 M), scale 32: |q| up to ~180, under
+    # e4m3's 240; about 1 in 2500 below 2^-6 / 32 (e4m3's subnormals)
+    v = bf16_dec(x)
+    q = fp8_e4m3_enc(v * scale[0])
+    return {"q": q, "qT": np.ascontiguousarray(q.T), "amax": np.abs(v).max().reshape(1, 1)}
+
+
 def main(argv):
     if argv[:1] == ["list"]:
         print("\n".join(sorted(PROBES)))
