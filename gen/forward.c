@@ -340,15 +340,15 @@ static int gather_forwardable(const F *f, int t, int li)
 
 /* 1 if instruction c, reading a forwarded gather's tile through ap, reads
  * its rows where the emitter computes each partition's row address (an
- * element-wise op, a reduce along the free dims, a copy or a store, none
- * indirect itself), from the tile's first partition (the index of partition
+ * element-wise op, a select among them, a reduce along the free dims, a copy
+ * or a store, none indirect itself), from the tile's first partition (the index of partition
  * p is the column's row p). */
 static int gather_reader(const IrInst *c, const IrAp *ap)
 {
     switch (c->op) {
     case IR_OP_STORE: case IR_OP_DMA_COPY: case IR_OP_TENSOR_COPY: case IR_OP_TENSOR_TENSOR:
     case IR_OP_TENSOR_SCALAR: case IR_OP_ACTIVATION: case IR_OP_RECIPROCAL: case IR_OP_SCALAR_TENSOR_TENSOR:
-    case IR_OP_TENSOR_REDUCE:
+    case IR_OP_TENSOR_REDUCE: case IR_OP_SELECT:
         return !c->has_ind && ir_expr_is(ap->pstart, 0);
     default:
         return 0;

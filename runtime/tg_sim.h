@@ -72,6 +72,76 @@ static inline float tg_select_f32(int bitwise, int c, float a, float b)
     return tg_bits_f32((tg_f32_bits(a) & m) | (tg_f32_bits(b) & ~m));
 }
 
+/* select's move between tiles of one dtype, on the encodings: tg_mv_<sfx>(row,
+ * i) is element i as tg_wr_<sfx>(tg_rd_<sfx>(row, i)) leaves it (the fp32
+ * round trip keeps every value of these dtypes, and quiets a NaN as the
+ * widening does: the format's top mantissa bit set), tg_enc_<sfx>(x) the
+ * encoding tg_wr_<sfx> writes for x, tg_sel<W>(bitwise, c, a, b) c ? a : b
+ * on W-bit encodings, as tg_select_f32 has it (an AND/OR in AVX-512 code, a
+ * blend elsewhere: a probe's AVX2 body 3-5 % slower with the AND/OR), and
+ * tg_mvw<W>(row, i, v) stores one. The same bits as the fp32 form of
+ * select for every encoding (tests/unit/test_dtype.c test_select_moves,
+ * every 8- and 16-bit one). Not for int32/uint32/tf32, whose round trip
+ * through fp32 rounds, nor fp32, whose own form is a move. */
+#define TG_SIM_MV(SFX, W, NAN_ABOVE, QUIET)                                       \
+    static inline uint##W##_t tg_mv_##SFX(const uint8_t *row, int64_t i)         \
+    {                                                                              \
+        uint##W##_t v;                                                             \
+        memcpy(&v, row + i * (int64_t)sizeof v, sizeof v);                         \
+        const uint##W##_t mag = (uint##W##_t)(v & (uint##W##_t)~((uint##W##_t)1 << (W - 1))); \
+        return (uint##W##_t)(mag > (NAN_ABOVE) ? v | (QUIET) : v);                 \
+    }
+#define TG_SIM_MV_RAW(SFX, W)                                                     \
+    static inline uint##W##_t tg_mv_##SFX(const uint8_t *row, int64_t i)         \
+    {                                                                              \
+        uint##W##_t v;                                                             \
+        memcpy(&v, row + i * (int64_t)sizeof v, sizeof v);                         \
+        return v;                                                                  \
+    }
+#define TG_SIM_ENC(SFX, W, CTYPE)                                                 \
+    static inline uint##W##_t tg_enc_##SFX(float x)                              \
+    {                                                                              \
+        uint8_t b[sizeof(CTYPE)];                                                  \
+        uint##W##_t v;                                                             \
+        tg_wr_##SFX(b, 0, x);                                                      \
+        memcpy(&v, b, sizeof v);                                                   \
+        return v;                                                                  \
+    }
+#define TG_SIM_SEL(W)                                                             \
+    static inline uint##W##_t tg_sel##W(int bitwise, int c, uint##W##_t a, uint##W##_t b) \
+    {                                                                              \
+        if (!bitwise)                                                              \
+            return c ? a : b;                                                      \
+        const uint##W##_t m = (uint##W##_t)(0u - (unsigned)(c != 0));              \
+        return (uint##W##_t)((a & m) | (b & (uint##W##_t)~m));                     \
+    }                                                                              \
+    static inline void tg_mvw##W(uint8_t *row, int64_t i, uint##W##_t v)          \
+    {                                                                              \
+        memcpy(row + i * (int64_t)sizeof v, &v, sizeof v);                         \
+    }
+TG_SIM_SEL(8)
+TG_SIM_SEL(16)
+TG_SIM_MV(bf16, 16, 0x7f80u, 0x0040u)
+TG_SIM_MV(f16, 16, 0x7c00u, 0x0200u)
+TG_SIM_MV(e4m3, 8, 0x78u, 0x04u)
+TG_SIM_MV(e5m2, 8, 0x7cu, 0x02u)
+TG_SIM_MV_RAW(i8, 8)
+TG_SIM_MV_RAW(u8, 8)
+TG_SIM_MV_RAW(i16, 16)
+TG_SIM_MV_RAW(u16, 16)
+TG_SIM_ENC(bf16, 16, uint16_t)
+TG_SIM_ENC(f16, 16, uint16_t)
+TG_SIM_ENC(e4m3, 8, uint8_t)
+TG_SIM_ENC(e5m2, 8, uint8_t)
+TG_SIM_ENC(i8, 8, int8_t)
+TG_SIM_ENC(u8, 8, uint8_t)
+TG_SIM_ENC(i16, 16, int16_t)
+TG_SIM_ENC(u16, 16, uint16_t)
+#undef TG_SIM_SEL
+#undef TG_SIM_ENC
+#undef TG_SIM_MV_RAW
+#undef TG_SIM_MV
+
 /* The encoding of element i of a row of a 1- or 2-byte dtype, as a table
  * index (the generated code's activation tables, gen/emit.c act_table). */
 static inline uint32_t tg_key8(const uint8_t *row, int64_t i) { return row[i]; }

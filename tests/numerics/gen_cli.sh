@@ -378,7 +378,7 @@ check "PSUM tiles spanning banks: psum_banks.yaml C simulation and ISS bit-ident
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" psum_banks >"$w/psum_banks-iss.log" 2>&1'
 # The ops of SPEC.md §2.1 "More ops", one test kernel each group, over the
 # dtypes they take: numpy exact, ISS bit for bit.
-for k in reduce_ops select_ops top8_ops loopnum_ops intsum trcast trsink shortrows affsel_int actstage overwrite; do
+for k in reduce_ops select_ops top8_ops loopnum_ops intsum trcast trsink shortrows affsel_int actstage overwrite selraw; do
   check "more ops: $k.yaml matches numpy" \
     'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" '$k' >"$w/'$k'.log" 2>&1'
   check "more ops: $k.yaml C simulation and ISS bit-identical" \
@@ -403,6 +403,13 @@ check "overwrite: writes overwritten before any read dropped, the others kept" \
    [ "$(grep -c "dropped: the next instruction on tile ft overwrites" "$c")" = 2 ] &&
    [ "$(grep -c "dropped" "$c")" = 3 ] &&
    [ "$(grep -c "tg_lanes_stage_act_fold_f32(tg_r, tg_rows" "$c")" = 1 ]'
+# selraw: the ten selects of one narrow dtype move encodings (tg_sel<W>),
+# int32 and fp32 keep the fp32 form, and the gathered rows' select reads the
+# table
+check "selraw: selects of one dtype move encodings, the gathered rows are read in place" \
+  '"$TILEGEN" gen -o "$w/selraw-gen" "$here/specs/selraw.yaml" && c="$w/selraw-gen/selraw.c" &&
+   [ "$(grep -c "tg_sel[0-9]*(" "$c")" = 10 ] && [ "$(grep -c "tg_where(" "$c")" = 2 ] &&
+   grep -q "dma.load forwarded: its readers read tbl directly at the indices" "$c"'
 # print statements (NKI device_print): the outputs and every saved print
 # against numpy; the C simulation and the ISS hand the callback the same
 # records (iss_agree.c); run without --print-dir prints no summary line.

@@ -991,6 +991,45 @@ def _ref_overwrite(p, x):
             "y8": ex((np.float32(0.0) + v * np.float32(2.0)) + v)}
 
 
+def _inputs_selraw(p, r):
+    d, rows = p["D"], p["R"]
+    x = {k: r.standard_normal((128, d)) * 4 for k in ("xf", "xb", "yb", "xh", "x8", "x5")}
+    for k in ("xf", "xb", "xh"):  # NaN, infinities and signed zeros move as they are (quiet NaNs here)
+        x[k][1, :4] = [np.nan, np.inf, -np.inf, -0.0]
+    x["xi"] = r.integers(-30000, 30000, (128, d))
+    x["xw"] = r.integers(0, 65536, (128, d))
+    x["xa"] = r.integers(-128, 128, (128, d))
+    x["xu"] = r.integers(0, 256, (128, d))
+    x["xj"] = r.integers(-2 ** 24, 2 ** 24, (128, d))  # exact through fp32 (int32's control)
+    x["pu"] = r.integers(0, 3, (128, d))
+    pf = r.standard_normal((128, d))
+    pf[:, ::5] = 0.0
+    pf[0, :3] = [np.nan, -0.0, 0.0]  # NaN true, -0 false
+    x["pf"] = pf
+    c = r.standard_normal((128, 1))
+    c[::3, 0] = 0.0
+    x["c"] = c
+    x["tbl"] = r.standard_normal((rows, d))
+    x["idx"] = r.integers(0, rows, (128, 1))
+    return x
+
+
+def _ref_selraw(p, x):
+    # pred != 0 (NaN true, -0 false) picks on_true's value, else on_false's
+    # (a number rounded to the dst dtype once): both stored in the dst dtype,
+    # so the result is exact; the gathered rows are tbl[idx]
+    pu, pf, c = x["pu"] != 0, f32(x["pf"]) != 0, f32(x["c"]) != 0
+    pf = pf | np.isnan(f32(x["pf"]))
+    w = lambda pr, a, b, dt: (stored(np.where(pr, a, b), dt), "exact")  # noqa: E731
+    g = x["tbl"][x["idx"][:, 0].astype(np.int64)]
+    return {"sf": w(pu, x["xf"], 0.25, "float32"), "sb": w(pf, x["xb"], stored(0.1, "bfloat16"), "bfloat16"),
+            "sb2": w(c, x["xb"], x["yb"], "bfloat16"), "sh": w(pu, x["xh"], -2.0, "float16"),
+            "s8": w(pf, x["x8"], 0.5, "float8_e4m3"), "s5": w(c, x["x5"], -3.0, "float8_e5m2"),
+            "si": w(pu, x["xi"], -7, "int16"), "sw": w(c, x["xw"], 60000, "uint16"),
+            "sa": w(pf, x["xa"], -100, "int8"), "su": w(pu, x["xu"], 200, "uint8"),
+            "sj": w(pu, x["xj"], 5, "int32"), "sg": w(c, g, 0.0, "bfloat16")}
+
+
 def _inputs_lanes_f8(p, r):
     return _inputs_lanes_narrow(r, 2.0 ** -9, 2.0 ** -7)
 
@@ -1831,6 +1870,18 @@ TEST_KERNELS = {
                      ("y3", "float32", "N, 64"), ("y4", "float32", "N, 64"), ("y5", "float32", "N, 64"),
                      ("y6", "float32", "N, 64"), ("y7", "float32", "N, 64"), ("y8", "float32", "N, 64")],
                     _inputs_overwrite, _ref_overwrite),
+    "selraw": _k({"D": 96, "R": 300},
+                 [("xf", "float32", "128, D"), ("xb", "bfloat16", "128, D"), ("yb", "bfloat16", "128, D"),
+                  ("xh", "float16", "128, D"), ("x8", "float8_e4m3", "128, D"), ("x5", "float8_e5m2", "128, D"),
+                  ("xi", "int16", "128, D"), ("xw", "uint16", "128, D"), ("xa", "int8", "128, D"),
+                  ("xu", "uint8", "128, D"), ("xj", "int32", "128, D"), ("pu", "uint8", "128, D"),
+                  ("pf", "float32", "128, D"), ("c", "float32", "128, 1"), ("tbl", "bfloat16", "R, D"),
+                  ("idx", "int32", "128, 1")],
+                 [("sf", "float32", "128, D"), ("sb", "bfloat16", "128, D"), ("sb2", "bfloat16", "128, D"),
+                  ("sh", "float16", "128, D"), ("s8", "float8_e4m3", "128, D"), ("s5", "float8_e5m2", "128, D"),
+                  ("si", "int16", "128, D"), ("sw", "uint16", "128, D"), ("sa", "int8", "128, D"),
+                  ("su", "uint8", "128, D"), ("sj", "int32", "128, D"), ("sg", "bfloat16", "128, D")],
+                 _inputs_selraw, _ref_selraw),
     "sqdead": _k({}, [("x", "float32", "128, 96"), ("xw", "float32", "128, 1024"), ("xs", "float32", "3, 200")],
                  [("y1", "float32", "128, 96"), ("s2", "float32", "128, 1"), ("s3", "float32", "128, 1"),
                   ("s4", "float32", "3, 1"), ("s5", "float32", "3, 1")],

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "tg_dtype.h"
+#include "tg_ops.h"
 #include "tg_sim.h"
 #include "test_rng.h"
 
@@ -694,6 +695,48 @@ static void test_rows(void **state)
     assert_int_equal(tg_cvt_row(dst, TG_DTYPE_COUNT, src, TG_FLOAT32, 1), -1);
 }
 
+/* select's moves on encodings (tg_sim.h tg_mv_<sfx>, tg_enc_<sfx>, tg_sel<W>)
+ * give the fp32 form's bits, tg_wr_<sfx>(tg_where(c, tg_rd_<sfx>(a), x)),
+ * for every 8- and 16-bit encoding, each side of the predicate, either form
+ * of tg_sel; numbers by tg_enc. */
+#define SEL_MOVES(SFX, W)                                                                       \
+    for (uint32_t v = 0; v < (1u << (W)); v++) {                                                \
+        uint##W##_t e = (uint##W##_t)v, want, got;                                              \
+        uint8_t row[4], out[4];                                                                 \
+        memcpy(row, &e, sizeof e);                                                              \
+        for (int c = 0; c < 2; c++) {                                                           \
+            tg_wr_##SFX(out, 0, tg_where((float)c, tg_rd_##SFX(row, 0), -2.5f));               \
+            memcpy(&want, out, sizeof want);                                                    \
+            for (int bw = 0; bw < 2; bw++) {                                                    \
+                got = tg_sel##W(bw, c, tg_mv_##SFX(row, 0), tg_enc_##SFX(-2.5f));               \
+                if (got != want)                                                                \
+                    fail_msg(#SFX " encoding 0x%x, pred %d: 0x%x, the fp32 form 0x%x", (unsigned)v, \
+                             c, (unsigned)got, (unsigned)want);                                 \
+            }                                                                                   \
+        }                                                                                       \
+        tg_mvw##W(out, 0, tg_mv_##SFX(row, 0));                                                 \
+        uint8_t back[4];                                                                        \
+        tg_wr_##SFX(back, 0, tg_rd_##SFX(row, 0));                                              \
+        assert_memory_equal(out, back, sizeof e);                                               \
+    }
+static void test_select_moves(void **state)
+{
+    (void)state;
+    SEL_MOVES(bf16, 16)
+    SEL_MOVES(f16, 16)
+    SEL_MOVES(e4m3, 8)
+    SEL_MOVES(e5m2, 8)
+    SEL_MOVES(i8, 8)
+    SEL_MOVES(u8, 8)
+    SEL_MOVES(i16, 16)
+    SEL_MOVES(u16, 16)
+    /* numbers as each dtype writes them, a rounding one among them */
+    assert_int_equal(tg_enc_bf16(1.0f / 3.0f), tg_f32_to_bf16(1.0f / 3.0f));
+    assert_int_equal(tg_enc_i8(-300.0f), (uint8_t)tg_f32_to_i8(-300.0f));
+    assert_int_equal(tg_enc_u16(7.0f), 7);
+}
+#undef SEL_MOVES
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -718,6 +761,7 @@ int main(void)
         cmocka_unit_test(test_int_cast_no_negative_zero),
         cmocka_unit_test(test_rows),
         cmocka_unit_test(test_stage2),
+        cmocka_unit_test(test_select_moves),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
