@@ -274,9 +274,18 @@ static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, ptrdiff_t as
                     memcpy(d_ + (q_ + q1_) * pstep, t_ + q1_ * (W), sizeof(float) * (W)); \
                 q_ += qn_;                                                        \
             }                                                                     \
-        for (; q_ < np; q_++)                                                     \
-            for (j = 0; j < (W); j++)                                             \
-                d_[q_ * pstep + j] = q_ * (W) + j < n ? RD(r_, (q_ * (W) + j) * fs) : 0.0f; \
+        if (q_ < np) { /* the last panel: its n - q_·W elements, then zeros */   \
+            float *p_ = d_ + q_ * pstep;                                          \
+            const int rem_ = n - q_ * (W);                                        \
+            if (fs == 1) /* a loop that vectorizes (N = 16 on AVX-512: all of it) */ \
+                for (j = 0; j < rem_; j++)                                        \
+                    p_[j] = RD(r_, q_ * (W) + j);                                 \
+            else                                                                  \
+                for (j = 0; j < rem_; j++)                                        \
+                    p_[j] = RD(r_, (q_ * (W) + j) * fs);                          \
+            for (j = rem_; j < (W); j++)                                          \
+                p_[j] = 0.0f;                                                     \
+        }                                                                         \
     }
 #define TG_MM_PACK_FN(NAME, W)                                                                      \
     static void NAME(float *dst, const tg__mm_src *o, int k0, int kc, int j0, int n)              \
