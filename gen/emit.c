@@ -1890,15 +1890,12 @@ static tpl_value *inst_map(E *e, IrInst *in)
             append(e, sel, s);
         }
         put(e, m, "sel", sel);
-        /* on_true and on_false of the dst's dtype, a narrow one whose fp32
-         * round trip keeps every value: the template may move encodings
-         * (sel_raw). fp32's own form is a move already (and measured 3-5 %
-         * faster than the encodings' on bench/probes e01) */
-        static const tg_dtype raw_ok[] = {TG_BFLOAT16, TG_FLOAT16, TG_FLOAT8_E4M3, TG_FLOAT8_E5M2,
-                                          TG_INT8,     TG_UINT8,   TG_INT16,       TG_UINT16};
-        int raw = 0;
-        for (size_t k = 0; k < sizeof raw_ok / sizeof raw_ok[0]; k++)
-            raw |= in->dst.dtype == raw_ok[k];
+        /* on_true and on_false of the dst's dtype, one of 1 or 2 bytes
+         * (every one keeps its values through fp32): the template may move
+         * encodings (sel_raw, tg_sim.h tg_mv_<sfx>). fp32's own form is a
+         * move already (and measured 3-5 % faster than the encodings' on
+         * bench/probes e01); int32's round trip rounds */
+        int raw = tg_dtype_size(in->dst.dtype) <= 2;
         for (int i = 1; i < 3; i++)
             raw &= in->sel_src[i] < 0 || in->src[in->sel_src[i]].dtype == in->dst.dtype;
         put_bool(e, m, "sel_raw", raw);
@@ -2144,16 +2141,13 @@ static int same_cx(E *e, const Expr *a, const Expr *b)
     return !strcmp(cx(e, a), cx(e, b));
 }
 
+static int same_cx_cb(void *e, const Expr *a, const Expr *b) { return same_cx((E *)e, a, b); }
+
 /* 1 if access y is x with x's offset at loop lp's iteration v. */
 static int same_ap_at(E *e, const IrAp *x, const IrAp *y, const IrLoop *lp, int64_t v)
 {
-    if (x->mem != y->mem || x->index != y->index || x->dtype != y->dtype || x->pstep != y->pstep ||
-        x->istep != y->istep || x->nfree != y->nfree || !same_cx(e, x->pstart, y->pstart) ||
-        !same_cx(e, x->pcount, y->pcount) || !same_cx(e, x->buf, y->buf))
+    if (!ir_ap_same_but_offset(x, y, same_cx_cb, e))
         return 0;
-    for (int d = 0; d < x->nfree; d++)
-        if (x->free[d].step != y->free[d].step || !same_cx(e, x->free[d].num, y->free[d].num))
-            return 0;
     Expr *o = subst(e, x->offset, lp->slot, v);
     return o && same_cx(e, o, y->offset);
 }

@@ -825,19 +825,10 @@ static int drop_dead(F *f)
 
 /* ---- writes overwritten before any read ---------------------------------------- */
 
-/* 1 if a and b take the same elements of the same tile copy in any
- * iteration that runs both (loop slots are unique: a variable means one
- * loop). */
-static int same_ap(const IrAp *a, const IrAp *b)
+static int same_cb(void *ctx, const Expr *a, const Expr *b)
 {
-    if (a->mem != b->mem || a->index != b->index || a->dtype != b->dtype || a->nfree != b->nfree ||
-        !same(a->pstart, b->pstart) || !same(a->pcount, b->pcount) || !same(a->offset, b->offset) ||
-        !same(a->buf, b->buf) || a->rot_loop != b->rot_loop)
-        return 0;
-    for (int k = 0; k < a->nfree; k++)
-        if (a->free[k].step != b->free[k].step || !same(a->free[k].num, b->free[k].num))
-            return 0;
-    return 1;
+    (void)ctx;
+    return same(a, b);
 }
 
 /* A tile write that the next instruction on the tile overwrites whole: the
@@ -859,23 +850,25 @@ static int drop_overwritten(F *f)
         const IrInst *c = f->cur[i];
         if (!c || c->op == IR_OP_PRINT || c->has_ind || c->dst.mem == IR_MEM_HBM || c->dst.discard)
             continue;
-        int t = c->dst.index, others = 0, j;
+        int t = c->dst.index, others = 0, on_t = 0, j;
         IrOperand ops[IR_MAX_OPERANDS];
         int n = ir_operands(c, ops);
         for (int k = 1; k < n; k++) /* ops[0] is the dst */
             if (ops[k].is_write) {
                 others++;
-                if (on_tile(ops[k].ap, t))
-                    others = -1000; /* another result on the same tile: left alone */
+                on_t |= on_tile(ops[k].ap, t);
             }
-        if (others < 0)
-            continue;
+        if (on_t)
+            continue; /* another result on the same tile: left alone */
         for (j = i + 1; j < f->ir->ninsts && !(f->cur[j] && uses_tile(f->cur[j], t)); j++)
             ;
         if (j == f->ir->ninsts)
             continue;
         const IrInst *w = f->cur[j];
-        if (w->loop != c->loop || w->has_ind || w->op == IR_OP_PRINT || !same_ap(&w->dst, &c->dst))
+        /* the same pattern: the same elements of the same copy in any
+         * iteration that runs both (loop slots are unique) */
+        if (w->loop != c->loop || w->has_ind || w->op == IR_OP_PRINT ||
+            !ir_ap_same_but_offset(&w->dst, &c->dst, same_cb, NULL) || !same(w->dst.offset, c->dst.offset))
             continue;
         IrOperand wo[IR_MAX_OPERANDS];
         int wn = ir_operands(w, wo), reads = 0;

@@ -210,6 +210,12 @@ int ir_expr_const(const Expr *e, int64_t *v);
 /* Elements one partition of the pattern covers when every num is constant;
  * -1 otherwise. */
 int64_t ir_ap_free_elems(const IrAp *ap);
+/* 1 if a and b are one pattern but for their offsets: the same tile or
+ * tensor, dtype, steps, counts and rotating copy, each expression compared
+ * by eq(ctx, x, y). forward.c (a write overwritten whole) and emit.c (folded
+ * K loops) then compare the offsets each its own way. */
+int ir_ap_same_but_offset(const IrAp *a, const IrAp *b, int (*eq)(void *ctx, const Expr *x, const Expr *y),
+                          void *ctx);
 /* 1 if ap (a tile operand) takes the whole row of each partition it
  * touches: every free element, in order (one contiguous free dim from
  * offset 0). The lowering merges contiguous dims and drops single-index

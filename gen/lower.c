@@ -352,6 +352,19 @@ int64_t ir_ap_free_elems(const IrAp *ap)
     return n;
 }
 
+int ir_ap_same_but_offset(const IrAp *a, const IrAp *b, int (*eq)(void *ctx, const Expr *x, const Expr *y),
+                          void *ctx)
+{
+    if (a->mem != b->mem || a->index != b->index || a->dtype != b->dtype || a->pstep != b->pstep ||
+        a->istep != b->istep || a->nfree != b->nfree || !eq(ctx, a->pstart, b->pstart) ||
+        !eq(ctx, a->pcount, b->pcount) || !eq(ctx, a->buf, b->buf))
+        return 0;
+    for (int d = 0; d < a->nfree; d++)
+        if (a->free[d].step != b->free[d].step || !eq(ctx, a->free[d].num, b->free[d].num))
+            return 0;
+    return 1;
+}
+
 /* Drop single-index dims and merge an outer dim into the next inner one when
  * they are contiguous (outer.step == inner.step * inner.num). */
 static void normalise_free(Lower *L, IrAp *ap, SrcLoc loc)

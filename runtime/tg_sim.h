@@ -83,13 +83,16 @@ static inline float tg_select_f32(int bitwise, int c, float a, float b)
  * select for every encoding (tests/unit/test_dtype.c test_select_moves,
  * every 8- and 16-bit one). Not for int32/uint32/tf32, whose round trip
  * through fp32 rounds, nor fp32, whose own form is a move. */
-#define TG_SIM_MV(SFX, W, NAN_ABOVE, QUIET)                                       \
+/* a float format of E exponent and M mantissa bits in W: a NaN's magnitude
+ * lies above the infinity's, all-ones exponent and zero mantissa, and its
+ * quiet bit is the mantissa's top one */
+#define TG_SIM_MV(SFX, W, E, M)                                                   \
     static inline uint##W##_t tg_mv_##SFX(const uint8_t *row, int64_t i)         \
     {                                                                              \
         uint##W##_t v;                                                             \
         memcpy(&v, row + i * (int64_t)sizeof v, sizeof v);                         \
         const uint##W##_t mag = (uint##W##_t)(v & (uint##W##_t)~((uint##W##_t)1 << (W - 1))); \
-        return (uint##W##_t)(mag > (NAN_ABOVE) ? v | (QUIET) : v);                 \
+        return (uint##W##_t)(mag > ((1u << (E)) - 1u) << (M) ? v | 1u << ((M) - 1) : v); \
     }
 #define TG_SIM_MV_RAW(SFX, W)                                                     \
     static inline uint##W##_t tg_mv_##SFX(const uint8_t *row, int64_t i)         \
@@ -121,10 +124,10 @@ static inline float tg_select_f32(int bitwise, int c, float a, float b)
     }
 TG_SIM_SEL(8)
 TG_SIM_SEL(16)
-TG_SIM_MV(bf16, 16, 0x7f80u, 0x0040u)
-TG_SIM_MV(f16, 16, 0x7c00u, 0x0200u)
-TG_SIM_MV(e4m3, 8, 0x78u, 0x04u)
-TG_SIM_MV(e5m2, 8, 0x7cu, 0x02u)
+TG_SIM_MV(bf16, 16, 8, 7)
+TG_SIM_MV(f16, 16, 5, 10)
+TG_SIM_MV(e4m3, 8, 4, 3)
+TG_SIM_MV(e5m2, 8, 5, 2)
 TG_SIM_MV_RAW(i8, 8)
 TG_SIM_MV_RAW(u8, 8)
 TG_SIM_MV_RAW(i16, 16)
