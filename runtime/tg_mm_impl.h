@@ -23,10 +23,17 @@
 #ifndef TG_MM_NOFUSE
 #define TG_MM_NOFUSE(v) ((void)0)
 #endif
+/* TG_MM_FMA(c, b, a) (optional): c + b·a rounded once (vector c and b, float
+ * a), where the body's instruction set has it. The packed kernels take it
+ * only where it gives the bits of the product rounded, then the sum
+ * (tg__mm_fusable): every product exact. */
+#ifdef TG_MM_FMA
+#define TG_MM_HAS_FMA 1
+#else
+#define TG_MM_HAS_FMA 0
+#endif
 #define tg__vec TG_MM_FN(tg__vec)
 #define tg__ivec TG_MM_FN(tg__ivec)
-#define tg__mm_kernel TG_MM_FN(tg__mm_kernel)
-#define tg__mm_kernel1 TG_MM_FN(tg__mm_kernel1)
 #define tg__mm_partial TG_MM_FN(tg__mm_partial)
 #define tg__mm_rows TG_MM_FN(tg__mm_rows)
 #define tg__mm_pack_a TG_MM_FN(tg__mm_pack_a)
@@ -123,7 +130,18 @@ typedef float tg__vec;
     c##i##0 = TG_MM_LD(c + (ptrdiff_t)(i) * ds);                        \
     if (tg__two)                                                       \
         c##i##1 = TG_MM_LD(c + (ptrdiff_t)(i) * ds + TG_MM_VW);
+#if TG_MM_HAS_FMA
+#define TG_MM_STEP_FUSED(i)                              \
+    if (tg__fuse) {                                      \
+        c##i##0 = TG_MM_FMA(c##i##0, b0, ap[i]);         \
+        if (tg__two)                                     \
+            c##i##1 = TG_MM_FMA(c##i##1, b1, ap[i]);     \
+    } else
+#else
+#define TG_MM_STEP_FUSED(i)
+#endif
 #define TG_MM_STEP(i)                      \
+    TG_MM_STEP_FUSED(i)                    \
     {                                      \
         float a_ = ap[i];                  \
         tg__vec p0_ = b0 * a_;             \
@@ -145,10 +163,10 @@ typedef float tg__vec;
  * pack), from c (acc_in) or from +0: the micro-kernel
  * (all MR rows of a stationary panel) and, for a last panel of fewer rows,
  * one per row count, which leave the padding rows alone. */
-#define TG_MM_KERNEL_FN(NAME, ROWS, TWO)                                                       \
+#define TG_MM_KERNEL_FN(NAME, ROWS, TWO, FUSE)                                                 \
     static void NAME(float *c, ptrdiff_t ds, const float *ap, ptrdiff_t as, const float *bp, int kc, int acc_in) \
     {                                                                                          \
-        enum { tg__two = TWO };                                                                \
+        enum { tg__two = TWO, tg__fuse = FUSE };                                               \
         const tg__vec zero = {0};                                                              \
         ROWS(TG_MM_DECL)                                                                       \
         int k;                                                                                 \
@@ -164,39 +182,62 @@ typedef float tg__vec;
         }                                                                                      \
         ROWS(TG_MM_STORE)                                                                      \
     }
-TG_MM_KERNEL_FN(tg__mm_kernel, TG_MM_ROWS, 1)
-TG_MM_KERNEL_FN(tg__mm_kernel1, TG_MM_ROWS, 0)
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows1), TG_MM_R1, 1)
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows2), TG_MM_R2, 1)
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows3), TG_MM_R3, 1)
+/* Each kernel twice where the body has FMA: FUSE 1 for tg__mm_fusable's
+ * operands (the names with _f). */
+#define TG_MM_KERNELS(F, FUSE)                                                 \
+    TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_kernel##F), TG_MM_ROWS, 1, FUSE)           \
+    TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_kernel1##F), TG_MM_ROWS, 0, FUSE)          \
+    TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows1##F), TG_MM_R1, 1, FUSE)              \
+    TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows2##F), TG_MM_R2, 1, FUSE)              \
+    TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows3##F), TG_MM_R3, 1, FUSE)              \
+    TG_MM_KERNELS_MR6(F, FUSE) TG_MM_KERNELS_MR8(F, FUSE)
 #if TG_MM_MR > 4
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows4), TG_MM_R4, 1)
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows5), TG_MM_R5, 1)
+#define TG_MM_KERNELS_MR6(F, FUSE)                                             \
+    TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows4##F), TG_MM_R4, 1, FUSE)              \
+    TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows5##F), TG_MM_R5, 1, FUSE)
+#else
+#define TG_MM_KERNELS_MR6(F, FUSE)
 #endif
 #if TG_MM_MR > 6
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows6), TG_MM_R6, 1)
-TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows7), TG_MM_R7, 1)
+#define TG_MM_KERNELS_MR8(F, FUSE)                                             \
+    TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows6##F), TG_MM_R6, 1, FUSE)              \
+    TG_MM_KERNEL_FN(TG_MM_FN(tg__mm_rows7##F), TG_MM_R7, 1, FUSE)
+#else
+#define TG_MM_KERNELS_MR8(F, FUSE)
 #endif
+TG_MM_KERNELS(, 0)
+#if TG_MM_HAS_FMA
+TG_MM_KERNELS(_f, 1)
+#endif
+#undef TG_MM_KERNELS
+#undef TG_MM_KERNELS_MR6
+#undef TG_MM_KERNELS_MR8
 
 /* The kernel for the first mr < MR rows of a panel, all NR columns. A last
  * panel of 2 rows (M = 128 in panels of 6) took the whole 6-row kernel on a
  * copy before: 4 rows of work thrown away and the copies in and out. */
+#if TG_MM_HAS_FMA
+#define TG_MM_K(name, fuse) ((fuse) ? TG_MM_FN(name##_f) : TG_MM_FN(name))
+#else
+#define TG_MM_K(name, fuse) TG_MM_FN(name)
+#endif
 static void tg__mm_rows(float *c, ptrdiff_t ds, const float *ap, ptrdiff_t as, const float *bp, int kc, int mr,
-                        int acc_in)
+                        int acc_in, int fuse)
 {
+    (void)fuse;
     switch (mr) {
-    case 1: TG_MM_FN(tg__mm_rows1)(c, ds, ap, as, bp, kc, acc_in); break;
-    case 2: TG_MM_FN(tg__mm_rows2)(c, ds, ap, as, bp, kc, acc_in); break;
-    case 3: TG_MM_FN(tg__mm_rows3)(c, ds, ap, as, bp, kc, acc_in); break;
+    case 1: TG_MM_K(tg__mm_rows1, fuse)(c, ds, ap, as, bp, kc, acc_in); break;
+    case 2: TG_MM_K(tg__mm_rows2, fuse)(c, ds, ap, as, bp, kc, acc_in); break;
+    case 3: TG_MM_K(tg__mm_rows3, fuse)(c, ds, ap, as, bp, kc, acc_in); break;
 #if TG_MM_MR > 4
-    case 4: TG_MM_FN(tg__mm_rows4)(c, ds, ap, as, bp, kc, acc_in); break;
-    case 5: TG_MM_FN(tg__mm_rows5)(c, ds, ap, as, bp, kc, acc_in); break;
+    case 4: TG_MM_K(tg__mm_rows4, fuse)(c, ds, ap, as, bp, kc, acc_in); break;
+    case 5: TG_MM_K(tg__mm_rows5, fuse)(c, ds, ap, as, bp, kc, acc_in); break;
 #endif
 #if TG_MM_MR > 6
-    case 6: TG_MM_FN(tg__mm_rows6)(c, ds, ap, as, bp, kc, acc_in); break;
-    case 7: TG_MM_FN(tg__mm_rows7)(c, ds, ap, as, bp, kc, acc_in); break;
+    case 6: TG_MM_K(tg__mm_rows6, fuse)(c, ds, ap, as, bp, kc, acc_in); break;
+    case 7: TG_MM_K(tg__mm_rows7, fuse)(c, ds, ap, as, bp, kc, acc_in); break;
 #endif
-    default: tg__mm_kernel(c, ds, ap, as, bp, kc, acc_in); break;
+    default: TG_MM_K(tg__mm_kernel, fuse)(c, ds, ap, as, bp, kc, acc_in); break;
     }
 }
 
@@ -209,7 +250,7 @@ static void tg__mm_rows(float *c, ptrdiff_t ds, const float *ap, ptrdiff_t as, c
  * AVX-512 body ran their last vector's sums twice and copied the block in
  * and out.) */
 static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, ptrdiff_t as, const float *bp, int kc,
-                           int mr, int nr, int acc_in)
+                           int mr, int nr, int acc_in, int fuse)
 {
     TG_MM_ALIGN float tmp[TG_MM_MR * TG_MM_NR];
     int i, j;
@@ -219,10 +260,11 @@ static void tg__mm_partial(float *c, ptrdiff_t ds, const float *ap, ptrdiff_t as
         for (i = 0; i < mr; i++)
             for (j = 0; j < nr; j++)
                 tmp[i * TG_MM_NR + j] = c[i * ds + j];
+    (void)fuse;
     if (nr <= TG_MM_VW)
-        tg__mm_kernel1(tmp, TG_MM_NR, ap, as, bp, kc, 1);
+        TG_MM_K(tg__mm_kernel1, fuse)(tmp, TG_MM_NR, ap, as, bp, kc, 1);
     else
-        tg__mm_kernel(tmp, TG_MM_NR, ap, as, bp, kc, 1);
+        TG_MM_K(tg__mm_kernel, fuse)(tmp, TG_MM_NR, ap, as, bp, kc, 1);
     for (i = 0; i < mr; i++)
         for (j = 0; j < nr; j++)
             c[i * ds + j] = tmp[i * TG_MM_NR + j];
@@ -820,6 +862,105 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
 #undef TG_MM_RD_ANY_B
 #undef TG_MM_NW_SWITCH
 
+#if TG_MM_HAS_FMA
+/* What tg__mm_fusable asks of packed floats: the least magnitude of the
+ * nonzero values less 1 and the greatest magnitude (their bits as integers:
+ * their order is the values'), and the OR of every value's bits (for the
+ * mantissas). Zeros do not count; an infinity or a NaN counts as a huge
+ * value (the unfused kernel then: they are rare, and any answer of "no" only
+ * costs speed). */
+typedef struct {
+    uint32_t mn1, mx, om;
+} TG_MM_FN(tg__mm_span);
+#define TG_MM_SPAN0 {0xffffffffu, 0u, 0u}
+#if TG_MM_VW > 1
+typedef uint32_t TG_MM_FN(tg__spvec) __attribute__((vector_size(TG_MM_VW * 4), aligned(4), may_alias));
+/* unsigned min and max of lanes (a body with FMA has AVX2 or AVX-512F) */
+#if defined(__clang__)
+#define TG_MM_UMIN(a, b) __builtin_elementwise_min(a, b)
+#define TG_MM_UMAX(a, b) __builtin_elementwise_max(a, b)
+#elif TG_MM_VW == 16
+#define TG_MM_UMIN(a, b) ((V)__builtin_ia32_pminud512_mask((tg__ivec)(a), (tg__ivec)(b), (tg__ivec){0}, (unsigned short)-1))
+#define TG_MM_UMAX(a, b) ((V)__builtin_ia32_pmaxud512_mask((tg__ivec)(a), (tg__ivec)(b), (tg__ivec){0}, (unsigned short)-1))
+#else
+#define TG_MM_UMIN(a, b) ((V)__builtin_ia32_pminud256((tg__ivec)(a), (tg__ivec)(b)))
+#define TG_MM_UMAX(a, b) ((V)__builtin_ia32_pmaxud256((tg__ivec)(a), (tg__ivec)(b)))
+#endif
+#endif
+/* The span of n floats at p added to *sp: a min, a max and an OR per vector
+ * (a compare and a select each kept the loop on their latency: p1a's scan 9 %
+ * of its run). */
+static void TG_MM_FN(tg__mm_span_add)(TG_MM_FN(tg__mm_span) *sp, const float *p, ptrdiff_t n)
+{
+    uint32_t mn1 = sp->mn1, mx = sp->mx, om = sp->om;
+    ptrdiff_t j = 0;
+#if TG_MM_VW > 1
+    typedef TG_MM_FN(tg__spvec) V;
+    V vmn = (V){0} + mn1, vmx = (V){0} + mx, vom = (V){0};
+    for (; j + TG_MM_VW <= n; j += TG_MM_VW) {
+        const V u = *(const V *)(const void *)(p + j) & 0x7fffffffu, v = u - 1u;
+        vmn = TG_MM_UMIN(v, vmn);
+        vmx = TG_MM_UMAX(u, vmx);
+        vom |= u;
+    }
+    for (int l = 0; l < TG_MM_VW; l++) {
+        mn1 = vmn[l] < mn1 ? vmn[l] : mn1;
+        mx = vmx[l] > mx ? vmx[l] : mx;
+        om |= vom[l];
+    }
+#endif
+    for (; j < n; j++) {
+        uint32_t u;
+        memcpy(&u, p + j, 4);
+        u &= 0x7fffffffu;
+        mn1 = u - 1u < mn1 ? u - 1u : mn1;
+        mx = u > mx ? u : mx;
+        om |= u;
+    }
+    sp->mn1 = mn1;
+    sp->mx = mx;
+    sp->om = om;
+}
+
+/* Significant bits at most of the span's values (24 less the mantissas'
+ * common trailing zeros; a subnormal has fewer than that bound). */
+static int TG_MM_FN(tg__mm_sig)(const TG_MM_FN(tg__mm_span) *sp)
+{
+    uint32_t m = (sp->om & 0x7fffffu) | 0x800000u;
+    int tz = 0;
+    while (!(m & 1u)) {
+        m >>= 1;
+        tz++;
+    }
+    return 24 - tz;
+}
+
+/* 1 when c + b·a rounded once gives the bits of b·a rounded, then the sum,
+ * for every a of span sa and b of sb: each product exact in fp32. That holds
+ * when their significant bits add up to at most 24 (bf16, fp16, fp8 and
+ * 8-bit integer operands: 8 + 8, 11 + 11, ...; fp32 data with short
+ * mantissas too) and every nonzero product lies in [2^-126, 2^128): |x| is
+ * at least 2^lo(x) and below 2^(hi(x)+1), with the exponent field f, lo
+ * f - 127 (-149 for a subnormal) and hi f - 127 (-127 for a subnormal).
+ * Then a product neither rounds, nor overflows (the separate multiply's
+ * infinity against the fused form's finite sum), nor falls below the
+ * normals. A side of zeros only gives zero products, exact. An infinity or
+ * a NaN on either side: not fused (whose products are the same in both
+ * forms, but the span does not tell them from huge finite values). */
+static int TG_MM_FN(tg__mm_fusable)(const TG_MM_FN(tg__mm_span) *sa, const TG_MM_FN(tg__mm_span) *sb)
+{
+    if (!sa->mx || !sb->mx) /* all zeros */
+        return 1;
+    if (sa->mx >= 0x7f800000u || sb->mx >= 0x7f800000u) /* an infinity or NaN */
+        return 0;
+    const int fa = (int)((sa->mn1 + 1u) >> 23), fb = (int)((sb->mn1 + 1u) >> 23);
+    const int ga = (int)(sa->mx >> 23), gb = (int)(sb->mx >> 23);
+    const int loa = fa ? fa - 127 : -149, lob = fb ? fb - 127 : -149;
+    const int hia = ga ? ga - 127 : -127, hib = gb ? gb - 127 : -127;
+    return TG_MM_FN(tg__mm_sig)(sa) + TG_MM_FN(tg__mm_sig)(sb) <= 24 && loa + lob >= -126 && hia + hib <= 126;
+}
+#endif
+
 /* dst[m·ds + n] (+)= Σ_k a[k][m] · b[k][n], k in increasing order (see the
  * header); a and b's rows k lie in blocks (tg__mm_src). Per k block (kcap
  * rows) the stationary is packed for mcap rows of M, and the moving operand
@@ -880,12 +1021,44 @@ static void tg__mm_packed(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
                 tg__mm_pack_flat(apack, lda, a, k0, kc, m0, mc);
             else
                 tg__mm_pack_a(apack, a, k0, kc, m0, mc);
+#if TG_MM_HAS_FMA
+            /* Only dst blocks of two vectors of columns: one vector's kernel
+             * (tg__mm_kernel1) is bound by its MR add chains, whose latency
+             * fusing lengthens (bench/probes y04, N = 10: the kernel as fast
+             * fused, the spans 6 % more time). And more than one panel of
+             * rows: the moving pack's span is asked for once, its values read
+             * by M rows (z07, M = 8: the span 13 % of the run, what fusing
+             * saved). */
+            TG_MM_FN(tg__mm_span) sa = TG_MM_SPAN0;
+            const int want = N > TG_MM_VW && M > TG_MM_MR;
+            if (!want)
+                ;
+            else if (flat)
+                for (int k = 0; k < kc; k++)
+                    TG_MM_FN(tg__mm_span_add)(&sa, apack + k * lda, mc);
+            else
+                for (i = 0; i < np; i++)
+                    TG_MM_FN(tg__mm_span_add)(&sa, apack + (ptrdiff_t)i * TG_MM_PSTEP(kc, TG_MM_MR),
+                                              (ptrdiff_t)kc * TG_MM_MR);
+            /* else no moving values make the products exact */
+            const int try_fuse = want && (TG_MM_FN(tg__mm_sig)(&sa) < 24 || !sa.mx);
+#endif
             for (n0 = 0; n0 < N; n0 += ncap) {
                 int nc = N - n0 < ncap ? N - n0 : ncap, q;
                 if (resident)
                     bpack = scratch + aall_r + (size_t)(n0 / TG_MM_NR) * bpan_r;
                 if (!(keep & TG_MATMUL_KEEP_MOV))
                     tg__mm_pack_b(bpack, b, k0, kc, n0, nc);
+                int fuse = 0;
+#if TG_MM_HAS_FMA
+                if (try_fuse) {
+                    TG_MM_FN(tg__mm_span) sb = TG_MM_SPAN0;
+                    for (q = 0; q * TG_MM_NR < nc; q++)
+                        TG_MM_FN(tg__mm_span_add)(&sb, bpack + (ptrdiff_t)q * TG_MM_PSTEP(kc, TG_MM_NR),
+                                                  (ptrdiff_t)kc * TG_MM_NR);
+                    fuse = TG_MM_FN(tg__mm_fusable)(&sa, &sb);
+                }
+#endif
                 for (i = 0; i < np; i++) {
                     int mr = mc - i * TG_MM_MR < TG_MM_MR ? mc - i * TG_MM_MR : TG_MM_MR;
                     const float *ap = apack + (ptrdiff_t)i * (flat ? TG_MM_MR : TG_MM_PSTEP(kc, TG_MM_MR));
@@ -895,13 +1068,13 @@ static void tg__mm_packed(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
                         const float *bp = bpack + (ptrdiff_t)q * TG_MM_PSTEP(kc, TG_MM_NR);
                         float *c = dst + (ptrdiff_t)(m0 + i * TG_MM_MR) * ds + n0 + q * TG_MM_NR;
                         if (mr == TG_MM_MR && nr == TG_MM_NR)
-                            tg__mm_kernel(c, ds, ap, as, bp, kc, acc_in);
+                            TG_MM_K(tg__mm_kernel, fuse)(c, ds, ap, as, bp, kc, acc_in);
                         else if (nr == TG_MM_NR)
-                            tg__mm_rows(c, ds, ap, as, bp, kc, mr, acc_in);
+                            tg__mm_rows(c, ds, ap, as, bp, kc, mr, acc_in, fuse);
                         else if (mr == TG_MM_MR && nr == TG_MM_VW)
-                            tg__mm_kernel1(c, ds, ap, as, bp, kc, acc_in);
+                            TG_MM_K(tg__mm_kernel1, fuse)(c, ds, ap, as, bp, kc, acc_in);
                         else
-                            tg__mm_partial(c, ds, ap, as, bp, kc, mr, nr, acc_in);
+                            tg__mm_partial(c, ds, ap, as, bp, kc, mr, nr, acc_in, fuse);
                     }
                 }
             }
@@ -934,8 +1107,6 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 #undef TG_MM_NKS
 #undef TG_MM_NV
 #undef TG_MM_NVS
-#undef tg__mm_kernel
-#undef tg__mm_kernel1
 #undef tg__mm_partial
 #undef tg__mm_rows
 #undef tg__mm_pack_a
@@ -971,5 +1142,12 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 #undef TG_MM_STEP
 #undef TG_MM_STORE
 #undef TG_MM_NOFUSE
+#undef TG_MM_FMA
+#undef TG_MM_HAS_FMA
+#undef TG_MM_STEP_FUSED
+#undef TG_MM_K
+#undef TG_MM_SPAN0
+#undef TG_MM_UMIN
+#undef TG_MM_UMAX
 #undef TG_MM_VW
 #undef TG_MM_MR

@@ -679,6 +679,78 @@ static void test_matmul_random(void **state)
     assert_int_equal(tg_matmul_isa(3), top);
 }
 
+/* x with its mantissa cut to its first `bits` significant bits (truncated) */
+static float cut_bits(float x, int bits)
+{
+    uint32_t u = tg_f32_bits(x);
+    u &= ~((1u << (24 - bits)) - 1u);
+    float r;
+    memcpy(&r, &u, 4);
+    return r;
+}
+
+/* Operands whose products are all exact (tg_mm_impl.h tg__mm_fusable) take
+ * the packed kernels' fused multiply-add where the body has one; the bits
+ * must be the reference's multiply, then add, everywhere. Cases, at every
+ * SIMD level, with and without accumulate: values of 8 significant bits on
+ * both sides (bf16's; fused), 12 and 12 (fused, 24 bits a product), 12 and 13
+ * (not: products round), 8 and 8 with one product below 2^-126 where
+ * rounding it first changes a sum (not), and with one product past FLT_MAX
+ * that a fused sum would bring back (not). */
+static void test_matmul_fused(void **state)
+{
+    static float st[256 * 136], mv[256 * 520], d1[136 * 520], d2[136 * 520];
+    static const int shapes[][3] = {{128, 128, 512}, {256, 64, 64}, {130, 37, 100}, {2, 24, 48}, {64, 16, 40}};
+    static const int bits[][2] = {{8, 8}, {12, 12}, {12, 13}, {8, 8}, {8, 8}};
+    int top = tg_matmul_isa(0);
+    (void)state;
+    for (int level = top; level >= 1; level--) {
+        assert_int_equal(tg_matmul_isa(level), level);
+        for (size_t t = 0; t < sizeof shapes / sizeof shapes[0]; t++)
+            for (size_t c = 0; c < sizeof bits / sizeof bits[0]; c++) {
+                const int K = shapes[t][0], M = shapes[t][1], N = shapes[t][2];
+                const ptrdiff_t ss = M + 1, ms = N, ds = N + 2;
+                for (int i = 0; i < K * (int)ss; i++)
+                    st[i] = cut_bits(rndf_wide(), bits[c][0]);
+                for (int i = 0; i < K * (int)ms; i++)
+                    mv[i] = cut_bits(rndf_wide(), bits[c][1]);
+                if (c == 3) { /* dst (3, 5): 2^-124 + 2^-148 (1 + 2^-7): the second
+                               * product rounds to 2^-148, half the sum's ulp (a tie,
+                               * to 2^-124); exact, it moves the sum up an ulp */
+                    for (int k = 0; k < K; k++)
+                        st[k * ss + 3] = 0.0f;
+                    st[0 * ss + 3] = 0x1p-62f;
+                    mv[0 * ms + 5] = 0x1p-62f;
+                    st[(K - 1) * ss + 3] = 0x1p-74f;
+                    mv[(K - 1) * ms + 5] = 0x1.02p-74f;
+                }
+                if (c == 4) { /* dst (7, 9): -2^127, then 1.0078125 · 2^128, which
+                               * overflows alone but not in a fused sum */
+                    for (int k = 0; k < K; k++)
+                        st[k * ss + 7] = 0.0f;
+                    st[0 * ss + 7] = 0x1p127f;
+                    mv[0 * ms + 9] = -1.0f;
+                    st[(K - 1) * ss + 7] = 0x1.02p64f;
+                    mv[(K - 1) * ms + 9] = 0x1p64f;
+                }
+                for (int acc = 0; acc < 2; acc++) {
+                    for (int i = 0; i < M * (int)ds; i++)
+                        d1[i] = d2[i] = acc ? cut_bits(rndf(), 8) : 0.0f;
+                    if (c == 3 && acc)
+                        d1[3 * ds + 5] = d2[3 * ds + 5] = 0.0f;
+                    tg_matmul_f32(d1, ds, st, ss, mv, ms, K, M, N, acc);
+                    ref_matmul(d2, ds, st, ss, mv, ms, K, M, N, acc);
+                    assert_memory_equal(d1, d2, sizeof(float) * (size_t)(M * ds));
+                }
+                if (c == 3)
+                    assert_true(same_bits(d2[3 * ds + 5], 0x1p-124f));
+                if (c == 4)
+                    assert_true(isinf(d2[7 * ds + 9]));
+            }
+    }
+    assert_int_equal(tg_matmul_isa(3), top);
+}
+
 /* PSUM accumulation over a K loop of PE-sized tiles gives the same bits as
  * one contraction over all of K (the order is increasing k either way). */
 static void test_matmul_k_tiles(void **state)
@@ -2152,6 +2224,7 @@ int main(void)
         cmocka_unit_test(test_matmul_hand),
         cmocka_unit_test(test_matmul_nan_canonical),
         cmocka_unit_test(test_matmul_random),
+        cmocka_unit_test(test_matmul_fused),
         cmocka_unit_test(test_matmul_k_tiles),
         cmocka_unit_test(test_matmul_direct),
         cmocka_unit_test(test_matmul_widen_all),
