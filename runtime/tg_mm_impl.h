@@ -48,6 +48,9 @@
 typedef float tg__vec __attribute__((vector_size(TG_MM_VW * 4), aligned(4), may_alias));
 typedef int32_t tg__ivec __attribute__((vector_size(TG_MM_VW * 4), aligned(4), may_alias));
 #define TG_MM_ALIGN __attribute__((aligned(64)))
+/* x in every lane: x + -0 (the identity for every x; {0} + x made a -0 x +0,
+ * and a product of it the wrong zero: a K = 1 matmul's -0 operand) */
+#define TG_MM_SPLAT(x) (-(tg__vec){0} + (x))
 /* A NaN sum (a variable v) as the canonical NaN (docs/numerics.md "One NaN"):
  * which NaN an add keeps is the compiler's choice of operand order, different
  * in each body, so the payload depended on the CPU (fuzz seed 860002: a matmul
@@ -58,6 +61,7 @@ typedef int32_t tg__ivec __attribute__((vector_size(TG_MM_VW * 4), aligned(4), m
                (((tg__ivec){0} + (int32_t)TG_NAN_CANON_BITS) & (tg__ivec)((v) != (v)))))
 #else
 typedef float tg__vec;
+#define TG_MM_SPLAT(x) (x)
 #define TG_MM_ALIGN
 #define TG_MM_CANON(v) tg_nan_canon(v)
 #endif
@@ -555,7 +559,7 @@ static void tg__mm_pack_flat(float *dst, ptrdiff_t lda, const tg__mm_src *o, int
     for (n = 0; n < N; n++) {                                  \
         TG_MM_NVS(TG_MM_NW_LOAD)                               \
         for (int kk = 0; kk < ks; kk++) {                      \
-            const tg__vec bv = (tg__vec){0} + bk[kk][n];       \
+            const tg__vec bv = TG_MM_SPLAT(bk[kk][n]);         \
             const uint8_t *const rk = rows[kk];                \
             TG_MM_NVS(STEP)                                    \
         }                                                      \
@@ -778,7 +782,7 @@ static void TG_MM_FN(tg__mm_short)(float *dst, ptrdiff_t ds, const tg__mm_src *a
         int j0 = 0;
         for (m = 0; m < M; m++)
             for (int kk = 0; kk < TG_MM_SHK; kk++)
-                av[m][kk] = (tg__vec){0} + as[kk < ks ? kk : 0][m];
+                av[m][kk] = TG_MM_SPLAT(as[kk < ks ? kk : 0][m]);
         if (!fast) { /* the group's rows widened once, then read as fp32 rows */
 #if defined(__GNUC__)
             /* the next group's rows asked for first (rows a partition
@@ -1147,6 +1151,7 @@ static void tg__mm_run(float *dst, ptrdiff_t ds, const tg__mm_src *a, const tg__
 #undef TG_MM_STEP_FUSED
 #undef TG_MM_K
 #undef TG_MM_SPAN0
+#undef TG_MM_SPLAT
 #undef TG_MM_UMIN
 #undef TG_MM_UMAX
 #undef TG_MM_VW

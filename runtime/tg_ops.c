@@ -123,9 +123,9 @@ static inline void tg__mm_gather(uint8_t *g, const uint8_t *r, ptrdiff_t fs, int
  * takes the instruction away) */
 #if TG_MM_BASE_VW == 16 && !defined(__clang__)
 #define TG_MM_FMA(c, b, a)                                                                               \
-    ((tg__vec)__builtin_ia32_vfmaddps512_mask((b), (tg__vec){0} + (a), (c), (unsigned short)-1, 4))
+    ((tg__vec)__builtin_ia32_vfmaddps512_mask((b), TG_MM_SPLAT(a), (c), (unsigned short)-1, 4))
 #elif TG_MM_BASE_VW == 8 && defined(__FMA__) && defined(__AVX2__) && !defined(__clang__)
-#define TG_MM_FMA(c, b, a) ((tg__vec)__builtin_ia32_vfmaddps256((b), (tg__vec){0} + (a), (c)))
+#define TG_MM_FMA(c, b, a) ((tg__vec)__builtin_ia32_vfmaddps256((b), TG_MM_SPLAT(a), (c)))
 #endif
 #include "tg_mm_impl.h"
 #undef TG_MM_FN
@@ -161,7 +161,7 @@ static int tg__simd_level(void)
 #define TG_MM_MR 8
 #define TG_MM_FN(name) name##_avx512
 #define TG_MM_FMA(c, b, a)                                                                               \
-    ((tg__vec)__builtin_ia32_vfmaddps512_mask((b), (tg__vec){0} + (a), (c), (unsigned short)-1, 4))
+    ((tg__vec)__builtin_ia32_vfmaddps512_mask((b), TG_MM_SPLAT(a), (c), (unsigned short)-1, 4))
 #if defined(__clang__)
 #define TG_MM_NOFUSE(v) __asm__("" : "+v"(v))
 #ifdef TG_FP_CLANG_PUSHED
