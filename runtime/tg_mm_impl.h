@@ -930,13 +930,7 @@ static void TG_MM_FN(tg__mm_span_add)(TG_MM_FN(tg__mm_span) *sp, const float *p,
  * common trailing zeros; a subnormal has fewer than that bound). */
 static int TG_MM_FN(tg__mm_sig)(const TG_MM_FN(tg__mm_span) *sp)
 {
-    uint32_t m = (sp->om & 0x7fffffu) | 0x800000u;
-    int tz = 0;
-    while (!(m & 1u)) {
-        m >>= 1;
-        tz++;
-    }
-    return 24 - tz;
+    return 24 - tg_ctz32((sp->om & 0x7fffffu) | 0x800000u);
 }
 
 /* 1 when c + b·a rounded once gives the bits of b·a rounded, then the sum,
@@ -1012,6 +1006,15 @@ static void tg__mm_packed(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
     if (!resident)
         keep = 0;
     const ptrdiff_t lda = TG_MM_FLAT_LDA(mcap);
+#if TG_MM_HAS_FMA
+    /* Fused kernels only for dst blocks of two vectors of columns: one
+     * vector's kernel (tg__mm_kernel1) is bound by its MR add chains, whose
+     * latency fusing lengthens (bench/probes y04, N = 10: the kernel as fast
+     * fused, the spans 6 % more time). And more than one panel of rows: the
+     * moving pack's span is asked for once, its values read by M rows (z07,
+     * M = 8: the span 13 % of the run, what fusing saved). */
+    const int want = N > TG_MM_VW && M > TG_MM_MR;
+#endif
     int k0, m0, n0;
     for (k0 = 0; k0 < K; k0 += kcap) {
         int kc = K - k0 < kcap ? K - k0 : kcap;
@@ -1026,15 +1029,7 @@ static void tg__mm_packed(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
             else
                 tg__mm_pack_a(apack, a, k0, kc, m0, mc);
 #if TG_MM_HAS_FMA
-            /* Only dst blocks of two vectors of columns: one vector's kernel
-             * (tg__mm_kernel1) is bound by its MR add chains, whose latency
-             * fusing lengthens (bench/probes y04, N = 10: the kernel as fast
-             * fused, the spans 6 % more time). And more than one panel of
-             * rows: the moving pack's span is asked for once, its values read
-             * by M rows (z07, M = 8: the span 13 % of the run, what fusing
-             * saved). */
             TG_MM_FN(tg__mm_span) sa = TG_MM_SPAN0;
-            const int want = N > TG_MM_VW && M > TG_MM_MR;
             if (!want)
                 ;
             else if (flat)
