@@ -44,6 +44,23 @@ $(BIN)/act_rows_exhaustive: $(BUILD)/tools/act_rows_exhaustive.o $(OPS_DEPS)
 act-rows-exhaustive: $(BIN)/act_rows_exhaustive
 	@$(BIN)/act_rows_exhaustive $(ACT_FUNCS) $(ACT_SCALE) $(ACT_BIAS) $(ACT_LEVEL)
 
+# Random matmuls through every entry of the packed matmul against the plain
+# loop, bit for bit, at every SIMD body (tools/matmul_stress.c): MM_STRESS_N
+# cases of each part per body; the suite runs a short round.
+MM_STRESS_N ?= 5000
+MM_STRESS_SEED ?= 1
+$(BUILD)/tools/matmul_stress.o: CFLAGS += -ffp-contract=off
+$(BIN)/matmul_stress: $(BUILD)/tools/matmul_stress.o $(OPS_DEPS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) $^ -o $@ -lm
+.PHONY: matmul-stress suite-matmul-stress
+matmul-stress: $(BIN)/matmul_stress
+	@$(BIN)/matmul_stress $(MM_STRESS_N) $(MM_STRESS_SEED)
+SUITES += matmul-stress
+TEST_DEPS += $(BIN)/matmul_stress
+suite-matmul-stress: $(BIN)/matmul_stress
+	@$(BIN)/matmul_stress 200
+
 SUITES += ops ops-freestanding ops-portable
 TEST_DEPS += $(BIN)/test_ops
 .PHONY: suite-ops suite-ops-freestanding suite-ops-portable bench-ops

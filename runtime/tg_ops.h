@@ -720,13 +720,12 @@ void tg_matmul_blocks(float *dst, ptrdiff_t dst_stride, tg_pe_src stat, tg_pe_sr
  * ≥ 0 (K = 0 leaves dst, or zeroes it without `accumulate`). Cache-blocked
  * and register-tiled; blocking never changes the per-element order. Uses
  * 48 KiB of stack for packed panels: tg_matmul with these operands as fp32
- * and no scratch. No FMA: an FMA differs from a rounded product and a sum
- * unless the product is exact, which for narrow dtypes fails only at fp32's
- * range edges (tests/unit/test_ops.c test_matmul_range_edges). A fused kernel
- * taken per block where every product is exact (narrow dtypes, exponents
- * that neither overflow nor underflow, no inf/NaN) was built and measured on
- * an AMD EPYC (AVX2, separate add pipes): 0.197 against 0.191 ms per bf16
- * 128×128×512 call, plus 2–3% for the range pass, so it is not here. */
+ * and no scratch. A fused multiply-add only where it gives the same bits:
+ * the AVX-512F kernels (and a baseline built with FMA, gcc) fuse a pair of
+ * packs when every product of their values is exact in fp32 (significant
+ * bits adding up to at most 24, products in [2^-126, 2^128), no inf or NaN:
+ * bf16, fp16, fp8 and short fp32 mantissas), else multiply and add apart
+ * (tg_mm_impl.h tg__mm_fusable; docs/numerics.md "Determinism"). */
 void tg_matmul_f32(float *dst, ptrdiff_t dst_stride, const float *stat, ptrdiff_t stat_stride,
                    const float *mov, ptrdiff_t mov_stride, int K, int M, int N, int accumulate);
 
