@@ -262,7 +262,7 @@ __attribute__((always_inline)) static inline void TG_FW_(tg__sin_fastw)(const TG
 #define TG_SIN_C(n) (z0 + (((n) / 2) & 1 ? -c[n] : c[n]))
     TG_EXPV_ALL(cs[k_] = TG_FW_FMA(zz[k_], TG_SIN_C(14), TG_SIN_C(12)));
     TG_EXPV_ALL(w[k_] = TG_FW_FMA(zz[k_], TG_SIN_C(13), TG_SIN_C(11)));
-    for (int n_ = 10; n_ >= 2; n_ -= 2) {
+    _Pragma("GCC unroll 5") for (int n_ = 10; n_ >= 2; n_ -= 2) {
         TG_EXPV_ALL(cs[k_] = TG_FW_FMA(zz[k_], cs[k_], TG_SIN_C(n_)));
         TG_EXPV_ALL(w[k_] = TG_FW_FMA(zz[k_], w[k_], TG_SIN_C(n_ - 1)));
     }
