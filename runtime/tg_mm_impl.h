@@ -481,8 +481,9 @@ static void tg__mm_widen_row(float *d, const uint8_t *r, tg_dtype dt, int n)
 /* The pack of a stationary operand that few kernels pass (tg__mm_packed,
  * flat: N of at most TG_MM_FLAT_N columns): rows k0 ..
  * k0+kc-1 of o, free elements j0 .. j0+n-1, widened flat, element j0 + j of
- * row k to dst[k·lda + j], zeros from n up to a whole panel of TG_MM_MR (the
- * rows tg__mm_partial's kernel reads). Each k row is one contiguous run of
+ * row k to dst[k·lda + j], zeros from n to lda (the rows tg__mm_partial's
+ * kernel reads past n, and the padding: the fused kernels' span takes the
+ * pack whole, one pass, not a call a row). Each k row is one contiguous run of
  * the pack, widened in whole vectors: panels of TG_MM_MR put it a panel
  * apart, 8-float pieces stored a panel stride apart (attention_tkg's 128 x
  * 128 bf16 stationaries: packing took a fifth of the kernel's time). The
@@ -501,14 +502,13 @@ static void tg__mm_widen_row(float *d, const uint8_t *r, tg_dtype dt, int n)
         else                                                                                               \
             for (j = 0; j < n; j++)                                                                        \
                 d_[j] = RD(r_, j * fs);                                                                    \
-        for (; j < nz; j++)                                                                                \
+        for (; j < lda; j++) /* the last panel's rows past n and the row's padding */                    \
             d_[j] = 0.0f;                                                                                  \
     }
 static void tg__mm_pack_flat(float *dst, ptrdiff_t lda, const tg__mm_src *o, int k0, int kc, int j0, int n)
 {
     const ptrdiff_t ps = o->ps, fs = o->fs, es = (ptrdiff_t)tg_dtype_size(o->dt);
     const ptrdiff_t rowbytes = (ptrdiff_t)n * fs * es;
-    const int nz = (n + TG_MM_MR - 1) / TG_MM_MR * TG_MM_MR;
     const uint8_t *blk;
     int k, kin, j;
     TG_MM_NW_SWITCH(o->dt, TG_MM_FLAT_DT, TG_MM_RD_ANY_O)
@@ -1032,9 +1032,8 @@ static void tg__mm_packed(float *dst, ptrdiff_t ds, const tg__mm_src *a, const t
             TG_MM_FN(tg__mm_span) sa = TG_MM_SPAN0;
             if (!want)
                 ;
-            else if (flat)
-                for (int k = 0; k < kc; k++)
-                    TG_MM_FN(tg__mm_span_add)(&sa, apack + k * lda, mc);
+            else if (flat) /* whole rows: their zeros past mc change no span */
+                TG_MM_FN(tg__mm_span_add)(&sa, apack, (ptrdiff_t)kc * lda);
             else
                 for (i = 0; i < np; i++)
                     TG_MM_FN(tg__mm_span_add)(&sa, apack + (ptrdiff_t)i * TG_MM_PSTEP(kc, TG_MM_MR),
