@@ -36,8 +36,11 @@ ACT_FUNCS ?= exp,sigmoid,silu,gelu_apprx_tanh,log,rsqrt,sqrt,tanh,softplus,sin,e
 ACT_SCALE ?= 1
 ACT_BIAS ?= 0
 ACT_LEVEL ?= 0
-$(BUILD)/tools/act_rows_exhaustive.o: CFLAGS += -ffp-contract=off
-$(BIN)/act_rows_exhaustive: $(BUILD)/tools/act_rows_exhaustive.o $(OPS_DEPS)
+# The runtime's bit-for-bit sweeps: host tools over the ops (no FMA contraction
+# in their own code either).
+OPS_SWEEPS := act_rows_exhaustive matmul_stress
+$(OPS_SWEEPS:%=$(BUILD)/tools/%.o): CFLAGS += -ffp-contract=off
+$(OPS_SWEEPS:%=$(BIN)/%): $(BIN)/%: $(BUILD)/tools/%.o $(OPS_DEPS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) $^ -o $@ -lm
 .PHONY: act-rows-exhaustive
@@ -49,10 +52,6 @@ act-rows-exhaustive: $(BIN)/act_rows_exhaustive
 # cases of each part per body; the suite runs a short round.
 MM_STRESS_N ?= 5000
 MM_STRESS_SEED ?= 1
-$(BUILD)/tools/matmul_stress.o: CFLAGS += -ffp-contract=off
-$(BIN)/matmul_stress: $(BUILD)/tools/matmul_stress.o $(OPS_DEPS)
-	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS_ALL) $^ -o $@ -lm
 .PHONY: matmul-stress suite-matmul-stress
 matmul-stress: $(BIN)/matmul_stress
 	@$(BIN)/matmul_stress $(MM_STRESS_N) $(MM_STRESS_SEED)

@@ -119,11 +119,11 @@ static inline void tg__mm_gather(uint8_t *g, const uint8_t *r, ptrdiff_t fs, int
 #define TG_MM_VW TG_MM_BASE_VW
 #define TG_MM_MR TG_MM_BASE_MR
 #define TG_MM_FN(name) name##_base
-/* the fused multiply-add where the flags give it (gcc: clang's no-fma region
- * takes the instruction away) */
 /* c + b·a rounded once, AVX-512F (the base body with it and the AVX-512 body) */
 #define TG_MM_FMA512(c, b, a)                                                                            \
     ((tg__vec)__builtin_ia32_vfmaddps512_mask((b), TG_MM_SPLAT(a), (c), (unsigned short)-1, 4))
+/* the fused multiply-add where the flags give it (gcc: clang's no-fma region
+ * takes the instruction away) */
 #if TG_MM_BASE_VW == 16 && !defined(__clang__)
 #define TG_MM_FMA(c, b, a) TG_MM_FMA512(c, b, a)
 #elif TG_MM_BASE_VW == 8 && defined(__FMA__) && defined(__AVX2__) && !defined(__clang__)

@@ -26,32 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
+#include "../tests/unit/test_rng.h"
 
-static uint32_t rnd32(void)
-{
-    rng ^= rng >> 12;
-    rng ^= rng << 25;
-    rng ^= rng >> 27;
-    return (uint32_t)((rng * 0x2545f4914f6cdd1dull) >> 32);
-}
-
-/* uniform in [lo, hi] */
+/* uniform in [lo, hi] (rnd32: the unit tests' xorshift64*) */
 static int rndi(int lo, int hi) { return lo + (int)(rnd32() % (uint32_t)(hi - lo + 1)); }
-
-static float from_bits(uint32_t u)
-{
-    float f;
-    memcpy(&f, &u, 4);
-    return f;
-}
-
-static uint32_t to_bits(float f)
-{
-    uint32_t u;
-    memcpy(&u, &f, 4);
-    return u;
-}
 
 /* How an operand's values are drawn: sig significant bits (1..24), unbiased
  * exponents in [elo, ehi] (below -126: the subnormal grid, whose values keep
@@ -63,10 +41,10 @@ typedef struct {
 static float draw(const dist *d)
 {
     if (d->zero_in && rnd32() % (uint32_t)d->zero_in == 0)
-        return from_bits(rnd32() & 0x80000000u); /* ±0 */
+        return tg_bits_f32(rnd32() & 0x80000000u); /* ±0 */
     if (d->special_in && rnd32() % (uint32_t)d->special_in == 0) {
         const uint32_t sp[] = {0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffa00001u};
-        return from_bits(sp[rnd32() % 4]);
+        return tg_bits_f32(sp[rnd32() % 4]);
     }
     int e = rndi(d->elo, d->ehi);
     uint32_t mant = (rnd32() & 0x7fffffu) >> (24 - d->sig) << (24 - d->sig); /* sig - 1 stored bits */
@@ -75,7 +53,7 @@ static float draw(const dist *d)
         u = (uint32_t)(e + 127) << 23 | mant;
     else /* subnormal: the implicit one shifted into the field */
         u = ((0x800000u | mant) >> (-126 - e)) & 0x7fffffu;
-    return from_bits(u | (rnd32() & 0x80000000u));
+    return tg_bits_f32(u | (rnd32() & 0x80000000u));
 }
 
 /* One of four exponent windows: ordinary values, values whose products lie
@@ -98,10 +76,10 @@ static int report(const char *what, int level, long c, int K, int M, int N, int 
 {
     for (int m = 0; m < M; m++)
         for (int n = 0; n < N; n++)
-            if (to_bits(got[m * ds + n]) != to_bits(want[m * ds + n])) {
+            if (tg_f32_bits(got[m * ds + n]) != tg_f32_bits(want[m * ds + n])) {
                 printf("MISMATCH %s body %d case %ld: K %d M %d N %d acc %d: dst[%d][%d] %08x want %08x\n", what,
-                       level, c, K, M, N, acc, m, n, (unsigned)to_bits(got[m * ds + n]),
-                       (unsigned)to_bits(want[m * ds + n]));
+                       level, c, K, M, N, acc, m, n, (unsigned)tg_f32_bits(got[m * ds + n]),
+                       (unsigned)tg_f32_bits(want[m * ds + n]));
                 return 1;
             }
     return 0;
@@ -174,12 +152,12 @@ static int part_bf16(int level, long c)
     da.special_in = db.special_in = rnd32() % 10 == 0 ? 500 : 0;
     for (ptrdiff_t i = 0; i < KT * ss; i++) {
         A[i] = draw(&da);
-        A16[i] = (uint16_t)(to_bits(A[i]) >> 16);
-        A[i] = from_bits((uint32_t)A16[i] << 16); /* NaN payloads: the bf16's */
+        A16[i] = (uint16_t)(tg_f32_bits(A[i]) >> 16);
+        A[i] = tg_bits_f32((uint32_t)A16[i] << 16); /* NaN payloads: the bf16's */
     }
     for (ptrdiff_t i = 0; i < KT * ms; i++) {
-        B16[i] = (uint16_t)(to_bits(draw(&db)) >> 16);
-        B[i] = from_bits((uint32_t)B16[i] << 16);
+        B16[i] = (uint16_t)(tg_f32_bits(draw(&db)) >> 16);
+        B[i] = tg_bits_f32((uint32_t)B16[i] << 16);
     }
     /* the reference reads the moving operand's used elements contiguously */
     static float Bc[2 * KMAX * (NMAX + SLACK)];
@@ -220,7 +198,7 @@ int main(int argc, char **argv)
 {
     const long cases = argc > 1 ? atol(argv[1]) : 2000;
     if (argc > 2)
-        rng = strtoull(argv[2], NULL, 0) | 1u;
+        test_rng_state = strtoull(argv[2], NULL, 0) | 1u;
     if (cases <= 0 || argc > 3) {
         fprintf(stderr, "usage: matmul_stress [CASES [SEED]]\n");
         return 2;
