@@ -127,8 +127,8 @@ static TG_SIMD_BODY int layernorm_body_all(int tg_avx512, tg_core *core, const i
                         const float tg_c0 = tg_c0_0;
                         const float tg_c1 = tg_c1_0;
                         float tg_x = tg_rdn_f32(tg_s0, tg_j0);
-                        tg_x = tg_alu_subtract(tg_x, tg_c0);
-                        tg_x = tg_alu_multiply(tg_x, tg_c1);
+                        tg_x = tg_alu_raw_subtract(tg_x, tg_c0);
+                        tg_x = tg_alu_raw_multiply(tg_x, tg_c1);
                         tg_v0 = tg_x;
                     }
                     {

@@ -65,7 +65,7 @@ static TG_SIMD_BODY int rmsnorm_body_all(int tg_avx512, tg_core *core, const int
                 const float tg_c0 = 512.0f;
                 const float tg_c1 = 1e-06f;
                 float tg_x = tg_rdn_f32(tg_s0, 0);
-                tg_x = tg_alu_divide(tg_x, tg_c0);
+                tg_x = tg_alu_raw_divide(tg_x, tg_c0);
                 tg_x = tg_alu_add(tg_x, tg_c1);
                 tg_wrc_f32(tg_d, 0, tg_x);
             }

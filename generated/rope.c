@@ -71,13 +71,13 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                             uint8_t *const tg_d = tg_d_0;
                             const uint8_t *const tg_s0 = tg_s0_0;
                             const uint8_t *const tg_s1 = tg_s1_0;
-                            tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
+                            tg_wr_f32(tg_d, tg_j0, tg_alu_raw_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                         }
                         {
                             uint8_t *const tg_d = tg_d_1;
                             const uint8_t *const tg_s0 = tg_s0_1;
                             const uint8_t *const tg_s1 = tg_s1_1;
-                            tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
+                            tg_wr_f32(tg_d, tg_j0, tg_alu_raw_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                         }
                         {
                             uint8_t *const tg_d = tg_d_2;
@@ -89,13 +89,13 @@ static TG_SIMD_BODY int rope_body_all(int tg_avx512, tg_core *core, const int64_
                             uint8_t *const tg_d = tg_d_3;
                             const uint8_t *const tg_s0 = tg_s0_3;
                             const uint8_t *const tg_s1 = tg_s1_3;
-                            tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
+                            tg_wr_f32(tg_d, tg_j0, tg_alu_raw_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                         }
                         {
                             uint8_t *const tg_d = tg_d_4;
                             const uint8_t *const tg_s0 = tg_s0_4;
                             const uint8_t *const tg_s1 = tg_s1_4;
-                            tg_wrc_f32(tg_d, tg_j0, tg_alu_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
+                            tg_wr_f32(tg_d, tg_j0, tg_alu_raw_multiply(tg_rdn_bf16(tg_s0, tg_j0), tg_rdn_f32(tg_s1, tg_j0)));
                         }
                         {
                             uint8_t *const tg_d = tg_d_5;

@@ -686,9 +686,16 @@ def _ref_raggedfwd(p, x):
 
 def _inputs_rowlocal(p, r):
     # small integers: every op and row sum is exact in fp32
+    # xn: NaNs with payloads (quiet, either sign: they survive the fp64
+    # round trip of make_inputs) among them; no result shows a payload
+    xn = r.integers(-8, 9, (128, p["F"])).astype(np.float32)
+    bits = np.array([0x7fc00001, 0xffc12345, 0x7fe00000, 0xffffffff], dtype=np.uint32).view(np.float32)
+    xn[::5, 3] = bits[np.arange(0, 128, 5) % 4]
+    xn[7, :] = bits[np.arange(p["F"]) % 4]
     return {"x": r.integers(-8, 9, (p["N"], p["F"])).astype(np.float64),
             "g": r.integers(-8, 9, (1, p["F"])).astype(np.float64),
-            "z": r.integers(-8, 9, (128, p["W"])).astype(np.float64)}
+            "z": r.integers(-8, 9, (128, p["W"])).astype(np.float64),
+            "xn": xn.astype(np.float64)}
 
 
 def _ref_rowlocal(p, x):
@@ -696,6 +703,9 @@ def _ref_rowlocal(p, x):
     y2 = np.concatenate([v[:, :h] * 2, v[:, h:] * 3], axis=1) + 1
     out = {"y1": (v - x["g"]) * v, "y2": y2, "y3": 2 * v + 1, "y4": 2 * v[128:256] - 1,
            "y5": (3 * v).sum(axis=1, keepdims=True), "y7": (2 * v + v) * (2 * v), "y8": 2 * x["z"] + 1}
+    xn, nan = x["xn"], np.isnan(x["xn"])
+    for k, a in (("y9", xn * x["g"] - xn), ("y10", xn * x["g"] + xn), ("y11", xn * x["g"]), ("y12", (xn - 1) * 2)):
+        out[k] = np.where(nan, np.nan, a)  # the canonical NaN, not xn's payload
     return {k: (a, "exact") for k, a in out.items()}
 
 
@@ -1755,10 +1765,12 @@ TEST_KERNELS = {
                   ("y4", "float32", "N, F"), ("y5", "float32", "N, F"), ("y6", "bfloat16", "N, F")],
                  _inputs_chains, _ref_chains),
     "rowlocal": _k({"N": 256, "F": 64, "W": 2100},
-                   [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("z", "float32", "128, W")],
+                   [("x", "float32", "N, F"), ("g", "float32", "1, F"), ("z", "float32", "128, W"),
+                    ("xn", "float32", "128, F")],
                    [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y3", "float32", "N, F"),
                     ("y4", "float32", "128, F"), ("y5", "float32", "N, 1"), ("y7", "float32", "N, F"),
-                    ("y8", "float32", "128, W")],
+                    ("y8", "float32", "128, W"), ("y9", "float32", "128, F"), ("y10", "float32", "128, F"),
+                    ("y11", "float32", "128, F"), ("y12", "bfloat16", "128, F")],
                    _inputs_rowlocal, _ref_rowlocal),
     "raggedfwd": _k({"N": 300, "D": 40, "V": 50, "F": 100},
                     [("x", "float32", "N, D"), ("x3", "float32", "N, D"), ("table", "float32", "V, D"),
