@@ -2594,7 +2594,9 @@ static int nan_any_tile(E *e, int t)
             if (ap->mem != IR_MEM_SBUF || ap->index != t || !ops[k].is_read)
                 continue;
             int blind = 0; /* the op that takes this operand is NaN-blind */
-            if (c->op == IR_OP_TENSOR_TENSOR)
+            if (c->op == IR_OP_ACTIVATION || c->op == IR_OP_RECIPROCAL)
+                blind = 1; /* every NaN result canonical (tg_activation, tg_act_reciprocal) */
+            else if (c->op == IR_OP_TENSOR_TENSOR)
                 blind = nan_blind(c->alu[0]);
             else if (c->op == IR_OP_TENSOR_SCALAR) /* its source enters stage 0, scalar i stage i */
                 for (int i = 0; i < c->nalu; i++)

@@ -704,7 +704,8 @@ def _ref_rowlocal(p, x):
     out = {"y1": (v - x["g"]) * v, "y2": y2, "y3": 2 * v + 1, "y4": 2 * v[128:256] - 1,
            "y5": (3 * v).sum(axis=1, keepdims=True), "y7": (2 * v + v) * (2 * v), "y8": 2 * x["z"] + 1}
     xn, nan = x["xn"], np.isnan(x["xn"])
-    for k, a in (("y9", xn * x["g"] - xn), ("y10", xn * x["g"] + xn), ("y11", xn * x["g"]), ("y12", (xn - 1) * 2)):
+    for k, a in (("y9", xn * x["g"] - xn), ("y10", xn * x["g"] + xn), ("y11", xn * x["g"]), ("y12", (xn - 1) * 2),
+                 ("y13", (xn + x["g"]) / 2)):
         out[k] = np.where(nan, np.nan, a)  # the canonical NaN, not xn's payload
     return {k: (a, "exact") for k, a in out.items()}
 
@@ -1770,7 +1771,8 @@ TEST_KERNELS = {
                    [("y1", "float32", "N, F"), ("y2", "float32", "N, F"), ("y3", "float32", "N, F"),
                     ("y4", "float32", "128, F"), ("y5", "float32", "N, 1"), ("y7", "float32", "N, F"),
                     ("y8", "float32", "128, W"), ("y9", "float32", "128, F"), ("y10", "float32", "128, F"),
-                    ("y11", "float32", "128, F"), ("y12", "bfloat16", "128, F")],
+                    ("y11", "float32", "128, F"), ("y12", "bfloat16", "128, F"),
+                    ("y13", "float32", "128, F")],
                    _inputs_rowlocal, _ref_rowlocal),
     "raggedfwd": _k({"N": 300, "D": 40, "V": 50, "F": 100},
                     [("x", "float32", "N, D"), ("x3", "float32", "N, D"), ("table", "float32", "V, D"),
