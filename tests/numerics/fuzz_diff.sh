@@ -124,6 +124,7 @@ one() {
     echo "COVER konst $(grep -c "read as the number its memset wrote" "$d/gen/fz.c")"
     echo "COVER chain $(grep -c "one loop (a chain" "$d/gen/fz.c")"
     echo "COVER kept $(grep -c "kept for the later ones instead of stored" "$d/gen/fz.c")"
+    echo "COVER rawnan $(grep -cE "tg_x = tg_alu_raw_|tg_v[0-9]+ = tg_alu_raw_|tg_wr_f32\(tg_d, [^,]+, tg_alu_raw_" "$d/gen/fz.c")"
     # what the spec used: ops, dtypes, trn2, -D, carried loops, SPEC.md features
     { sed -n 's/^ *- \([a-z_0-9]*\):.*/\1/p' "$d/in/fz.yaml"; grep -o 'dtype: [a-z0-9_]*' "$d/in/fz.yaml" | cut -c8-
       cat "$d/in/features"
@@ -190,8 +191,8 @@ grep '^REJECTED' "$res" | cut -d' ' -f4- | sed 's/[^:]*:[0-9]*:[0-9]*: //' | sor
 grep '^USES' "$res" | awk '{ n[$2]++ } END { for (k in n) printf "%s %d\n", k, n[k] }' | sort |
   tr '\n' ' ' | sed 's/^/passing specs using each op, dtype, feature: /; s/$/\n/'
 awk '$1 == "COVER" { n[$2] += $3; if ($3 > 0) k[$2]++ }
-     END { printf "C back end transforms in passing specs: %d loads forwarded (%d specs), %d stores sunk (%d specs; %d of them with other readers, %d specs), %d copy loops folded (%d specs), %d row-local tiles (%d specs), %d sources staged (%d specs), %d instructions writing only unread tiles dropped (%d specs), %d writes overwritten before any read dropped (%d specs), %d unread dsts not written (%d specs), %d checked power-2 loops (%d specs), %d folds in iteration lanes (%d specs), %d scan sources read as a number (%d specs), %d chains (%d specs; %d values kept, %d specs)\n",
-           n["forwarded"], k["forwarded"], n["sunk"], k["sunk"], n["sunkread"], k["sunkread"], n["folded"], k["folded"], n["rowlocal"], k["rowlocal"], n["staged"], k["staged"], n["dead"], k["dead"], n["overwritten"], k["overwritten"], n["discard"], k["discard"], n["square"], k["square"], n["iterlanes"], k["iterlanes"], n["konst"], k["konst"], n["chain"], k["chain"], n["kept"], k["kept"] }' "$res"
+     END { printf "C back end transforms in passing specs: %d loads forwarded (%d specs), %d stores sunk (%d specs; %d of them with other readers, %d specs), %d copy loops folded (%d specs), %d row-local tiles (%d specs), %d sources staged (%d specs), %d instructions writing only unread tiles dropped (%d specs), %d writes overwritten before any read dropped (%d specs), %d unread dsts not written (%d specs), %d checked power-2 loops (%d specs), %d folds in iteration lanes (%d specs), %d scan sources read as a number (%d specs), %d chains (%d specs; %d values kept, %d specs), %d host NaNs left in values no one sees (%d specs)\n",
+           n["forwarded"], k["forwarded"], n["sunk"], k["sunk"], n["sunkread"], k["sunkread"], n["folded"], k["folded"], n["rowlocal"], k["rowlocal"], n["staged"], k["staged"], n["dead"], k["dead"], n["overwritten"], k["overwritten"], n["discard"], k["discard"], n["square"], k["square"], n["iterlanes"], k["iterlanes"], n["konst"], k["konst"], n["chain"], k["chain"], n["kept"], k["kept"], n["rawnan"], k["rawnan"] }' "$res"
 rm -f "$res"
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
