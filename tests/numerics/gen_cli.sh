@@ -173,9 +173,13 @@ check "rowlocal: rowlocal.yaml matches numpy" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/check.sh" rowlocal >"$w/rowlocal.log" 2>&1'
 check "rowlocal: rowlocal.yaml C simulation and ISS bit-identical" \
   'TILEGEN="$TILEGEN" PYTHON="$PYTHON" CC="$CC" BUILD="$w" SPECS="$here/specs" "$here/iss_check.sh" rowlocal >"$w/rowlocal-iss.log" 2>&1'
-check "rowlocal: t1, t7a and t7b row-local, no other tile" \
+check "rowlocal: t1, t7a, t7b, t9, t10, xh and t13 row-local, no other tile" \
   '"$TILEGEN" gen -o "$w/rowlocal-gen" "$here/specs/rowlocal.yaml" &&
-   [ "$(sed -n "s|.*/\* \([a-z0-9]*\): partition tg_p.s row, row-local (docs/ir.md) \*/|\1|p" "$w/rowlocal-gen/rowlocal.c" | tr "\n" " ")" = "t1 t7a t7b " ]'
+   [ "$(sed -n "s|.*/\* \([a-z0-9]*\): partition tg_p.s row, row-local (docs/ir.md) \*/|\1|p" "$w/rowlocal-gen/rowlocal.c" | tr "\n" " ")" = "t1 t7a t7b t9 t10 xh t13 " ]'
+# the host's NaN left by the writers of t1, t7a, t7b, t9 and t13 and by
+# y12's first stage; not by t10's (a copy reads it) nor y12's second
+check "rowlocal: six raw NaN writes (t1, t7a, t7b, t9, t13, y12's first stage)" \
+  '[ "$(grep -cE "tg_x = tg_alu_raw_|tg_v[0-9]+ = tg_alu_raw_|tg_wr_f32\(tg_d, [^,]+, tg_alu_raw_" "$w/rowlocal-gen/rowlocal.c")" = 6 ]'
 # HBM windows (gen/emit.c FuseWin): y1's halves from two statements and y2's
 # read-back share a region (tb row-local); the reads of y3 one row further on
 # and of y4 after its loop start regions of their own (five in all).
